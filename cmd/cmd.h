@@ -1,0 +1,60 @@
+/*
+ * cmd.h: what every command shares: the context the dispatcher hands it, the exit codes, and
+ * the two ways a command reports failure (a usage error, or an ss_error).
+ *
+ * Only cmd/ prints and picks exit codes. A command exports exactly
+ * `int cmd_<name>(struct ss_ctx *ctx, int argc, char **argv)`; argv[0] is the command's name,
+ * and `--help` never reaches it (the dispatcher answers it from the command table).
+ */
+#ifndef SS_CMD_H
+#define SS_CMD_H
+
+#include <stdbool.h>
+
+#include "core/error.h"
+
+/* Exit codes: documented in docs/EXIT-CODES.md; keep the two in step. */
+enum {
+	SS_EXIT_OK = 0,
+	SS_EXIT_ERROR = 1,    /* the command failed: invalid input, a refused operation */
+	SS_EXIT_CONFLICT = 2, /* a merge stopped with conflicts to resolve */
+	SS_EXIT_REJECTED = 3, /* the space moved since the last fetch: pull first */
+	SS_EXIT_NETWORK = 4,  /* a server could not be reached or failed */
+	SS_EXIT_AUTH = 5,     /* no usable session, or the server refused the credentials */
+	SS_EXIT_LOCKED = 6,   /* another skillsync is working in this clone */
+	SS_EXIT_USAGE = 129,  /* unknown command or option, missing argument */
+};
+
+/* What a command needs opened before it runs. */
+enum {
+	SS_NEED_NOTHING = 0,
+};
+
+typedef struct ss_ctx {
+	const char *cmd; /* the command's name, for messages */
+	ss_error err;
+} ss_ctx;
+
+typedef struct ss_command {
+	const char *name;
+	int (*fn)(ss_ctx *ctx, int argc, char **argv);
+	int needs;
+	const char *summary; /* one line for `skillsync --help` */
+	const char *usage;   /* the whole `skillsync <name> --help` text */
+} ss_command;
+
+/* Prints "skillsync: <message>" on stderr and returns the exit code for err->code. */
+int cmd_fail(const ss_error *err);
+
+/* Prints "skillsync <cmd>: <message> (see 'skillsync <cmd> --help')"; returns SS_EXIT_USAGE. */
+int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
+
+/* The exit code for an SS_E* code. */
+int cmd_exit_code(int code);
+
+/* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output). */
+void cmd_print_json_string(const char *s);
+
+int cmd_validate(ss_ctx *ctx, int argc, char **argv);
+
+#endif

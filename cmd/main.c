@@ -1,0 +1,184 @@
+/*
+ * main.c: the command table and the dispatcher (git's git.c, libgit2's src/cli/main.c).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+static int cmd_help(ss_ctx *ctx, int argc, char **argv);
+
+static const ss_command commands[] = {
+    {"validate", cmd_validate, SS_NEED_NOTHING, "check skills against the format and the lexicon",
+     "usage: skillsync validate [--json] [<path>...]\n"
+     "\n"
+     "Checks skill directories against the Agent Skills frontmatter rules and the\n"
+     "garden.engram.skill lexicon's limits. A path is a skill directory, a SKILL.md, or a\n"
+     "directory of skills (default: the skills in the current directory).\n"
+     "\n"
+     "    --json    print one JSON object per skill with its errors and warnings\n"
+     "\n"
+     "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
+    {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
+     "usage: skillsync help [<command>]\n"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const ss_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_main_help(FILE *out)
+{
+	fprintf(out, "usage: skillsync [--version] [--help] <command> [<args>]\n\n"
+	             "Keeps a memory space's agent skills in a local git repository.\n\n"
+	             "Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nSee 'skillsync help <command>' for one command's options.\n");
+}
+
+static int cmd_help(ss_ctx *ctx, int argc, char **argv)
+{
+	const ss_command *c;
+
+	if (argc < 2) {
+		print_main_help(stdout);
+		return SS_EXIT_OK;
+	}
+	if (argc > 2)
+		return cmd_usage_error(ctx, "too many arguments");
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr,
+		        "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
+		        argv[1]);
+		return SS_EXIT_USAGE;
+	}
+	fputs(c->usage, stdout);
+	return SS_EXIT_OK;
+}
+
+int cmd_exit_code(int code)
+{
+	switch (code) {
+	case SS_OK:
+		return SS_EXIT_OK;
+	case SS_EMERGE:
+		return SS_EXIT_CONFLICT;
+	case SS_ECONFLICT:
+		return SS_EXIT_REJECTED;
+	case SS_ENETWORK:
+		return SS_EXIT_NETWORK;
+	case SS_EAUTH:
+		return SS_EXIT_AUTH;
+	case SS_ELOCKED:
+		return SS_EXIT_LOCKED;
+	default:
+		return SS_EXIT_ERROR;
+	}
+}
+
+int cmd_fail(const ss_error *err)
+{
+	fprintf(stderr, "skillsync: %s\n", err->message[0] ? err->message : "unknown error");
+	return cmd_exit_code(err->code);
+}
+
+int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "skillsync %s: ", ctx->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'skillsync %s --help')\n", ctx->cmd);
+	return SS_EXIT_USAGE;
+}
+
+void cmd_print_json_string(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", stdout);
+			break;
+		case '\\':
+			fputs("\\\\", stdout);
+			break;
+		case '\n':
+			fputs("\\n", stdout);
+			break;
+		case '\r':
+			fputs("\\r", stdout);
+			break;
+		case '\t':
+			fputs("\\t", stdout);
+			break;
+		default:
+			if (*p < 0x20)
+				printf("\\u%04x", *p);
+			else
+				putchar(*p);
+		}
+	}
+	putchar('"');
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const ss_command *c;
+	ss_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	if (argc < 2) {
+		print_main_help(stderr);
+		return SS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_main_help(stdout);
+		return SS_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("skillsync %s\n", SS_VERSION);
+		return SS_EXIT_OK;
+	}
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "skillsync: unknown option '%s' (see 'skillsync --help')\n",
+		        argv[1]);
+		return SS_EXIT_USAGE;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr,
+		        "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
+		        argv[1]);
+		return SS_EXIT_USAGE;
+	}
+	if (wants_help(argc - 1, argv + 1)) {
+		fputs(c->usage, stdout);
+		return SS_EXIT_OK;
+	}
+	ctx.cmd = c->name;
+	return c->fn(&ctx, argc - 1, argv + 1);
+}

@@ -1,0 +1,185 @@
+#include "core/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+
+int ss_fs_read_file(ss_buf *out, const char *path, size_t max, ss_error *err)
+{
+	char chunk[65536];
+	size_t start = out->len;
+	int fd;
+	int ret = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return ss_error_set(err, errno == ENOENT ? SS_ENOTFOUND : SS_ERROR,
+		                    "cannot read '%s': %s", path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = ss_error_set(err, SS_ERROR, "cannot read '%s': %s", path,
+			                   strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (max && out->len - start + (size_t)n > max) {
+			ret = ss_error_set(err, SS_ETOOBIG,
+			                   "cannot read '%s': larger than %zu bytes", path, max);
+			goto out;
+		}
+		if (ss_buf_put(out, chunk, (size_t)n) < 0) {
+			ret = ss_error_set(err, SS_ETOOBIG, "cannot read '%s': too large", path);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		ss_buf_truncate(out, start);
+	close(fd);
+	return ret;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ss_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, ss_error *err)
+{
+	ss_buf tmp = SS_BUF_INIT;
+	int fd = -1;
+	int ret = -1;
+
+	ss_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		ret = ss_error_set(err, errno == ENOSPC ? SS_ETOOBIG : SS_ERROR,
+		                   "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp.ptr, path) < 0) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		unlink(tmp.ptr);
+	ss_buf_release(&tmp);
+	return ret;
+}
+
+int ss_fs_mkdir_p(const char *path, mode_t mode, ss_error *err)
+{
+	char *copy = ss_xstrdup(path);
+	char *p = copy;
+	int ret = 0;
+
+	while (*p == '/')
+		p++;
+	for (;; p++) {
+		char saved = *p;
+		if (saved != '/' && saved != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+			ret = ss_error_set(err, SS_ERROR, "cannot create directory '%s': %s", copy,
+			                   strerror(errno));
+			break;
+		}
+		*p = saved;
+		if (saved == '\0')
+			break;
+	}
+	if (ret == 0) {
+		struct stat st;
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			ret = ss_error_set(err, SS_ERROR, "cannot create directory '%s': %s", path,
+			                   "not a directory");
+	}
+	free(copy);
+	return ret;
+}
+
+int ss_fs_remove_tree(const char *path, ss_error *err)
+{
+	struct stat st;
+	DIR *dir;
+	struct dirent *de;
+	ss_buf child = SS_BUF_INIT;
+	int ret = 0;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0
+		                       : ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path,
+		                                      strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0)
+			return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path,
+			                    strerror(errno));
+		return 0;
+	}
+	dir = opendir(path);
+	if (!dir)
+		return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
+	while (ret == 0 && (de = readdir(dir)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ss_buf_clear(&child);
+		ss_fs_join(&child, path, de->d_name);
+		ret = ss_fs_remove_tree(child.ptr, err);
+	}
+	closedir(dir);
+	ss_buf_release(&child);
+	if (ret == 0 && rmdir(path) < 0)
+		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
+	return ret;
+}
+
+int ss_fs_join(ss_buf *out, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	int rc;
+
+	if ((rc = ss_buf_put(out, dir, n)) < 0)
+		return rc;
+	if (n && dir[n - 1] != '/' && (rc = ss_buf_putc(out, '/')) < 0)
+		return rc;
+	while (*name == '/')
+		name++;
+	return ss_buf_puts(out, name);
+}

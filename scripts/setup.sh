@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building and testing skillsync needs on Debian 12 and is not there yet:
+# the C toolchain and libraries (apt), then the reference PDS for the tests (npm, cached
+# outside the checkout by tests/pds/install). Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config git clang-format
+	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
+	ca-certificates curl python3 nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# A machine that already has a newer Node.js (and npm) on PATH keeps it.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+	missing=("${missing[@]/nodejs/}")
+	missing=("${missing[@]/npm/}")
+fi
+read -r -a missing <<<"${missing[*]}"
+if ((${#missing[@]})); then
+	echo "setup: installing ${missing[*]}"
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+
+if [ "${1:-}" != "--no-pds" ]; then
+	tests/pds/install
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh), builds and runs every test: the normal build, then the whole
+# suite again under AddressSanitizer + UndefinedBehaviorSanitizer, then the clang-format check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+run_suite() {
+	local dir=$1
+	shift
+	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "$@" >/dev/null
+	cmake --build "$dir" -j "$jobs"
+	ctest --test-dir "$dir" --output-on-failure --no-tests=error
+}
+
+echo "== build and test"
+run_suite build
+echo "== build and test with ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1 run_suite build-asan -DSS_SANITIZE=ON
+echo "== clang-format"
+scripts/check-format.sh

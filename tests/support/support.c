@@ -1,0 +1,53 @@
+#include "support.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/fs.h"
+#include "core/mem.h"
+
+char *ss_test_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	ss_buf path = SS_BUF_INIT;
+
+	ss_buf_printf(&path, "%s/skillsync-test-XXXXXX", base && *base ? base : "/tmp");
+	assert_non_null(mkdtemp(path.ptr));
+	return ss_buf_detach(&path, NULL);
+}
+
+void ss_test_tmpdir_free(char *dir)
+{
+	if (!dir)
+		return;
+	assert_int_equal(ss_fs_remove_tree(dir, NULL), 0);
+	free(dir);
+}
+
+void ss_test_data(ss_buf *out, const char *rel)
+{
+	const char *base = getenv("SS_TESTDATA");
+
+	assert_non_null(base);
+	ss_buf_clear(out);
+	ss_fs_join(out, base, rel);
+}
+
+void ss_test_write(const char *dir, const char *rel, const char *content)
+{
+	ss_buf path = SS_BUF_INIT;
+	char *slash;
+
+	ss_fs_join(&path, dir, rel);
+	slash = strrchr(path.ptr, '/');
+	*slash = '\0';
+	assert_int_equal(ss_fs_mkdir_p(path.ptr, 0755, NULL), 0);
+	*slash = '/';
+	assert_int_equal(ss_fs_write_atomic(path.ptr, content, strlen(content), 0644, NULL), 0);
+	ss_buf_release(&path);
+}

@@ -1,0 +1,19 @@
+/*
+ * support.h: what the unit tests share: a private temporary directory per test (removed
+ * afterwards; tests never touch $HOME) and the path of testdata/.
+ */
+#ifndef SS_TEST_SUPPORT_H
+#define SS_TEST_SUPPORT_H
+
+#include "core/buf.h"
+
+/* Creates a fresh empty directory under $TMPDIR and returns its path (free() it). */
+char *ss_test_tmpdir(void);
+/* Removes a directory made by ss_test_tmpdir() and frees the path. */
+void ss_test_tmpdir_free(char *dir);
+/* Sets out to testdata/<rel> (from $SS_TESTDATA). */
+void ss_test_data(ss_buf *out, const char *rel);
+/* Writes a file (creating parent directories), failing the test on error. */
+void ss_test_write(const char *dir, const char *rel, const char *content);
+
+#endif
