@@ -14,7 +14,7 @@
 static const char schema_v1[] =
     "CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE members ("
-    " did TEXT PRIMARY KEY, handle TEXT, pds TEXT, rev TEXT,"
+    " did TEXT PRIMARY KEY, handle TEXT, pds TEXT, commit_cid TEXT, rev TEXT,"
     " role INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE records ("
     " did TEXT NOT NULL, rkey TEXT NOT NULL, cid TEXT NOT NULL,"
@@ -260,6 +260,7 @@ void ss_state_member_release(ss_state_member *m)
 	ss_state_free_str(m->did);
 	ss_state_free_str(m->handle);
 	ss_state_free_str(m->pds);
+	ss_state_free_str(m->commit);
 	ss_state_free_str(m->rev);
 	memset(m, 0, sizeof(*m));
 }
@@ -269,29 +270,34 @@ int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err)
 	sqlite3_stmt *s = NULL;
 	int ret = 0;
 
-	if (ss_state_prepare(st, &s,
-	                     "INSERT OR REPLACE INTO members (did, handle, pds, rev, role)"
-	                     " VALUES (?1, ?2, ?3, ?4, ?5)",
-	                     err) < 0)
+	if (ss_state_prepare(
+	        st, &s,
+	        "INSERT OR REPLACE INTO members (did, handle, pds, commit_cid, rev, role)"
+	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	        err) < 0)
 		return -1;
 	ss_state_bind_text(s, 1, m->did);
 	ss_state_bind_text(s, 2, m->handle);
 	ss_state_bind_text(s, 3, m->pds);
-	ss_state_bind_text(s, 4, m->rev);
-	sqlite3_bind_int(s, 5, (int)m->role);
+	ss_state_bind_text(s, 4, m->commit);
+	ss_state_bind_text(s, 5, m->rev);
+	sqlite3_bind_int(s, 6, (int)m->role);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		ret = ss_state_sqlite_error(st, err, "cannot save a member");
 	sqlite3_finalize(s);
 	return ret;
 }
 
+#define MEMBER_SELECT "SELECT did, handle, pds, commit_cid, rev, role FROM members"
+
 static void member_from_row(sqlite3_stmt *s, ss_state_member *m)
 {
 	m->did = ss_state_column_dup(s, 0);
 	m->handle = ss_state_column_dup(s, 1);
 	m->pds = ss_state_column_dup(s, 2);
-	m->rev = ss_state_column_dup(s, 3);
-	m->role = (ss_state_role)sqlite3_column_int(s, 4);
+	m->commit = ss_state_column_dup(s, 3);
+	m->rev = ss_state_column_dup(s, 4);
+	m->role = (ss_state_role)sqlite3_column_int(s, 5);
 }
 
 int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_error *err)
@@ -299,8 +305,7 @@ int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_
 	sqlite3_stmt *s = NULL;
 	int rc, ret;
 
-	if (ss_state_prepare(
-	        st, &s, "SELECT did, handle, pds, rev, role FROM members WHERE did = ?1", err) < 0)
+	if (ss_state_prepare(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
 		return -1;
 	ss_state_bind_text(s, 1, did);
 	rc = sqlite3_step(s);
@@ -326,10 +331,11 @@ int ss_state_member_remove(ss_state *st, const char *did, ss_error *err)
 	                     NULL);
 }
 
-int ss_state_member_set_rev(ss_state *st, const char *did, const char *rev, ss_error *err)
+int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
+                             ss_error *err)
 {
-	return ss_state_exec(st, err, "UPDATE members SET rev = ?2 WHERE did = ?1", 2, did, rev,
-	                     NULL, NULL);
+	return ss_state_exec(st, err, "UPDATE members SET commit_cid = ?2, rev = ?3 WHERE did = ?1",
+	                     3, did, commit, rev, NULL);
 }
 
 int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_error *err)
@@ -339,8 +345,7 @@ int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_err
 	size_t count = 0, alloc = 0;
 	int rc;
 
-	if (ss_state_prepare(st, &s, "SELECT did, handle, pds, rev, role FROM members ORDER BY did",
-	                     err) < 0)
+	if (ss_state_prepare(st, &s, MEMBER_SELECT " ORDER BY did", err) < 0)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ss_xgrow((void **)&list, sizeof(*list), count + 1, &alloc);

@@ -4,7 +4,7 @@
  * What it holds (schema in docs/CLONE.md):
  *   config   key -> value: "authority" (DID), "me" (DID or absent: read-only), "transport"
  *            ("public"), "tracking" (the OID of the tracking commit the view table describes)
- *   members  who writes in the space: DID, handle, PDS URL, role, last seen revision
+ *   members  who writes in the space: DID, handle, PDS URL, role, last seen commit + revision
  *   records  every fetched version: (did, rkey) -> cid, createdAt, updatedAt (text and
  *            microseconds), valid + reason, the OID of its rendered subtree, its note
  *   view     the winner per name in the tracking commit: rkey -> did, cid, subtree OID
@@ -50,7 +50,8 @@ typedef struct ss_state_member {
 	const char *did;
 	const char *handle; /* NULL when unknown */
 	const char *pds;    /* service URL; NULL when not resolved yet */
-	const char *rev;    /* last revision whose records are in the state; NULL: never listed */
+	const char *commit; /* the repo commit CID whose records are in the state; NULL: never */
+	const char *rev;    /* that commit's revision; NULL: never listed */
 	ss_state_role role;
 } ss_state_member;
 
@@ -62,7 +63,9 @@ int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err);
 int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_error *err);
 /* Removes a member and all its records; a missing member is fine. */
 int ss_state_member_remove(ss_state *st, const char *did, ss_error *err);
-int ss_state_member_set_rev(ss_state *st, const char *did, const char *rev, ss_error *err);
+/* Records that the state now holds the member's records as of commit/rev. */
+int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
+                             ss_error *err);
 /* All members, ordered by DID; *out is an array of *n members (ss_state_members_free). */
 int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_error *err);
 void ss_state_members_free(ss_state_member *members, size_t n);

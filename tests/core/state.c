@@ -100,9 +100,9 @@ static void test_state__members_and_their_records(void **state)
 {
 	char *dir = ss_test_tmpdir();
 	ss_state *st = open_state(dir);
-	ss_state_member alice = {"did:plc:alice", "alice.test", "http://localhost:1", NULL,
+	ss_state_member alice = {"did:plc:alice",  "alice.test", "http://localhost:1", NULL, NULL,
 	                         SS_ROLE_AUTHORITY};
-	ss_state_member bob = {"did:plc:bob", NULL, NULL, NULL, SS_ROLE_MEMBER};
+	ss_state_member bob = {"did:plc:bob", NULL, NULL, NULL, NULL, SS_ROLE_MEMBER};
 	ss_state_member *list = NULL, got;
 	ss_state_record r;
 	size_t n = 0;
@@ -110,7 +110,7 @@ static void test_state__members_and_their_records(void **state)
 
 	assert_int_equal(ss_state_member_put(st, &bob, &err), 0);
 	assert_int_equal(ss_state_member_put(st, &alice, &err), 0);
-	assert_int_equal(ss_state_member_set_rev(st, "did:plc:bob", "3kabc", &err), 0);
+	assert_int_equal(ss_state_member_set_head(st, "did:plc:bob", "bafyc", "3kabc", &err), 0);
 	assert_int_equal(ss_state_members_list(st, &list, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(list[0].did, "did:plc:alice");
@@ -118,6 +118,7 @@ static void test_state__members_and_their_records(void **state)
 	assert_int_equal(list[0].role, SS_ROLE_AUTHORITY);
 	assert_null(list[0].rev);
 	assert_string_equal(list[1].rev, "3kabc");
+	assert_string_equal(list[1].commit, "bafyc");
 	assert_null(list[1].handle);
 	ss_state_members_free(list, n);
 
