@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/provenance.h"
 #include "core/state.h"
 #include "support/support.h"
 
@@ -206,6 +207,54 @@ static void test_state__rollback_keeps_the_old_state(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+static void put_version(ss_state *st, const char *did, const char *when, bool valid)
+{
+	ss_state_record r = {did,
+	                     "pdf",
+	                     "cid",
+	                     NULL,
+	                     when,
+	                     0,
+	                     valid,
+	                     valid ? NULL : "bad path",
+	                     valid ? "0123456789012345678901234567890123456789" : NULL,
+	                     NULL};
+	ss_error err;
+
+	assert_true(ss_view_parse_datetime(when, &r.updated_us));
+	assert_int_equal(ss_state_record_put(st, &r, &err), 0);
+}
+
+static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_provenance p;
+	ss_error err;
+
+	put_version(st, "did:plc:new", "2026-05-01T00:00:00Z", true);
+	put_version(st, "did:plc:auth", "2020-01-01T00:00:00Z", true);
+	put_version(st, "did:plc:me", "2027-01-01T00:00:00Z", false);
+	put_version(st, "did:plc:old", "2025-01-01T00:00:00Z", true);
+	assert_int_equal(ss_provenance_load(st, "pdf", "did:plc:me", "did:plc:auth", &p, &err), 0);
+	assert_int_equal(p.count, 4);
+	assert_int_equal(p.nvalid, 3);
+	assert_string_equal(p.versions[0].did, "did:plc:auth");
+	assert_int_equal(p.versions[0].why, SS_VIEW_AUTHORITY);
+	assert_string_equal(p.versions[1].did, "did:plc:new");
+	assert_string_equal(p.versions[1].updated_at, "2026-05-01T00:00:00Z");
+	assert_string_equal(p.versions[2].did, "did:plc:old");
+	assert_string_equal(p.versions[3].did, "did:plc:me");
+	assert_int_equal(p.versions[3].why, SS_VIEW_INVALID);
+	assert_string_equal(p.versions[3].reason, "bad path");
+	ss_provenance_release(&p);
+	assert_int_equal(ss_provenance_load(st, "other", NULL, NULL, &p, &err), 0);
+	assert_int_equal(p.count, 0);
+	ss_provenance_release(&p);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_state_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +263,7 @@ int test_state_run(void)
 	    cmocka_unit_test(test_state__members_and_their_records),
 	    cmocka_unit_test(test_state__sweep_drops_what_a_listing_missed),
 	    cmocka_unit_test(test_state__rollback_keeps_the_old_state),
+	    cmocka_unit_test(test_state__provenance_ranks_the_versions_of_a_name),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
 }
