@@ -23,8 +23,10 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/state.h"
 
 typedef struct ss_space ss_space;
+typedef struct ss_http ss_http; /* sync/http.h */
 
 /* What a transport can do beyond the minimum. */
 enum {
@@ -115,6 +117,14 @@ int ss_space_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_s
  */
 int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const char *swap_commit,
                    ss_space_applied *out, ss_error *err);
+
+/*
+ * Opens the space a clone follows, from its state: config "transport" picks the
+ * implementation, the members table says who writes, config "me" who I am. With for_writing,
+ * my session must be usable (SS_EAUTH saying to log in otherwise); without, a missing session
+ * only makes apply() fail, and "mine" still ranks first. http is borrowed.
+ */
+int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing, ss_error *err);
 
 void ss_space_free(ss_space *sp);
 
