@@ -20,7 +20,7 @@
 #include "core/error.h"
 #include "core/repo.h"
 
-#define SS_COMMIT_DEFAULT_NAME "skillsync"
+#define SS_COMMIT_DEFAULT_NAME  "skillsync"
 #define SS_COMMIT_DEFAULT_EMAIL "skillsync@localhost"
 
 typedef struct ss_commit_opts {
@@ -33,8 +33,8 @@ typedef struct ss_commit_opts {
 
 /* Writes a commit of tree with parents (0 or more) and message; out is its id. */
 int ss_commit_create(ss_repo *repo, const ss_commit_opts *opts, const ss_oid *tree,
-		     const ss_oid *parents, size_t nparents, const char *message, ss_oid *out,
-		     ss_error *err);
+                     const ss_oid *parents, size_t nparents, const char *message, ss_oid *out,
+                     ss_error *err);
 
 /* Reads a ref ("HEAD", "refs/heads/main", ...) to a commit id; SS_ENOTFOUND when it does not
  * exist or HEAD's branch has no commit yet. */
@@ -42,7 +42,7 @@ int ss_commit_read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *e
 
 /* Points ref at id if it still holds expected_old (rules above); msg goes to the reflog. */
 int ss_commit_update_ref(ss_repo *repo, const char *name, const ss_oid *id,
-			 const ss_oid *expected_old, const char *msg, ss_error *err);
+                         const ss_oid *expected_old, const char *msg, ss_error *err);
 
 /* The tree id of a commit. */
 int ss_commit_tree(ss_repo *repo, const ss_oid *commit, ss_oid *tree, ss_error *err);
@@ -70,8 +70,8 @@ void ss_commit_list_release(ss_commit_list *list);
  * path (a top-level name or a/b path; NULL: every commit). A merge counts only if path differs
  * from every parent (git log's default simplification). At most max commits (0: no limit).
  */
-int ss_commit_log(ss_repo *repo, const ss_oid *from, const ss_oid *to, const char *path,
-		  size_t max, ss_commit_list *out, ss_error *err);
+int ss_commit_log(ss_repo *repo, const ss_oid *from, const ss_oid *to, const char *path, size_t max,
+                  ss_commit_list *out, ss_error *err);
 
 /*
  * Stages like `git add -A -- <name>...`: new, modified and deleted files below each top-level

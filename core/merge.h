@@ -44,7 +44,7 @@ void ss_merge_result_release(ss_merge_result *result);
  * after any of these codes.
  */
 int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
-		    ss_merge_result *result, ss_error *err);
+                    ss_merge_result *result, ss_error *err);
 
 /* Whether a merge waits to be concluded (MERGE_HEAD exists). */
 bool ss_merge_in_progress(ss_repo *repo);

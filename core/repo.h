@@ -18,7 +18,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 
-#define SS_REPO_MAIN_REF "refs/heads/main"
+#define SS_REPO_MAIN_REF     "refs/heads/main"
 #define SS_REPO_TRACKING_REF "refs/remotes/space/main"
 
 typedef struct ss_repo ss_repo;

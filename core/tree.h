@@ -21,10 +21,10 @@
 #include "core/repo.h"
 
 /* git file modes as stored in trees. */
-#define SS_MODE_TREE 0040000u
-#define SS_MODE_FILE 0100644u
-#define SS_MODE_EXEC 0100755u
-#define SS_MODE_LINK 0120000u
+#define SS_MODE_TREE    0040000u
+#define SS_MODE_FILE    0100644u
+#define SS_MODE_EXEC    0100755u
+#define SS_MODE_LINK    0120000u
 #define SS_MODE_GITLINK 0160000u
 
 /* Writes len bytes as a blob. */
@@ -37,10 +37,10 @@ int ss_tree_builder_new(ss_tree_builder **out, ss_repo *repo);
 /* Adds a file (its blob is written now); SS_EINVALID for a bad path, a duplicate, or a path
  * that is both a file and a directory. */
 int ss_tree_builder_add(ss_tree_builder *b, const char *path, const void *data, size_t len,
-			bool executable, ss_error *err);
+                        bool executable, ss_error *err);
 /* Adds a file whose blob already exists (mode SS_MODE_FILE or SS_MODE_EXEC). */
 int ss_tree_builder_add_blob(ss_tree_builder *b, const char *path, const ss_oid *blob,
-			     unsigned mode, ss_error *err);
+                             unsigned mode, ss_error *err);
 /* Writes the nested trees; out is the subtree's id. The builder can be freed afterwards. */
 int ss_tree_builder_write(ss_tree_builder *b, ss_oid *out, ss_error *err);
 void ss_tree_builder_free(ss_tree_builder *b);
@@ -52,10 +52,10 @@ void ss_tree_builder_free(ss_tree_builder *b);
 typedef struct ss_tree_top ss_tree_top;
 
 int ss_tree_top_new(ss_tree_top **out, ss_repo *repo, const ss_oid *base, bool keep_files_only,
-		    ss_error *err);
+                    ss_error *err);
 /* Sets name to a subtree (mode SS_MODE_TREE) or a blob (a file mode); name has no slash. */
 int ss_tree_top_set(ss_tree_top *t, const char *name, const ss_oid *oid, unsigned mode,
-		    ss_error *err);
+                    ss_error *err);
 /* Removes name; a missing name is fine. */
 int ss_tree_top_remove(ss_tree_top *t, const char *name, ss_error *err);
 int ss_tree_top_write(ss_tree_top *t, ss_oid *out, ss_error *err);
@@ -66,7 +66,8 @@ typedef struct ss_tree_file {
 	const char *path; /* relative to the subtree, e.g. "scripts/check.sh" */
 	const void *data; /* the blob's bytes (NUL-terminated after len, for convenience) */
 	size_t len;
-	unsigned mode; /* SS_MODE_FILE, SS_MODE_EXEC, SS_MODE_LINK (data = target), SS_MODE_GITLINK */
+	unsigned
+	    mode; /* SS_MODE_FILE, SS_MODE_EXEC, SS_MODE_LINK (data = target), SS_MODE_GITLINK */
 	bool executable;
 	ss_oid oid;
 } ss_tree_file;
@@ -76,15 +77,15 @@ typedef int (*ss_tree_file_cb)(const ss_tree_file *file, void *payload);
 
 /* Calls cb for every file below tree, depth first, in git's path order. */
 int ss_tree_each_file(ss_repo *repo, const ss_oid *tree, ss_tree_file_cb cb, void *payload,
-		      ss_error *err);
+                      ss_error *err);
 
 /* The id and mode of the entry at path ("name" or "a/b/c") in tree; SS_ENOTFOUND if none. */
-int ss_tree_lookup(ss_repo *repo, const ss_oid *tree, const char *path, ss_oid *out,
-		   unsigned *mode, ss_error *err);
+int ss_tree_lookup(ss_repo *repo, const ss_oid *tree, const char *path, ss_oid *out, unsigned *mode,
+                   ss_error *err);
 
 /* Reads the blob at path in tree (SS_ENOTFOUND if missing, SS_EINVALID if not a file). */
 int ss_tree_read_file(ss_repo *repo, const ss_oid *tree, const char *path, ss_buf *out,
-		      ss_error *err);
+                      ss_error *err);
 
 /* The top-level entries of a tree, in git's order. */
 typedef struct ss_tree_entry {
@@ -111,8 +112,8 @@ typedef enum ss_change_kind {
 typedef struct ss_change {
 	char *path; /* top-level name, or a file's path relative to the compared trees */
 	ss_change_kind kind;
-	ss_oid old_oid, new_oid; /* zero on the missing side */
-	unsigned old_mode, new_mode; /* 0 on the missing side */
+	ss_oid old_oid, new_oid;           /* zero on the missing side */
+	unsigned old_mode, new_mode;       /* 0 on the missing side */
 	size_t added_lines, removed_lines; /* file-level diffs only */
 	bool binary;                       /* file-level: no line counts */
 } ss_change;
@@ -128,14 +129,14 @@ void ss_changes_release(ss_changes *changes);
  * Compares the top-level entries of two trees by id (no recursion), sorted by name: a name
  * only in new_tree is ADDED, only in old_tree REMOVED, with different id or mode MODIFIED.
  */
-int ss_tree_diff_top(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_tree,
-		     ss_changes *out, ss_error *err);
+int ss_tree_diff_top(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_tree, ss_changes *out,
+                     ss_error *err);
 
 /*
  * Compares two trees file by file (recursively; for one skill's subtrees), with +/- line
  * counts for text files, sorted by path. A mode-only change is MODIFIED with 0/0 lines.
  */
 int ss_tree_diff_files(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_tree,
-		       ss_changes *out, ss_error *err);
+                       ss_changes *out, ss_error *err);
 
 #endif

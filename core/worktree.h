@@ -35,12 +35,12 @@ typedef enum ss_status_kind {
 } ss_status_kind;
 
 typedef struct ss_status_entry {
-	char *name;             /* the top-level directory or file */
-	bool outside;           /* a top-level file, not a skill directory */
-	ss_status_kind staged;  /* index vs HEAD */
+	char *name;              /* the top-level directory or file */
+	bool outside;            /* a top-level file, not a skill directory */
+	ss_status_kind staged;   /* index vs HEAD */
 	ss_status_kind unstaged; /* working directory vs index (untracked counts as new) */
-	bool conflicted;        /* some path below has an index conflict */
-	char **paths;           /* the changed paths below it (full paths from the top), sorted */
+	bool conflicted;         /* some path below has an index conflict */
+	char **paths;            /* the changed paths below it (full paths from the top), sorted */
 	size_t npaths;
 } ss_status_entry;
 
@@ -56,10 +56,10 @@ void ss_status_release(ss_status *status);
 
 /* What a diff compares. */
 typedef enum ss_diff_kind {
-	SS_DIFF_TREES = 1,    /* old_tree vs new_tree */
-	SS_DIFF_TREE_INDEX,   /* old_tree vs the index (`git diff --staged` with HEAD's tree) */
+	SS_DIFF_TREES = 1,     /* old_tree vs new_tree */
+	SS_DIFF_TREE_INDEX,    /* old_tree vs the index (`git diff --staged` with HEAD's tree) */
 	SS_DIFF_INDEX_WORKDIR, /* the index vs the working directory (`git diff`) */
-	SS_DIFF_TREE_WORKDIR, /* old_tree vs the working directory, untracked files included */
+	SS_DIFF_TREE_WORKDIR,  /* old_tree vs the working directory, untracked files included */
 } ss_diff_kind;
 
 /*
@@ -68,12 +68,12 @@ typedef enum ss_diff_kind {
  * tree that is used means the empty tree.
  */
 int ss_worktree_diff(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
-		     const ss_oid *new_tree, const char *const *paths, size_t npaths, ss_buf *out,
-		     ss_error *err);
+                     const ss_oid *new_tree, const char *const *paths, size_t npaths, ss_buf *out,
+                     ss_error *err);
 
 /* The same comparison as file-level changes with line counts (for --stat and --json). */
 int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
-			  const ss_oid *new_tree, const char *const *paths, size_t npaths,
-			  ss_changes *out, ss_error *err);
+                          const ss_oid *new_tree, const char *const *paths, size_t npaths,
+                          ss_changes *out, ss_error *err);
 
 #endif
