@@ -1,6 +1,7 @@
 #include "gitrepo.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -11,7 +12,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "core/commit.h"
 #include "core/fs.h"
+#include "core/mem.h"
+#include "core/tree.h"
 #include "support.h"
 
 int ss_test_git(const char *dir, ss_buf *out, const char *args)
@@ -68,4 +72,41 @@ ss_repo *ss_test_repo_new(char **dir)
 	if (ss_repo_init(&repo, *dir, &err) < 0)
 		fail_msg("%s", err.message);
 	return repo;
+}
+
+ss_oid ss_test_tree(ss_repo *repo, const char *const *pairs)
+{
+	ss_tree_builder *b;
+	ss_error err;
+	ss_oid oid;
+
+	ss_tree_builder_new(&b, repo);
+	for (size_t i = 0; pairs[i]; i += 2) {
+		size_t n = strlen(pairs[i]);
+		bool exec = n && pairs[i][n - 1] == '*';
+		char *path = ss_xstrndup(pairs[i], exec ? n - 1 : n);
+		if (ss_tree_builder_add(b, path, pairs[i + 1], strlen(pairs[i + 1]), exec, &err) <
+		    0)
+			fail_msg("%s", err.message);
+		free(path);
+	}
+	if (ss_tree_builder_write(b, &oid, &err) < 0)
+		fail_msg("%s", err.message);
+	ss_tree_builder_free(b);
+	return oid;
+}
+
+ss_oid ss_test_commit(ss_repo *repo, const char *ref, const ss_oid *tree, const ss_oid *parent,
+                      const char *message)
+{
+	ss_commit_opts opts = {0};
+	ss_error err;
+	ss_oid oid;
+
+	opts.ref = ref;
+	opts.author_name = "tester";
+	opts.author_email = "tester@example.com";
+	if (ss_commit_create(repo, &opts, tree, parent, parent ? 1 : 0, message, &oid, &err) < 0)
+		fail_msg("%s", err.message);
+	return oid;
 }

@@ -21,4 +21,12 @@ int ss_test_exists(const char *dir, const char *rel);
 /* A new repository in a fresh temp dir; *dir receives the path (ss_test_tmpdir_free it). */
 ss_repo *ss_test_repo_new(char **dir);
 
+/* A tree of files given as NULL-terminated pairs (path, content); paths ending in "*" are
+ * executable (the star is dropped). */
+ss_oid ss_test_tree(ss_repo *repo, const char *const *pairs);
+
+/* A commit of tree with up to one parent (NULL: none) on ref (NULL: none), no ref check. */
+ss_oid ss_test_commit(ss_repo *repo, const char *ref, const ss_oid *tree, const ss_oid *parent,
+                      const char *message);
+
 #endif
