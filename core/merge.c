@@ -45,6 +45,19 @@ bool ss_merge_in_progress(ss_repo *repo)
 	return git_repository_state(ss_repo_git(repo)) == GIT_REPOSITORY_STATE_MERGE;
 }
 
+int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	int ret;
+
+	if (!ss_merge_in_progress(repo))
+		return ss_error_set(err, SS_ENOTFOUND, "no merge in progress");
+	ss_fs_join(&path, ss_repo_gitdir(repo), "MERGE_MSG");
+	ret = ss_fs_read_file(out, path.ptr, 1 << 20, err);
+	ss_buf_release(&path);
+	return ret;
+}
+
 static void journal_path(ss_buf *out, ss_repo *repo)
 {
 	ss_fs_join(out, ss_repo_statedir(repo), "merge");

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/repo.h"
 
@@ -45,6 +46,10 @@ void ss_merge_result_release(ss_merge_result *result);
  */
 int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
                     ss_merge_result *result, ss_error *err);
+
+/* Appends the waiting merge's message (MERGE_MSG: the merge message and the conflicted
+ * paths) to out, for `commit` to offer; SS_ENOTFOUND when no merge waits. */
+int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err);
 
 /* Whether a merge waits to be concluded (MERGE_HEAD exists). */
 bool ss_merge_in_progress(ss_repo *repo);

@@ -20,6 +20,18 @@ struct ss_tree_builder {
 	size_t count, alloc;
 };
 
+bool ss_tree_exists(ss_repo *repo, const ss_oid *tree)
+{
+	git_tree *t = NULL;
+	git_oid id;
+	bool yes;
+
+	ss_git_oid_in(&id, tree);
+	yes = git_tree_lookup(&t, ss_repo_git(repo), &id) == 0;
+	git_tree_free(t);
+	return yes;
+}
+
 int ss_tree_blob_write(ss_repo *repo, const void *data, size_t len, ss_oid *out, ss_error *err)
 {
 	git_oid id;

@@ -27,6 +27,10 @@
 #define SS_MODE_LINK    0120000u
 #define SS_MODE_GITLINK 0160000u
 
+/* Whether the object store holds a tree with this id (e.g. a subtree remembered from an
+ * earlier fetch, before reusing it). */
+bool ss_tree_exists(ss_repo *repo, const ss_oid *tree);
+
 /* Writes len bytes as a blob. */
 int ss_tree_blob_write(ss_repo *repo, const void *data, size_t len, ss_oid *out, ss_error *err);
 

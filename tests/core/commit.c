@@ -151,14 +151,18 @@ static void test_commit__stage_and_commit_on_head(void **state)
 	assert_int_equal(remove(out.ptr), 0);
 	ss_buf_clear(&out);
 	ss_test_write(dir, "README.md", "changed\n");
+	ss_test_write(dir, "alpha/references/new.md", "new\n");
+	ss_test_write(dir, "alphabet/SKILL.md", "not alpha\n");
 	assert_int_equal(ss_commit_stage(repo, only_alpha, 1, &err), 0);
 	assert_int_equal(ss_commit_staged(repo, "drop x", &c2, &err), 0);
 	assert_int_equal(ss_commit_tree(repo, &c2, &tree, &err), 0);
 	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/scripts/x.sh", &oid, NULL, &err),
 	                 SS_ENOTFOUND);
 	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/SKILL.md", &oid, NULL, &err), 0);
+	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/references/new.md", &oid, NULL, &err),
+	                 0);
 	assert_int_equal(ss_test_git(dir, &out, "status --porcelain"), 0);
-	assert_string_equal(out.ptr, " M README.md\n");
+	assert_string_equal(out.ptr, " M README.md\n?? alphabet/\n");
 	ss_buf_clear(&out);
 	assert_int_equal(ss_test_git(dir, &out, "rev-list --parents -n1 HEAD | wc -w"), 0);
 	assert_string_equal(out.ptr, "2\n");

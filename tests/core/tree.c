@@ -105,6 +105,10 @@ static void test_tree__same_content_same_oid(void **state)
 
 	assert_true(ss_oid_equal(&a, &b));
 	assert_false(ss_oid_equal(&a, &c));
+	assert_true(ss_tree_exists(repo, &a));
+	a.id[0] ^= 1;
+	assert_false(ss_tree_exists(repo, &a));
+	a.id[0] ^= 1;
 	/* git agrees on the id: the tree really holds what we asked for. */
 	ss_oid_fmt(hex, &a);
 	ss_buf_printf(&out, "ls-tree -r %s", hex);
