@@ -1,0 +1,433 @@
+/* skillmd.c: reading SKILL.md (the split, strict YAML through libyaml, the lenient fallback). */
+#include "core/skillmd.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "core/mem.h"
+
+typedef struct parse_ctx {
+	yaml_parser_t parser;
+	const char *file;
+	ss_report *report;
+	int line_base; /* file line of the frontmatter's first line, minus one */
+	bool failed_yaml;
+	ss_buf yaml_problem; /* libyaml's complaint, for the lenient warning */
+} parse_ctx;
+
+/* Length of the line at p (up to end) without its line break; *next gets the next line. */
+static size_t line_at(const char *p, const char *end, const char **next)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+	*next = nl ? nl + 1 : end;
+	if (n && p[n - 1] == '\r')
+		n--;
+	return n;
+}
+
+static bool is_marker(const char *p, size_t n)
+{
+	if (n < 3 || memcmp(p, "---", 3))
+		return false;
+	for (size_t i = 3; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+static bool resolve_int(const char *s, size_t len, int64_t *out)
+{
+	size_t i = s[0] == '-' ? 1 : 0;
+	char *endp;
+	long long v;
+
+	if (i >= len || (s[i] == '0' && len > i + 1))
+		return false;
+	for (size_t j = i; j < len; j++)
+		if (s[j] < '0' || s[j] > '9')
+			return false;
+	if (i == 1 && len == 2 && s[1] == '0')
+		return false; /* "-0" stays text */
+	errno = 0;
+	v = strtoll(s, &endp, 10);
+	if (errno || endp != s + len)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool word_in(const char *s, const char *const *words)
+{
+	for (; *words; words++)
+		if (!strcmp(s, *words))
+			return true;
+	return false;
+}
+
+/* A plain scalar's value under the core schema (see skillmd.h). s is NUL-terminated. */
+static ss_value *resolve_plain(const char *s, size_t len)
+{
+	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
+	static const char *const trues[] = {"true", "True", "TRUE", NULL};
+	static const char *const falses[] = {"false", "False", "FALSE", NULL};
+	int64_t i;
+
+	if (strlen(s) == len) {
+		if (word_in(s, nulls))
+			return ss_value_new_null();
+		if (word_in(s, trues))
+			return ss_value_new_bool(true);
+		if (word_in(s, falses))
+			return ss_value_new_bool(false);
+		if (resolve_int(s, len, &i))
+			return ss_value_new_int(i);
+	}
+	return ss_value_new_string(s, len);
+}
+
+static ss_value *scalar_value(const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t len = ev->data.scalar.length;
+	const char *tag = (const char *)ev->data.scalar.tag;
+
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+	    (tag && !strcmp(tag, YAML_STR_TAG)) || (tag && !strcmp(tag, "!")))
+		return ss_value_new_string(s, len);
+	return resolve_plain(s, len);
+}
+
+static int yaml_fail(parse_ctx *c)
+{
+	yaml_parser_t *p = &c->parser;
+
+	c->failed_yaml = true;
+	ss_buf_clear(&c->yaml_problem);
+	ss_buf_printf(&c->yaml_problem, "line %d: %s", (int)p->problem_mark.line + c->line_base + 1,
+	              p->problem ? p->problem : "malformed YAML");
+	if (p->context)
+		ss_buf_printf(&c->yaml_problem, " (%s)", p->context);
+	return SS_EINVALID;
+}
+
+static int next_event(parse_ctx *c, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(&c->parser, ev))
+		return yaml_fail(c);
+	return 0;
+}
+
+static int parse_node(parse_ctx *c, yaml_event_t *first, const char *where, int depth,
+                      ss_value **out);
+
+static int report_at(parse_ctx *c, const char *where, const yaml_event_t *ev, const char *what)
+{
+	ss_report_error(c->report, c->file, where[0] ? where : NULL, "%s (line %d)", what,
+	                (int)ev->start_mark.line + c->line_base + 1);
+	return SS_EINVALID;
+}
+
+static int parse_mapping(parse_ctx *c, const char *where, int depth, ss_value **out)
+{
+	ss_value *map = ss_value_new_map();
+	ss_buf key = SS_BUF_INIT, sub = SS_BUF_INIT;
+	yaml_event_t ev;
+	int ret = -1;
+
+	for (;;) {
+		ss_value *item = NULL;
+
+		if ((ret = next_event(c, &ev)) < 0)
+			goto out;
+		if (ev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		if (ev.type != YAML_SCALAR_EVENT) {
+			ret = report_at(c, where, &ev, "keys must be plain strings");
+			yaml_event_delete(&ev);
+			goto out;
+		}
+		ss_buf_clear(&key);
+		ss_buf_put(&key, ev.data.scalar.value, ev.data.scalar.length);
+		if (ss_value_map_get(map, key.ptr)) {
+			ss_buf_clear(&sub);
+			ss_buf_printf(&sub, "duplicate key '%s'", key.ptr);
+			ret = report_at(c, where, &ev, sub.ptr);
+			yaml_event_delete(&ev);
+			goto out;
+		}
+		yaml_event_delete(&ev);
+		ss_buf_clear(&sub);
+		ss_buf_printf(&sub, "%s%s%s", where, where[0] ? "." : "", key.ptr);
+		if ((ret = next_event(c, &ev)) < 0)
+			goto out;
+		ret = parse_node(c, &ev, sub.ptr, depth + 1, &item);
+		if (ret < 0)
+			goto out;
+		ss_value_map_append(map, key.ptr, item);
+	}
+	*out = map;
+	map = NULL;
+	ret = 0;
+out:
+	ss_value_free(map);
+	ss_buf_release(&key);
+	ss_buf_release(&sub);
+	return ret;
+}
+
+static int parse_sequence(parse_ctx *c, const char *where, int depth, ss_value **out)
+{
+	ss_value *list = ss_value_new_list();
+	yaml_event_t ev;
+	int ret;
+
+	for (;;) {
+		ss_value *item = NULL;
+
+		if ((ret = next_event(c, &ev)) < 0)
+			goto out;
+		if (ev.type == YAML_SEQUENCE_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		if ((ret = parse_node(c, &ev, where, depth + 1, &item)) < 0)
+			goto out;
+		ss_value_list_append(list, item);
+	}
+	*out = list;
+	list = NULL;
+	ret = 0;
+out:
+	ss_value_free(list);
+	return ret;
+}
+
+/* Parses the node that starts with first (consumed and deleted here). */
+static int parse_node(parse_ctx *c, yaml_event_t *first, const char *where, int depth,
+                      ss_value **out)
+{
+	int ret = SS_EINVALID;
+
+	if (depth > SS_SKILLMD_MAX_DEPTH) {
+		ret = report_at(c, where, first, "nested too deeply");
+	} else if (first->type == YAML_ALIAS_EVENT) {
+		ret = report_at(c, where, first, "aliases are not supported");
+	} else if (first->type == YAML_SCALAR_EVENT) {
+		*out = scalar_value(first);
+		ret = 0;
+	} else if (first->type == YAML_MAPPING_START_EVENT) {
+		yaml_event_delete(first);
+		return parse_mapping(c, where, depth, out);
+	} else if (first->type == YAML_SEQUENCE_START_EVENT) {
+		yaml_event_delete(first);
+		return parse_sequence(c, where, depth, out);
+	} else {
+		ret = report_at(c, where, first, "unexpected YAML structure");
+	}
+	yaml_event_delete(first);
+	return ret;
+}
+
+/* The whole document: exactly one mapping. */
+static int parse_strict(parse_ctx *c, const char *yaml, size_t len, ss_value **out)
+{
+	yaml_event_t ev;
+	int ret;
+
+	yaml_parser_set_input_string(&c->parser, (const unsigned char *)yaml, len);
+	if ((ret = next_event(c, &ev)) < 0) /* stream start */
+		return ret;
+	yaml_event_delete(&ev);
+	if ((ret = next_event(c, &ev)) < 0)
+		return ret;
+	if (ev.type != YAML_DOCUMENT_START_EVENT) {
+		yaml_event_delete(&ev);
+		ss_report_error(c->report, c->file, NULL, "frontmatter is empty");
+		return SS_EINVALID;
+	}
+	yaml_event_delete(&ev);
+	if ((ret = next_event(c, &ev)) < 0)
+		return ret;
+	if (ev.type != YAML_MAPPING_START_EVENT) {
+		yaml_event_delete(&ev);
+		ss_report_error(c->report, c->file, NULL, "frontmatter is not a mapping of keys");
+		return SS_EINVALID;
+	}
+	if ((ret = parse_node(c, &ev, "", 0, out)) < 0)
+		return ret;
+	if ((ret = next_event(c, &ev)) < 0) /* document end */
+		goto fail;
+	yaml_event_delete(&ev);
+	if ((ret = next_event(c, &ev)) < 0)
+		goto fail;
+	if (ev.type != YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&ev);
+		ss_report_error(c->report, c->file, NULL,
+		                "frontmatter holds more than one document");
+		ret = SS_EINVALID;
+		goto fail;
+	}
+	yaml_event_delete(&ev);
+	return 0;
+fail:
+	ss_value_free(*out);
+	*out = NULL;
+	return ret;
+}
+
+static bool is_key_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '-' || ch == '_';
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t')) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+		(*n)--;
+}
+
+/* Appends one finished `key: value` to map; fails on a duplicate. */
+static int lenient_put(ss_value *map, ss_buf *key, ss_buf *val)
+{
+	const char *v = val->ptr;
+	size_t n = val->len;
+
+	if (!key->len)
+		return 0;
+	if (ss_value_map_get(map, key->ptr))
+		return -1;
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+		ss_value_map_append(map, key->ptr, ss_value_new_string(v + 1, n - 2));
+	else
+		ss_value_map_append(map, key->ptr, resolve_plain(v, n));
+	ss_buf_clear(key);
+	ss_buf_clear(val);
+	return 0;
+}
+
+/*
+ * The fallback: top-level `key: value` lines, comments, blank lines, and indented lines that
+ * continue the previous value (joined with one space). Anything else fails.
+ */
+static int parse_lenient(const char *yaml, size_t len, ss_value **out)
+{
+	const char *p = yaml, *end = yaml + len, *next;
+	ss_value *map = ss_value_new_map();
+	ss_buf key = SS_BUF_INIT, val = SS_BUF_INIT;
+	int ret = -1;
+
+	for (; p < end; p = next) {
+		size_t n = line_at(p, end, &next), k = 0;
+		const char *v;
+
+		if (n && (p[0] == ' ' || p[0] == '\t')) {
+			v = p;
+			trim(&v, &n);
+			if (n && !key.len)
+				goto out;
+			if (n && !val.len)
+				goto out; /* a nested block: not a simple line */
+			if (n) {
+				ss_buf_putc(&val, ' ');
+				ss_buf_put(&val, v, n);
+			}
+			continue;
+		}
+		if (lenient_put(map, &key, &val) < 0)
+			goto out;
+		if (!n || p[0] == '#')
+			continue;
+		while (k < n && is_key_char(p[k]))
+			k++;
+		if (!k || k >= n || p[k] != ':' ||
+		    (k + 1 < n && p[k + 1] != ' ' && p[k + 1] != '\t'))
+			goto out;
+		ss_buf_put(&key, p, k);
+		v = p + k + 1;
+		n -= k + 1;
+		trim(&v, &n);
+		if (n && v[0] == '#')
+			n = 0;
+		ss_buf_put(&val, v, n);
+	}
+	if (lenient_put(map, &key, &val) < 0)
+		goto out;
+	*out = map;
+	map = NULL;
+	ret = 0;
+out:
+	ss_value_free(map);
+	ss_buf_release(&key);
+	ss_buf_release(&val);
+	return ret;
+}
+
+int ss_skillmd_parse(const char *data, size_t len, const char *file, ss_value **frontmatter,
+                     size_t *body_off, ss_report *report)
+{
+	const char *p = data, *end = data + len, *next, *yaml_start;
+	parse_ctx c;
+	ss_value *fm = NULL;
+	size_t n;
+	int ret;
+
+	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		p += 3;
+	n = line_at(p, end, &next);
+	if (p == end || !is_marker(p, n)) {
+		ss_report_error(report, file, NULL,
+		                "frontmatter missing (the file must start with a '---' line)");
+		return SS_EINVALID;
+	}
+	yaml_start = p = next;
+	for (;;) {
+		if (p == end) {
+			ss_report_error(report, file, NULL,
+			                "frontmatter not closed (no '---' line after it)");
+			return SS_EINVALID;
+		}
+		n = line_at(p, end, &next);
+		if (is_marker(p, n))
+			break;
+		p = next;
+	}
+	memset(&c, 0, sizeof(c));
+	c.file = file;
+	c.report = report;
+	c.line_base = 1;
+	ss_buf_init(&c.yaml_problem);
+	yaml_parser_initialize(&c.parser);
+	ret = parse_strict(&c, yaml_start, (size_t)(p - yaml_start), &fm);
+	yaml_parser_delete(&c.parser);
+	if (ret < 0 && c.failed_yaml) {
+		if (parse_lenient(yaml_start, (size_t)(p - yaml_start), &fm) == 0) {
+			ss_report_warning(report, file, NULL,
+			                  "frontmatter is not strict YAML (%s); read leniently as "
+			                  "'key: value' lines",
+			                  c.yaml_problem.ptr);
+			ret = 0;
+		} else {
+			ss_report_error(report, file, NULL, "invalid YAML in frontmatter (%s)",
+			                c.yaml_problem.ptr);
+		}
+	}
+	ss_buf_release(&c.yaml_problem);
+	if (ret < 0)
+		return SS_EINVALID;
+	*frontmatter = fm;
+	*body_off = (size_t)(next - data);
+	return 0;
+}
