@@ -289,89 +289,74 @@ static bool is_key_char(char ch)
 	       ch == '-' || ch == '_';
 }
 
-static void trim(const char **s, size_t *n)
+/* Whether the line is `key: value` at the top level with a plain value holding ": ". */
+static bool needs_quotes(const char *p, size_t n, size_t *value_at)
 {
-	while (*n && (**s == ' ' || **s == '\t')) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
-		(*n)--;
-}
+	size_t k = 0, v;
 
-/* Appends one finished `key: value` to map; fails on a duplicate. */
-static int lenient_put(ss_value *map, ss_buf *key, ss_buf *val)
-{
-	const char *v = val->ptr;
-	size_t n = val->len;
-
-	if (!key->len)
-		return 0;
-	if (ss_value_map_get(map, key->ptr))
-		return -1;
-	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
-		ss_value_map_append(map, key->ptr, ss_value_new_string(v + 1, n - 2));
-	else
-		ss_value_map_append(map, key->ptr, resolve_plain(v, n));
-	ss_buf_clear(key);
-	ss_buf_clear(val);
-	return 0;
+	while (k < n && is_key_char(p[k]))
+		k++;
+	if (!k || k + 1 >= n || p[k] != ':' || p[k + 1] != ' ')
+		return false;
+	for (v = k + 1; v < n && p[v] == ' '; v++)
+		;
+	if (v == n || strchr("\"'[{|>&*!#", p[v]))
+		return false;
+	for (size_t i = v; i + 1 < n; i++)
+		if (p[i] == ':' && p[i + 1] == ' ') {
+			*value_at = v;
+			return true;
+		}
+	return false;
 }
 
 /*
- * The fallback: top-level `key: value` lines, comments, blank lines, and indented lines that
- * continue the previous value (joined with one space). Anything else fails.
+ * The fallback: quotes the plain values of top-level `key: value` lines that hold ": " (what
+ * agents accept: `description: Use when: the user asks`), then parses strictly again. Returns
+ * 0 on success, -1 when that did not help (nothing reported), SS_EINVALID when the repaired
+ * text has other problems (reported).
  */
-static int parse_lenient(const char *yaml, size_t len, ss_value **out)
+static int parse_lenient(parse_ctx *orig, const char *yaml, size_t len, ss_value **out)
 {
 	const char *p = yaml, *end = yaml + len, *next;
-	ss_value *map = ss_value_new_map();
-	ss_buf key = SS_BUF_INIT, val = SS_BUF_INIT;
+	ss_buf fixed = SS_BUF_INIT;
+	bool changed = false;
+	parse_ctx c;
 	int ret = -1;
 
 	for (; p < end; p = next) {
-		size_t n = line_at(p, end, &next), k = 0;
-		const char *v;
+		size_t n = line_at(p, end, &next), v, e;
 
-		if (n && (p[0] == ' ' || p[0] == '\t')) {
-			v = p;
-			trim(&v, &n);
-			if (n && !key.len)
-				goto out;
-			if (n && !val.len)
-				goto out; /* a nested block: not a simple line */
-			if (n) {
-				ss_buf_putc(&val, ' ');
-				ss_buf_put(&val, v, n);
-			}
+		if (!needs_quotes(p, n, &v)) {
+			ss_buf_put(&fixed, p, (size_t)(next - p));
 			continue;
 		}
-		if (lenient_put(map, &key, &val) < 0)
-			goto out;
-		if (!n || p[0] == '#')
-			continue;
-		while (k < n && is_key_char(p[k]))
-			k++;
-		if (!k || k >= n || p[k] != ':' ||
-		    (k + 1 < n && p[k + 1] != ' ' && p[k + 1] != '\t'))
-			goto out;
-		ss_buf_put(&key, p, k);
-		v = p + k + 1;
-		n -= k + 1;
-		trim(&v, &n);
-		if (n && v[0] == '#')
-			n = 0;
-		ss_buf_put(&val, v, n);
+		for (e = n; e > v && (p[e - 1] == ' ' || p[e - 1] == '\t'); e--)
+			;
+		ss_buf_put(&fixed, p, v);
+		ss_buf_putc(&fixed, '"');
+		for (size_t i = v; i < e; i++) {
+			if (p[i] == '"' || p[i] == '\\')
+				ss_buf_putc(&fixed, '\\');
+			ss_buf_putc(&fixed, p[i]);
+		}
+		ss_buf_puts(&fixed, "\"\n");
+		changed = true;
 	}
-	if (lenient_put(map, &key, &val) < 0)
-		goto out;
-	*out = map;
-	map = NULL;
-	ret = 0;
-out:
-	ss_value_free(map);
-	ss_buf_release(&key);
-	ss_buf_release(&val);
+	if (changed) {
+		memset(&c, 0, sizeof(c));
+		c.file = orig->file;
+		c.report = orig->report;
+		c.line_base = orig->line_base;
+		ss_buf_init(&c.yaml_problem);
+		yaml_parser_initialize(&c.parser);
+		ret = parse_strict(&c, fixed.ptr, fixed.len, out);
+		yaml_parser_delete(&c.parser);
+		if (ret < 0 && c.failed_yaml)
+			ret = -1;
+		ss_buf_release(&c.yaml_problem);
+	}
+	ss_buf_release(&fixed);
 	return ret;
 }
 
@@ -413,13 +398,15 @@ int ss_skillmd_parse(const char *data, size_t len, const char *file, ss_value **
 	ret = parse_strict(&c, yaml_start, (size_t)(p - yaml_start), &fm);
 	yaml_parser_delete(&c.parser);
 	if (ret < 0 && c.failed_yaml) {
-		if (parse_lenient(yaml_start, (size_t)(p - yaml_start), &fm) == 0) {
-			ss_report_warning(report, file, NULL,
-			                  "frontmatter is not strict YAML (%s); read leniently as "
-			                  "'key: value' lines",
-			                  c.yaml_problem.ptr);
-			ret = 0;
-		} else {
+		ret = parse_lenient(&c, yaml_start, (size_t)(p - yaml_start), &fm);
+		if (ret == 0) {
+			ss_report_warning(
+			    report, file, NULL,
+			    "frontmatter is not strict YAML (%s); read the values holding "
+			    "': ' as plain text",
+			    c.yaml_problem.ptr);
+		} else if (ret == -1) {
+			ret = SS_EINVALID;
 			ss_report_error(report, file, NULL, "invalid YAML in frontmatter (%s)",
 			                c.yaml_problem.ptr);
 		}
