@@ -161,6 +161,20 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool is_empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool empty = true;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			empty = false;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
 /* Checks each subdirectory of dir (sorted; hidden ones skipped). */
 static void check_skills_dir(vstate *st, const char *dir)
 {
@@ -187,6 +201,12 @@ static void check_skills_dir(vstate *st, const char *dir)
 		subs[n++] = ss_xstrdup(path.ptr);
 	}
 	closedir(d);
+	if (!n && !is_empty_dir(dir)) {
+		/* files but no subdirectory: a skill directory that lacks its SKILL.md */
+		check_skill(st, dir, NULL);
+		ss_buf_release(&path);
+		return;
+	}
 	if (n)
 		qsort(subs, n, sizeof(*subs), cmp_str);
 	for (size_t i = 0; i < n; i++) {
