@@ -231,9 +231,12 @@ int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **
 		goto out;
 	}
 	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		ss_report_error(report, c.rkey, NULL, "record is not valid JSON (%s)", jerr.text);
+		goto out;
+	}
 	if (!json_is_object(root)) {
-		ss_report_error(report, c.rkey, NULL, "record is not a JSON object (%s)",
-		                root ? "another JSON value" : jerr.text);
+		ss_report_error(report, c.rkey, NULL, "record is not a JSON object");
 		goto out;
 	}
 	flags = take_fields(&c, root, s, rkey);
