@@ -259,9 +259,9 @@ static void check_record_size(const ss_skill *s, const char *dirname, ss_report 
 	                     NULL) == 0 &&
 	    json.len > SS_MAX_RECORD)
 		ss_report_error(r, dirname, NULL,
-		                "the record would take %zu bytes, over the %d the PDS accepts "
-		                "(with %d kept for the request)",
-		                json.len, SS_MAX_RECORD, SS_RECORD_ENVELOPE);
+		                "the record would be %zu bytes, more than %d (the PDS's %d-byte "
+		                "request limit less %d for the request)",
+		                json.len, SS_MAX_RECORD, SS_PDS_MAX_REQUEST, SS_RECORD_ENVELOPE);
 	ss_buf_release(&json);
 }
 
