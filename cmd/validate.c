@@ -38,11 +38,9 @@ static void label_prefix(const char *skilldir, ss_buf *out)
 		len--;
 	ss_buf_put(out, skilldir, len);
 	slash = strrchr(out->ptr, '/');
-	if (!slash || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..") ||
-	    !strcmp(out->ptr, ".") || !strcmp(out->ptr, "..")) {
+	if (!slash || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
+		/* "pdf", ".", "a/..": the report's "<name>/" says enough */
 		ss_buf_clear(out);
-		if (slash && strcmp(slash + 1, ".") && strcmp(slash + 1, ".."))
-			ss_buf_puts(out, "/");
 		return;
 	}
 	ss_buf_truncate(out, (size_t)(slash - out->ptr) + 1);
