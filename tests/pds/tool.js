@@ -2,7 +2,8 @@
 //
 //   node tool.js accounts <server.json> <pds.json>
 //       creates alice.test (the authority), bob.test and carol.test with random passwords and
-//       writes <pds.json> (mode 0600): {pds, plc, pid, adminPassword, accounts: [...]}
+//       writes <pds.json> (mode 0600): {pds, plc, pid, adminPassword, accounts: [...]} and
+//       prints it without the passwords
 //   node tool.js account <pds.json> <name>
 //       creates <name>-<random>.test; prints {handle, did, password, accessJwt, refreshJwt}
 //   node tool.js app-password <pds.json> <handle> <password|-> <label>
@@ -74,6 +75,10 @@ async function accounts(serverFile, outFile) {
   const tmp = `${outFile}.tmp`
   fs.writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 })
   fs.renameSync(tmp, outFile)
+  // The printed copy (it ends up in ctest's logs) leaves the secrets to the file.
+  const shown = { ...info, adminPassword: '(in pds.json)' }
+  shown.accounts = info.accounts.map((a) => ({ ...a, password: '(in pds.json)' }))
+  process.stdout.write(JSON.stringify(shown, null, 2) + '\n')
 }
 
 async function account(infoFile, name) {
