@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/repo.h"
+#include "core/state.h"
 
 static int cmd_help(ss_ctx *ctx, int argc, char **argv);
 
@@ -21,6 +23,24 @@ static const ss_command commands[] = {
      "    --json    print one JSON object per skill per line, with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
+    {"ls", cmd_ls, SS_NEED_CLONE, "list the skills in the view and where they come from",
+     "usage: skillsync ls [--json]\n"
+     "\n"
+     "One line per skill in the view: its name, why its version wins (mine, authority,\n"
+     "newest), who wrote it, when it was updated, and the versions it shadows.\n"
+     "\n"
+     "    --json    print a JSON array of {name, winner, shadows}\n"},
+    {"show", cmd_show, SS_NEED_CLONE, "show every version of one skill and which one wins",
+     "usage: skillsync show <name> [--json]\n"
+     "\n"
+     "Every member's version of the skill, best first: the one in the view and why, then the\n"
+     "ones it shadows, then invalid ones with the reason they are never candidates.\n"
+     "\n"
+     "    --json    print a JSON object {name, winner, shadows}\n"},
+    {"status", cmd_status, SS_NEED_CLONE, "show whether the working tree has changes",
+     "usage: skillsync status\n"
+     "\n"
+     "Lists the changed, new and deleted skills, staged and not staged.\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
@@ -145,6 +165,29 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* Opens the clone around the current directory and its local state. */
+static int open_clone(ss_ctx *ctx)
+{
+	char *authority = NULL;
+	int rc;
+
+	rc = ss_repo_open(&ctx->repo, ".", &ctx->err);
+	if (rc == SS_ENOTFOUND)
+		ss_error_set(&ctx->err, SS_ENOTFOUND,
+		             "not a skillsync clone (or any of the parent directories)");
+	if (rc < 0)
+		return cmd_fail(&ctx->err);
+	if (ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err) < 0)
+		return cmd_fail(&ctx->err);
+	rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
+	free(authority);
+	if (rc == SS_ENOTFOUND)
+		ss_error_set(&ctx->err, SS_ENOTFOUND,
+		             "'%s' is a git repository but not a skillsync clone",
+		             ss_repo_workdir(ctx->repo));
+	return rc < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const ss_command *c;
@@ -180,5 +223,14 @@ int main(int argc, char **argv)
 		return SS_EXIT_OK;
 	}
 	ctx.cmd = c->name;
+	if (c->needs & SS_NEED_CLONE) {
+		int ret = open_clone(&ctx);
+
+		if (ret == SS_EXIT_OK)
+			ret = c->fn(&ctx, argc - 1, argv + 1);
+		ss_state_free(ctx.state);
+		ss_repo_free(ctx.repo);
+		return ret;
+	}
 	return c->fn(&ctx, argc - 1, argv + 1);
 }

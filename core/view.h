@@ -9,6 +9,7 @@
  *      smaller DID in byte order (strcmp), so every member computes the same view.
  * An invalid version is never a candidate: it is ranked after every valid one and its reason
  * stays with it for `ls`/`show`. The rule only reads its input; nothing here allocates.
+ * updatedAt is compared as an instant (core/time.h), never as text.
  */
 #ifndef SS_VIEW_H
 #define SS_VIEW_H
@@ -21,7 +22,7 @@
 typedef struct ss_view_version {
 	const char *did;
 	const char *cid;
-	int64_t updated_us; /* updatedAt as microseconds since the Unix epoch */
+	int64_t updated_us; /* updatedAt as an instant (ss_time_parse) */
 	bool valid;
 	const char *reason; /* why it is not a candidate; NULL when valid */
 } ss_view_version;
@@ -48,12 +49,5 @@ ss_view_why ss_view_why_of(const ss_view_version *v, const char *me, const char 
 
 /* "mine", "authority", "newest" or "invalid" (stable words, used in --json output). */
 const char *ss_view_why_name(ss_view_why why);
-
-/*
- * Parses an RFC 3339 / ATProto datetime ("2026-11-29T22:37:00.000Z", any fraction length,
- * "Z" or a "+hh:mm"/"-hh:mm" offset) into microseconds since the epoch (digits past the
- * sixth of the fraction are dropped). Returns false for anything else.
- */
-bool ss_view_parse_datetime(const char *s, int64_t *out_us);
 
 #endif

@@ -12,6 +12,7 @@
 #include "core/fs.h"
 #include "core/provenance.h"
 #include "core/state.h"
+#include "core/time.h"
 #include "support/support.h"
 
 static ss_state *open_state(const char *dir)
@@ -221,7 +222,7 @@ static void put_version(ss_state *st, const char *did, const char *when, bool va
 	                     NULL};
 	ss_error err;
 
-	assert_true(ss_view_parse_datetime(when, &r.updated_us));
+	assert_int_equal(ss_time_parse(when, &r.updated_us), 0);
 	assert_int_equal(ss_state_record_put(st, &r, &err), 0);
 }
 

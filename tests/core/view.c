@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/time.h"
 #include "core/view.h"
 
 #define ME        "did:plc:me"
@@ -15,7 +16,7 @@ static int64_t at(const char *s)
 {
 	int64_t us = 0;
 
-	assert_true(ss_view_parse_datetime(s, &us));
+	assert_int_equal(ss_time_parse(s, &us), 0);
 	return us;
 }
 
@@ -139,27 +140,6 @@ static void test_view__me_as_authority_is_mine(void **state)
 	assert_int_equal(ss_view_why_of(&v[0], AUTHORITY, AUTHORITY), SS_VIEW_MINE);
 }
 
-static void test_view__datetime_parsing(void **state)
-{
-	int64_t us;
-
-	assert_true(ss_view_parse_datetime("1970-01-01T00:00:00Z", &us));
-	assert_int_equal(us, 0);
-	assert_true(ss_view_parse_datetime("2026-11-29T22:37:00.123Z", &us));
-	assert_int_equal(us, INT64_C(1795991820123000));
-	assert_true(ss_view_parse_datetime("2026-11-29T22:37:00.1234567Z", &us));
-	assert_int_equal(us, INT64_C(1795991820123456));
-	assert_true(ss_view_parse_datetime("2024-02-29T00:00:00+05:30", &us));
-	assert_false(ss_view_parse_datetime("2023-02-29T00:00:00Z", &us));
-	assert_false(ss_view_parse_datetime("2026-11-29 22:37:00Z", &us));
-	assert_false(ss_view_parse_datetime("2026-11-29T22:37:00", &us));
-	assert_false(ss_view_parse_datetime("2026-11-29T22:37:00.Z", &us));
-	assert_false(ss_view_parse_datetime("2026-11-29T22:37:00Zjunk", &us));
-	assert_false(ss_view_parse_datetime("2026-13-01T00:00:00Z", &us));
-	assert_false(ss_view_parse_datetime("", &us));
-	assert_false(ss_view_parse_datetime(NULL, &us));
-}
-
 int test_view_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,7 +151,6 @@ int test_view_run(void)
 	    cmocka_unit_test(test_view__only_invalid_versions_have_no_winner),
 	    cmocka_unit_test(test_view__read_only_has_no_mine),
 	    cmocka_unit_test(test_view__me_as_authority_is_mine),
-	    cmocka_unit_test(test_view__datetime_parsing),
 	};
 	return cmocka_run_group_tests_name("view", tests, NULL, NULL);
 }
