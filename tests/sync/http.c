@@ -1,0 +1,271 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "sync/http.h"
+#include "sync/pds.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A loopback TCP socket bound to a free port; listening when listen_too. */
+static int loopback_socket(int *port, int listen_too)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	if (listen_too)
+		assert_int_equal(listen(fd, 8), 0);
+	return fd;
+}
+
+static void test_http__backoff_doubles_and_is_capped(void **state)
+{
+	ss_http_options o = {.backoff_ms = 250};
+
+	assert_int_equal(ss_http_backoff_ms(&o, 1), 250);
+	assert_int_equal(ss_http_backoff_ms(&o, 2), 500);
+	assert_int_equal(ss_http_backoff_ms(&o, 3), 1000);
+	assert_int_equal(ss_http_backoff_ms(&o, 30), 8000);
+}
+
+static void test_http__retry_wait_from_headers(void **state)
+{
+	time_t now = 1700000000;
+
+	assert_int_equal(ss_http_retry_wait_s("7", NULL, now), 7);
+	assert_int_equal(ss_http_retry_wait_s(" 0 ", NULL, now), 0);
+	/* An HTTP date 90 s after now. */
+	assert_int_equal(ss_http_retry_wait_s("Tue, 14 Nov 2023 22:14:50 GMT", NULL, now), 90);
+	/* ratelimit-reset is an epoch second. */
+	assert_int_equal(ss_http_retry_wait_s(NULL, "1700000042", now), 42);
+	assert_int_equal(ss_http_retry_wait_s(NULL, "1600000000", now), 0);
+	/* Retry-After wins over ratelimit-reset; garbage says nothing. */
+	assert_int_equal(ss_http_retry_wait_s("3", "1700000042", now), 3);
+	assert_int_equal(ss_http_retry_wait_s("soon", NULL, now), 0);
+	assert_int_equal(ss_http_retry_wait_s(NULL, NULL, now), 0);
+}
+
+static void test_http__plain_http_to_remote_host_is_refused(void **state)
+{
+	ss_http_request req = {.url = "http://example.com/xrpc/com.atproto.server.describeServer"};
+	ss_http_response resp;
+	ss_http_stats st;
+	ss_http *http;
+	ss_error err;
+
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	ss_http_response_init(&resp);
+	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_EINVALID);
+	assert_non_null(strstr(err.message, "http://example.com/"));
+	assert_non_null(strstr(err.message, "use https"));
+	ss_http_get_stats(http, &st);
+	assert_int_equal(st.requests, 0);
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+}
+
+static void test_http__closed_port_fails_fast_with_one_line(void **state)
+{
+	ss_http_request req = {0};
+	ss_http_response resp;
+	ss_buf url = SS_BUF_INIT;
+	ss_http_stats st;
+	ss_http *http;
+	ss_error err;
+	double t0;
+	int port, fd = loopback_socket(&port, 0);
+
+	close(fd); /* nobody listens there now */
+	ss_buf_printf(&url, "http://127.0.0.1:%d/xrpc/com.atproto.server.describeServer", port);
+	req.url = url.ptr;
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	ss_http_response_init(&resp);
+	t0 = now_s();
+	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_ENETWORK);
+	assert_true(now_s() - t0 < 5.0);
+	assert_non_null(strstr(err.message, url.ptr));
+	assert_null(strchr(err.message, '\n'));
+	ss_http_get_stats(http, &st);
+	assert_int_equal(st.requests, 4); /* the first try and three retries */
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+	ss_buf_release(&url);
+}
+
+static void test_http__silent_server_times_out(void **state)
+{
+	ss_http_options o = {.timeout_ms = 1000};
+	ss_http_request req = {0};
+	ss_http_response resp;
+	ss_buf url = SS_BUF_INIT;
+	ss_http *http;
+	ss_error err;
+	double t0, took;
+	int port, fd = loopback_socket(&port, 1);
+
+	/* The kernel completes the handshake; nobody ever answers. */
+	ss_buf_printf(&url, "http://127.0.0.1:%d/slow", port);
+	req.url = url.ptr;
+	assert_int_equal(ss_http_new(&http, &o, &err), 0);
+	ss_http_response_init(&resp);
+	t0 = now_s();
+	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_ENETWORK);
+	took = now_s() - t0;
+	assert_true(took >= 0.9 && took < 3.0);
+	assert_non_null(strstr(err.message, "/slow"));
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+	ss_buf_release(&url);
+	close(fd);
+}
+
+static void test_http__response_over_cap_is_refused(void **state)
+{
+	ss_http_options o = {.max_response = 16};
+	ss_http_request req = {0};
+	ss_http_response resp;
+	ss_buf url = SS_BUF_INIT;
+	ss_http *http;
+	ss_error err;
+
+	ss_buf_printf(&url, "%s/xrpc/com.atproto.server.describeServer", ss_test_pds()->pds);
+	req.url = url.ptr;
+	assert_int_equal(ss_http_new(&http, &o, &err), 0);
+	ss_http_response_init(&resp);
+	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_ETOOBIG);
+	assert_non_null(strstr(err.message, "16-byte limit"));
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+	ss_buf_release(&url);
+}
+
+static void test_http__get_counts_requests_and_bytes(void **state)
+{
+	ss_http_request req = {0};
+	ss_http_response resp;
+	ss_buf url = SS_BUF_INIT;
+	ss_http_stats st;
+	ss_http *http;
+	ss_error err;
+
+	ss_buf_printf(&url, "%s/xrpc/com.atproto.server.describeServer", ss_test_pds()->pds);
+	req.url = url.ptr;
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	ss_http_response_init(&resp);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ss_http_perform(http, &req, &resp, &err), 0);
+		assert_int_equal(resp.status, 200);
+		assert_non_null(strstr(resp.body.ptr, "availableUserDomains"));
+		assert_non_null(resp.content_type);
+		assert_non_null(strstr(resp.content_type, "json"));
+	}
+	ss_http_get_stats(http, &st);
+	assert_int_equal(st.requests, 2);
+	assert_int_equal(st.retries, 0);
+	assert_int_equal(st.bytes_received, 2 * resp.body.len);
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+	ss_buf_release(&url);
+}
+
+typedef struct batch_state {
+	int done;
+	int ok;
+	int failed;
+	int added;
+	const char *url;
+} batch_state;
+
+static int on_done(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                   ss_http_response *resp, ss_error *err)
+{
+	batch_state *st = payload;
+
+	st->done++;
+	if (rc == 0 && resp->status == 200 && strstr(resp->body.ptr, "availableUserDomains"))
+		st->ok++;
+	else if (rc == SS_ENETWORK && strstr(req_err->message, "127.0.0.1"))
+		st->failed++;
+	/* Like a next page: the first completions each queue one more request. */
+	if (st->added < 3) {
+		ss_http_request next = {.url = st->url};
+
+		st->added++;
+		return ss_http_batch_add(b, &next, on_done, st, err);
+	}
+	return 0;
+}
+
+static void test_http__batch_runs_requests_added_while_running(void **state)
+{
+	batch_state st = {0};
+	ss_http_request req = {0}, bad = {0};
+	ss_buf url = SS_BUF_INIT, dead = SS_BUF_INIT;
+	ss_http_options o = {.max_retries = -1};
+	ss_http_batch *b;
+	ss_http_stats hs;
+	ss_http *http;
+	ss_error err;
+	int port, fd = loopback_socket(&port, 0);
+
+	close(fd);
+	ss_buf_printf(&url, "%s/xrpc/com.atproto.server.describeServer", ss_test_pds()->pds);
+	ss_buf_printf(&dead, "http://127.0.0.1:%d/", port);
+	st.url = url.ptr;
+	req.url = url.ptr;
+	bad.url = dead.ptr;
+	assert_int_equal(ss_http_new(&http, &o, &err), 0);
+	assert_int_equal(ss_http_batch_new(&b, http, 2, &err), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ss_http_batch_add(b, &req, on_done, &st, &err), 0);
+	assert_int_equal(ss_http_batch_add(b, &bad, on_done, &st, &err), 0);
+	assert_int_equal(ss_http_batch_run(b, &err), 0);
+	assert_int_equal(st.done, 8);
+	assert_int_equal(st.ok, 7);
+	assert_int_equal(st.failed, 1);
+	ss_http_get_stats(http, &hs);
+	assert_int_equal(hs.requests, 8);
+	ss_http_batch_free(b);
+	ss_http_free(http);
+	ss_buf_release(&url);
+	ss_buf_release(&dead);
+}
+
+int test_http_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_http__backoff_doubles_and_is_capped),
+	    cmocka_unit_test(test_http__retry_wait_from_headers),
+	    cmocka_unit_test(test_http__plain_http_to_remote_host_is_refused),
+	    cmocka_unit_test(test_http__closed_port_fails_fast_with_one_line),
+	    cmocka_unit_test(test_http__silent_server_times_out),
+	    cmocka_unit_test(test_http__response_over_cap_is_refused),
+	    cmocka_unit_test(test_http__get_counts_requests_and_bytes),
+	    cmocka_unit_test(test_http__batch_runs_requests_added_while_running),
+	};
+	return cmocka_run_group_tests_name("sync/http", tests, NULL, NULL);
+}
