@@ -199,7 +199,8 @@ int ss_xrpc__error(const char *nsid, long status, const ss_buf *body, size_t req
 		                    "(HTTP 413%s%s)",
 		                    nsid, request_len, name[0] ? ": " : "", name);
 	if (status == 401 || !strcmp(name, "AuthenticationRequired") ||
-	    !strcmp(name, "InvalidToken") || !strcmp(name, "ExpiredToken"))
+	    !strcmp(name, "AuthMissing") || !strcmp(name, "InvalidToken") ||
+	    !strcmp(name, "ExpiredToken"))
 		code = SS_EAUTH;
 	else if (!strcmp(name, "InvalidSwap"))
 		code = SS_ECONFLICT;
