@@ -38,7 +38,8 @@ static const ss_command commands[] = {
     {"whoami", cmd_whoami, SS_NEED_NOTHING, "show the signed-in accounts",
      "usage: skillsync whoami [--json]\n"
      "\n"
-     "Prints each signed-in account: handle, DID and PDS. Exit status 5 when none.\n"
+     "Prints each signed-in account: handle, DID and PDS, one a line. Exit status 5 when\n"
+     "none is signed in (with --json: prints [] and exits 0).\n"
      "\n"
      "    --json    print a JSON array of {did, handle, pds}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
