@@ -262,7 +262,8 @@ int ss_session_list(ss_session_info **out, size_t *n, ss_error *err)
 		info_from(&s, &list[count++]);
 		stored_release(&s);
 	}
-	qsort(list, count, sizeof(*list), by_did);
+	if (count)
+		qsort(list, count, sizeof(*list), by_did);
 	*out = list;
 	*n = count;
 	list = NULL;
