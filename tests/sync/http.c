@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -192,6 +193,147 @@ static void test_http__get_counts_requests_and_bytes(void **state)
 	ss_buf_release(&url);
 }
 
+/* A loopback server that answers every connection with the same canned bytes (or closes it
+ * at once when answer is NULL), counting connections, until told to stop. It stands for a
+ * misbehaving server in front of a PDS, to see what the client's retry policy does. */
+typedef struct canned {
+	int fd;
+	int port;
+	const char *answer;
+	int connections;
+	int stop;
+	pthread_t thread;
+} canned;
+
+static void *canned_serve(void *p)
+{
+	canned *c = p;
+
+	for (;;) {
+		char req[65536];
+		int conn = accept(c->fd, NULL, NULL);
+
+		if (conn < 0 || __atomic_load_n(&c->stop, __ATOMIC_SEQ_CST)) {
+			if (conn >= 0)
+				close(conn);
+			return NULL;
+		}
+		__atomic_add_fetch(&c->connections, 1, __ATOMIC_SEQ_CST);
+		(void)!read(conn, req, sizeof(req));
+		if (c->answer)
+			(void)!write(conn, c->answer, strlen(c->answer));
+		close(conn);
+	}
+}
+
+static void canned_start(canned *c, const char *answer)
+{
+	memset(c, 0, sizeof(*c));
+	c->answer = answer;
+	c->fd = loopback_socket(&c->port, 1);
+	assert_int_equal(pthread_create(&c->thread, NULL, canned_serve, c), 0);
+}
+
+static int canned_stop(canned *c)
+{
+	int unblock, port;
+
+	__atomic_store_n(&c->stop, 1, __ATOMIC_SEQ_CST);
+	unblock = loopback_socket(&port, 0);
+	{
+		struct sockaddr_in a;
+
+		memset(&a, 0, sizeof(a));
+		a.sin_family = AF_INET;
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a.sin_port = htons((uint16_t)c->port);
+		(void)!connect(unblock, (struct sockaddr *)&a, sizeof(a));
+	}
+	pthread_join(c->thread, NULL);
+	close(unblock);
+	close(c->fd);
+	return c->connections;
+}
+
+/* Performs method on the canned server; returns the code, fills status. */
+static int canned_request(canned *c, const char *method, long *status, ss_error *err)
+{
+	ss_http_options o = {.backoff_ms = 10};
+	ss_http_request req = {
+	    .method = method, .content_type = "application/json", .body = "{}", .body_len = 2};
+	ss_http_response resp;
+	ss_buf url = SS_BUF_INIT;
+	ss_http *http;
+	int ret;
+
+	ss_buf_printf(&url, "http://127.0.0.1:%d/xrpc/x", c->port);
+	req.url = url.ptr;
+	assert_int_equal(ss_http_new(&http, &o, err), 0);
+	ss_http_response_init(&resp);
+	ret = ss_http_perform(http, &req, &resp, err);
+	*status = resp.status;
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+	ss_buf_release(&url);
+	return ret;
+}
+
+static void test_http__5xx_retried_for_get_not_for_post(void **state)
+{
+	const char *answer = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n"
+	                     "Connection: close\r\n\r\n";
+	canned c;
+	long status;
+	ss_error err;
+
+	canned_start(&c, answer);
+	assert_int_equal(canned_request(&c, "GET", &status, &err), 0);
+	assert_int_equal(status, 500);
+	assert_int_equal(canned_stop(&c), 4); /* a try and three retries, then the answer */
+	canned_start(&c, answer);
+	assert_int_equal(canned_request(&c, "POST", &status, &err), 0);
+	assert_int_equal(status, 500);
+	assert_int_equal(canned_stop(&c), 1); /* a write is never sent twice */
+}
+
+static void test_http__dropped_connection_retried_for_get_only(void **state)
+{
+	canned c;
+	long status;
+	ss_error err;
+
+	canned_start(&c, NULL);
+	assert_int_equal(canned_request(&c, "GET", &status, &err), SS_ENETWORK);
+	assert_int_equal(canned_stop(&c), 4);
+	canned_start(&c, NULL);
+	assert_int_equal(canned_request(&c, "POST", &status, &err), SS_ENETWORK);
+	assert_non_null(strstr(err.message, "cannot reach 'http://127.0.0.1:"));
+	assert_int_equal(canned_stop(&c), 1);
+}
+
+static void test_http__429_waits_as_asked_or_fails(void **state)
+{
+	canned c;
+	long status;
+	ss_error err;
+	double t0;
+
+	canned_start(&c, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+	                 "Content-Length: 0\r\nConnection: close\r\n\r\n");
+	t0 = now_s();
+	assert_int_equal(canned_request(&c, "POST", &status, &err), SS_ENETWORK);
+	assert_true(now_s() - t0 >= 2.9); /* three waits of one second */
+	assert_non_null(strstr(err.message, "is rate limited, try again later"));
+	assert_int_equal(canned_stop(&c), 4);
+	canned_start(&c, "HTTP/1.1 429 Too Many Requests\r\nratelimit-reset: 4102444800\r\n"
+	                 "Content-Length: 0\r\nConnection: close\r\n\r\n");
+	t0 = now_s();
+	assert_int_equal(canned_request(&c, "GET", &status, &err), SS_ENETWORK);
+	assert_true(now_s() - t0 < 2.0);
+	assert_non_null(strstr(err.message, "the server asks to wait"));
+	assert_int_equal(canned_stop(&c), 1);
+}
+
 typedef struct batch_state {
 	int done;
 	int ok;
@@ -266,6 +408,9 @@ int test_http_run(void)
 	    cmocka_unit_test(test_http__response_over_cap_is_refused),
 	    cmocka_unit_test(test_http__get_counts_requests_and_bytes),
 	    cmocka_unit_test(test_http__batch_runs_requests_added_while_running),
+	    cmocka_unit_test(test_http__5xx_retried_for_get_not_for_post),
+	    cmocka_unit_test(test_http__dropped_connection_retried_for_get_only),
+	    cmocka_unit_test(test_http__429_waits_as_asked_or_fails),
 	};
 	return cmocka_run_group_tests_name("sync/http", tests, NULL, NULL);
 }
