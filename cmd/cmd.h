@@ -56,5 +56,8 @@ int cmd_exit_code(int code);
 void cmd_print_json_string(const char *s);
 
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
+int cmd_login(ss_ctx *ctx, int argc, char **argv);
+int cmd_logout(ss_ctx *ctx, int argc, char **argv);
+int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
 
 #endif
