@@ -85,5 +85,8 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv);
 int cmd_show(ss_ctx *ctx, int argc, char **argv);
 int cmd_status(ss_ctx *ctx, int argc, char **argv);
 int cmd_members(ss_ctx *ctx, int argc, char **argv);
+int cmd_login(ss_ctx *ctx, int argc, char **argv);
+int cmd_logout(ss_ctx *ctx, int argc, char **argv);
+int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
 
 #endif
