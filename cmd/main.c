@@ -23,6 +23,20 @@ static const ss_command commands[] = {
      "    --json    print one JSON object per skill per line, with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
+    {"clone", cmd_clone, SS_NEED_NOTHING, "copy a memory space into a new git working tree",
+     "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
+     "<handle-or-did>]\n"
+     "\n"
+     "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
+     "view: for each name, your own version, else the authority's, else the most recently\n"
+     "updated one. The space is the authority's repo and the members' repos; records that fail\n"
+     "validation are skipped with one warning each. The clone is an ordinary git repository;\n"
+     "refs/remotes/space/main holds the view as fetched, and the local state lives in .git/.\n"
+     "\n"
+     "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
+     "                       'skillsync members add|remove')\n"
+     "    --as <h>           the signed-in account that is you (default: the only one signed\n"
+     "                       in; with none, a read-only clone with no \"mine\")\n"},
     {"ls", cmd_ls, SS_NEED_CLONE, "list the skills in the view and where they come from",
      "usage: skillsync ls [--json]\n"
      "\n"
@@ -62,6 +76,15 @@ static const ss_command commands[] = {
      "none is signed in (with --json: prints [] and exits 0).\n"
      "\n"
      "    --json    print a JSON array of {did, handle, pds}\n"},
+    {"members", cmd_members, SS_NEED_CLONE, "list, add or remove the space's members",
+     "usage: skillsync members [--json]\n"
+     "       skillsync members add <handle-or-did>\n"
+     "       skillsync members remove <handle-or-did>\n"
+     "\n"
+     "The accounts whose skill records make up the space: the authority, the members, and\n"
+     "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
+     "\n"
+     "    --json    print a JSON array of {did, handle, role, rev}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
