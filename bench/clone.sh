@@ -34,8 +34,8 @@ curl_member() {
 	done
 }
 
-echo "| space | records | clone wall time | requests | bytes received | peak RSS | curl, same pages | fill time |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| space | records | clone wall time | requests | bytes received | peak RSS | peak RSS before checkout | curl, same pages | fill time |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for size in "${sizes[@]}"; do
 	n=${size%x*}
 	m=${size#*x}
@@ -64,14 +64,16 @@ for size in "${sizes[@]}"; do
 	requests=$(echo "$stats" | sed -n 's/.*requests=\([0-9]*\).*/\1/p')
 	bytes=$(echo "$stats" | sed -n 's/.*received=\([0-9]*\).*/\1/p')
 	rss=$(cat "$work/rss")
+	fetch_rss=$(echo "$stats" | sed -n 's/.*peak_rss_before_checkout=\([0-9]*\).*/\1/p')
 	cd "$src"
 
 	t0=$(now)
 	for i in "${!dids[@]}"; do curl_member "${dids[$i]}" "$work/curl-$size-$i" & done
 	wait
 	curl_time=$(echo "$(now) - $t0" | bc)
-	printf '| %s | %d | %.2f s | %s | %.1f MB | %.0f MB | %.2f s | %.0f s |\n' "$size" $((n * m)) \
-		"$clone_time" "$requests" "$(echo "$bytes / 1000000" | bc -l)" \
-		"$(echo "$rss / 1024" | bc -l)" "$curl_time" "$fill_time"
+	printf '| %s | %d | %.2f s | %s | %.1f MB | %.0f MB | %.0f MB | %.2f s | %.0f s |\n' "$size" \
+		$((n * m)) "$clone_time" "$requests" "$(echo "$bytes / 1000000" | bc -l)" \
+		"$(echo "$rss / 1024" | bc -l)" "$(echo "$fetch_rss / 1024" | bc -l)" "$curl_time" \
+		"$fill_time"
 	rm -rf "$work/clone-$size" "$work"/curl-"$size"-*
 done

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -250,10 +251,15 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_fetch_re
 		/* For bench/: what the clone cost on the wire. */
 		ss_http_stats hs;
 
+		struct rusage ru;
+
 		ss_http_get_stats(http, &hs);
-		fprintf(stderr, "stats: requests=%llu sent=%llu received=%llu\n",
-		        (unsigned long long)hs.requests, (unsigned long long)hs.bytes_sent,
-		        (unsigned long long)hs.bytes_received);
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(
+		    stderr,
+		    "stats: requests=%llu sent=%llu received=%llu peak_rss_before_checkout=%ldkB\n",
+		    (unsigned long long)hs.requests, (unsigned long long)hs.bytes_sent,
+		    (unsigned long long)hs.bytes_received, ru.ru_maxrss);
 	}
 	ss_oid_clear(&zero);
 	if (ss_commit_update_ref(repo, SS_REPO_MAIN_REF, &res->commit, &zero, "clone", err) < 0 ||
