@@ -35,6 +35,11 @@ static const char *who(const pub_member *m)
 	return m->handle ? m->handle : m->did;
 }
 
+/*
+ * One getLatestCommit per member, one after another (a few ms each on a kept-alive
+ * connection). TODO(issue 6): ask them concurrently through ss_http_batch when spaces grow
+ * to many members.
+ */
 static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
 	pub_space *ps = (pub_space *)sp;
