@@ -20,7 +20,7 @@ fill=$src/build/ss-fill
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-demo.XXXXXX")
 cleanup() {
-	tests/pds/stop "$work/pds" >/dev/null 2>&1 || true
+	"$src/tests/pds/stop" "$work/pds" >/dev/null 2>&1 || true
 	if $keep; then
 		echo "== the clone stays in $work/space (the PDS is stopped)"
 	else
