@@ -21,6 +21,18 @@ static const ss_command commands[] = {
      "    --json    print one JSON object per skill with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
+    {"log", cmd_log, SS_NEED_NOTHING, "show the history: who changed what, and the notes",
+     "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
+     "\n"
+     "The clone's history, newest first: what the space changed (one commit per fetch that\n"
+     "changed the view, saying skill by skill what changed, who changed it, and the record's\n"
+     "note), your commits, and the merges that brought the space's changes in. Changes fetched\n"
+     "but not merged yet come first, marked \"not merged yet\". With <skill>, only the commits\n"
+     "that changed that skill, and of each fetch only what it says about that skill.\n"
+     "\n"
+     "    -n, --max-count <n>   show at most n commits\n"
+     "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
+     "                          merged, date, author, subject, message, about}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
