@@ -18,7 +18,7 @@ static const ss_command commands[] = {
      "garden.engram.skill lexicon's limits. A path is a skill directory, a SKILL.md, or a\n"
      "directory of skills (default: the skills in the current directory).\n"
      "\n"
-     "    --json    print one JSON object per skill with its errors and warnings\n"
+     "    --json    print one JSON object per skill per line, with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
     {"log", cmd_log, SS_NEED_NOTHING, "show the history: who changed what, and the notes",
