@@ -55,7 +55,18 @@ int cmd_exit_code(int code);
 /* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output). */
 void cmd_print_json_string(const char *s);
 
+/*
+ * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
+ * SS_ELOCKED naming the holder) and finishes or undoes a merge a killed run left
+ * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_release.
+ */
+struct ss_repo;
+struct ss_lock;
+int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
+
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
 int cmd_log(ss_ctx *ctx, int argc, char **argv);
+int cmd_fetch(ss_ctx *ctx, int argc, char **argv);
+int cmd_pull(ss_ctx *ctx, int argc, char **argv);
 
 #endif
