@@ -150,7 +150,6 @@ int cmd_log(ss_ctx *ctx, int argc, char **argv)
 	bool json = false;
 	size_t max = 0;
 	char *skill = NULL;
-	ss_repo *repo = NULL;
 	ss_history h = {NULL, 0};
 	int ret;
 
@@ -173,12 +172,7 @@ int cmd_log(ss_ctx *ctx, int argc, char **argv)
 			return cmd_usage_error(ctx, "'%s' is not a skill name", argv[i]);
 		}
 	}
-	ret = ss_repo_open(&repo, ".", &ctx->err);
-	if (ret == SS_ENOTFOUND)
-		ss_error_set(&ctx->err, SS_ENOTFOUND,
-		             "not a skillsync clone (or any of the parent directories)");
-	if (ret == 0)
-		ret = ss_history_list(repo, skill, max, &h, &ctx->err);
+	ret = ss_history_list(ctx->repo, skill, max, &h, &ctx->err);
 	if (ret < 0) {
 		ret = cmd_fail(&ctx->err);
 		goto out;
@@ -190,7 +184,6 @@ int cmd_log(ss_ctx *ctx, int argc, char **argv)
 	ret = SS_EXIT_OK;
 out:
 	ss_history_release(&h);
-	ss_repo_free(repo);
 	free(skill);
 	return ret;
 }
