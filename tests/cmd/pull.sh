@@ -177,6 +177,22 @@ git checkout -q -- delta
 run 0 "$SKILLSYNC" pull
 [ "$(body_of delta/SKILL.md)" = "delta 2" ] || fail "delta 2 not merged after the edit went"
 
+# --ff-only refuses when main has a commit of its own; a plain pull then merges cleanly.
+printf 'my notes\n' >delta/extra.md
+commit "delta: my notes"
+put m2 beta $'beta by m2, v2\n' "m2's beta v2"
+head=$(git rev-parse HEAD)
+run 1 "$SKILLSYNC" pull --ff-only
+grep -q "not possible to fast-forward" "$tmp/stderr" || fail "pull --ff-only said: $(cat "$tmp/stderr")"
+[ "$(git rev-parse HEAD)" = "$head" ] || fail "pull --ff-only moved main"
+run 0 "$SKILLSYNC" pull
+grep -q "^merged the space's changes into main (merge commit " "$tmp/stdout" || fail "pull said: $(cat "$tmp/stdout")"
+has_line "$tmp/stdout" "  updated beta ($(handle m2)): m2's beta v2"
+[ "$(body_of beta/SKILL.md)" = "beta by m2, v2" ] && [ "$(cat delta/extra.md)" = "my notes" ] ||
+	fail "the clean merge lost a side"
+[ "$(git rev-list --parents -n1 HEAD | wc -w)" = 3 ] || fail "the clean merge is not a merge commit"
+clean .
+
 # A conflict: the same line edited here and by the winning remote version (m2's gamma).
 sed -i 's/^line 2$/line 2 (mine)/' gamma/SKILL.md
 commit "gamma: my line 2"
