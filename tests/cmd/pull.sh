@@ -219,7 +219,7 @@ commit "gamma: both line 2s"
 clean .
 if has_cmd push; then
 	run 0 "$SKILLSYNC" push
-	[ "$(get_instructions me gamma)" = $'line 1\nline 2 (both)\nline 3\nline 4\n' ] ||
+	[ "$(get_instructions me gamma)" = $'line 1\nline 2 (both)\nline 3\nline 4' ] ||
 		fail "push did not land the resolved gamma: $(get_instructions me gamma)"
 	run 0 "$SKILLSYNC" pull
 	clean .
