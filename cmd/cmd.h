@@ -64,6 +64,15 @@ int cmd_exit_code(int code);
 /* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output). */
 void cmd_print_json_string(const char *s);
 
+/*
+ * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
+ * SS_ELOCKED naming the holder) and finishes or undoes a merge a killed run left
+ * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_release.
+ */
+struct ss_repo;
+struct ss_lock;
+int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
+
 /* Prints s with control characters as \xNN (for text that came from the network). */
 void cmd_print_safe(FILE *out, const char *s);
 
@@ -88,5 +97,8 @@ int cmd_members(ss_ctx *ctx, int argc, char **argv);
 int cmd_login(ss_ctx *ctx, int argc, char **argv);
 int cmd_logout(ss_ctx *ctx, int argc, char **argv);
 int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
+int cmd_log(ss_ctx *ctx, int argc, char **argv);
+int cmd_fetch(ss_ctx *ctx, int argc, char **argv);
+int cmd_pull(ss_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -85,6 +85,48 @@ static const ss_command commands[] = {
      "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
      "\n"
      "    --json    print a JSON array of {did, handle, role, rev}\n"},
+    {"fetch", cmd_fetch, SS_NEED_CLONE, "bring the space's changes into the tracking ref",
+     "usage: skillsync fetch [--quiet] [--json]\n"
+     "\n"
+     "Asks each member's repo for its revision (one small request per member), lists the\n"
+     "records of the members whose repo moved, and when the view changed writes one commit on\n"
+     "refs/remotes/space/main saying skill by skill what changed, who changed it, and the\n"
+     "record's note. main and your files are not touched: 'skillsync pull' merges.\n"
+     "\n"
+     "    -q, --quiet   print nothing unless something changed or failed\n"
+     "    --json        print one JSON object: the changes, skipped records, requests sent\n"
+     "\n"
+     "Exit status: 0, 4 network, 5 authentication, 6 another skillsync holds the clone.\n"},
+    {"pull", cmd_pull, SS_NEED_CLONE, "fetch, then merge the space's changes into main",
+     "usage: skillsync pull [--ff-only] [--quiet] [--json]\n"
+     "\n"
+     "Fetches (see 'skillsync fetch --help'), then merges the space's view into main: a\n"
+     "fast-forward when main has no commits of its own, else a three-way merge. Conflicting\n"
+     "edits of the same lines leave conflict markers; 'skillsync status' lists them; fix them\n"
+     "and run 'skillsync commit'. Uncommitted changes are never overwritten: when the merge\n"
+     "would touch them, pull fetches, then stops naming the files. Made for cron and systemd\n"
+     "timers (docs/SCHEDULE.md): it never prompts, and a second run waits for the first\n"
+     "($SKILLSYNC_LOCK_WAIT seconds, default 5), then gives up.\n"
+     "\n"
+     "    --ff-only     merge only when main can fast-forward; else stop (exit status 1)\n"
+     "    -q, --quiet   print nothing unless something changed or failed\n"
+     "    --json        print one JSON object: fetch, merge, changes, requests sent, error\n"
+     "\n"
+     "Exit status: 0 up to date or merged, 1 failure (e.g. uncommitted changes in the way),\n"
+     "2 conflicts to resolve, 4 network, 5 authentication, 6 another skillsync holds the\n"
+     "clone.\n"},
+    {"log", cmd_log, SS_NEED_CLONE, "show the history: who changed what, and the notes",
+     "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
+     "\n"
+     "The clone's history, newest first: what the space changed (one commit per fetch that\n"
+     "changed the view, saying skill by skill what changed, who changed it, and the record's\n"
+     "note), your commits, and the merges that brought the space's changes in. Changes fetched\n"
+     "but not merged yet come first, marked \"not merged yet\". With <skill>, only the commits\n"
+     "that changed that skill, and of each fetch only what it says about that skill.\n"
+     "\n"
+     "    -n, --max-count <n>   show at most n commits\n"
+     "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
+     "                          merged, date, author, subject, message, about}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
