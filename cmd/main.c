@@ -141,6 +141,13 @@ static const ss_command *find_command(const char *name)
 	return NULL;
 }
 
+static int unknown_command(const char *name)
+{
+	fprintf(stderr, "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
+	        name);
+	return SS_EXIT_USAGE;
+}
+
 static void print_main_help(FILE *out)
 {
 	fprintf(out, "usage: skillsync [--version] [--help] <command> [<args>]\n\n"
@@ -162,12 +169,8 @@ static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 	if (argc > 2)
 		return cmd_usage_error(ctx, "too many arguments");
 	c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr,
-		        "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
-		        argv[1]);
-		return SS_EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command(argv[1]);
 	fputs(c->usage, stdout);
 	return SS_EXIT_OK;
 }
@@ -298,12 +301,8 @@ int main(int argc, char **argv)
 		return SS_EXIT_USAGE;
 	}
 	c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr,
-		        "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
-		        argv[1]);
-		return SS_EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command(argv[1]);
 	if (wants_help(argc - 1, argv + 1)) {
 		fputs(c->usage, stdout);
 		return SS_EXIT_OK;
