@@ -56,5 +56,6 @@ int cmd_exit_code(int code);
 void cmd_print_json_string(const char *s);
 
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
+int cmd_push(ss_ctx *ctx, int argc, char **argv);
 
 #endif

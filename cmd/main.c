@@ -21,6 +21,19 @@ static const ss_command commands[] = {
      "    --json    print one JSON object per skill with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
+    {"push", cmd_push, SS_NEED_NOTHING, "send your committed skill changes to your repo",
+     "usage: skillsync push [--dry-run] [--json]\n"
+     "\n"
+     "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
+     "your own repo: a new skill is created, a changed one updated (a skill whose version came\n"
+     "from someone else becomes your own version), a deleted one removed (only yours; when\n"
+     "another member has one, theirs applies after). Each record carries a note made from the\n"
+     "commit subjects and a summary of what changed. If your repo moved since the last fetch,\n"
+     "nothing is written: run 'skillsync pull' first (exit status 3). Files outside skill\n"
+     "directories are never pushed.\n"
+     "\n"
+     "    -n, --dry-run   show what would be sent, send nothing\n"
+     "    --json          print the writes, notes and notices as JSON\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
