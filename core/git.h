@@ -1,0 +1,50 @@
+/*
+ * git.h: private glue between libgit2 and the git modules (repo, tree, commit, worktree,
+ * merge). Only those modules include it, so git2.h stays behind them.
+ *
+ * Rules: every libgit2 failure becomes an ss_error through ss_git_error(), which copes with
+ * git_error_last() being NULL (libgit2 1.5 does not always set one).
+ */
+#ifndef SS_GIT_H
+#define SS_GIT_H
+
+#include <git2.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/repo.h"
+
+git_repository *ss_repo_git(ss_repo *repo);
+
+/*
+ * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted
+ * from fmt ("cannot write tree for '%s'"); returns the SS_E* code: GIT_ENOTFOUND ->
+ * SS_ENOTFOUND, GIT_EEXISTS -> SS_EEXISTS, GIT_EMODIFIED / GIT_ELOCKED -> SS_ECONFLICT,
+ * GIT_ECONFLICT -> SS_EEXISTS (a checkout refusing to overwrite), else SS_ERROR.
+ */
+int ss_git_error(ss_error *err, int gitcode, const char *fmt, ...) SS_PRINTF(3, 4);
+
+static inline void ss_git_oid_in(git_oid *out, const ss_oid *oid)
+{
+	memcpy(out->id, oid->id, SS_OID_RAWSZ);
+}
+
+static inline void ss_git_oid_out(ss_oid *out, const git_oid *oid)
+{
+	memcpy(out->id, oid->id, SS_OID_RAWSZ);
+}
+
+/* Looks up a tree; oid NULL (or zero) gives *out = NULL, which libgit2 reads as empty. */
+int ss_git_tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err);
+
+/* Looks up the tree of HEAD's commit; *out = NULL when HEAD has no commit yet. */
+int ss_git_head_tree(git_tree **out, ss_repo *repo, ss_error *err);
+
+/* Frees an array of count heap strings. */
+void ss_git_strings_free(char **items, size_t count);
+
+/* Turns a diff into file-level changes with line counts (see tree.h), sorted by path. */
+struct ss_changes;
+int ss_git_diff_changes(git_diff *diff, struct ss_changes *out, ss_error *err);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * lock.h: one skillsync at a time in a clone (cron's `pull` and a person's `push`).
+ *
+ * The lock is an flock() on <gitdir>/skillsync/lock: the kernel releases it when the process
+ * ends, however it ends, so a lock left by a killed run never blocks the next one (a "stale"
+ * lock file is simply taken over). The file's content (pid, hostname, start time) is only
+ * there for the message the second run prints. The file is never removed (removing a lock
+ * file races with a process that opened it and waits).
+ *
+ * Rules: take the lock before any write to the clone, release it (or exit) when done.
+ */
+#ifndef SS_LOCK_H
+#define SS_LOCK_H
+
+#include "core/error.h"
+
+typedef struct ss_lock ss_lock;
+
+/* The default wait before giving up, in milliseconds. */
+#define SS_LOCK_WAIT_MS 5000
+
+/*
+ * Takes the lock at path (created 0600 if missing), waiting up to wait_ms while another
+ * process holds it; then fails with SS_ELOCKED "another skillsync (pid N on host, started T)
+ * is working in this clone".
+ */
+int ss_lock_acquire(ss_lock **out, const char *path, unsigned wait_ms, ss_error *err);
+
+/* Releases the lock and frees it; NULL is fine. */
+void ss_lock_release(ss_lock *lock);
+
+#endif

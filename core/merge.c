@@ -1,0 +1,350 @@
+/*
+ * merge.c: bringing a commit into HEAD. The order of the steps (see docs/GIT-MODEL.md):
+ *
+ * Fast-forward and clean three-way merges are reduced to one move of HEAD from `old` to a
+ * commit `new` (for a clean merge, the merge commit is written first, as an object only):
+ *   1. journal "old <id>\nnew <id>\n" to <statedir>/merge (atomic write);
+ *   2. safe checkout of new's tree (refuses before writing anything if a path it would touch
+ *      differs from old: then the journal is removed and nothing changed);
+ *   3. compare-and-swap HEAD's branch from old to new;
+ *   4. remove the journal.
+ * Killed after 1, ss_merge_recover() sees the journal: every path that differs between old
+ * and new was clean at step 2, so it finishes the move (forced checkout of just those paths,
+ * then the ref), leaving the repository as after the merge.
+ *
+ * A conflicting merge never moves HEAD: journal "old <id>\nconflict <theirs>\n", then
+ * git_merge() (merge state files, checkout, and the index with its conflicts written last),
+ * then remove the journal. Killed before the index was written, recovery undoes it (the paths
+ * the merge touches were clean before) and the repository is as before.
+ */
+#include "core/merge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/commit.h"
+#include "core/fs.h"
+#include "core/git.h"
+#include "core/mem.h"
+
+void ss_merge_result_release(ss_merge_result *result)
+{
+	if (!result)
+		return;
+	ss_git_strings_free(result->paths, result->npaths);
+	result->paths = NULL;
+	result->npaths = 0;
+}
+
+bool ss_merge_in_progress(ss_repo *repo)
+{
+	return git_repository_state(ss_repo_git(repo)) == GIT_REPOSITORY_STATE_MERGE;
+}
+
+int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	int ret;
+
+	if (!ss_merge_in_progress(repo))
+		return ss_error_set(err, SS_ENOTFOUND, "no merge in progress");
+	ss_fs_join(&path, ss_repo_gitdir(repo), "MERGE_MSG");
+	ret = ss_fs_read_file(out, path.ptr, 1 << 20, err);
+	ss_buf_release(&path);
+	return ret;
+}
+
+static void journal_path(ss_buf *out, ss_repo *repo)
+{
+	ss_fs_join(out, ss_repo_statedir(repo), "merge");
+}
+
+static int journal_write(ss_repo *repo, const char *kind, const ss_oid *old, const ss_oid *target,
+                         ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT, text = SS_BUF_INIT;
+	char a[SS_OID_HEXSZ + 1], b[SS_OID_HEXSZ + 1];
+	int ret;
+
+	ss_oid_fmt(a, old);
+	ss_oid_fmt(b, target);
+	ss_buf_printf(&text, "old %s\n%s %s\n", a, kind, b);
+	journal_path(&path, repo);
+	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
+	ss_buf_release(&path);
+	ss_buf_release(&text);
+	return ret;
+}
+
+static void journal_remove(ss_repo *repo)
+{
+	ss_buf path = SS_BUF_INIT;
+
+	journal_path(&path, repo);
+	unlink(path.ptr);
+	ss_buf_release(&path);
+}
+
+static void add_path(ss_merge_result *r, size_t *alloc, const char *path)
+{
+	ss_xgrow((void **)&r->paths, sizeof(char *), r->npaths + 1, alloc);
+	r->paths[r->npaths++] = ss_xstrdup(path);
+}
+
+typedef struct refusal {
+	ss_merge_result *result;
+	size_t alloc;
+} refusal;
+
+static int note_conflict(git_checkout_notify_t why, const char *path, const git_diff_file *baseline,
+                         const git_diff_file *target, const git_diff_file *workdir, void *payload)
+{
+	refusal *r = payload;
+
+	(void)why, (void)baseline, (void)target, (void)workdir;
+	add_path(r->result, &r->alloc, path);
+	return 0;
+}
+
+/* "uncommitted changes to 'a', 'b' would be overwritten by the merge; commit them first" */
+static int refuse(ss_merge_result *r, ss_error *err)
+{
+	ss_buf names = SS_BUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < r->npaths && i < 5; i++)
+		ss_buf_printf(&names, "%s'%s'", i ? ", " : "", r->paths[i]);
+	if (r->npaths > 5)
+		ss_buf_puts(&names, " and more");
+	ret = ss_error_set(err, SS_EEXISTS,
+	                   "uncommitted changes to %s would be overwritten by the merge; commit "
+	                   "them first",
+	                   names.ptr);
+	ss_buf_release(&names);
+	return ret;
+}
+
+/* Moves HEAD (and the files) from old (zero: no commit yet) to target: steps 1-4 above. */
+static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
+                     ss_merge_result *result, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_checkout_options opts;
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_oid id;
+	refusal r = {result, 0};
+	int rc, ret;
+
+	ret = journal_write(repo, "new", old, target, err);
+	if (ret < 0)
+		return ret;
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+	opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+	opts.notify_cb = note_conflict;
+	opts.notify_payload = &r;
+	ss_git_oid_in(&id, target);
+	rc = git_commit_lookup(&c, git, &id);
+	if (rc == 0)
+		rc = git_commit_tree(&tree, c);
+	if (rc == 0)
+		rc = git_checkout_tree(git, (git_object *)tree, &opts);
+	if (rc < 0) {
+		journal_remove(repo);
+		ret = result->npaths ? refuse(result, err)
+		                     : ss_git_error(err, rc, "cannot update the working tree");
+		goto out;
+	}
+	ret = ss_commit_update_ref(repo, "HEAD", target, old, "merge: skillsync pull", err);
+	if (ret < 0)
+		goto out; /* the journal stays: recovery finishes or reports */
+	journal_remove(repo);
+	result->head = *target;
+out:
+	git_tree_free(tree);
+	git_commit_free(c);
+	return ret;
+}
+
+/* Collects the conflicted paths of the repository's index into result. */
+static int list_conflicts(ss_repo *repo, ss_merge_result *result, ss_error *err)
+{
+	git_index *index = NULL;
+	git_index_conflict_iterator *it = NULL;
+	const git_index_entry *a, *o, *t;
+	size_t alloc = 0;
+	int rc;
+
+	rc = git_repository_index(&index, ss_repo_git(repo));
+	if (rc == 0)
+		rc = git_index_read(index, 1);
+	if (rc == 0)
+		rc = git_index_conflict_iterator_new(&it, index);
+	while (rc == 0 && (rc = git_index_conflict_next(&a, &o, &t, it)) == 0)
+		add_path(result, &alloc, o ? o->path : t ? t->path : a->path);
+	git_index_conflict_iterator_free(it);
+	git_index_free(index);
+	if (rc != GIT_ITEROVER)
+		return ss_git_error(err, rc, "cannot read the conflicts");
+	return 0;
+}
+
+/* Writes MERGE_MSG: the message, then the conflicted paths as git does. */
+static int write_merge_msg(ss_repo *repo, const char *message, const ss_merge_result *r,
+                           ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT, text = SS_BUF_INIT;
+	int ret;
+
+	ss_buf_puts(&text, message);
+	if (text.len && text.ptr[text.len - 1] != '\n')
+		ss_buf_putc(&text, '\n');
+	ss_buf_puts(&text, "\nConflicts:\n");
+	for (size_t i = 0; i < r->npaths; i++)
+		ss_buf_printf(&text, "\t%s\n", r->paths[i]);
+	ss_fs_join(&path, ss_repo_gitdir(repo), "MERGE_MSG");
+	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0644, err);
+	ss_buf_release(&path);
+	ss_buf_release(&text);
+	return ret;
+}
+
+static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *theirs,
+                             const char *message, ss_merge_result *result, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_annotated_commit *ann = NULL;
+	const git_annotated_commit *heads[1];
+	git_merge_options mopts;
+	git_checkout_options copts;
+	refusal r = {result, 0};
+	git_oid id;
+	int rc, ret;
+
+	ret = journal_write(repo, "conflict", old, theirs, err);
+	if (ret < 0)
+		return ret;
+	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
+	git_checkout_options_init(&copts, GIT_CHECKOUT_OPTIONS_VERSION);
+	copts.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
+	copts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+	copts.notify_cb = note_conflict;
+	copts.notify_payload = &r;
+	ss_git_oid_in(&id, theirs);
+	rc = git_annotated_commit_lookup(&ann, git, &id);
+	heads[0] = ann;
+	if (rc == 0)
+		rc = git_merge(git, heads, 1, &mopts, &copts);
+	git_annotated_commit_free(ann);
+	if (rc < 0) {
+		/* Refused before writing: no merge state must stay behind. */
+		git_repository_state_cleanup(git);
+		journal_remove(repo);
+		return result->npaths ? refuse(result, err) : ss_git_error(err, rc, "cannot merge");
+	}
+	journal_remove(repo);
+	result->kind = SS_MERGE_CONFLICTED;
+	result->head = *old;
+	ret = list_conflicts(repo, result, err);
+	if (ret == 0)
+		ret = write_merge_msg(repo, message, result, err);
+	if (ret < 0)
+		return ret;
+	if (result->npaths == 1)
+		return ss_error_set(err, SS_EMERGE, "conflict in '%s': fix it, then commit",
+		                    result->paths[0]);
+	return ss_error_set(err, SS_EMERGE, "conflicts in %zu files: fix them, then commit",
+	                    result->npaths);
+}
+
+/* Writes the merge commit of a clean in-memory merge (an object only); SS_EMERGE if the
+ * merge has conflicts (then nothing is written). */
+static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *theirs,
+                           const char *message, ss_oid *out, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_commit *a = NULL, *b = NULL;
+	git_index *index = NULL;
+	git_merge_options mopts;
+	git_oid id, tree_id;
+	ss_oid tree, parents[2];
+	int rc, ret = -1;
+
+	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
+	ss_git_oid_in(&id, ours);
+	rc = git_commit_lookup(&a, git, &id);
+	ss_git_oid_in(&id, theirs);
+	if (rc == 0)
+		rc = git_commit_lookup(&b, git, &id);
+	if (rc == 0)
+		rc = git_merge_commits(&index, git, a, b, &mopts);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot merge");
+		goto out;
+	}
+	if (git_index_has_conflicts(index)) {
+		ret = SS_EMERGE;
+		goto out;
+	}
+	rc = git_index_write_tree_to(&tree_id, index, git);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot write the merged tree");
+		goto out;
+	}
+	ss_git_oid_out(&tree, &tree_id);
+	parents[0] = *ours;
+	parents[1] = *theirs;
+	ret = ss_commit_create(repo, NULL, &tree, parents, 2, message, out, err);
+out:
+	git_index_free(index);
+	git_commit_free(a);
+	git_commit_free(b);
+	return ret;
+}
+
+int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
+                    ss_merge_result *result, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_oid h, t;
+	ss_oid head, merged;
+	int ret;
+
+	memset(result, 0, sizeof(*result));
+	if (git_repository_state(git) != GIT_REPOSITORY_STATE_NONE)
+		return ss_error_set(
+		    err, SS_EINVALID,
+		    "a merge is in progress: resolve the conflicts and commit first");
+	ret = ss_commit_read_ref(repo, "HEAD", &head, err);
+	if (ret == SS_ENOTFOUND) {
+		ss_oid_clear(&head);
+		result->kind = SS_MERGE_FAST_FORWARD;
+		return move_head(repo, &head, theirs, result, err);
+	}
+	if (ret < 0)
+		return ret;
+	result->head = head;
+	ss_git_oid_in(&h, &head);
+	ss_git_oid_in(&t, theirs);
+	if (ss_oid_equal(&head, theirs) || git_graph_descendant_of(git, &h, &t) == 1) {
+		result->kind = SS_MERGE_UP_TO_DATE;
+		return 0;
+	}
+	if (git_graph_descendant_of(git, &t, &h) == 1) {
+		result->kind = SS_MERGE_FAST_FORWARD;
+		return move_head(repo, &head, theirs, result, err);
+	}
+	ret = merge_in_memory(repo, &head, theirs, message, &merged, err);
+	if (ret == 0) {
+		result->kind = SS_MERGE_MERGED;
+		return move_head(repo, &head, &merged, result, err);
+	}
+	if (ret != SS_EMERGE)
+		return ret;
+	return merge_conflicting(repo, &head, theirs, message, result, err);
+}

@@ -1,0 +1,64 @@
+/*
+ * merge.h: bringing a commit (the tracking commit) into main, like `git merge`.
+ *
+ * Up to date, fast-forward, or a three-way merge. A clean merge is committed at once; a
+ * conflicting one leaves conflict markers in the files, the conflicts in the index, MERGE_HEAD
+ * and MERGE_MSG, and is concluded by ss_commit_staged().
+ *
+ * Rules: uncommitted changes are never overwritten: when the merge would touch a file that
+ * differs from HEAD (working directory or index), nothing is written and the files are named.
+ * The update is journaled so that a merge killed midway is finished (or undone) by
+ * ss_merge_recover(), which every command holding the clone's lock runs first: see
+ * docs/GIT-MODEL.md for the order of the steps.
+ */
+#ifndef SS_MERGE_H
+#define SS_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/repo.h"
+
+typedef enum ss_merge_kind {
+	SS_MERGE_UP_TO_DATE = 1, /* theirs is already in HEAD: nothing done */
+	SS_MERGE_FAST_FORWARD,   /* HEAD moved to theirs */
+	SS_MERGE_MERGED,         /* a merge commit was created */
+	SS_MERGE_CONFLICTED,     /* conflicts left to resolve (the call returned SS_EMERGE) */
+} ss_merge_kind;
+
+typedef struct ss_merge_result {
+	ss_merge_kind kind;
+	ss_oid head;  /* HEAD after the merge */
+	char **paths; /* conflicted paths, or the uncommitted files in the way (SS_EEXISTS) */
+	size_t npaths;
+} ss_merge_result;
+
+void ss_merge_result_release(ss_merge_result *result);
+
+/*
+ * Merges the commit theirs into HEAD (main); message is the merge commit's message (and
+ * MERGE_MSG's on conflict). Returns 0 for up to date / fast-forward / merged, SS_EMERGE with
+ * the conflicted paths, SS_EEXISTS with the uncommitted files the merge would overwrite
+ * (nothing touched), SS_EINVALID when a merge is already in progress. result may be read
+ * after any of these codes.
+ */
+int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
+                    ss_merge_result *result, ss_error *err);
+
+/* Appends the waiting merge's message (MERGE_MSG: the merge message and the conflicted
+ * paths) to out, for `commit` to offer; SS_ENOTFOUND when no merge waits. */
+int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err);
+
+/* Whether a merge waits to be concluded (MERGE_HEAD exists). */
+bool ss_merge_in_progress(ss_repo *repo);
+
+/*
+ * Finishes a fast-forward or clean merge killed between its first write and its ref update
+ * (the journal in <gitdir>/skillsync/merge names both commits), or undoes a conflicting merge
+ * killed midway. *recovered (may be NULL) says whether there was anything to do.
+ */
+int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err);
+
+#endif

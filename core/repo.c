@@ -1,0 +1,190 @@
+#include "core/repo.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/fs.h"
+#include "core/git.h"
+#include "core/mem.h"
+
+struct ss_repo {
+	git_repository *git;
+	char *workdir;
+	char *gitdir;
+	char *statedir;
+};
+
+static const char hexdigits[] = "0123456789abcdef";
+
+void ss_oid_fmt(char out[SS_OID_HEXSZ + 1], const ss_oid *oid)
+{
+	for (size_t i = 0; i < SS_OID_RAWSZ; i++) {
+		out[2 * i] = hexdigits[oid->id[i] >> 4];
+		out[2 * i + 1] = hexdigits[oid->id[i] & 0xf];
+	}
+	out[SS_OID_HEXSZ] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err)
+{
+	ss_oid oid;
+
+	if (!hex || strlen(hex) != SS_OID_HEXSZ)
+		return ss_error_set(err, SS_EINVALID, "invalid object id '%s'", hex ? hex : "");
+	for (size_t i = 0; i < SS_OID_RAWSZ; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return ss_error_set(err, SS_EINVALID, "invalid object id '%s'", hex);
+		oid.id[i] = (unsigned char)(hi << 4 | lo);
+	}
+	*out = oid;
+	return 0;
+}
+
+bool ss_oid_equal(const ss_oid *a, const ss_oid *b)
+{
+	return memcmp(a->id, b->id, SS_OID_RAWSZ) == 0;
+}
+
+bool ss_oid_is_zero(const ss_oid *oid)
+{
+	for (size_t i = 0; i < SS_OID_RAWSZ; i++)
+		if (oid->id[i])
+			return false;
+	return true;
+}
+
+void ss_oid_clear(ss_oid *oid)
+{
+	memset(oid->id, 0, SS_OID_RAWSZ);
+}
+
+/* A copy of path without trailing slashes (but "/" stays "/"). */
+static char *strip_slash(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return ss_xstrndup(path, n);
+}
+
+/* Fills the paths of repo->git and creates the state directory. */
+static int finish(ss_repo *repo, ss_error *err)
+{
+	const char *workdir = git_repository_workdir(repo->git);
+	ss_buf state = SS_BUF_INIT;
+
+	if (!workdir)
+		return ss_error_set(err, SS_EINVALID, "'%s' is a bare repository",
+		                    git_repository_path(repo->git));
+	repo->workdir = strip_slash(workdir);
+	repo->gitdir = strip_slash(git_repository_path(repo->git));
+	ss_fs_join(&state, repo->gitdir, "skillsync");
+	repo->statedir = ss_buf_detach(&state, NULL);
+	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0)
+		return ss_error_prefix(err, "cannot prepare the clone's state");
+	return 0;
+}
+
+int ss_repo_init(ss_repo **out, const char *path, ss_error *err)
+{
+	git_repository_init_options opts;
+	git_repository *probe = NULL;
+	ss_repo *repo = ss_xcalloc(1, sizeof(*repo));
+	int rc, ret = -1;
+
+	git_libgit2_init();
+	git_repository_init_options_init(&opts, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	if (git_repository_open_ext(&probe, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0) {
+		git_repository_free(probe);
+		ret = ss_error_set(err, SS_EEXISTS, "'%s' is already a git repository", path);
+		goto out;
+	}
+	opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+	opts.initial_head = "main";
+	rc = git_repository_init_ext(&repo->git, path, &opts);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot create a repository in '%s'", path);
+		goto out;
+	}
+	if (finish(repo, err) < 0)
+		goto out;
+	*out = repo;
+	repo = NULL;
+	ret = 0;
+out:
+	ss_repo_free(repo);
+	return ret;
+}
+
+int ss_repo_open(ss_repo **out, const char *path, ss_error *err)
+{
+	ss_repo *repo = ss_xcalloc(1, sizeof(*repo));
+	int rc, ret = -1;
+
+	git_libgit2_init();
+	rc = git_repository_open_ext(&repo->git, path, 0, NULL);
+	if (rc == GIT_ENOTFOUND) {
+		ret = ss_error_set(err, SS_ENOTFOUND,
+		                   "not a skillsync clone (or any parent up to /): '%s'", path);
+		goto out;
+	}
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot open the repository at '%s'", path);
+		goto out;
+	}
+	if (finish(repo, err) < 0)
+		goto out;
+	*out = repo;
+	repo = NULL;
+	ret = 0;
+out:
+	ss_repo_free(repo);
+	return ret;
+}
+
+void ss_repo_free(ss_repo *repo)
+{
+	if (!repo)
+		return;
+	git_repository_free(repo->git);
+	free(repo->workdir);
+	free(repo->gitdir);
+	free(repo->statedir);
+	free(repo);
+	git_libgit2_shutdown();
+}
+
+const char *ss_repo_workdir(const ss_repo *repo)
+{
+	return repo->workdir;
+}
+
+const char *ss_repo_gitdir(const ss_repo *repo)
+{
+	return repo->gitdir;
+}
+
+const char *ss_repo_statedir(const ss_repo *repo)
+{
+	return repo->statedir;
+}
+
+git_repository *ss_repo_git(ss_repo *repo)
+{
+	return repo->git;
+}

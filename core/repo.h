@@ -1,0 +1,64 @@
+/*
+ * repo.h: the clone's git repository (libgit2, which only the git modules include).
+ *
+ * A clone is an ordinary git repository: `refs/heads/main` is the person's branch, the tracking
+ * ref SS_REPO_TRACKING_REF holds the view as the space had it at the last fetch, and skillsync's
+ * own files (state database, lock) live in <gitdir>/skillsync/. An ss_repo is opened once by the
+ * dispatcher and passed to the tree, commit, worktree and merge modules.
+ *
+ * Rules: each open ss_repo holds one reference on libgit2's global state (git_libgit2_init in
+ * ss_repo_init/ss_repo_open, git_libgit2_shutdown in ss_repo_free), so nobody else initialises
+ * libgit2. An ss_repo is used by one thread at a time.
+ */
+#ifndef SS_REPO_H
+#define SS_REPO_H
+
+#include <stdbool.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+
+#define SS_REPO_MAIN_REF     "refs/heads/main"
+#define SS_REPO_TRACKING_REF "refs/remotes/space/main"
+
+typedef struct ss_repo ss_repo;
+
+/* A git object id (SHA-1), without exposing libgit2's types. */
+#define SS_OID_RAWSZ 20
+#define SS_OID_HEXSZ 40
+typedef struct ss_oid {
+	unsigned char id[SS_OID_RAWSZ];
+} ss_oid;
+
+/* Writes the 40 hex digits and a NUL into out. */
+void ss_oid_fmt(char out[SS_OID_HEXSZ + 1], const ss_oid *oid);
+/* Parses exactly 40 hex digits; SS_EINVALID otherwise. */
+int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err);
+bool ss_oid_equal(const ss_oid *a, const ss_oid *b);
+/* The all-zero id means "no object" (e.g. "the ref must not exist yet"). */
+bool ss_oid_is_zero(const ss_oid *oid);
+void ss_oid_clear(ss_oid *oid);
+
+/*
+ * Creates a new repository with a working tree at path (created if missing) whose HEAD points
+ * at refs/heads/main with no commit yet, and creates <gitdir>/skillsync/ (mode 0700).
+ * SS_EEXISTS if path already holds a git repository.
+ */
+int ss_repo_init(ss_repo **out, const char *path, ss_error *err);
+
+/*
+ * Opens the repository containing path (path itself or a parent directory, like git).
+ * SS_ENOTFOUND when there is none; bare repositories are refused (SS_EINVALID).
+ */
+int ss_repo_open(ss_repo **out, const char *path, ss_error *err);
+
+void ss_repo_free(ss_repo *repo);
+
+/* The working tree's directory, without a trailing slash. Borrowed. */
+const char *ss_repo_workdir(const ss_repo *repo);
+/* The .git directory, without a trailing slash. Borrowed. */
+const char *ss_repo_gitdir(const ss_repo *repo);
+/* <gitdir>/skillsync: where the state database and the lock live (created, 0700). Borrowed. */
+const char *ss_repo_statedir(const ss_repo *repo);
+
+#endif

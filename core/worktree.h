@@ -1,0 +1,79 @@
+/*
+ * worktree.h: the working directory and the index: checkout, status by skill, unified diffs.
+ *
+ * Status is grouped by top-level name: a top-level directory is a skill directory, a
+ * top-level file (README, .gitignore) is "outside skills" and listed separately, since it is
+ * committed but never pushed.
+ *
+ * Rules: a checkout never overwrites a file that differs from what it expects (it refuses,
+ * naming the files, and touches nothing).
+ */
+#ifndef SS_WORKTREE_H
+#define SS_WORKTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/repo.h"
+#include "core/tree.h"
+
+/*
+ * Writes commit's tree into the working directory and the index, for a fresh clone (HEAD
+ * already points at commit, or will). Files already present that differ are not overwritten:
+ * SS_EEXISTS naming them, nothing written.
+ */
+int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err);
+
+/* How one side of a top-level name changed. 0 = unchanged. */
+typedef enum ss_status_kind {
+	SS_STATUS_NONE = 0,
+	SS_STATUS_NEW,      /* did not exist before */
+	SS_STATUS_MODIFIED, /* exists on both sides, differs */
+	SS_STATUS_DELETED,  /* exists no more */
+} ss_status_kind;
+
+typedef struct ss_status_entry {
+	char *name;              /* the top-level directory or file */
+	bool outside;            /* a top-level file, not a skill directory */
+	ss_status_kind staged;   /* index vs HEAD */
+	ss_status_kind unstaged; /* working directory vs index (untracked counts as new) */
+	bool conflicted;         /* some path below has an index conflict */
+	char **paths;            /* the changed paths below it (full paths from the top), sorted */
+	size_t npaths;
+} ss_status_entry;
+
+typedef struct ss_status {
+	ss_status_entry *entries; /* sorted by name; skill directories and outside files mixed */
+	size_t count;
+	bool merging; /* a merge waits to be concluded (MERGE_HEAD exists) */
+} ss_status;
+
+/* Status of the index vs HEAD and the working directory vs index; ignored files left out. */
+int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err);
+void ss_status_release(ss_status *status);
+
+/* What a diff compares. */
+typedef enum ss_diff_kind {
+	SS_DIFF_TREES = 1,     /* old_tree vs new_tree */
+	SS_DIFF_TREE_INDEX,    /* old_tree vs the index (`git diff --staged` with HEAD's tree) */
+	SS_DIFF_INDEX_WORKDIR, /* the index vs the working directory (`git diff`) */
+	SS_DIFF_TREE_WORKDIR,  /* old_tree vs the working directory, untracked files included */
+} ss_diff_kind;
+
+/*
+ * Appends a unified diff (git's format, 3 lines of context) of the given paths (top-level
+ * names or deeper paths; NULL/0: everything) to out. Unused tree arguments may be NULL; a NULL
+ * tree that is used means the empty tree.
+ */
+int ss_worktree_diff(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
+                     const ss_oid *new_tree, const char *const *paths, size_t npaths, ss_buf *out,
+                     ss_error *err);
+
+/* The same comparison as file-level changes with line counts (for --stat and --json). */
+int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
+                          const ss_oid *new_tree, const char *const *paths, size_t npaths,
+                          ss_changes *out, ss_error *err);
+
+#endif

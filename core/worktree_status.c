@@ -1,0 +1,179 @@
+/* worktree_status.c: status of the index and the working directory, by top-level name. */
+#include "core/worktree.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/git.h"
+#include "core/mem.h"
+
+/* One changed path, before grouping. */
+typedef struct item {
+	char *path;
+	unsigned flags; /* git_status_t */
+} item;
+
+static int cmp_item(const void *a, const void *b)
+{
+	return strcmp(((const item *)a)->path, ((const item *)b)->path);
+}
+
+/* Length of the top-level name of path; *outside when path is a top-level file. */
+static size_t top_len(const char *path, bool *outside)
+{
+	const char *slash = strchr(path, '/');
+
+	*outside = slash == NULL;
+	return slash ? (size_t)(slash - path) : strlen(path);
+}
+
+/* Stage-0 index entries at name (a file) or below name/ (a directory). */
+static size_t index_count(git_index *index, const char *name, bool outside)
+{
+	ss_buf prefix = SS_BUF_INIT;
+	size_t pos, n = 0, total = git_index_entrycount(index);
+
+	if (outside)
+		return git_index_get_bypath(index, name, 0) ? 1 : 0;
+	ss_buf_printf(&prefix, "%s/", name);
+	if (git_index_find_prefix(&pos, index, prefix.ptr) == 0) {
+		for (; pos < total; pos++) {
+			const git_index_entry *e = git_index_get_byindex(index, pos);
+			if (strncmp(e->path, prefix.ptr, prefix.len) != 0)
+				break;
+			if (git_index_entry_stage(e) == 0)
+				n++;
+		}
+	}
+	ss_buf_release(&prefix);
+	return n;
+}
+
+static ss_status_kind kind_of(bool before, bool after)
+{
+	if (before && after)
+		return SS_STATUS_MODIFIED;
+	if (after)
+		return SS_STATUS_NEW;
+	if (before)
+		return SS_STATUS_DELETED;
+	return SS_STATUS_NONE;
+}
+
+/* Fills e from the items [lo, hi) that share its top-level name. */
+static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t hi, git_tree *head,
+                       git_index *index)
+{
+	const unsigned idx = GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
+	                     GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED |
+	                     GIT_STATUS_INDEX_TYPECHANGE;
+	const unsigned wt = GIT_STATUS_WT_NEW | GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED |
+	                    GIT_STATUS_WT_RENAMED | GIT_STATUS_WT_TYPECHANGE;
+	bool any_idx = false, any_wt = false;
+	size_t wt_new = 0, wt_deleted = 0, in_index;
+	git_tree_entry *te = NULL;
+	bool in_head;
+
+	e->paths = ss_xcalloc(hi - lo, sizeof(char *));
+	for (size_t i = lo; i < hi; i++) {
+		unsigned f = items[i].flags;
+		e->paths[e->npaths++] = ss_xstrdup(items[i].path);
+		any_idx |= (f & idx) != 0;
+		any_wt |= (f & wt) != 0;
+		e->conflicted |= (f & GIT_STATUS_CONFLICTED) != 0;
+		wt_new += (f & GIT_STATUS_WT_NEW) != 0;
+		wt_deleted += (f & GIT_STATUS_WT_DELETED) != 0;
+	}
+	in_head = head && git_tree_entry_bypath(&te, head, e->name) == 0;
+	git_tree_entry_free(te);
+	in_index = index_count(index, e->name, e->outside);
+	if (any_idx)
+		e->staged = kind_of(in_head, in_index > 0);
+	if (any_wt)
+		e->unstaged = kind_of(in_index > 0, in_index + wt_new > wt_deleted);
+}
+
+int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_status_options opts;
+	git_status_list *list = NULL;
+	git_index *index = NULL;
+	git_tree *head = NULL;
+	item *items = NULL;
+	size_t n = 0, count;
+	ss_status st = {NULL, 0, false};
+	int rc, ret;
+
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+	             GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
+	ret = ss_git_head_tree(&head, repo, err);
+	if (ret < 0)
+		goto out;
+	rc = git_repository_index(&index, git);
+	if (rc == 0)
+		rc = git_index_read(index, 0);
+	if (rc == 0)
+		rc = git_status_list_new(&list, git, &opts);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot read the status");
+		goto out;
+	}
+	count = git_status_list_entrycount(list);
+	items = ss_xcalloc(count ? count : 1, sizeof(*items));
+	for (size_t i = 0; i < count; i++) {
+		const git_status_entry *s = git_status_byindex(list, i);
+		const git_diff_delta *d = s->head_to_index ? s->head_to_index : s->index_to_workdir;
+		if (!d || s->status == GIT_STATUS_CURRENT || (s->status & GIT_STATUS_IGNORED))
+			continue;
+		items[n].path = ss_xstrdup(d->new_file.path ? d->new_file.path : d->old_file.path);
+		items[n].flags = s->status;
+		n++;
+	}
+	if (n)
+		qsort(items, n, sizeof(*items), cmp_item);
+	st.entries = ss_xcalloc(n ? n : 1, sizeof(*st.entries));
+	for (size_t i = 0; i < n;) {
+		ss_status_entry *e = &st.entries[st.count++];
+		size_t len = top_len(items[i].path, &e->outside), j = i + 1;
+
+		e->name = ss_xstrndup(items[i].path, len);
+		while (j < n && strncmp(items[j].path, e->name, len) == 0 &&
+		       (items[j].path[len] == '/' || items[j].path[len] == '\0'))
+			j++;
+		fill_entry(e, items, i, j, head, index);
+		i = j;
+	}
+	st.merging = git_repository_state(git) == GIT_REPOSITORY_STATE_MERGE;
+	*out = st;
+	st.entries = NULL;
+	st.count = 0;
+	ret = 0;
+out:
+	ss_status_release(&st);
+	for (size_t i = 0; i < n; i++)
+		free(items[i].path);
+	free(items);
+	git_status_list_free(list);
+	git_index_free(index);
+	git_tree_free(head);
+	return ret;
+}
+
+void ss_status_release(ss_status *status)
+{
+	if (!status)
+		return;
+	for (size_t i = 0; i < status->count; i++) {
+		free(status->entries[i].name);
+		ss_git_strings_free(status->entries[i].paths, status->entries[i].npaths);
+	}
+	free(status->entries);
+	status->entries = NULL;
+	status->count = 0;
+}

@@ -1,0 +1,213 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/commit.h"
+#include "core/repo.h"
+#include "core/tree.h"
+#include "support/gitrepo.h"
+#include "support/support.h"
+
+static void test_commit__expected_old_ref_refuses_a_moved_ref(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	const char *f1[] = {"alpha/SKILL.md", "one", NULL};
+	const char *f2[] = {"alpha/SKILL.md", "two", NULL};
+	ss_oid t1 = ss_test_tree(repo, f1), t2 = ss_test_tree(repo, f2), zero, c1, c2, c3, now;
+	ss_commit_opts opts = {0};
+	ss_buf log = SS_BUF_INIT;
+	ss_error err;
+
+	ss_oid_clear(&zero);
+	opts.ref = SS_REPO_TRACKING_REF;
+	opts.expected_old = &zero;
+	opts.author_name = SS_COMMIT_DEFAULT_NAME;
+	opts.author_email = SS_COMMIT_DEFAULT_EMAIL;
+	assert_int_equal(ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &now, &err), SS_ENOTFOUND);
+	assert_int_equal(ss_commit_create(repo, &opts, &t1, NULL, 0, "fetch 1", &c1, &err), 0);
+	/* "must not exist" now fails */
+	assert_int_equal(ss_commit_create(repo, &opts, &t2, &c1, 1, "fetch 2", &c2, &err),
+	                 SS_ECONFLICT);
+	assert_non_null(strstr(err.message, SS_REPO_TRACKING_REF));
+	opts.expected_old = &c1;
+	assert_int_equal(ss_commit_create(repo, &opts, &t2, &c1, 1, "fetch 2", &c2, &err), 0);
+	/* a second process still believing in c1 is refused, and the ref stays at c2 */
+	assert_int_equal(ss_commit_create(repo, &opts, &t1, &c1, 1, "fetch 3", &c3, &err),
+	                 SS_ECONFLICT);
+	assert_int_equal(ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &now, &err), 0);
+	assert_true(ss_oid_equal(&now, &c2));
+	assert_int_equal(ss_commit_tree(repo, &c2, &now, &err), 0);
+	assert_true(ss_oid_equal(&now, &t2));
+	/* git sees the same history */
+	assert_int_equal(ss_test_git(dir, &log, "log --format='%an <%ae> %s' remotes/space/main"),
+	                 0);
+	assert_string_equal(log.ptr, "skillsync <skillsync@localhost> fetch 2\n"
+	                             "skillsync <skillsync@localhost> fetch 1\n");
+	assert_int_equal(ss_test_git(dir, NULL, "fsck --strict 2>/dev/null"), 0);
+	ss_buf_release(&log);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_commit__author_from_git_config(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	const char *f[] = {"a/SKILL.md", "x", NULL};
+	ss_oid t = ss_test_tree(repo, f), c;
+	ss_buf log = SS_BUF_INIT;
+	ss_error err;
+
+	assert_int_equal(ss_test_git(dir, NULL, "config user.name 'Ada Lovelace'"), 0);
+	assert_int_equal(ss_test_git(dir, NULL, "config user.email ada@example.com"), 0);
+	ss_repo_free(repo);
+	assert_int_equal(ss_repo_open(&repo, dir, &err), 0);
+	assert_int_equal(ss_commit_create(repo, NULL, &t, NULL, 0, "mine", &c, &err), 0);
+	ss_buf_puts(&log, "log --format='%an <%ae>' ");
+	{
+		char hex[SS_OID_HEXSZ + 1];
+		ss_oid_fmt(hex, &c);
+		ss_buf_puts(&log, hex);
+	}
+	{
+		ss_buf outp = SS_BUF_INIT;
+		assert_int_equal(ss_test_git(dir, &outp, log.ptr), 0);
+		assert_string_equal(outp.ptr, "Ada Lovelace <ada@example.com>\n");
+		ss_buf_release(&outp);
+	}
+	ss_buf_release(&log);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_commit__log_lists_commits_touching_a_skill(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	const char *f1[] = {"a/SKILL.md", "1", "b/SKILL.md", "1", NULL};
+	const char *f2[] = {"a/SKILL.md", "2", "b/SKILL.md", "1", NULL};
+	const char *f3[] = {"a/SKILL.md", "2", "b/SKILL.md", "3", NULL};
+	ss_oid t1 = ss_test_tree(repo, f1), t2 = ss_test_tree(repo, f2),
+	       t3 = ss_test_tree(repo, f3);
+	ss_oid c1 = ss_test_commit(repo, NULL, &t1, NULL, "add a and b");
+	ss_oid c2 = ss_test_commit(repo, NULL, &t2, &c1, "reword a\n\nbecause");
+	ss_oid c3 = ss_test_commit(repo, NULL, &t3, &c2, "reword b");
+	ss_commit_list list = {0};
+	ss_error err;
+
+	assert_int_equal(ss_commit_log(repo, NULL, &c3, "a", 0, &list, &err), 0);
+	assert_int_equal(list.count, 2);
+	assert_string_equal(list.items[0].subject, "reword a");
+	assert_string_equal(list.items[0].message, "reword a\n\nbecause");
+	assert_string_equal(list.items[0].author_name, "tester");
+	assert_string_equal(list.items[1].subject, "add a and b");
+	ss_commit_list_release(&list);
+	assert_int_equal(ss_commit_log(repo, &c1, &c3, "a", 0, &list, &err), 0);
+	assert_int_equal(list.count, 1);
+	assert_true(ss_oid_equal(&list.items[0].oid, &c2));
+	ss_commit_list_release(&list);
+	assert_int_equal(ss_commit_log(repo, &c1, &c3, NULL, 0, &list, &err), 0);
+	assert_int_equal(list.count, 2);
+	assert_string_equal(list.items[0].subject, "reword b");
+	ss_commit_list_release(&list);
+	assert_int_equal(ss_commit_log(repo, NULL, &c3, NULL, 1, &list, &err), 0);
+	assert_int_equal(list.count, 1);
+	ss_commit_list_release(&list);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_commit__stage_and_commit_on_head(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	const char *only_alpha[] = {"alpha"};
+	ss_buf out = SS_BUF_INIT;
+	ss_oid c1, c2, head, tree, oid;
+	ss_error err;
+
+	ss_test_write(dir, "alpha/SKILL.md", "a\n");
+	ss_test_write(dir, "alpha/scripts/x.sh", "x\n");
+	ss_test_write(dir, "beta/SKILL.md", "b\n");
+	ss_test_write(dir, "README.md", "hi\n");
+	assert_int_equal(ss_commit_staged(repo, "empty", &c1, &err), SS_EINVALID);
+	assert_string_equal(err.message, "nothing to commit");
+	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
+	assert_int_equal(ss_commit_staged(repo, "first", &c1, &err), 0);
+	assert_int_equal(ss_commit_read_ref(repo, SS_REPO_MAIN_REF, &head, &err), 0);
+	assert_true(ss_oid_equal(&head, &c1));
+	assert_int_equal(ss_test_git(dir, &out, "status --porcelain"), 0);
+	assert_string_equal(out.ptr, "");
+
+	/* delete a file of alpha, change README: staging only alpha commits only alpha */
+	ss_buf_puts(&out, dir);
+	ss_buf_puts(&out, "/alpha/scripts/x.sh");
+	assert_int_equal(remove(out.ptr), 0);
+	ss_buf_clear(&out);
+	ss_test_write(dir, "README.md", "changed\n");
+	ss_test_write(dir, "alpha/references/new.md", "new\n");
+	ss_test_write(dir, "alphabet/SKILL.md", "not alpha\n");
+	assert_int_equal(ss_commit_stage(repo, only_alpha, 1, &err), 0);
+	assert_int_equal(ss_commit_staged(repo, "drop x", &c2, &err), 0);
+	assert_int_equal(ss_commit_tree(repo, &c2, &tree, &err), 0);
+	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/scripts/x.sh", &oid, NULL, &err),
+	                 SS_ENOTFOUND);
+	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/SKILL.md", &oid, NULL, &err), 0);
+	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/references/new.md", &oid, NULL, &err),
+	                 0);
+	assert_int_equal(ss_test_git(dir, &out, "status --porcelain"), 0);
+	assert_string_equal(out.ptr, " M README.md\n?? alphabet/\n");
+	ss_buf_clear(&out);
+	assert_int_equal(ss_test_git(dir, &out, "rev-list --parents -n1 HEAD | wc -w"), 0);
+	assert_string_equal(out.ptr, "2\n");
+	ss_buf_release(&out);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_commit__open_finds_the_repo_from_inside(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir), *again = NULL;
+	ss_buf sub = SS_BUF_INIT;
+	ss_error err;
+
+	ss_test_write(dir, "alpha/scripts/x", "x");
+	ss_buf_printf(&sub, "%s/alpha/scripts", dir);
+	assert_int_equal(ss_repo_open(&again, sub.ptr, &err), 0);
+	assert_string_equal(ss_repo_workdir(again), ss_repo_workdir(repo));
+	assert_true(ss_test_exists(dir, ".git/skillsync"));
+	ss_buf_clear(&sub);
+	ss_buf_printf(&sub, "%s/.git/skillsync", dir);
+	assert_string_equal(ss_repo_statedir(again), sub.ptr);
+	ss_repo_free(again);
+	/* HEAD is main, unborn */
+	ss_buf_clear(&sub);
+	assert_int_equal(ss_test_git(dir, &sub, "symbolic-ref HEAD"), 0);
+	assert_string_equal(sub.ptr, "refs/heads/main\n");
+	assert_int_equal(ss_repo_init(&again, dir, &err), SS_EEXISTS);
+	ss_buf_release(&sub);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+	dir = ss_test_tmpdir();
+	assert_int_equal(ss_repo_open(&again, dir, &err), SS_ENOTFOUND);
+	ss_test_tmpdir_free(dir);
+}
+
+int test_commit_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_commit__expected_old_ref_refuses_a_moved_ref),
+	    cmocka_unit_test(test_commit__author_from_git_config),
+	    cmocka_unit_test(test_commit__log_lists_commits_touching_a_skill),
+	    cmocka_unit_test(test_commit__stage_and_commit_on_head),
+	    cmocka_unit_test(test_commit__open_finds_the_repo_from_inside),
+	};
+	return cmocka_run_group_tests_name("core/commit", tests, NULL, NULL);
+}
