@@ -57,5 +57,8 @@ void cmd_print_json_string(const char *s);
 
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
 int cmd_push(ss_ctx *ctx, int argc, char **argv);
+int cmd_login(ss_ctx *ctx, int argc, char **argv);
+int cmd_logout(ss_ctx *ctx, int argc, char **argv);
+int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -18,7 +18,7 @@ static const ss_command commands[] = {
      "garden.engram.skill lexicon's limits. A path is a skill directory, a SKILL.md, or a\n"
      "directory of skills (default: the skills in the current directory).\n"
      "\n"
-     "    --json    print one JSON object per skill with its errors and warnings\n"
+     "    --json    print one JSON object per skill per line, with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
     {"push", cmd_push, SS_NEED_NOTHING, "send your committed skill changes to your repo",
@@ -34,6 +34,27 @@ static const ss_command commands[] = {
      "\n"
      "    -n, --dry-run   show what would be sent, send nothing\n"
      "    --json          print the writes, notes and notices as JSON\n"},
+    {"login", cmd_login, SS_NEED_NOTHING, "sign in to an account's PDS and keep the session",
+     "usage: skillsync login [--password-stdin] <handle-or-did>\n"
+     "\n"
+     "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
+     "$SKILLSYNC_CONFIG_HOME (default $XDG_CONFIG_HOME/skillsync or ~/.config/skillsync).\n"
+     "The password (an app password is best) comes from $SKILLSYNC_PASSWORD, from stdin, or\n"
+     "from a prompt on the terminal; never from the command line.\n"
+     "\n"
+     "    --password-stdin    read the password from the first line of stdin\n"},
+    {"logout", cmd_logout, SS_NEED_NOTHING, "end a session and forget it",
+     "usage: skillsync logout [<handle-or-did>]\n"
+     "\n"
+     "Ends the session on the server (best effort) and removes it locally. Without an\n"
+     "argument, the only signed-in account.\n"},
+    {"whoami", cmd_whoami, SS_NEED_NOTHING, "show the signed-in accounts",
+     "usage: skillsync whoami [--json]\n"
+     "\n"
+     "Prints each signed-in account: handle, DID and PDS, one a line. Exit status 5 when\n"
+     "none is signed in (with --json: prints [] and exits 0).\n"
+     "\n"
+     "    --json    print a JSON array of {did, handle, pds}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };

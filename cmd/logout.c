@@ -1,0 +1,34 @@
+/* logout.c: `skillsync logout [<handle-or-did>]`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "sync/http.h"
+#include "sync/session.h"
+
+int cmd_logout(ss_ctx *ctx, int argc, char **argv)
+{
+	ss_session_info info = {0};
+	const char *who = NULL;
+	ss_http *http = NULL;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+		if (who)
+			return cmd_usage_error(ctx, "too many arguments");
+		who = argv[i];
+	}
+	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	    ss_session_logout(http, who, &info, &ctx->err) < 0) {
+		ret = cmd_fail(&ctx->err);
+		goto out;
+	}
+	printf("signed out of %s (%s)\n", info.handle ? info.handle : info.did, info.did);
+	ret = SS_EXIT_OK;
+out:
+	ss_session_info_release(&info);
+	ss_http_free(http);
+	return ret;
+}

@@ -1,0 +1,50 @@
+/* whoami.c: `skillsync whoami [--json]`: the stored sessions, without tokens. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "sync/session.h"
+
+int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
+{
+	ss_session_info *list = NULL;
+	bool json = false;
+	size_t n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+		else
+			return cmd_usage_error(ctx, "too many arguments");
+	}
+	if (ss_session_list(&list, &n, &ctx->err) < 0)
+		return cmd_fail(&ctx->err);
+	if (json) {
+		printf("[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{\"did\":", i ? "," : "");
+			cmd_print_json_string(list[i].did);
+			printf(",\"handle\":");
+			if (list[i].handle)
+				cmd_print_json_string(list[i].handle);
+			else
+				printf("null");
+			printf(",\"pds\":");
+			cmd_print_json_string(list[i].pds);
+			printf("}");
+		}
+		printf("]\n");
+	} else if (!n) {
+		ss_session_list_free(list, n);
+		ss_error_set(&ctx->err, SS_EAUTH, "not signed in (run 'skillsync login <handle>')");
+		return cmd_fail(&ctx->err);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("%s %s %s\n", list[i].handle ? list[i].handle : "-", list[i].did,
+			       list[i].pds);
+	}
+	ss_session_list_free(list, n);
+	return SS_EXIT_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * record.h: a skill <-> its garden.engram.skill record (JSON text). docs/RECORD-FORMAT.md has
+ * the mapping.
+ *
+ * Rules: jansson stays inside record.c. Records come from the network, so decoding treats the
+ * text as hostile: wrong types, oversize or unsafe values, a name that is not the record key,
+ * too many files all become report errors (never a crash, never work beyond the input's size,
+ * which is capped at SS_RECORD_MAX_INPUT). A decoded skill passed every ss_validate rule, so it
+ * is safe to write with ss_skill_write_dir(). Extra frontmatter keys travel in the record's
+ * "frontmatter" object.
+ */
+#ifndef SS_RECORD_H
+#define SS_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/report.h"
+
+struct ss_skill;
+
+#define SS_RECORD_TYPE "garden.engram.skill"
+/* The largest record text decode looks at (twice what the PDS accepts). */
+#define SS_RECORD_MAX_INPUT 2000000
+
+/* What a record says besides the skill. */
+typedef struct ss_record_meta {
+	char *created_at; /* the text, as the record has it */
+	char *updated_at;
+	char *note;         /* NULL when absent */
+	int64_t created_us; /* the instants (core/time.h) */
+	int64_t updated_us;
+} ss_record_meta;
+
+void ss_record_meta_init(ss_record_meta *m);
+void ss_record_meta_release(ss_record_meta *m);
+
+/*
+ * Appends the record's JSON (compact, keys in a fixed order) to out. created_at and updated_at
+ * are datetimes (core/time.h); note may be NULL and is cut to 2,000 bytes on a UTF-8 boundary.
+ * Fails (SS_EINVALID) only on text that is not UTF-8.
+ */
+int ss_record_encode(const struct ss_skill *skill, const char *created_at, const char *updated_at,
+                     const char *note, ss_buf *out, ss_error *err);
+
+/*
+ * Decodes record text (len bytes) stored under rkey. Returns 0 and sets *skill (and meta, if not
+ * NULL) when the record is valid; else adds every problem found to report (file names
+ * "<rkey>/SKILL.md" or "<rkey>/<path>", as for a directory) and returns SS_EINVALID.
+ */
+int ss_record_decode(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
+                     ss_record_meta *meta, ss_report *report);
+
+/* Whether two record texts hold the same JSON value (key order aside). */
+bool ss_record_same(const char *a, size_t alen, const char *b, size_t blen);
+
+#endif

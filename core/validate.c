@@ -1,0 +1,290 @@
+#include "core/validate.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "core/record.h"
+#include "core/skill.h"
+#include "core/utf8.h"
+#include "core/value.h"
+
+void ss_validate_quote(ss_buf *out, const char *s, size_t len)
+{
+	size_t n = ss_utf8_cut(s, len, 80);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		ss_buf_putc(out, c < 0x20 || c == 0x7f ? '?' : (char)c);
+	}
+	if (n < len)
+		ss_buf_puts(out, "...");
+}
+
+const char *ss_validate_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len)
+		return "must not be empty";
+	if (len > SS_MAX_NAME)
+		return "longer than 64 bytes";
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			continue;
+		if (c == '-' && i > 0 && i + 1 < len && name[i + 1] != '-')
+			continue;
+		return "must be lowercase letters, digits and single hyphens";
+	}
+	return NULL;
+}
+
+static bool component_bad(const char *c, size_t n)
+{
+	return n == 0 || (n == 1 && c[0] == '.') || (n == 2 && !memcmp(c, "..", 2)) ||
+	       (n == 4 && !strncasecmp(c, ".git", 4));
+}
+
+const char *ss_validate_path(const char *path, size_t len)
+{
+	const char *start = path;
+
+	if (!len)
+		return "empty path";
+	if (len > SS_MAX_PATH)
+		return "path longer than 512 bytes";
+	if (path[0] == '/')
+		return "absolute path (paths are relative to the skill directory)";
+	if (!ss_utf8_valid(path, len))
+		return "path is not valid UTF-8";
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if (c < 0x20 || c == 0x7f)
+			return "path holds control characters";
+		if (c == '\\')
+			return "path has a backslash (use forward slashes)";
+	}
+	if (len == 8 && !strncasecmp(path, SS_SKILL_MD, 8))
+		return "SKILL.md cannot be one of the other files";
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && path[i] != '/')
+			continue;
+		if (component_bad(start, (size_t)(path + i - start))) {
+			size_t n = (size_t)(path + i - start);
+			if (n == 0)
+				return "path has an empty component";
+			if (n == 4)
+				return "path has a '.git' component";
+			return "path has a '.' or '..' component";
+		}
+		start = path + i + 1;
+	}
+	return NULL;
+}
+
+static void check_name(const ss_skill *s, const char *dirname, const char *file, ss_report *r)
+{
+	const char *why = ss_validate_name(s->name);
+	ss_buf q = SS_BUF_INIT;
+
+	ss_validate_quote(&q, s->name, strlen(s->name));
+	if (why && !strcmp(why, "longer than 64 bytes"))
+		ss_report_error(r, file, "name", "longer than 64 bytes (%zu)", strlen(s->name));
+	else if (why && !s->name[0])
+		ss_report_error(r, file, "name", "%s", why);
+	else if (why)
+		ss_report_error(r, file, "name", "'%s' %s", q.ptr, why);
+	else if (strcmp(s->name, dirname))
+		ss_report_error(r, file, "name", "'%s' does not match the directory name '%s'",
+		                q.ptr, dirname);
+	ss_buf_release(&q);
+}
+
+static void check_description(const ss_skill *s, const char *file, ss_report *r)
+{
+	size_t len = strlen(s->description);
+
+	if (!len)
+		ss_report_error(r, file, "description", "must not be empty");
+	else if (len > SS_MAX_DESCRIPTION)
+		ss_report_error(r, file, "description", "longer than %d bytes (%zu)",
+		                SS_MAX_DESCRIPTION, len);
+}
+
+/* Strings anywhere in v must hold no NUL (the PDS refuses them). */
+static bool has_nul(const ss_value *v)
+{
+	size_t len;
+	const char *str;
+
+	if (ss_value_type_of(v) == SS_VALUE_STRING) {
+		str = ss_value_string(v, &len);
+		return strlen(str) != len;
+	}
+	for (size_t i = 0; i < ss_value_count(v); i++) {
+		const char *key;
+		const ss_value *item = ss_value_at(v, i, &key);
+		if (has_nul(item))
+			return true;
+	}
+	return false;
+}
+
+static bool want_string(const ss_value *v, const char *file, const char *key, ss_report *r)
+{
+	if (ss_value_type_of(v) == SS_VALUE_STRING)
+		return true;
+	ss_report_error(r, file, key, "must be a string, not %s",
+	                ss_value_type_name(ss_value_type_of(v)));
+	return false;
+}
+
+static void check_metadata(const ss_value *v, const char *file, ss_report *r)
+{
+	if (ss_value_type_of(v) != SS_VALUE_MAP) {
+		ss_report_error(r, file, "metadata", "must be a map of strings to strings, not %s",
+		                ss_value_type_name(ss_value_type_of(v)));
+		return;
+	}
+	for (size_t i = 0; i < ss_value_count(v); i++) {
+		const char *key;
+		const ss_value *item = ss_value_at(v, i, &key);
+		if (ss_value_type_of(item) != SS_VALUE_STRING)
+			ss_report_error(r, file, "metadata",
+			                "value of '%s' must be a string, not %s", key,
+			                ss_value_type_name(ss_value_type_of(item)));
+	}
+}
+
+static void check_extra_key(const char *key, const ss_value *v, const char *file, ss_report *r)
+{
+	size_t len;
+	const char *str;
+
+	if (has_nul(v)) {
+		ss_report_error(r, file, key, "must not contain NUL characters");
+	} else if (!strcmp(key, "license") || !strcmp(key, "allowed-tools")) {
+		want_string(v, file, key, r);
+	} else if (!strcmp(key, "compatibility")) {
+		if (!want_string(v, file, key, r))
+			return;
+		str = ss_value_string(v, &len);
+		if (!len)
+			ss_report_error(r, file, key, "must not be empty");
+		else if (ss_utf8_count(str, len) > SS_MAX_COMPATIBILITY)
+			ss_report_error(r, file, key, "longer than %d characters (%zu)",
+			                SS_MAX_COMPATIBILITY, ss_utf8_count(str, len));
+	} else if (!strcmp(key, "metadata")) {
+		check_metadata(v, file, r);
+	} else if (!strcmp(key, "name") || !strcmp(key, "description") ||
+	           !strcmp(key, SS_KEY_DISABLE_MODEL_INVOCATION)) {
+		ss_report_error(r, file, key, "given twice");
+	} else {
+		ss_report_warning(r, file, key, "unknown frontmatter key (kept as is)");
+	}
+}
+
+static void check_fields(const ss_skill *s, const char *dirname, int flags, ss_report *r)
+{
+	ss_buf file = SS_BUF_INIT;
+
+	ss_skill_label(&file, dirname, SS_SKILL_MD);
+	if (!(flags & SS_VALIDATE_SKIP_NAME))
+		check_name(s, dirname, file.ptr, r);
+	if (!(flags & SS_VALIDATE_SKIP_DESCRIPTION))
+		check_description(s, file.ptr, r);
+	for (size_t i = 0; i < ss_value_count(s->frontmatter); i++) {
+		const char *key;
+		const ss_value *v = ss_value_at(s->frontmatter, i, &key);
+		check_extra_key(key, v, file.ptr, r);
+	}
+	if (s->instructions_len > SS_MAX_INSTRUCTIONS)
+		ss_report_error(r, file.ptr, "body", "longer than %d bytes (%zu)",
+		                SS_MAX_INSTRUCTIONS, s->instructions_len);
+	ss_buf_release(&file);
+}
+
+static void check_text(const char *bytes, size_t len, const char *file, const char *field,
+                       ss_report *r)
+{
+	if (memchr(bytes, '\0', len))
+		ss_report_error(r, file, field,
+		                "binary file (holds a NUL byte); only text files can be kept");
+	else if (!ss_utf8_valid(bytes, len))
+		ss_report_error(r, file, field, "not valid UTF-8 text");
+}
+
+/* Two paths clash when one is a directory prefix of the other ("a" and "a/b"). */
+static bool clashes(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	return !strncmp(a, b, n) && b[n] == '/';
+}
+
+static void check_file(const ss_skill *s, size_t i, const char *dirname, ss_report *r)
+{
+	const ss_skill_file *f = &s->files[i];
+	ss_buf file = SS_BUF_INIT, q = SS_BUF_INIT;
+	const char *why;
+
+	ss_validate_quote(&q, f->path, strlen(f->path));
+	ss_skill_label(&file, dirname, q.ptr);
+	why = ss_validate_path(f->path, strlen(f->path));
+	if (why) {
+		ss_report_error(r, file.ptr, NULL, "%s", why);
+		goto out;
+	}
+	if (i > 0 && !strcmp(s->files[i - 1].path, f->path))
+		ss_report_error(r, file.ptr, NULL, "given twice");
+	for (size_t j = 0; j < s->nfiles; j++)
+		if (j != i && clashes(f->path, s->files[j].path)) {
+			ss_report_error(r, file.ptr, NULL, "is a file and a directory at once");
+			break;
+		}
+	if (f->len > SS_MAX_CONTENT)
+		ss_report_error(r, file.ptr, NULL, "larger than %d bytes (%zu)", SS_MAX_CONTENT,
+		                f->len);
+	else
+		check_text(f->content, f->len, file.ptr, NULL, r);
+out:
+	ss_buf_release(&file);
+	ss_buf_release(&q);
+}
+
+static void check_record_size(const ss_skill *s, const char *dirname, ss_report *r)
+{
+	ss_buf json = SS_BUF_INIT;
+
+	if (ss_record_encode(s, "2000-01-01T00:00:00.000Z", "2000-01-01T00:00:00.000Z", NULL, &json,
+	                     NULL) == 0 &&
+	    json.len > SS_MAX_RECORD)
+		ss_report_error(r, dirname, NULL,
+		                "the record would be %zu bytes, more than %d (the PDS's %d-byte "
+		                "request limit less %d for the request)",
+		                json.len, SS_MAX_RECORD, SS_PDS_MAX_REQUEST, SS_RECORD_ENVELOPE);
+	ss_buf_release(&json);
+}
+
+void ss_validate_skill(const ss_skill *s, const char *dirname, size_t extra, int flags,
+                       ss_report *report)
+{
+	size_t errors = ss_report_errors(report);
+	ss_buf file = SS_BUF_INIT;
+
+	if (!(flags & SS_VALIDATE_SKIP_FIELDS)) {
+		check_fields(s, dirname, flags, report);
+		ss_skill_label(&file, dirname, SS_SKILL_MD);
+		if (s->instructions_len <= SS_MAX_INSTRUCTIONS)
+			check_text(s->instructions, s->instructions_len, file.ptr, "body", report);
+	}
+	if (s->nfiles + extra > SS_MAX_FILES)
+		ss_report_error(report, dirname, NULL,
+		                "%zu files, more than the %d a skill can hold", s->nfiles + extra,
+		                SS_MAX_FILES);
+	else
+		for (size_t i = 0; i < s->nfiles; i++)
+			check_file(s, i, dirname, report);
+	if (ss_report_errors(report) == errors)
+		check_record_size(s, dirname, report);
+	ss_buf_release(&file);
+}

@@ -1,0 +1,346 @@
+#include "sync/identity.h"
+
+#include <arpa/nameser.h>
+#include <netinet/in.h>
+#include <resolv.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/buf.h"
+#include "core/mem.h"
+#include "sync/url.h"
+#include "sync/xrpc.h"
+
+#define DEFAULT_PLC  "https://plc.directory"
+#define MAX_DID      2048
+#define MAX_DID_DOC  (256 * 1024)
+#define MAX_DID_TEXT 4096
+
+static const char *const special_tlds[] = {"test", "localhost", "invalid", "example", "local",
+                                           "arpa", "internal",  "onion",   "alt",     NULL};
+
+void ss_identity_release(ss_identity *id)
+{
+	if (!id)
+		return;
+	free(id->did);
+	free(id->handle);
+	free(id->pds);
+	memset(id, 0, sizeof(*id));
+}
+
+static bool is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool ss_identity_is_handle(const char *s)
+{
+	size_t len = strlen(s), labels = 0;
+	const char *label = s, *last = s;
+
+	if (!len || len > 253)
+		return false;
+	for (;;) {
+		size_t n = strcspn(label, ".");
+
+		if (n < 1 || n > 63 || label[0] == '-' || label[n - 1] == '-')
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (!is_alnum(label[i]) && label[i] != '-')
+				return false;
+		labels++;
+		last = label;
+		if (!label[n])
+			break;
+		label += n + 1;
+	}
+	/* A top-level domain does not start with a digit. */
+	return labels >= 2 && !(last[0] >= '0' && last[0] <= '9');
+}
+
+bool ss_identity_is_did(const char *s)
+{
+	const char *p = s + 4, *id;
+	size_t len = strlen(s);
+
+	if (len > MAX_DID || strncmp(s, "did:", 4))
+		return false;
+	while (*p >= 'a' && *p <= 'z')
+		p++;
+	if (p == s + 4 || *p != ':')
+		return false;
+	id = ++p;
+	for (; *p; p++)
+		if (!is_alnum(*p) && !strchr("._:%-", *p))
+			return false;
+	return p > id && p[-1] != ':' && p[-1] != '%';
+}
+
+bool ss_identity_is_special_handle(const char *handle)
+{
+	const char *dot = strrchr(handle, '.');
+	const char *tld = dot ? dot + 1 : handle;
+
+	for (size_t i = 0; special_tlds[i]; i++)
+		if (!strcasecmp(tld, special_tlds[i]))
+			return true;
+	return false;
+}
+
+/* The DID in one TXT record's text ("did=did:..."), or NULL. */
+static char *did_from_txt(const unsigned char *rdata, size_t len)
+{
+	ss_buf text = SS_BUF_INIT;
+	char *did = NULL;
+
+	/* A TXT record is a sequence of <length><bytes> strings, read as one text. */
+	for (size_t i = 0; i < len;) {
+		size_t n = rdata[i++];
+
+		if (n > len - i)
+			break;
+		ss_buf_put(&text, rdata + i, n);
+		i += n;
+	}
+	if (!strncmp(text.ptr, "did=", 4) && ss_identity_is_did(text.ptr + 4))
+		did = ss_xstrdup(text.ptr + 4);
+	ss_buf_release(&text);
+	return did;
+}
+
+/* DNS TXT _atproto.<handle>: 0 with *did, or SS_ENOTFOUND. */
+static int resolve_dns(const char *handle, char **did)
+{
+	unsigned char answer[4096];
+	ss_buf name = SS_BUF_INIT;
+	ns_msg msg;
+	ns_rr rr;
+	int len, count;
+
+	*did = NULL;
+	ss_buf_printf(&name, "_atproto.%s", handle);
+	len = res_query(name.ptr, ns_c_in, ns_t_txt, answer, sizeof(answer));
+	ss_buf_release(&name);
+	if (len < 0 || ns_initparse(answer, len, &msg) < 0)
+		return SS_ENOTFOUND;
+	count = ns_msg_count(msg, ns_s_an);
+	for (int i = 0; i < count && !*did; i++) {
+		if (ns_parserr(&msg, ns_s_an, i, &rr) < 0 || ns_rr_type(rr) != ns_t_txt)
+			continue;
+		*did = did_from_txt(ns_rr_rdata(rr), ns_rr_rdlen(rr));
+	}
+	return *did ? 0 : SS_ENOTFOUND;
+}
+
+/* GET url into body (capped); SS_ENOTFOUND unless a 200 came back. */
+static int get_text(ss_http *http, const char *url, size_t max, ss_buf *body, ss_error *err)
+{
+	ss_http_request req = {.method = "GET", .url = url};
+	ss_http_response resp;
+	int ret;
+
+	ss_http_response_init(&resp);
+	ret = ss_http_perform(http, &req, &resp, err);
+	if (!ret && resp.status != 200)
+		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' answered HTTP %ld", url, resp.status);
+	if (!ret && resp.body.len > max)
+		ret = ss_error_set(err, SS_ETOOBIG, "'%s' sent more than %zu bytes", url, max);
+	if (!ret)
+		ret = ss_buf_put(body, resp.body.ptr, resp.body.len);
+	ss_http_response_release(&resp);
+	return ret;
+}
+
+/* https://<handle>/.well-known/atproto-did. */
+static int resolve_well_known(ss_http *http, const char *handle, char **did)
+{
+	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
+	int ret;
+
+	*did = NULL;
+	ss_buf_printf(&url, "https://%s/.well-known/atproto-did", handle);
+	ret = get_text(http, url.ptr, MAX_DID_TEXT, &body, NULL);
+	if (!ret) {
+		while (body.len && strchr(" \t\r\n", body.ptr[body.len - 1]))
+			ss_buf_truncate(&body, body.len - 1);
+		if (ss_identity_is_did(body.ptr))
+			*did = ss_xstrdup(body.ptr);
+	}
+	ss_buf_release(&url);
+	ss_buf_release(&body);
+	return *did ? 0 : SS_ENOTFOUND;
+}
+
+int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss_error *err)
+{
+	const char *resolver = getenv("SKILLSYNC_HANDLE_RESOLVER");
+	bool special = ss_identity_is_special_handle(handle);
+	ss_xrpc *x = NULL;
+	int ret;
+
+	if (!ss_identity_is_handle(handle))
+		return ss_error_set(err, SS_EINVALID, "'%s' is not a valid handle", handle);
+	if (!special &&
+	    (resolve_dns(handle, did) == 0 || resolve_well_known(http, handle, did) == 0))
+		return 0;
+	if (!resolver || !*resolver)
+		return ss_error_set(err, SS_ENOTFOUND,
+		                    special
+		                        ? "cannot resolve handle '%s': it is under a special-use "
+		                          "domain and SKILLSYNC_HANDLE_RESOLVER is not set"
+		                        : "cannot resolve handle '%s': no DNS record and no "
+		                          "/.well-known/atproto-did",
+		                    handle);
+	if ((ret = ss_xrpc_new(&x, http, resolver, err)) < 0)
+		return ret;
+	ret = ss_xrpc_resolve_handle(x, handle, did, err);
+	ss_xrpc_free(x);
+	if (ret < 0)
+		return ss_error_prefix(err, "cannot resolve handle '%s'", handle);
+	if (!ss_identity_is_did(*did)) {
+		ss_error_set(err, SS_EINVALID, "cannot resolve handle '%s': '%s' is not a DID",
+		             handle, *did);
+		free(*did);
+		*did = NULL;
+		return SS_EINVALID;
+	}
+	return 0;
+}
+
+/* The URL of did's document. */
+static int doc_url(const char *did, ss_buf *url, ss_error *err)
+{
+	if (!strncmp(did, "did:plc:", 8)) {
+		const char *plc = getenv("SKILLSYNC_PLC_URL");
+		size_t len;
+
+		if (!plc || !*plc)
+			plc = DEFAULT_PLC;
+		len = strlen(plc);
+		while (len && plc[len - 1] == '/')
+			len--;
+		return ss_buf_printf(url, "%.*s/%s", (int)len, plc, did);
+	}
+	if (!strncmp(did, "did:web:", 8)) {
+		const char *host = did + 8;
+
+		if (strchr(host, ':'))
+			return ss_error_set(err, SS_EINVALID,
+			                    "'%s': did:web with a path is not supported", did);
+		/* A port is written %3A in a did:web. */
+		ss_buf_puts(url, "https://");
+		for (const char *p = host; *p; p++) {
+			if (!strncasecmp(p, "%3A", 3)) {
+				ss_buf_putc(url, ':');
+				p += 2;
+			} else if (*p == '%') {
+				return ss_error_set(err, SS_EINVALID, "'%s' is not a valid did:web",
+				                    did);
+			} else {
+				ss_buf_putc(url, *p);
+			}
+		}
+		return ss_buf_puts(url, "/.well-known/did.json");
+	}
+	return ss_error_set(err, SS_EINVALID, "'%s': only did:plc and did:web are supported", did);
+}
+
+/* Fetches and checks did's document: its id and its PDS. */
+static int resolve_did(ss_http *http, const char *did, ss_xrpc_did_doc *doc, ss_error *err)
+{
+	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
+	int ret;
+
+	memset(doc, 0, sizeof(*doc));
+	if ((ret = doc_url(did, &url, err)) < 0)
+		goto out;
+	if ((ret = get_text(http, url.ptr, MAX_DID_DOC, &body, err)) < 0) {
+		ss_error_prefix(err, "cannot get the DID document of '%s'", did);
+		goto out;
+	}
+	if ((ret = ss_xrpc_parse_did_doc(body.ptr, body.len, doc, err)) < 0) {
+		ss_error_prefix(err, "'%s'", did);
+		goto out;
+	}
+	if (strcmp(doc->id, did)) {
+		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is for '%s'", did,
+		                   doc->id);
+		goto out;
+	}
+	if (!doc->pds) {
+		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' names no PDS", did);
+		goto out;
+	}
+	if ((ret = ss_url_check(doc->pds, err)) < 0)
+		goto out;
+out:
+	if (ret < 0)
+		ss_xrpc_did_doc_release(doc);
+	ss_buf_release(&url);
+	ss_buf_release(&body);
+	return ret;
+}
+
+static char *lowercase(const char *s)
+{
+	char *out = ss_xstrdup(s);
+
+	for (char *p = out; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return out;
+}
+
+/* True when doc's alsoKnownAs holds at://<handle>. */
+static bool names_handle(const ss_xrpc_did_doc *doc, const char *handle)
+{
+	for (size_t i = 0; doc->also_known_as[i]; i++)
+		if (!strncmp(doc->also_known_as[i], "at://", 5) &&
+		    !strcasecmp(doc->also_known_as[i] + 5, handle))
+			return true;
+	return false;
+}
+
+int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err)
+{
+	ss_xrpc_did_doc doc = {0};
+	char *handle = NULL, *did = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!strncmp(handle_or_did, "did:", 4)) {
+		if (!ss_identity_is_did(handle_or_did))
+			return ss_error_set(err, SS_EINVALID, "'%s' is not a valid DID",
+			                    handle_or_did);
+		did = ss_xstrdup(handle_or_did);
+	} else {
+		if (handle_or_did[0] == '@')
+			handle_or_did++;
+		if (!ss_identity_is_handle(handle_or_did))
+			return ss_error_set(err, SS_EINVALID, "'%s' is not a valid handle or DID",
+			                    handle_or_did);
+		handle = lowercase(handle_or_did);
+		if ((ret = ss_identity_resolve_handle(http, handle, &did, err)) < 0)
+			goto out;
+	}
+	if ((ret = resolve_did(http, did, &doc, err)) < 0)
+		goto out;
+	if (handle && !names_handle(&doc, handle)) {
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "handle '%s' resolves to '%s', but its DID document names '%s'",
+		                   handle, did, doc.handle ? doc.handle : "no handle");
+		goto out;
+	}
+	out->did = did;
+	out->handle = handle ? handle : doc.handle ? lowercase(doc.handle) : NULL;
+	out->pds = ss_xstrdup(doc.pds);
+	did = handle = NULL;
+	ret = 0;
+out:
+	ss_xrpc_did_doc_release(&doc);
+	free(did);
+	free(handle);
+	return ret;
+}

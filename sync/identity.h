@@ -1,0 +1,46 @@
+/*
+ * identity.h: who an account is and where its repo lives: handle -> DID -> PDS.
+ *
+ * Order for a handle: DNS TXT `_atproto.<handle>` ("did=<did>"), then
+ * https://<handle>/.well-known/atproto-did, then com.atproto.identity.resolveHandle on
+ * $SKILLSYNC_HANDLE_RESOLVER when set. Handles under special-use TLDs (.test, .localhost,
+ * .invalid, .example, .local, .arpa, .internal, .onion, .alt) cannot resolve through public DNS or
+ * https, so they go straight to the resolver (and fail when none is set).
+ * A DID's document: did:plc from $SKILLSYNC_PLC_URL (default https://plc.directory), did:web
+ * from https://<host>/.well-known/did.json. The PDS is the `#atproto_pds` service. When a
+ * handle was given, the document's alsoKnownAs must contain at://<handle>, else SS_EINVALID.
+ * Handles and DIDs are checked for syntax before they go into a URL or a DNS name.
+ */
+#ifndef SS_IDENTITY_H
+#define SS_IDENTITY_H
+
+#include <stdbool.h>
+
+#include "core/error.h"
+#include "sync/http.h"
+
+typedef struct ss_identity {
+	char *did;
+	char *handle; /* the verified handle (lowercase), or NULL when the document names none */
+	char *pds;    /* the PDS base URL */
+} ss_identity;
+
+void ss_identity_release(ss_identity *id);
+
+/* Syntax only (ATProto's rules): a handle is a lowercase-insensitive domain name with a TLD. */
+bool ss_identity_is_handle(const char *s);
+/* did:<method>:<id>, id of [A-Za-z0-9._:%-], not ending with ':' or '%'. */
+bool ss_identity_is_did(const char *s);
+/* True for handles under a special-use TLD (see above). */
+bool ss_identity_is_special_handle(const char *handle);
+
+/* handle -> DID (*did malloc'd); SS_ENOTFOUND when no method knows it. */
+int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss_error *err);
+
+/*
+ * A handle or DID -> DID, verified handle and PDS. For a handle, the document must point back
+ * to it; for a DID, the handle is the document's (not checked against DNS).
+ */
+int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err);
+
+#endif

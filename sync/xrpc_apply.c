@@ -1,0 +1,154 @@
+/*
+ * xrpc_apply.c: com.atproto.repo.applyWrites, split into requests the PDS accepts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "sync/xrpc_priv.h"
+
+#define NSID_APPLY "com.atproto.repo.applyWrites"
+/* Room kept in each request for `"swapCommit":"<cid>",` (a CID is ~60 characters). */
+#define SWAP_ROOM 160
+
+void ss_xrpc_apply_result_release(ss_xrpc_apply_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nresults; i++)
+		ss_xrpc_record_release(&r->results[i]);
+	free(r->results);
+	ss_xrpc_commit_release(&r->commit);
+	memset(r, 0, sizeof(*r));
+}
+
+static const char *type_of(int op)
+{
+	switch (op) {
+	case SS_XRPC_CREATE:
+		return "com.atproto.repo.applyWrites#create";
+	case SS_XRPC_UPDATE:
+		return "com.atproto.repo.applyWrites#update";
+	default:
+		return "com.atproto.repo.applyWrites#delete";
+	}
+}
+
+/* The JSON text of one write (malloc'd). */
+static int write_text(const ss_xrpc_write *w, size_t i, char **out, size_t *len, ss_error *err)
+{
+	json_t *o, *value = NULL;
+	int ret;
+
+	if (w->op != SS_XRPC_CREATE && w->op != SS_XRPC_UPDATE && w->op != SS_XRPC_DELETE)
+		return ss_error_set(err, SS_EINVALID, "write %zu has an unknown operation", i);
+	o = json_pack("{s:s, s:s, s:s}", "$type", type_of(w->op), "collection", w->collection,
+	              "rkey", w->rkey);
+	if (w->op != SS_XRPC_DELETE) {
+		if ((ret = ss_xrpc__load_object("the record", w->value_json, &value, err)) < 0) {
+			json_decref(o);
+			return ss_error_prefix(err, "write of '%s'", w->rkey);
+		}
+		json_object_set_new(o, "value", value);
+	}
+	*out = ss_xrpc__dump(o, len);
+	json_decref(o);
+	return 0;
+}
+
+/* Adds the answer's results (one per write of the request) to out. */
+static int take_results(const json_t *v, const ss_xrpc_write *writes, size_t n,
+                        ss_xrpc_apply_result *out, size_t *alloc)
+{
+	json_t *results = json_object_get(v, "results"), *commit = json_object_get(v, "commit");
+
+	ss_xgrow((void **)&out->results, sizeof(*out->results), out->nresults + n, alloc);
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = json_array_get(results, i);
+		ss_xrpc_record *rec = &out->results[out->nresults++];
+
+		memset(rec, 0, sizeof(*rec));
+		rec->rkey = ss_xstrdup(writes[i].rkey);
+		rec->uri = ss_xrpc__str(r, "uri");
+		rec->cid = ss_xrpc__str(r, "cid");
+	}
+	if (json_is_object(commit)) {
+		ss_xrpc_commit_release(&out->commit);
+		out->commit.cid = ss_xrpc__str(commit, "cid");
+		out->commit.rev = ss_xrpc__str(commit, "rev");
+	}
+	return 0;
+}
+
+int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writes, size_t n,
+                         const char *swap_commit, ss_xrpc_apply_result *out, ss_error *err)
+{
+	char **texts = ss_xcalloc(n ? n : 1, sizeof(char *));
+	size_t *lens = ss_xcalloc(n ? n : 1, sizeof(size_t));
+	ss_buf body = SS_BUF_INIT;
+	json_t *jrepo = json_string(repo);
+	char *repo_text = NULL, *swap = swap_commit ? ss_xstrdup(swap_commit) : NULL;
+	size_t alloc = 0, start = 0, repo_len;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!jrepo) {
+		ret = ss_error_set(err, SS_EINVALID, "repo '%s' is not valid UTF-8", repo);
+		goto out;
+	}
+	repo_text = ss_xrpc__dump(jrepo, &repo_len);
+	for (size_t i = 0; i < n; i++)
+		if ((ret = write_text(&writes[i], i, &texts[i], &lens[i], err)) < 0)
+			goto out;
+	while (start < n) {
+		size_t overhead = strlen("{\"repo\":,\"writes\":[]}") + repo_len + SWAP_ROOM;
+		size_t end = start, size = overhead;
+		ss_xrpc_call call = {.nsid = NSID_APPLY, .post = true, .auth = true};
+		json_t *v = NULL;
+
+		/* As many writes as fit; a single write over the limit goes alone (the server
+		 * then refuses it as too large, with its size). */
+		while (end < n && end - start < SS_XRPC_MAX_WRITES &&
+		       (end == start || size + lens[end] + 1 <= SS_XRPC_MAX_BODY))
+			size += lens[end++] + 1;
+		ss_buf_clear(&body);
+		ss_buf_printf(&body, "{\"repo\":%s,", repo_text);
+		if (swap) {
+			json_t *js = json_string(swap);
+			char *t = js ? ss_xrpc__dump(js, NULL) : ss_xstrdup("null");
+
+			ss_buf_printf(&body, "\"swapCommit\":%s,", t);
+			free(t);
+			json_decref(js);
+		}
+		ss_buf_puts(&body, "\"writes\":[");
+		for (size_t i = start; i < end; i++) {
+			if (i > start)
+				ss_buf_putc(&body, ',');
+			ss_buf_put(&body, texts[i], lens[i]);
+		}
+		ss_buf_puts(&body, "]}");
+		call.body = body.ptr;
+		call.body_len = body.len;
+		out->nrequests++;
+		if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+			goto out;
+		take_results(v, writes + start, end - start, out, &alloc);
+		json_decref(v);
+		if (out->commit.cid) {
+			free(swap);
+			swap = ss_xstrdup(out->commit.cid);
+		}
+		start = end;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(texts[i]);
+	free(texts);
+	free(lens);
+	free(repo_text);
+	free(swap);
+	json_decref(jrepo);
+	ss_buf_release(&body);
+	return ret;
+}

@@ -1,0 +1,45 @@
+/*
+ * xrpc_priv.h: what the XRPC module's files share; private to them (with jansson.h).
+ */
+#ifndef SS_XRPC_PRIV_H
+#define SS_XRPC_PRIV_H
+
+#include <jansson.h>
+
+#include "sync/xrpc.h"
+
+/* Sends a call: GET when body is NULL and post is false. bearer: the token to send (NULL: the
+ * client's when auth, none otherwise); may_refresh: allowed to use the refresh hook. */
+typedef struct ss_xrpc_call {
+	const char *nsid;
+	const char *const *params;
+	bool post;
+	const char *body;
+	size_t body_len;
+	bool auth;
+	const char *bearer;
+} ss_xrpc_call;
+
+/* Performs call; on success *out (may be NULL) is the parsed answer object (json_decref it). */
+int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *err);
+
+/* The URL of nsid on service with params (url-encoded) into url. */
+void ss_xrpc__url(ss_buf *url, const char *service, const char *nsid, const char *const *params);
+
+/* Turns a non-2xx answer into err; returns the code. */
+int ss_xrpc__error(const char *nsid, long status, const ss_buf *body, size_t request_len,
+                   ss_error *err);
+
+/* Parses an answer body into an object; SS_ERROR naming nsid when it is not one. */
+int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err);
+
+/* A malloc'd copy of obj[key] when it is a string, else NULL. */
+char *ss_xrpc__str(const json_t *obj, const char *key);
+
+/* Compact JSON text of v (malloc'd), NULs kept as \u0000. */
+char *ss_xrpc__dump(const json_t *v, size_t *len);
+
+/* Parses JSON text that must be an object (a record value); SS_EINVALID otherwise. */
+int ss_xrpc__load_object(const char *what, const char *json, json_t **out, ss_error *err);
+
+#endif

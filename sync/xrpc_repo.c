@@ -1,0 +1,357 @@
+/*
+ * xrpc_repo.c: the com.atproto.repo.* and com.atproto.sync.* calls skillsync makes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "sync/xrpc_priv.h"
+
+#define NSID_LIST     "com.atproto.repo.listRecords"
+#define NSID_GET      "com.atproto.repo.getRecord"
+#define NSID_PUT      "com.atproto.repo.putRecord"
+#define NSID_DELETE   "com.atproto.repo.deleteRecord"
+#define NSID_APPLY    "com.atproto.repo.applyWrites"
+#define NSID_DESCRIBE "com.atproto.repo.describeRepo"
+#define NSID_LATEST   "com.atproto.sync.getLatestCommit"
+
+void ss_xrpc_record_release(ss_xrpc_record *rec)
+{
+	if (!rec)
+		return;
+	free(rec->uri);
+	free(rec->rkey);
+	free(rec->cid);
+	free(rec->value_json);
+	memset(rec, 0, sizeof(*rec));
+}
+
+void ss_xrpc_commit_release(ss_xrpc_commit *c)
+{
+	if (!c)
+		return;
+	free(c->cid);
+	free(c->rev);
+	c->cid = c->rev = NULL;
+}
+
+/* The rkey of an at:// URI: its last path segment. */
+static char *rkey_of(const char *uri)
+{
+	const char *slash = uri ? strrchr(uri, '/') : NULL;
+
+	return slash ? ss_xstrdup(slash + 1) : NULL;
+}
+
+/* Fills rec from {uri, cid, value}; SS_ERROR when a part is missing. */
+static int record_from(const char *nsid, const json_t *obj, ss_xrpc_record *rec, ss_error *err)
+{
+	json_t *value = json_object_get(obj, "value");
+
+	memset(rec, 0, sizeof(*rec));
+	rec->uri = ss_xrpc__str(obj, "uri");
+	rec->cid = ss_xrpc__str(obj, "cid");
+	if (!rec->uri || !rec->cid || !json_is_object(value)) {
+		ss_xrpc_record_release(rec);
+		return ss_error_set(err, SS_ERROR, "%s: the server sent a record without %s", nsid,
+		                    !json_is_object(value) ? "a value" : "a uri or cid");
+	}
+	rec->rkey = rkey_of(rec->uri);
+	rec->value_json = ss_xrpc__dump(value, &rec->value_len);
+	return 0;
+}
+
+static void commit_from(const json_t *obj, ss_xrpc_commit *c)
+{
+	if (!c)
+		return;
+	c->cid = ss_xrpc__str(obj, "cid");
+	c->rev = ss_xrpc__str(obj, "rev");
+}
+
+/* Hands every record of a listRecords page to fn; *cursor gets the next cursor or NULL. */
+static int walk_page(const json_t *page, ss_xrpc_record_fn fn, void *payload, size_t *count,
+                     char **cursor, ss_error *err)
+{
+	json_t *records = json_object_get(page, "records"), *r;
+	size_t i;
+	int ret;
+
+	*cursor = NULL;
+	*count = 0;
+	if (!json_is_array(records))
+		return ss_error_set(err, SS_ERROR, "%s: the server's answer has no records",
+		                    NSID_LIST);
+	json_array_foreach(records, i, r)
+	{
+		ss_xrpc_record rec;
+
+		if ((ret = record_from(NSID_LIST, r, &rec, err)) < 0)
+			return ret;
+		ret = fn(payload, &rec, err);
+		ss_xrpc_record_release(&rec);
+		if (ret < 0)
+			return ret;
+	}
+	*count = json_array_size(records);
+	if (*count)
+		*cursor = ss_xrpc__str(page, "cursor");
+	return 0;
+}
+
+int ss_xrpc_list_records(ss_xrpc *x, const char *repo, const char *collection, ss_xrpc_record_fn fn,
+                         void *payload, ss_error *err)
+{
+	char *cursor = NULL, *next = NULL;
+	int ret = 0;
+
+	for (;;) {
+		const char *params[] = {"repo", repo,     "collection", collection, "limit",
+		                        "100",  "cursor", cursor,       NULL};
+		ss_xrpc_call call = {.nsid = NSID_LIST, .params = params, .auth = true};
+		json_t *page = NULL;
+		size_t count;
+
+		ret = ss_xrpc__call(x, &call, &page, err);
+		if (!ret)
+			ret = walk_page(page, fn, payload, &count, &next, err);
+		json_decref(page);
+		if (ret < 0)
+			break;
+		/* The PDS sends a cursor even with the last page: an empty page ends it. */
+		if (!count || !next || (cursor && !strcmp(next, cursor)))
+			break;
+		free(cursor);
+		cursor = next;
+		next = NULL;
+	}
+	free(cursor);
+	free(next);
+	return ret;
+}
+
+/* ---- many listings at once ---- */
+
+typedef struct job_state {
+	ss_xrpc_list_job *job;
+	char *cursor;
+} job_state;
+
+static int on_page(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                   ss_http_response *resp, ss_error *err);
+
+static int queue_page(ss_http_batch *b, job_state *st, ss_error *err)
+{
+	ss_xrpc_list_job *job = st->job;
+	const char *params[] = {"repo",   job->repo,  "collection", job->collection, "limit", "100",
+	                        "cursor", st->cursor, NULL};
+	ss_buf url = SS_BUF_INIT;
+	ss_http_request req = {.method = "GET"};
+	int ret;
+
+	ss_xrpc__url(&url, ss_xrpc_service(job->client), NSID_LIST, params);
+	req.url = url.ptr;
+	ret = ss_http_batch_add(b, &req, on_page, st, err);
+	ss_buf_release(&url);
+	return ret;
+}
+
+static int on_page(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                   ss_http_response *resp, ss_error *err)
+{
+	job_state *st = payload;
+	ss_xrpc_list_job *job = st->job;
+	json_t *page = NULL;
+	char *next = NULL;
+	size_t count = 0;
+
+	(void)err;
+	if (rc < 0) {
+		job->err = *req_err;
+		job->rc = rc;
+		return 0;
+	}
+	if (resp->status < 200 || resp->status >= 300) {
+		job->rc = ss_xrpc__error(NSID_LIST, resp->status, &resp->body, 0, &job->err);
+		return 0;
+	}
+	job->pages++;
+	rc = ss_xrpc__parse(NSID_LIST, &resp->body, &page, &job->err);
+	if (!rc)
+		rc = walk_page(page, job->fn, job->payload, &count, &next, &job->err);
+	json_decref(page);
+	if (rc < 0) {
+		job->rc = rc;
+	} else if (count && next && !(st->cursor && !strcmp(next, st->cursor))) {
+		free(st->cursor);
+		st->cursor = next;
+		next = NULL;
+		job->rc = queue_page(b, st, &job->err);
+	}
+	free(next);
+	return 0;
+}
+
+int ss_xrpc_list_records_many(ss_xrpc_list_job *jobs, size_t n, int max_parallel, ss_error *err)
+{
+	ss_http_batch *b = NULL;
+	job_state *states;
+	int ret;
+
+	if (!n)
+		return 0;
+	states = ss_xcalloc(n, sizeof(*states));
+	if ((ret = ss_http_batch_new(&b, ss_xrpc_http(jobs[0].client), max_parallel, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		states[i].job = &jobs[i];
+		jobs[i].rc = 0;
+		jobs[i].pages = 0;
+		ss_error_clear(&jobs[i].err);
+		if ((ret = queue_page(b, &states[i], err)) < 0)
+			goto out;
+	}
+	/* Listings are public: no token goes to another member's PDS. */
+	if ((ret = ss_http_batch_run(b, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].rc < 0) {
+			*err = jobs[i].err;
+			ret = jobs[i].rc;
+			break;
+		}
+out:
+	ss_http_batch_free(b);
+	for (size_t i = 0; i < n; i++)
+		free(states[i].cursor);
+	free(states);
+	return ret;
+}
+
+int ss_xrpc_get_record(ss_xrpc *x, const char *repo, const char *collection, const char *rkey,
+                       ss_xrpc_record *out, ss_error *err)
+{
+	const char *params[] = {"repo", repo, "collection", collection, "rkey", rkey, NULL};
+	ss_xrpc_call call = {.nsid = NSID_GET, .params = params, .auth = true};
+	json_t *v = NULL;
+	int ret;
+
+	if ((ret = ss_xrpc__call(x, &call, &v, err)) == 0)
+		ret = record_from(NSID_GET, v, out, err);
+	json_decref(v);
+	return ret;
+}
+
+/* POSTs body (stolen) to nsid; *answer gets the parsed answer. */
+static int post(ss_xrpc *x, const char *nsid, json_t *body, json_t **answer, ss_error *err)
+{
+	size_t len;
+	char *text = ss_xrpc__dump(body, &len);
+	ss_xrpc_call call = {
+	    .nsid = nsid, .post = true, .body = text, .body_len = len, .auth = true};
+	int ret = ss_xrpc__call(x, &call, answer, err);
+
+	free(text);
+	json_decref(body);
+	return ret;
+}
+
+int ss_xrpc_put_record(ss_xrpc *x, const ss_xrpc_put *put, ss_xrpc_record *out,
+                       ss_xrpc_commit *commit, ss_error *err)
+{
+	json_t *body, *record = NULL, *v = NULL;
+	int ret;
+
+	if ((ret = ss_xrpc__load_object("the record", put->record_json, &record, err)) < 0)
+		return ret;
+	body = json_pack("{s:s, s:s, s:s, s:o}", "repo", put->repo, "collection", put->collection,
+	                 "rkey", put->rkey, "record", record);
+	if (put->swap_record)
+		json_object_set_new(body, "swapRecord", json_string(put->swap_record));
+	else if (put->must_not_exist)
+		json_object_set_new(body, "swapRecord", json_null());
+	if ((ret = post(x, NSID_PUT, body, &v, err)) < 0)
+		goto out;
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->uri = ss_xrpc__str(v, "uri");
+		out->cid = ss_xrpc__str(v, "cid");
+		out->rkey = rkey_of(out->uri);
+	}
+	if (commit)
+		commit_from(json_object_get(v, "commit"), commit);
+out:
+	json_decref(v);
+	return ret;
+}
+
+int ss_xrpc_delete_record(ss_xrpc *x, const char *repo, const char *collection, const char *rkey,
+                          const char *swap_record, ss_xrpc_commit *commit, ss_error *err)
+{
+	json_t *body, *v = NULL;
+	int ret;
+
+	body = json_pack("{s:s, s:s, s:s}", "repo", repo, "collection", collection, "rkey", rkey);
+	if (swap_record)
+		json_object_set_new(body, "swapRecord", json_string(swap_record));
+	if ((ret = post(x, NSID_DELETE, body, &v, err)) == 0 && commit)
+		commit_from(json_object_get(v, "commit"), commit);
+	json_decref(v);
+	return ret;
+}
+
+int ss_xrpc_describe_repo(ss_xrpc *x, const char *repo, ss_xrpc_repo_info *out, ss_error *err)
+{
+	const char *params[] = {"repo", repo, NULL};
+	ss_xrpc_call call = {.nsid = NSID_DESCRIBE, .params = params, .auth = true};
+	json_t *v = NULL, *cols, *c;
+	size_t i, n = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+		return ret;
+	out->did = ss_xrpc__str(v, "did");
+	out->handle = ss_xrpc__str(v, "handle");
+	out->handle_is_correct = json_is_true(json_object_get(v, "handleIsCorrect"));
+	cols = json_object_get(v, "collections");
+	out->collections = ss_xcalloc(json_array_size(cols) + 1, sizeof(char *));
+	json_array_foreach(cols, i, c)
+	{
+		if (json_is_string(c))
+			out->collections[n++] = ss_xstrdup(json_string_value(c));
+	}
+	json_decref(v);
+	return 0;
+}
+
+void ss_xrpc_repo_info_release(ss_xrpc_repo_info *info)
+{
+	if (!info)
+		return;
+	for (size_t i = 0; info->collections && info->collections[i]; i++)
+		free(info->collections[i]);
+	free(info->collections);
+	free(info->did);
+	free(info->handle);
+	memset(info, 0, sizeof(*info));
+}
+
+int ss_xrpc_get_latest_commit(ss_xrpc *x, const char *did, ss_xrpc_commit *out, ss_error *err)
+{
+	const char *params[] = {"did", did, NULL};
+	ss_xrpc_call call = {.nsid = NSID_LATEST, .params = params, .auth = true};
+	json_t *v = NULL;
+	int ret;
+
+	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+		return ret;
+	commit_from(v, out);
+	json_decref(v);
+	if (!out->cid || !out->rev) {
+		ss_xrpc_commit_release(out);
+		return ss_error_set(err, SS_ERROR, "%s: the server's answer has no cid or rev",
+		                    NSID_LATEST);
+	}
+	return 0;
+}

@@ -1,0 +1,198 @@
+/*
+ * xrpc_server.c: com.atproto.server.* sessions, identity.resolveHandle, and reading DID
+ * documents (JSON stays in the XRPC module).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "sync/xrpc_priv.h"
+
+#define NSID_CREATE  "com.atproto.server.createSession"
+#define NSID_REFRESH "com.atproto.server.refreshSession"
+#define NSID_DELETE  "com.atproto.server.deleteSession"
+#define NSID_GET     "com.atproto.server.getSession"
+#define NSID_RESOLVE "com.atproto.identity.resolveHandle"
+
+static void wipe_free(char *s)
+{
+	if (s)
+		memset(s, 0, strlen(s));
+	free(s);
+}
+
+void ss_xrpc_session_release(ss_xrpc_session *s)
+{
+	if (!s)
+		return;
+	free(s->did);
+	free(s->handle);
+	wipe_free(s->access_jwt);
+	wipe_free(s->refresh_jwt);
+	free(s->pds);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The PDS endpoint of a DID document object, or NULL. */
+static char *pds_of(const json_t *doc)
+{
+	json_t *services = json_object_get(doc, "service"), *s;
+	size_t i;
+
+	json_array_foreach(services, i, s)
+	{
+		const char *id = json_string_value(json_object_get(s, "id"));
+		size_t len = id ? strlen(id) : 0;
+
+		if (len >= 12 && !strcmp(id + len - 12, "#atproto_pds"))
+			return ss_xrpc__str(s, "serviceEndpoint");
+	}
+	return NULL;
+}
+
+static int session_from(const char *nsid, const json_t *v, ss_xrpc_session *out, ss_error *err)
+{
+	json_t *active = json_object_get(v, "active");
+
+	memset(out, 0, sizeof(*out));
+	out->did = ss_xrpc__str(v, "did");
+	out->handle = ss_xrpc__str(v, "handle");
+	out->access_jwt = ss_xrpc__str(v, "accessJwt");
+	out->refresh_jwt = ss_xrpc__str(v, "refreshJwt");
+	out->pds = pds_of(json_object_get(v, "didDoc"));
+	out->active = active ? json_is_true(active) : true;
+	if (!out->did) {
+		ss_xrpc_session_release(out);
+		return ss_error_set(err, SS_ERROR, "%s: the server's answer has no did", nsid);
+	}
+	return 0;
+}
+
+static int tokens_present(const char *nsid, ss_xrpc_session *s, ss_error *err)
+{
+	if (s->access_jwt && s->refresh_jwt)
+		return 0;
+	ss_xrpc_session_release(s);
+	return ss_error_set(err, SS_ERROR, "%s: the server's answer has no tokens", nsid);
+}
+
+int ss_xrpc_create_session(ss_xrpc *x, const char *identifier, const char *password,
+                           ss_xrpc_session *out, ss_error *err)
+{
+	json_t *body = json_pack("{s:s, s:s}", "identifier", identifier, "password", password);
+	ss_xrpc_call call = {.nsid = NSID_CREATE, .post = true};
+	json_t *v = NULL;
+	size_t len;
+	char *text;
+	int ret;
+
+	if (!body)
+		return ss_error_set(err, SS_EINVALID, "the identifier or password is not UTF-8");
+	text = ss_xrpc__dump(body, &len);
+	json_decref(body);
+	call.body = text;
+	call.body_len = len;
+	ret = ss_xrpc__call(x, &call, &v, err);
+	memset(text, 0, len); /* the password */
+	free(text);
+	if (!ret && !(ret = session_from(NSID_CREATE, v, out, err)))
+		ret = tokens_present(NSID_CREATE, out, err);
+	json_decref(v);
+	return ret;
+}
+
+int ss_xrpc_refresh_session(ss_xrpc *x, const char *refresh_jwt, ss_xrpc_session *out,
+                            ss_error *err)
+{
+	ss_xrpc_call call = {
+	    .nsid = NSID_REFRESH, .post = true, .auth = true, .bearer = refresh_jwt};
+	json_t *v = NULL;
+	int ret = ss_xrpc__call(x, &call, &v, err);
+
+	if (!ret && !(ret = session_from(NSID_REFRESH, v, out, err)))
+		ret = tokens_present(NSID_REFRESH, out, err);
+	json_decref(v);
+	return ret;
+}
+
+int ss_xrpc_delete_session(ss_xrpc *x, const char *refresh_jwt, ss_error *err)
+{
+	ss_xrpc_call call = {
+	    .nsid = NSID_DELETE, .post = true, .auth = true, .bearer = refresh_jwt};
+
+	return ss_xrpc__call(x, &call, NULL, err);
+}
+
+int ss_xrpc_get_session(ss_xrpc *x, ss_xrpc_session *out, ss_error *err)
+{
+	ss_xrpc_call call = {.nsid = NSID_GET, .auth = true};
+	json_t *v = NULL;
+	int ret = ss_xrpc__call(x, &call, &v, err);
+
+	if (!ret)
+		ret = session_from(NSID_GET, v, out, err);
+	json_decref(v);
+	return ret;
+}
+
+int ss_xrpc_resolve_handle(ss_xrpc *x, const char *handle, char **did, ss_error *err)
+{
+	const char *params[] = {"handle", handle, NULL};
+	ss_xrpc_call call = {.nsid = NSID_RESOLVE, .params = params};
+	json_t *v = NULL;
+	int ret = ss_xrpc__call(x, &call, &v, err);
+
+	if (!ret) {
+		*did = ss_xrpc__str(v, "did");
+		if (!*did)
+			ret = ss_error_set(err, SS_ERROR, "%s: the server's answer has no did",
+			                   NSID_RESOLVE);
+	}
+	json_decref(v);
+	return ret;
+}
+
+void ss_xrpc_did_doc_release(ss_xrpc_did_doc *doc)
+{
+	if (!doc)
+		return;
+	free(doc->id);
+	free(doc->pds);
+	free(doc->handle);
+	for (size_t i = 0; doc->also_known_as && doc->also_known_as[i]; i++)
+		free(doc->also_known_as[i]);
+	free(doc->also_known_as);
+	memset(doc, 0, sizeof(*doc));
+}
+
+int ss_xrpc_parse_did_doc(const char *json, size_t len, ss_xrpc_did_doc *out, ss_error *err)
+{
+	json_t *v = json_loadb(json, len, 0, NULL), *aka, *a;
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(v)) {
+		json_decref(v);
+		return ss_error_set(err, SS_EINVALID, "the DID document is not a JSON object");
+	}
+	out->id = ss_xrpc__str(v, "id");
+	out->pds = pds_of(v);
+	aka = json_object_get(v, "alsoKnownAs");
+	out->also_known_as = ss_xcalloc(json_array_size(aka) + 1, sizeof(char *));
+	json_array_foreach(aka, i, a)
+	{
+		const char *s = json_string_value(a);
+
+		if (!s)
+			continue;
+		out->also_known_as[n++] = ss_xstrdup(s);
+		if (!out->handle && !strncmp(s, "at://", 5))
+			out->handle = ss_xstrdup(s + 5);
+	}
+	json_decref(v);
+	if (!out->id) {
+		ss_xrpc_did_doc_release(out);
+		return ss_error_set(err, SS_EINVALID, "the DID document has no id");
+	}
+	return 0;
+}

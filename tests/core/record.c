@@ -1,0 +1,285 @@
+/* record.c: the garden.engram.skill codec (core/record.h) and datetimes (core/time.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/record.h"
+#include "core/skill.h"
+#include "core/time.h"
+
+#define TIMES "\"createdAt\":\"2026-01-01T00:00:00Z\",\"updatedAt\":\"2026-01-02T00:00:00Z\""
+
+static ss_skill *sample(void)
+{
+	ss_skill *s = ss_skill_new();
+	ss_value *meta = ss_value_new_map();
+
+	ss_skill_set_name(s, "pdf");
+	ss_skill_set_description(s, "Fill forms");
+	ss_skill_set_instructions(s, "# PDF\n", 6);
+	s->disable_model_invocation = SS_DMI_TRUE;
+	ss_value_map_append(meta, "author", ss_value_new_string("me", 2));
+	ss_value_map_append(s->frontmatter, "metadata", meta);
+	ss_skill_add_file(s, "scripts/fill.py", "print(1)\n", 9, true);
+	ss_skill_add_file(s, "a.md", "A\n", 2, false);
+	ss_skill_sort_files(s);
+	return s;
+}
+
+static void test_record__encode_exact_json(void **state)
+{
+	ss_skill *s = sample();
+	ss_buf out = SS_BUF_INIT;
+
+	assert_int_equal(
+	    ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "why", &out, NULL),
+	    0);
+	assert_string_equal(
+	    out.ptr,
+	    "{\"$type\":\"garden.engram.skill\",\"name\":\"pdf\",\"description\":\"Fill forms\","
+	    "\"disableModelInvocation\":true,\"instructions\":\"# PDF\\n\",\"files\":[{\"path\":"
+	    "\"a.md\",\"content\":\"A\\n\"},{\"path\":\"scripts/"
+	    "fill.py\",\"content\":\"print(1)\\n\","
+	    "\"executable\":true}],\"frontmatter\":{\"metadata\":{\"author\":\"me\"}},\"note\":"
+	    "\"why\"," TIMES "}");
+	ss_skill_free(s);
+	ss_buf_release(&out);
+}
+
+static void test_record__note_is_cut_on_a_character_boundary(void **state)
+{
+	ss_skill *s = sample();
+	ss_buf out = SS_BUF_INIT, note = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	ss_skill *back = NULL;
+	ss_record_meta meta;
+
+	ss_buf_putc(&note, 'x');
+	for (int i = 0; i < 1000; i++)
+		ss_buf_puts(&note, "\xC3\xA9"); /* 2001 bytes */
+	assert_int_equal(ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z",
+	                                  note.ptr, &out, NULL),
+	                 0);
+	assert_int_equal(ss_record_decode(out.ptr, out.len, "pdf", &back, &meta, r), 0);
+	assert_int_equal(strlen(meta.note), 1999);
+	ss_record_meta_release(&meta);
+	ss_skill_free(back);
+	ss_skill_free(s);
+	ss_report_free(r);
+	ss_buf_release(&out);
+	ss_buf_release(&note);
+}
+
+/* Decoding text must fail with exactly this first message. */
+static void decode_fails(const char *json, const char *rkey, const char *message)
+{
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_buf line = SS_BUF_INIT;
+
+	assert_int_equal(ss_record_decode(json, strlen(json), rkey, &s, NULL, r), SS_EINVALID);
+	assert_null(s);
+	assert_true(ss_report_errors(r) >= 1);
+	ss_report_format(ss_report_at(r, 0), &line);
+	if (strcmp(line.ptr, message))
+		fail_msg("for %s\n got: %s\nwant: %s", json, line.ptr, message);
+	ss_buf_release(&line);
+	ss_report_free(r);
+}
+
+#define REC(extra)                                                                                 \
+	"{\"$type\":\"garden.engram.skill\",\"name\":\"pdf\",\"description\":\"d\","               \
+	"\"instructions\":\"b\"," extra TIMES "}"
+
+static void test_record__hostile_records_are_reported(void **state)
+{
+	decode_fails("[1]", "pdf", "pdf: record is not a JSON object");
+	decode_fails("{", "pdf",
+	             "pdf: record is not valid JSON (string or '}' expected near end of file)");
+	decode_fails(REC(""), "other",
+	             "other/SKILL.md: name: 'pdf' differs from the record key "
+	             "'other'");
+	decode_fails("{\"name\":1,\"description\":\"d\",\"instructions\":\"b\"," TIMES "}", "pdf",
+	             "pdf/SKILL.md: name: must be a string");
+	decode_fails("{\"name\":\"PDF\",\"description\":\"d\",\"instructions\":\"b\"," TIMES "}",
+	             "PDF",
+	             "PDF/SKILL.md: name: 'PDF' must be lowercase letters, digits and "
+	             "single hyphens");
+	decode_fails("{\"name\":\"pdf\",\"instructions\":\"b\"," TIMES "}", "pdf",
+	             "pdf/SKILL.md: description: missing");
+	decode_fails(REC("\"disableModelInvocation\":\"yes\","), "pdf",
+	             "pdf/SKILL.md: disableModelInvocation: must be true or false");
+	decode_fails(REC("\"files\":{},"), "pdf", "pdf/SKILL.md: files: must be an array");
+	decode_fails(REC("\"files\":[{\"path\":\"../x\",\"content\":\"\"}],"), "pdf",
+	             "pdf/../x: path has a '.' or '..' component");
+	decode_fails(REC("\"files\":[{\"path\":\"/etc/passwd\",\"content\":\"\"}],"), "pdf",
+	             "pdf//etc/passwd: absolute path (paths are relative to the skill directory)");
+	decode_fails(REC("\"files\":[{\"path\":\"a/.GiT/config\",\"content\":\"\"}],"), "pdf",
+	             "pdf/a/.GiT/config: path has a '.git' component");
+	decode_fails(REC("\"files\":[{\"path\":\"SKILL.md\",\"content\":\"\"}],"), "pdf",
+	             "pdf/SKILL.md: SKILL.md cannot be one of the other files");
+	decode_fails(REC("\"files\":[{\"path\":\"a\\\\b\",\"content\":\"\"}],"), "pdf",
+	             "pdf/a\\b: path has a backslash (use forward slashes)");
+	decode_fails(REC("\"files\":[{\"path\":\"a\",\"content\":\"\"},{\"path\":\"a\","
+	                 "\"content\":\"\"}],"),
+	             "pdf", "pdf/a: given twice");
+	decode_fails(REC("\"files\":[{\"path\":\"a\",\"content\":\"\"},{\"path\":\"a/b\","
+	                 "\"content\":\"\"}],"),
+	             "pdf", "pdf/a: is a file and a directory at once");
+	decode_fails(REC("\"files\":[{\"path\":\"a\",\"content\":5}],"), "pdf",
+	             "pdf/SKILL.md: files[0]: must have a string path, a string content and an "
+	             "optional boolean executable");
+	decode_fails(REC("\"frontmatter\":{\"x\":1.5},"), "pdf",
+	             "pdf/SKILL.md: x: holds a number with a fraction (not allowed in records)");
+	decode_fails(REC("\"frontmatter\":{\"name\":\"pdf\"},"), "pdf",
+	             "pdf/SKILL.md: name: given twice");
+	decode_fails(REC("\"frontmatter\":[],"), "pdf",
+	             "pdf/SKILL.md: frontmatter: must be an "
+	             "object");
+	decode_fails(REC("\"note\":5,"), "pdf", "pdf/SKILL.md: note: must be a string");
+	decode_fails("{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"\\u0000\"," TIMES
+	             "}",
+	             "pdf",
+	             "pdf: record is not valid JSON (\\u0000 is not allowed without "
+	             "JSON_ALLOW_NUL near '\"\\u0000\"')");
+	decode_fails("{\"name\":\"pdf\",\"name\":\"pdf\",\"description\":\"d\","
+	             "\"instructions\":\"b\"," TIMES "}",
+	             "pdf", "pdf: record is not valid JSON (duplicate object key near '\"name\"')");
+	decode_fails("{\"$type\":\"x.y\",\"name\":\"pdf\",\"description\":\"d\","
+	             "\"instructions\":\"b\"," TIMES "}",
+	             "pdf", "pdf/SKILL.md: $type: is not 'garden.engram.skill'");
+	decode_fails("{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+	             "\"createdAt\":\"2026-01-01\",\"updatedAt\":\"2026-01-02T00:00:00Z\"}",
+	             "pdf", "pdf/SKILL.md: createdAt: not a datetime (RFC 3339 with a time zone)");
+}
+
+/* Builds a record with n files, or one string field of n bytes. */
+static void big_record(ss_buf *out, const char *field, size_t n)
+{
+	ss_buf_clear(out);
+	ss_buf_puts(out, "{\"name\":\"pdf\",\"description\":\"d\",");
+	if (strcmp(field, "instructions"))
+		ss_buf_puts(out, "\"instructions\":\"b\",");
+	if (!strcmp(field, "files")) {
+		ss_buf_puts(out, "\"files\":[");
+		for (size_t i = 0; i < n; i++)
+			ss_buf_printf(out, "%s{\"path\":\"f%zu\",\"content\":\"\"}", i ? "," : "",
+			              i);
+		ss_buf_puts(out, "],");
+	} else {
+		ss_buf_printf(out, "\"%s\":\"", field);
+		for (size_t i = 0; i < n; i++)
+			ss_buf_putc(out, 'a');
+		ss_buf_puts(out, "\",");
+	}
+	ss_buf_puts(out, TIMES "}");
+}
+
+static void limit_fails(const char *field, size_t n, const char *message)
+{
+	ss_buf json = SS_BUF_INIT, line = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+
+	big_record(&json, field, n);
+	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), SS_EINVALID);
+	ss_report_format(ss_report_at(r, 0), &line);
+	assert_string_equal(line.ptr, message);
+	ss_buf_release(&json);
+	ss_buf_release(&line);
+	ss_report_free(r);
+}
+
+static void test_record__limits_and_oversize(void **state)
+{
+	ss_buf json = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+
+	limit_fails("files", 33, "pdf: files: 33 files, more than the 32 allowed");
+	limit_fails("files", 10000, "pdf: files: 10000 files, more than the 32 allowed");
+	limit_fails("note", 2001, "pdf/SKILL.md: note: longer than 2000 bytes (2001)");
+	limit_fails("instructions", 200001,
+	            "pdf/SKILL.md: body: longer than 200000 bytes (200001)");
+	limit_fails("instructions", SS_RECORD_MAX_INPUT,
+	            "pdf: record larger than 2000000 bytes (2000120)");
+	big_record(&json, "files", 32);
+	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), 0);
+	assert_int_equal(s->nfiles, 32);
+	ss_skill_free(s);
+	ss_buf_release(&json);
+	ss_report_free(r);
+}
+
+static void test_record__decoded_meta(void **state)
+{
+	const char *json = REC("\"note\":\"n\",");
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_record_meta meta;
+
+	assert_int_equal(ss_record_decode(json, strlen(json), "pdf", &s, &meta, r), 0);
+	assert_string_equal(meta.created_at, "2026-01-01T00:00:00Z");
+	assert_int_equal(meta.updated_us, INT64_C(1767312000000000));
+	assert_string_equal(meta.note, "n");
+	assert_int_equal(s->disable_model_invocation, SS_DMI_ABSENT);
+	assert_int_equal(s->nfiles, 0);
+	ss_record_meta_release(&meta);
+	ss_skill_free(s);
+	ss_report_free(r);
+}
+
+static void test_record__datetimes_compare_as_instants(void **state)
+{
+	int64_t a, b;
+	ss_buf out = SS_BUF_INIT;
+
+	assert_int_equal(ss_time_parse("2026-01-01T01:00:00+01:00", &a), 0);
+	assert_int_equal(ss_time_parse("2026-01-01T00:00:00Z", &b), 0);
+	assert_true(a == b);
+	assert_int_equal(ss_time_parse("2026-01-01T00:00:00.5Z", &a), 0);
+	assert_int_equal(a - b, 500000);
+	assert_int_equal(ss_time_parse("1970-01-01T00:00:00.000001Z", &a), 0);
+	assert_int_equal(a, 1);
+	assert_int_equal(ss_time_parse("2024-02-29T23:59:59.999999999-05:30", &a), 0);
+	ss_time_format(a, &out);
+	assert_string_equal(out.ptr, "2024-03-01T05:29:59.999Z");
+	ss_buf_clear(&out);
+	ss_time_format(0, &out);
+	assert_string_equal(out.ptr, "1970-01-01T00:00:00.000Z");
+	static const char *const bad[] = {
+	    "2026-01-01",
+	    "2026-01-01T00:00:00",
+	    "2026-01-01 00:00:00Z",
+	    "2026-13-01T00:00:00Z",
+	    "2025-02-29T00:00:00Z",
+	    "2026-01-01T24:00:00Z",
+	    "2026-01-01T00:00:00z",
+	    "2026-01-01T00:00:00-00:00",
+	    "2026-01-01T00:00:00.Z",
+	    "2026-01-01T00:00:00Zx",
+	    "",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (ss_time_parse(bad[i], &a) != SS_EINVALID)
+			fail_msg("'%s' parsed", bad[i]);
+	ss_buf_release(&out);
+}
+
+int test_record_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_record__encode_exact_json),
+	    cmocka_unit_test(test_record__note_is_cut_on_a_character_boundary),
+	    cmocka_unit_test(test_record__hostile_records_are_reported),
+	    cmocka_unit_test(test_record__limits_and_oversize),
+	    cmocka_unit_test(test_record__decoded_meta),
+	    cmocka_unit_test(test_record__datetimes_compare_as_instants),
+	};
+	return cmocka_run_group_tests_name("core/record", tests, NULL, NULL);
+}

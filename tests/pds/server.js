@@ -1,0 +1,124 @@
+// Runs a did:plc directory (in-memory database) and the reference PDS in this one process,
+// both listening on 127.0.0.1 only, for skillsync's integration tests.
+//
+// Usage: node server.js <install dir> <state dir>
+// Run with the Node 22 of the install (tests/pds/install); tests/pds/start does that.
+// Writes <state dir>/server.json ({pds, plc, pid, adminPassword}, mode 0600) once both
+// answer; stops cleanly on SIGTERM or SIGINT. The PDS keeps its data in <state dir>/data.
+'use strict'
+
+const crypto = require('node:crypto')
+const fs = require('node:fs')
+const net = require('node:net')
+const path = require('node:path')
+const { createRequire } = require('node:module')
+const { pathToFileURL } = require('node:url')
+
+const HOST = '127.0.0.1'
+
+function fail(msg) {
+  process.stderr.write(`pds server: ${msg}\n`)
+  process.exit(1)
+}
+
+// A port that was free on 127.0.0.1 a moment ago (the PDS needs its port before it starts,
+// since its public URL goes into DID documents; a lost race is retried by the caller).
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+// express listens on every interface unless told otherwise: pin the host.
+function bindLoopback(app) {
+  const listen = app.listen.bind(app)
+  app.listen = (port, ...rest) => listen(port, HOST, ...rest)
+}
+
+function writePrivate(file, text) {
+  const tmp = `${file}.tmp`
+  fs.writeFileSync(tmp, text, { mode: 0o600 })
+  fs.renameSync(tmp, file)
+}
+
+async function main() {
+  const [installDir, stateDir] = process.argv.slice(2)
+  if (!installDir || !stateDir) fail('usage: server.js <install dir> <state dir>')
+  process.env.LOG_ENABLED = process.env.LOG_ENABLED ?? 'true'
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'info'
+
+  const req = createRequire(path.join(installDir, 'package.json'))
+  const load = (name) => import(pathToFileURL(req.resolve(name)).href)
+  const plcServer = await load('@did-plc/server')
+  const pdsMod = await load('@atproto/pds')
+  const cryptoMod = await load('@atproto/crypto')
+  const { PlcServer, Database } = plcServer.default ?? plcServer
+  const { PDS, envToCfg, envToSecrets } = pdsMod
+  const { Secp256k1Keypair } = cryptoMod
+
+  const plc = PlcServer.create({ db: Database.mock(), port: 0 })
+  bindLoopback(plc.app)
+  const plcHttp = await plc.start()
+  const plcUrl = `http://localhost:${plcHttp.address().port}`
+
+  const rotationKey = await Secp256k1Keypair.create({ exportable: true })
+  const adminPassword = crypto.randomBytes(24).toString('hex')
+  let pds = null
+  let port = 0
+  for (let attempt = 1; !pds; attempt++) {
+    port = await freePort()
+    const dataDir = path.join(stateDir, 'data')
+    fs.rmSync(dataDir, { recursive: true, force: true })
+    fs.mkdirSync(path.join(dataDir, 'blobs'), { recursive: true, mode: 0o700 })
+    const env = {
+      port,
+      hostname: 'localhost',
+      devMode: true,
+      version: '0.0.0',
+      dataDirectory: dataDir,
+      blobstoreDiskLocation: path.join(dataDir, 'blobs'),
+      didPlcUrl: plcUrl,
+      inviteRequired: false,
+      rateLimitsEnabled: false,
+      crawlers: [],
+      jwtSecret: crypto.randomBytes(32).toString('hex'),
+      adminPassword,
+      plcRotationKeyK256PrivateKeyHex: Buffer.from(await rotationKey.export()).toString('hex'),
+    }
+    const candidate = await PDS.create(envToCfg(env), envToSecrets(env))
+    bindLoopback(candidate.app)
+    try {
+      await candidate.start()
+      pds = candidate
+    } catch (err) {
+      await candidate.destroy().catch(() => {})
+      if (err.code !== 'EADDRINUSE' || attempt >= 5) throw err
+    }
+  }
+
+  let stopping = false
+  const stop = async (sig) => {
+    if (stopping) return
+    stopping = true
+    process.stderr.write(`pds server: ${sig}, stopping\n`)
+    await pds.destroy().catch((err) => process.stderr.write(`pds server: ${err}\n`))
+    await plc.destroy().catch((err) => process.stderr.write(`pds server: ${err}\n`))
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+
+  writePrivate(
+    path.join(stateDir, 'server.json'),
+    JSON.stringify({ pds: `http://localhost:${port}`, plc: plcUrl, pid: process.pid, adminPassword }) +
+      '\n',
+  )
+  process.stderr.write(`pds server: ready, pds http://localhost:${port}, plc ${plcUrl}\n`)
+}
+
+main().catch((err) => fail(err && err.stack ? err.stack : String(err)))

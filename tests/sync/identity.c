@@ -1,0 +1,189 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "sync/http.h"
+#include "sync/identity.h"
+#include "sync/pds.h"
+
+static void test_identity__handle_syntax(void **state)
+{
+	assert_true(ss_identity_is_handle("alice.test"));
+	assert_true(ss_identity_is_handle("Alice.Example.COM"));
+	assert_true(ss_identity_is_handle("a-1.b2.io"));
+	assert_false(ss_identity_is_handle("alice"));
+	assert_false(ss_identity_is_handle("-alice.test"));
+	assert_false(ss_identity_is_handle("alice-.test"));
+	assert_false(ss_identity_is_handle("alice..test"));
+	assert_false(ss_identity_is_handle("alice.test."));
+	assert_false(ss_identity_is_handle("alice.123"));
+	assert_false(ss_identity_is_handle("al/ice.test"));
+	assert_false(ss_identity_is_handle("alice.test/../x"));
+	assert_false(ss_identity_is_handle("alice.test?x=1"));
+	assert_false(ss_identity_is_handle(""));
+}
+
+static void test_identity__did_syntax(void **state)
+{
+	assert_true(ss_identity_is_did("did:plc:ewvi7nxzyoun6zhxrhs64oiz"));
+	assert_true(ss_identity_is_did("did:web:example.com"));
+	assert_true(ss_identity_is_did("did:web:localhost%3A8080"));
+	assert_false(ss_identity_is_did("did:plc:"));
+	assert_false(ss_identity_is_did("did:PLC:abc"));
+	assert_false(ss_identity_is_did("did:plc:abc/../x"));
+	assert_false(ss_identity_is_did("did:plc:abc?x"));
+	assert_false(ss_identity_is_did("did:web:example.com:"));
+	assert_false(ss_identity_is_did("did:web:example.com%"));
+	assert_false(ss_identity_is_did("plc:abc"));
+}
+
+static void test_identity__special_use_handles(void **state)
+{
+	assert_true(ss_identity_is_special_handle("alice.test"));
+	assert_true(ss_identity_is_special_handle("x.localhost"));
+	assert_true(ss_identity_is_special_handle("x.EXAMPLE"));
+	assert_true(ss_identity_is_special_handle("x.local"));
+	assert_true(ss_identity_is_special_handle("x.invalid"));
+	assert_false(ss_identity_is_special_handle("alice.bsky.social"));
+	assert_false(ss_identity_is_special_handle("example.com"));
+}
+
+static void test_identity__special_handle_needs_a_resolver(void **state)
+{
+	char *saved = NULL, *did = NULL;
+	const char *v;
+	ss_http *http;
+	ss_error err;
+
+	ss_test_pds();
+	v = getenv("SKILLSYNC_HANDLE_RESOLVER");
+	saved = v ? strdup(v) : NULL;
+	unsetenv("SKILLSYNC_HANDLE_RESOLVER");
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	assert_int_equal(ss_identity_resolve_handle(http, "alice.test", &did, &err), SS_ENOTFOUND);
+	assert_string_equal(err.message, "cannot resolve handle 'alice.test': it is under a "
+	                                 "special-use domain and SKILLSYNC_HANDLE_RESOLVER is not "
+	                                 "set");
+	if (saved)
+		setenv("SKILLSYNC_HANDLE_RESOLVER", saved, 1);
+	free(saved);
+	ss_http_free(http);
+}
+
+static void test_identity__test_handles_resolve_through_plc(void **state)
+{
+	const ss_test_account *alice = ss_test_pds_account("alice");
+	ss_identity id;
+	ss_http *http;
+	ss_error err;
+
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	/* A handle, in any case, with or without '@'. */
+	assert_int_equal(ss_identity_resolve(http, "@Alice.TEST", &id, &err), 0);
+	assert_string_equal(id.did, alice->did);
+	assert_string_equal(id.handle, "alice.test");
+	assert_string_equal(id.pds, ss_test_pds()->pds);
+	ss_identity_release(&id);
+	/* A DID: the handle comes from its document. */
+	assert_int_equal(ss_identity_resolve(http, alice->did, &id, &err), 0);
+	assert_string_equal(id.handle, alice->handle);
+	assert_string_equal(id.pds, ss_test_pds()->pds);
+	ss_identity_release(&id);
+	/* Bad syntax never reaches the network. */
+	assert_int_equal(ss_identity_resolve(http, "alice.test/../../x", &id, &err), SS_EINVALID);
+	assert_string_equal(err.message, "'alice.test/../../x' is not a valid handle or DID");
+	assert_int_equal(ss_identity_resolve(http, "did:plc:a/b", &id, &err), SS_EINVALID);
+	/* An unknown handle and an unknown DID. */
+	assert_true(ss_identity_resolve(http, "nobody-here.test", &id, &err) < 0);
+	assert_non_null(strstr(err.message, "cannot resolve handle 'nobody-here.test'"));
+	assert_true(ss_identity_resolve(http, "did:plc:aaaaaaaaaaaaaaaaaaaaaaaa", &id, &err) < 0);
+	assert_non_null(strstr(err.message, "did:plc:aaaaaaaaaaaaaaaaaaaaaaaa"));
+	ss_http_free(http);
+}
+
+/* A resolver that answers one resolveHandle with a DID that is not the handle's. */
+typedef struct liar {
+	int fd;
+	const char *did;
+} liar;
+
+static void *serve_once(void *p)
+{
+	liar *l = p;
+	char req[4096], resp[1024];
+	int c = accept(l->fd, NULL, NULL);
+	int body_len;
+	char body[256];
+
+	if (c < 0)
+		return NULL;
+	(void)!read(c, req, sizeof(req));
+	body_len = snprintf(body, sizeof(body), "{\"did\":\"%s\"}", l->did);
+	snprintf(resp, sizeof(resp),
+	         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+	         "Connection: close\r\n\r\n%s",
+	         body_len, body);
+	(void)!write(c, resp, strlen(resp));
+	close(c);
+	return NULL;
+}
+
+static void test_identity__also_known_as_must_point_back(void **state)
+{
+	const ss_test_account *alice = ss_test_pds_account("alice");
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	char *saved = strdup(getenv("SKILLSYNC_HANDLE_RESOLVER"));
+	ss_buf url = SS_BUF_INIT;
+	liar l = {.did = alice->did};
+	pthread_t t;
+	ss_identity id;
+	ss_http *http;
+	ss_error err;
+
+	l.fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(l.fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(l.fd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(listen(l.fd, 1), 0);
+	ss_buf_printf(&url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+	setenv("SKILLSYNC_HANDLE_RESOLVER", url.ptr, 1);
+	assert_int_equal(pthread_create(&t, NULL, serve_once, &l), 0);
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	/* mallory.test "is" alice's DID, says the resolver; alice's document disagrees. */
+	assert_int_equal(ss_identity_resolve(http, "mallory.test", &id, &err), SS_EINVALID);
+	assert_non_null(strstr(err.message, "handle 'mallory.test' resolves to"));
+	assert_non_null(strstr(err.message, "its DID document names 'alice.test'"));
+	pthread_join(t, NULL);
+	close(l.fd);
+	setenv("SKILLSYNC_HANDLE_RESOLVER", saved, 1);
+	free(saved);
+	ss_buf_release(&url);
+	ss_http_free(http);
+}
+
+int test_identity_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_identity__handle_syntax),
+	    cmocka_unit_test(test_identity__did_syntax),
+	    cmocka_unit_test(test_identity__special_use_handles),
+	    cmocka_unit_test(test_identity__special_handle_needs_a_resolver),
+	    cmocka_unit_test(test_identity__test_handles_resolve_through_plc),
+	    cmocka_unit_test(test_identity__also_known_as_must_point_back),
+	};
+	return cmocka_run_group_tests_name("sync/identity", tests, NULL, NULL);
+}
