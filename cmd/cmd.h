@@ -10,8 +10,11 @@
 #define SS_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/error.h"
+#include "core/provenance.h"
+#include "core/state.h"
 
 /* Exit codes: documented in docs/EXIT-CODES.md; keep the two in step. */
 enum {
@@ -28,11 +31,17 @@ enum {
 /* What a command needs opened before it runs. */
 enum {
 	SS_NEED_NOTHING = 0,
+	SS_NEED_CLONE = 1 << 0, /* a skillsync clone around the current directory: repo + state */
 };
+
+struct ss_repo;
+struct ss_state;
 
 typedef struct ss_ctx {
 	const char *cmd; /* the command's name, for messages */
 	ss_error err;
+	struct ss_repo *repo;   /* SS_NEED_CLONE: opened and freed by the dispatcher */
+	struct ss_state *state; /* SS_NEED_CLONE: the clone's local state */
 } ss_ctx;
 
 typedef struct ss_command {
@@ -55,7 +64,27 @@ int cmd_exit_code(int code);
 /* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output). */
 void cmd_print_json_string(const char *s);
 
+/* Prints s with control characters as \xNN (for text that came from the network). */
+void cmd_print_safe(FILE *out, const char *s);
+
+/* The members of the clone (cmd/provenance.c), for printing handles. */
+typedef struct cmd_member_list {
+	ss_state_member *list;
+	size_t n;
+} cmd_member_list;
+int cmd_members_load(ss_ctx *ctx, cmd_member_list *out);
+void cmd_members_release(cmd_member_list *m);
+/* The member's handle when known, else did (borrowed). */
+const char *cmd_who(const cmd_member_list *m, const char *did);
+/* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...]}. */
+void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const ss_provenance *p);
+
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
+int cmd_clone(ss_ctx *ctx, int argc, char **argv);
+int cmd_ls(ss_ctx *ctx, int argc, char **argv);
+int cmd_show(ss_ctx *ctx, int argc, char **argv);
+int cmd_status(ss_ctx *ctx, int argc, char **argv);
+int cmd_members(ss_ctx *ctx, int argc, char **argv);
 int cmd_push(ss_ctx *ctx, int argc, char **argv);
 int cmd_login(ss_ctx *ctx, int argc, char **argv);
 int cmd_logout(ss_ctx *ctx, int argc, char **argv);

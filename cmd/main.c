@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/repo.h"
+#include "core/state.h"
 
 static int cmd_help(ss_ctx *ctx, int argc, char **argv);
 
@@ -21,6 +23,38 @@ static const ss_command commands[] = {
      "    --json    print one JSON object per skill per line, with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
+    {"clone", cmd_clone, SS_NEED_NOTHING, "copy a memory space into a new git working tree",
+     "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
+     "<handle-or-did>]\n"
+     "\n"
+     "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
+     "view: for each name, your own version, else the authority's, else the most recently\n"
+     "updated one. The space is the authority's repo and the members' repos; records that fail\n"
+     "validation are skipped with one warning each. The clone is an ordinary git repository;\n"
+     "refs/remotes/space/main holds the view as fetched, and the local state lives in .git/.\n"
+     "\n"
+     "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
+     "                       'skillsync members add|remove')\n"
+     "    --as <h>           the signed-in account that is you (default: the only one signed\n"
+     "                       in; with none, a read-only clone with no \"mine\")\n"},
+    {"ls", cmd_ls, SS_NEED_CLONE, "list the skills in the view and where they come from",
+     "usage: skillsync ls [--json]\n"
+     "\n"
+     "One line per skill in the view: its name, why its version wins (mine, authority,\n"
+     "newest), who wrote it, when it was updated, and the versions it shadows.\n"
+     "\n"
+     "    --json    print a JSON array of {name, winner, shadows}\n"},
+    {"show", cmd_show, SS_NEED_CLONE, "show every version of one skill and which one wins",
+     "usage: skillsync show <name> [--json]\n"
+     "\n"
+     "Every member's version of the skill, best first: the one in the view and why, then the\n"
+     "ones it shadows, then invalid ones with the reason they are never candidates.\n"
+     "\n"
+     "    --json    print a JSON object {name, winner, shadows}\n"},
+    {"status", cmd_status, SS_NEED_CLONE, "show whether the working tree has changes",
+     "usage: skillsync status\n"
+     "\n"
+     "Lists the changed, new and deleted skills, staged and not staged.\n"},
     {"push", cmd_push, SS_NEED_NOTHING, "send your committed skill changes to your repo",
      "usage: skillsync push [--dry-run] [--json]\n"
      "\n"
@@ -55,6 +89,15 @@ static const ss_command commands[] = {
      "none is signed in (with --json: prints [] and exits 0).\n"
      "\n"
      "    --json    print a JSON array of {did, handle, pds}\n"},
+    {"members", cmd_members, SS_NEED_CLONE, "list, add or remove the space's members",
+     "usage: skillsync members [--json]\n"
+     "       skillsync members add <handle-or-did>\n"
+     "       skillsync members remove <handle-or-did>\n"
+     "\n"
+     "The accounts whose skill records make up the space: the authority, the members, and\n"
+     "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
+     "\n"
+     "    --json    print a JSON array of {did, handle, role, rev}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
@@ -179,6 +222,29 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* Opens the clone around the current directory and its local state. */
+static int open_clone(ss_ctx *ctx)
+{
+	char *authority = NULL;
+	int rc;
+
+	rc = ss_repo_open(&ctx->repo, ".", &ctx->err);
+	if (rc == SS_ENOTFOUND)
+		ss_error_set(&ctx->err, SS_ENOTFOUND,
+		             "not a skillsync clone (or any of the parent directories)");
+	if (rc < 0)
+		return cmd_fail(&ctx->err);
+	if (ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err) < 0)
+		return cmd_fail(&ctx->err);
+	rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
+	free(authority);
+	if (rc == SS_ENOTFOUND)
+		ss_error_set(&ctx->err, SS_ENOTFOUND,
+		             "'%s' is a git repository but not a skillsync clone",
+		             ss_repo_workdir(ctx->repo));
+	return rc < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const ss_command *c;
@@ -214,5 +280,14 @@ int main(int argc, char **argv)
 		return SS_EXIT_OK;
 	}
 	ctx.cmd = c->name;
+	if (c->needs & SS_NEED_CLONE) {
+		int ret = open_clone(&ctx);
+
+		if (ret == SS_EXIT_OK)
+			ret = c->fn(&ctx, argc - 1, argv + 1);
+		ss_state_free(ctx.state);
+		ss_repo_free(ctx.repo);
+		return ret;
+	}
 	return c->fn(&ctx, argc - 1, argv + 1);
 }

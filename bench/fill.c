@@ -1,0 +1,223 @@
+/*
+ * fill.c: writes skill records straight into one account's repo on a PDS, for
+ * the demo, the end-to-end tests and the benchmarks (not part of skillsync
+ * itself).
+ *
+ *   ss-fill --pds <url> --did <did> [--updated-at <datetime>] [--put]
+ * <skill-dir>... ss-fill --pds <url> --did <did> --generate <n> [--prefix <p>]
+ * [--size <bytes>] ss-fill --print [--updated-at <datetime>] <skill-dir>
+ *
+ * The access token comes from $SS_FILL_TOKEN (never from argv). Records are
+ * encoded by core/record.c, the same code `push` uses, and sent with
+ * applyWrites in batches of 200 creates (--put: one putRecord each, which also
+ * replaces an existing record). --print writes the record JSON of one directory
+ * to stdout and touches no network.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/mem.h"
+#include "core/record.h"
+#include "core/report.h"
+#include "core/skill.h"
+#include "core/skilldir.h"
+#include "core/time.h"
+#include "sync/http.h"
+#include "sync/xrpc.h"
+
+#define COLLECTION "garden.engram.skill"
+
+typedef struct fill {
+	const char *pds, *did, *updated_at, *prefix;
+	bool put, print;
+	long generate, size;
+	ss_http *http;
+	ss_xrpc *x;
+	struct item {
+		char *name, *body;
+	} * items;
+	size_t n, alloc;
+	ss_error err;
+} fill;
+
+static int die(const char *what, const ss_error *err)
+{
+	fprintf(stderr, "ss-fill: %s%s%s\n", what, err ? ": " : "", err ? err->message : "");
+	return 1;
+}
+
+static void add(fill *f, const char *name, char *body)
+{
+	ss_xgrow((void **)&f->items, sizeof(*f->items), f->n + 1, &f->alloc);
+	f->items[f->n].name = ss_xstrdup(name);
+	f->items[f->n++].body = body;
+}
+
+static int encode(fill *f, const ss_skill *s, char **out)
+{
+	ss_buf now = SS_BUF_INIT, json = SS_BUF_INIT;
+	const char *when = f->updated_at;
+	int rc;
+
+	if (!when) {
+		ss_time_format(ss_time_now(), &now);
+		when = now.ptr;
+	}
+	rc = ss_record_encode(s, when, when, "written by ss-fill", &json, &f->err);
+	ss_buf_release(&now);
+	if (rc < 0) {
+		ss_buf_release(&json);
+		return rc;
+	}
+	*out = ss_buf_detach(&json, NULL);
+	return 0;
+}
+
+static int read_skill(fill *f, const char *dir, ss_skill **out)
+{
+	ss_report *rep = ss_report_new();
+	int rc = ss_skill_read_dir(dir, out, rep, &f->err);
+
+	if (rc == SS_EINVALID)
+		ss_report_to_error(rep, &f->err);
+	ss_report_free(rep);
+	return rc;
+}
+
+static void generate(fill *f)
+{
+	for (long i = 0; i < f->generate; i++) {
+		ss_skill *s = ss_skill_new();
+		ss_buf name = SS_BUF_INIT, text = SS_BUF_INIT;
+		char *body;
+
+		ss_buf_printf(&name, "%s-%05ld", f->prefix, i);
+		ss_skill_set_name(s, name.ptr);
+		ss_skill_set_description(s, "A generated skill for benchmarks: use it to measure.");
+		ss_buf_printf(&text, "# %s\n\n", name.ptr);
+		while (text.len < (size_t)f->size)
+			ss_buf_puts(&text, "Step: read the input, check it, write the output.\n");
+		ss_skill_set_instructions(s, text.ptr, text.len);
+		ss_skill_add_file(s, "references/notes.md", "Notes.\n", 7, false);
+		ss_skill_sort_files(s);
+		if (encode(f, s, &body) == 0)
+			add(f, name.ptr, body);
+		ss_skill_free(s);
+		ss_buf_release(&name);
+		ss_buf_release(&text);
+	}
+}
+
+static int send(fill *f)
+{
+	const char *token = getenv("SS_FILL_TOKEN");
+
+	if (!token || !*token)
+		return die("set SS_FILL_TOKEN to the account's access token", NULL);
+	if (ss_http_new(&f->http, NULL, &f->err) < 0 ||
+	    ss_xrpc_new(&f->x, f->http, f->pds, &f->err) < 0)
+		return die("cannot reach the PDS", &f->err);
+	ss_xrpc_set_token(f->x, token);
+	if (f->put) {
+		for (size_t i = 0; i < f->n; i++) {
+			ss_xrpc_put p = {f->did,           COLLECTION, f->items[i].name,
+			                 f->items[i].body, NULL,       false};
+			ss_xrpc_record rec;
+
+			memset(&rec, 0, sizeof(rec));
+			if (ss_xrpc_put_record(f->x, &p, &rec, NULL, &f->err) < 0)
+				return die(f->items[i].name, &f->err);
+			ss_xrpc_record_release(&rec);
+		}
+	} else if (f->n) {
+		ss_xrpc_write *w = ss_xcalloc(f->n, sizeof(*w));
+		ss_xrpc_apply_result res;
+		int rc;
+
+		memset(&res, 0, sizeof(res));
+		for (size_t i = 0; i < f->n; i++) {
+			w[i].op = SS_XRPC_CREATE;
+			w[i].collection = COLLECTION;
+			w[i].rkey = f->items[i].name;
+			w[i].value_json = f->items[i].body;
+		}
+		rc = ss_xrpc_apply_writes(f->x, f->did, w, f->n, NULL, &res, &f->err);
+		ss_xrpc_apply_result_release(&res);
+		free(w);
+		if (rc < 0)
+			return die("applyWrites", &f->err);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	fill f;
+	int i, ret = 1;
+
+	memset(&f, 0, sizeof(f));
+	f.prefix = "skill";
+	f.size = 1000;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--put") || !strcmp(a, "--print")) {
+			*(a[3] == 'u' ? &f.put : &f.print) = true;
+			continue;
+		}
+		if (!v)
+			return die("an option needs a value", NULL);
+		i++;
+		if (!strcmp(a, "--pds"))
+			f.pds = v;
+		else if (!strcmp(a, "--did"))
+			f.did = v;
+		else if (!strcmp(a, "--updated-at"))
+			f.updated_at = v;
+		else if (!strcmp(a, "--prefix"))
+			f.prefix = v;
+		else if (!strcmp(a, "--generate"))
+			f.generate = strtol(v, NULL, 10);
+		else if (!strcmp(a, "--size"))
+			f.size = strtol(v, NULL, 10);
+		else
+			return die("unknown option (see the comment at the top of bench/fill.c)",
+			           NULL);
+	}
+	for (; i < argc; i++) {
+		ss_skill *s = NULL;
+		char *body;
+
+		if (read_skill(&f, argv[i], &s) < 0 || encode(&f, s, &body) < 0) {
+			ss_skill_free(s);
+			ret = die(argv[i], &f.err);
+			goto out;
+		}
+		add(&f, s->name, body);
+		ss_skill_free(s);
+	}
+	generate(&f);
+	if (f.print) {
+		for (size_t k = 0; k < f.n; k++)
+			printf("%s\n", f.items[k].body);
+		ret = 0;
+		goto out;
+	}
+	if (!f.pds || !f.did) {
+		ret = die("--pds and --did are needed", NULL);
+		goto out;
+	}
+	ret = send(&f);
+out:
+	for (size_t k = 0; k < f.n; k++) {
+		free(f.items[k].name);
+		free(f.items[k].body);
+	}
+	free(f.items);
+	ss_xrpc_free(f.x);
+	ss_http_free(f.http);
+	return ret;
+}

@@ -1,0 +1,92 @@
+/* ls.c: `skillsync ls [--json]`: the view, with where each skill comes from. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/provenance.h"
+#include "core/state.h"
+
+typedef struct ls_ctx {
+	ss_state *st;
+	const char *me, *authority;
+	bool json;
+	cmd_member_list members;
+	size_t count;
+	ss_error *err;
+} ls_ctx;
+
+static int on_entry(const ss_state_view_entry *e, void *payload)
+{
+	ls_ctx *l = payload;
+	ss_provenance p;
+	const ss_provenance_version *w;
+
+	if (ss_provenance_load(l->st, e->rkey, l->me, l->authority, &p, l->err) < 0)
+		return -1;
+	if (!p.nvalid) {
+		ss_provenance_release(&p);
+		return 0;
+	}
+	w = &p.versions[0];
+	if (l->json) {
+		printf("%s\n", l->count ? "," : "");
+		cmd_print_json_provenance(e->rkey, &l->members, &p);
+	} else {
+		printf("%-24s %-9s %-28s %s", e->rkey, ss_view_why_name(w->why),
+		       cmd_who(&l->members, w->did), w->updated_at ? w->updated_at : "-");
+		if (p.count > 1) {
+			printf("  shadows ");
+			for (size_t i = 1; i < p.count; i++)
+				printf("%s%s%s", i > 1 ? ", " : "",
+				       cmd_who(&l->members, p.versions[i].did),
+				       p.versions[i].valid ? "" : " (invalid)");
+		}
+		putchar('\n');
+	}
+	l->count++;
+	ss_provenance_release(&p);
+	return 0;
+}
+
+int cmd_ls(ss_ctx *ctx, int argc, char **argv)
+{
+	ls_ctx l;
+	char *me = NULL, *authority = NULL;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			l.json = true;
+		else
+			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+	}
+	ss_state_config_get(ctx->state, "me", &me, NULL);
+	ss_state_config_get(ctx->state, "authority", &authority, NULL);
+	l.st = ctx->state;
+	l.me = me;
+	l.authority = authority;
+	l.err = &ctx->err;
+	if (cmd_members_load(ctx, &l.members) < 0) {
+		ret = cmd_fail(&ctx->err);
+		goto out;
+	}
+	if (l.json)
+		printf("[");
+	ret = ss_state_view_each(ctx->state, on_entry, &l, &ctx->err);
+	if (l.json)
+		printf("%s]\n", l.count ? "\n" : "");
+	if (ret < 0) {
+		ret = cmd_fail(&ctx->err);
+		goto out;
+	}
+	if (!l.json && !l.count)
+		fprintf(stderr, "no skills in this space yet\n");
+	ret = SS_EXIT_OK;
+out:
+	cmd_members_release(&l.members);
+	free(me);
+	free(authority);
+	return ret;
+}

@@ -1,0 +1,144 @@
+/*
+ * members.c: `skillsync members [--json]`, `skillsync members add|remove
+ * <handle-or-did>`: who writes in the space this clone follows. Changes take
+ * effect at the next fetch.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/lock.h"
+#include "core/repo.h"
+#include "core/state.h"
+#include "sync/http.h"
+#include "sync/identity.h"
+
+static const char *role_name(ss_state_role r)
+{
+	switch (r) {
+	case SS_ROLE_AUTHORITY:
+		return "authority";
+	case SS_ROLE_ME:
+		return "me";
+	default:
+		return "member";
+	}
+}
+
+static int list(ss_ctx *ctx, bool json)
+{
+	cmd_member_list m;
+
+	if (cmd_members_load(ctx, &m) < 0)
+		return cmd_fail(&ctx->err);
+	if (json)
+		putchar('[');
+	for (size_t i = 0; i < m.n; i++) {
+		const ss_state_member *x = &m.list[i];
+
+		if (json) {
+			printf("%s{\"did\":", i ? "," : "");
+			cmd_print_json_string(x->did);
+			printf(",\"handle\":");
+			if (x->handle)
+				cmd_print_json_string(x->handle);
+			else
+				printf("null");
+			printf(",\"role\":\"%s\",\"rev\":", role_name(x->role));
+			if (x->rev)
+				cmd_print_json_string(x->rev);
+			else
+				printf("null");
+			putchar('}');
+		} else {
+			printf("%-10s %-30s %s\n", role_name(x->role), x->handle ? x->handle : "-",
+			       x->did);
+		}
+	}
+	if (json)
+		printf("]\n");
+	cmd_members_release(&m);
+	return SS_EXIT_OK;
+}
+
+static int change(ss_ctx *ctx, bool add, const char *who)
+{
+	ss_lock *lock = NULL;
+	ss_http *http = NULL;
+	ss_identity id = {NULL, NULL, NULL};
+	ss_state_member old;
+	ss_buf lockpath = SS_BUF_INIT;
+	char *me = NULL;
+	int rc, ret = -1;
+
+	memset(&old, 0, sizeof(old));
+	ss_buf_printf(&lockpath, "%s/lock", ss_repo_statedir(ctx->repo));
+	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0 ||
+	    ss_http_new(&http, NULL, &ctx->err) < 0)
+		goto out;
+	if (ss_identity_resolve(http, who, &id, &ctx->err) < 0) {
+		ss_error_prefix(&ctx->err, "cannot resolve '%s'", who);
+		goto out;
+	}
+	rc = ss_state_member_get(ctx->state, id.did, &old, &ctx->err);
+	if (rc < 0 && rc != SS_ENOTFOUND)
+		goto out;
+	if (add) {
+		ss_state_member m = {id.did, id.handle, id.pds, NULL, NULL, SS_ROLE_MEMBER};
+
+		if (rc == 0 && old.role != SS_ROLE_ME) {
+			printf("'%s' is already a member (%s)\n", who, role_name(old.role));
+			ret = 0;
+			goto out;
+		}
+		if (ss_state_member_put(ctx->state, &m, &ctx->err) < 0)
+			goto out;
+		printf("Added '%s' (%s); its skills arrive with the next pull\n", who, id.did);
+	} else {
+		if (rc == SS_ENOTFOUND) {
+			ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' is not a member of this space",
+			             who);
+			goto out;
+		}
+		if (old.role == SS_ROLE_MEMBER &&
+		    ss_state_config_get(ctx->state, "me", &me, NULL) == 0 && !strcmp(me, id.did))
+			old.role = SS_ROLE_ME;
+		if (old.role != SS_ROLE_MEMBER) {
+			ss_error_set(&ctx->err, SS_EINVALID, "cannot remove '%s': it is %s", who,
+			             old.role == SS_ROLE_AUTHORITY ? "the space's authority"
+			                                           : "you");
+			goto out;
+		}
+		if (ss_state_member_remove(ctx->state, id.did, &ctx->err) < 0)
+			goto out;
+		printf("Removed '%s'; its skills leave the view with the next pull\n", who);
+	}
+	ret = 0;
+out:
+	free(me);
+	ss_state_member_release(&old);
+	ss_identity_release(&id);
+	ss_http_free(http);
+	ss_lock_release(lock);
+	ss_buf_release(&lockpath);
+	return ret < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
+}
+
+int cmd_members(ss_ctx *ctx, int argc, char **argv)
+{
+	bool json = false;
+
+	if (argc >= 2 && (!strcmp(argv[1], "add") || !strcmp(argv[1], "remove"))) {
+		if (argc != 3)
+			return cmd_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
+		return change(ctx, !strcmp(argv[1], "add"), argv[2]);
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+	}
+	return list(ctx, json);
+}

@@ -1,0 +1,89 @@
+/* provenance.c: how ls and show print where versions come from (text and JSON).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+const char *cmd_who(const cmd_member_list *m, const char *did)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		if (!strcmp(m->list[i].did, did))
+			return m->list[i].handle ? m->list[i].handle : did;
+	return did;
+}
+
+static void print_field(const char *key, const char *value, bool comma)
+{
+	printf("\"%s\":", key);
+	if (value)
+		cmd_print_json_string(value);
+	else
+		fputs("null", stdout);
+	if (comma)
+		putchar(',');
+}
+
+static const char *handle_of(const cmd_member_list *m, const char *did)
+{
+	const char *w = cmd_who(m, did);
+
+	return w == did ? NULL : w;
+}
+
+static void print_version(const cmd_member_list *m, const ss_provenance_version *v)
+{
+	print_field("did", v->did, true);
+	print_field("handle", handle_of(m, v->did), true);
+	print_field("why", ss_view_why_name(v->why), true);
+	print_field("updatedAt", v->updated_at, true);
+	print_field("cid", v->cid, true);
+	printf("\"valid\":%s,", v->valid ? "true" : "false");
+	print_field("reason", v->reason, false);
+}
+
+void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const ss_provenance *p)
+{
+	size_t first = p->nvalid ? 1 : 0;
+
+	putchar('{');
+	print_field("name", name, true);
+	if (p->nvalid) {
+		printf("\"winner\":{");
+		print_version(m, &p->versions[0]);
+		printf("},");
+	} else {
+		printf("\"winner\":null,");
+	}
+	printf("\"shadows\":[");
+	for (size_t i = first; i < p->count; i++) {
+		printf("%s{", i > first ? "," : "");
+		print_version(m, &p->versions[i]);
+		putchar('}');
+	}
+	printf("]}");
+}
+
+void cmd_print_safe(FILE *out, const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			fprintf(out, "\\x%02x", *c);
+		else
+			fputc(*c, out);
+	}
+}
+
+int cmd_members_load(ss_ctx *ctx, cmd_member_list *out)
+{
+	out->list = NULL;
+	out->n = 0;
+	return ss_state_members_list(ctx->state, &out->list, &out->n, &ctx->err);
+}
+
+void cmd_members_release(cmd_member_list *m)
+{
+	ss_state_members_free(m->list, m->n);
+	m->list = NULL;
+	m->n = 0;
+}

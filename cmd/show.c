@@ -1,0 +1,89 @@
+/* show.c: `skillsync show <name> [--json]`: every version of one skill, and why
+ * one wins. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/provenance.h"
+#include "core/state.h"
+
+static const char *why_text(ss_view_why why)
+{
+	switch (why) {
+	case SS_VIEW_MINE:
+		return "wins: your own version";
+	case SS_VIEW_AUTHORITY:
+		return "wins: the authority's version (no valid version of yours)";
+	case SS_VIEW_NEWEST:
+		return "wins: the most recently updated (neither yours nor the "
+		       "authority's)";
+	default:
+		return "invalid: never a candidate";
+	}
+}
+
+int cmd_show(ss_ctx *ctx, int argc, char **argv)
+{
+	const char *name = NULL;
+	bool json = false;
+	char *me = NULL, *authority = NULL;
+	ss_provenance p;
+	cmd_member_list members = {NULL, 0};
+	int ret = SS_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+		else if (!name)
+			name = argv[i];
+		else
+			return cmd_usage_error(ctx, "too many arguments");
+	}
+	if (!name)
+		return cmd_usage_error(ctx, "missing the skill's name");
+	ss_state_config_get(ctx->state, "me", &me, NULL);
+	ss_state_config_get(ctx->state, "authority", &authority, NULL);
+	memset(&p, 0, sizeof(p));
+	if (cmd_members_load(ctx, &members) < 0 ||
+	    ss_provenance_load(ctx->state, name, me, authority, &p, &ctx->err) < 0) {
+		ret = cmd_fail(&ctx->err);
+		goto out;
+	}
+	if (!p.count) {
+		ss_error_set(&ctx->err, SS_ENOTFOUND, "skill '%s' is not in this space", name);
+		ret = cmd_fail(&ctx->err);
+		goto out;
+	}
+	if (json) {
+		cmd_print_json_provenance(name, &members, &p);
+		putchar('\n');
+		goto out;
+	}
+	printf("%s\n", name);
+	if (!p.nvalid)
+		printf("  no valid version: not in the view\n");
+	for (size_t i = 0; i < p.count; i++) {
+		const ss_provenance_version *v = &p.versions[i];
+
+		printf("%s %s  %s  updated %s\n", i == 0 && p.nvalid ? "*" : " ",
+		       cmd_who(&members, v->did), v->did, v->updated_at ? v->updated_at : "-");
+		if (i == 0 && p.nvalid)
+			printf("    %s\n", why_text(v->why));
+		else if (v->valid)
+			printf("    shadowed (%s)\n", ss_view_why_name(v->why));
+		else {
+			printf("    invalid: ");
+			cmd_print_safe(stdout, v->reason ? v->reason : "unknown");
+			putchar('\n');
+		}
+	}
+out:
+	cmd_members_release(&members);
+	ss_provenance_release(&p);
+	free(me);
+	free(authority);
+	return ret;
+}

@@ -1,0 +1,372 @@
+/* state.c: opening, migrations, transactions, config and members of the local state. */
+#include "core/state_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/mem.h"
+
+/* Schema version 1: config, members, records, view. */
+static const char schema_v1[] =
+    "CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE members ("
+    " did TEXT PRIMARY KEY, handle TEXT, pds TEXT, commit_cid TEXT, rev TEXT,"
+    " role INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE records ("
+    " did TEXT NOT NULL, rkey TEXT NOT NULL, cid TEXT NOT NULL,"
+    " created_at TEXT, updated_at TEXT, updated_us INTEGER NOT NULL DEFAULT 0,"
+    " valid INTEGER NOT NULL, reason TEXT, tree TEXT, note TEXT,"
+    " sweep INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (did, rkey));"
+    "CREATE INDEX records_by_rkey ON records (rkey, did);"
+    "CREATE TABLE view ("
+    " rkey TEXT PRIMARY KEY, did TEXT NOT NULL, cid TEXT NOT NULL, tree TEXT NOT NULL);";
+
+/*
+ * migrations[i] takes the schema from version i to i + 1. Append only; a sibling file's
+ * tables come in as an entry pointing at SQL it declares in core/state_internal.h.
+ */
+static const char *const migrations[] = {
+    schema_v1,
+};
+
+#define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+
+sqlite3 *ss_state_db(ss_state *st)
+{
+	return st->db;
+}
+
+int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what)
+{
+	const char *msg = st && st->db ? sqlite3_errmsg(st->db) : "out of memory";
+
+	return ss_error_set(err, SS_ERROR, "local state: %s: %s", what, msg ? msg : "unknown");
+}
+
+int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
+{
+	*out = NULL;
+	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
+		return ss_state_sqlite_error(st, err, "cannot prepare a query");
+	return 0;
+}
+
+int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text)
+{
+	if (!text)
+		return sqlite3_bind_null(s, i);
+	return sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT);
+}
+
+void ss_state_free_str(const char *s)
+{
+	free((void *)(uintptr_t)s);
+}
+
+char *ss_state_column_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? ss_xstrdup((const char *)t) : NULL;
+}
+
+int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
+                  const char *p2, const char *p3, const char *p4)
+{
+	const char *params[4] = {p1, p2, p3, p4};
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (ss_state_prepare(st, &s, sql, err) < 0)
+		return -1;
+	for (int i = 0; i < nparams && i < 4; i++)
+		ss_state_bind_text(s, i + 1, params[i]);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		ret = ss_state_sqlite_error(st, err, "cannot write");
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int exec_script(ss_state *st, const char *sql, ss_error *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		ss_error_set(err, SS_ERROR, "local state: %s", msg ? msg : "cannot run a query");
+		sqlite3_free(msg);
+		return SS_ERROR;
+	}
+	return 0;
+}
+
+static int migrate(ss_state *st, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	ss_buf sql = SS_BUF_INIT;
+	int version, ret = -1;
+
+	if (exec_script(st, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (ss_state_prepare(st, &s, "PRAGMA user_version", err) < 0)
+		goto out;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		ss_state_sqlite_error(st, err, "cannot read the schema version");
+		goto out;
+	}
+	version = sqlite3_column_int(s, 0);
+	if (version < 0 || (size_t)version > NMIGRATIONS) {
+		ret = ss_error_set(
+		    err, SS_EINVALID,
+		    "local state '%s' has schema version %d, newer than this skillsync "
+		    "knows (%zu)",
+		    st->path, version, NMIGRATIONS);
+		goto out;
+	}
+	for (size_t i = (size_t)version; i < NMIGRATIONS; i++)
+		if (exec_script(st, migrations[i], err) < 0)
+			goto out;
+	if ((size_t)version < NMIGRATIONS) {
+		ss_buf_printf(&sql, "PRAGMA user_version = %zu", NMIGRATIONS);
+		if (exec_script(st, sql.ptr, err) < 0)
+			goto out;
+	}
+	ret = exec_script(st, "COMMIT", err);
+out:
+	sqlite3_finalize(s);
+	ss_buf_release(&sql);
+	if (ret < 0)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
+int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_buf dir = SS_BUF_INIT;
+	ss_state *st = ss_xcalloc(1, sizeof(*st));
+	ss_buf path = SS_BUF_INIT;
+	int ret = -1;
+
+	ss_fs_join(&dir, gitdir, "skillsync");
+	if (ss_fs_mkdir_p(dir.ptr, 0700, err) < 0)
+		goto out;
+	ss_fs_join(&path, dir.ptr, "state.db");
+	st->path = ss_buf_detach(&path, NULL);
+	if (sqlite3_open_v2(st->path, &st->db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+	                    NULL) != SQLITE_OK) {
+		ss_error_set(err, SS_ERROR, "cannot open local state '%s': %s", st->path,
+		             st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto out;
+	}
+	chmod(st->path, 0600);
+	sqlite3_busy_timeout(st->db, 5000);
+	if (exec_script(st, "PRAGMA foreign_keys = ON", err) < 0)
+		goto out;
+	ret = migrate(st, err);
+	if (ret < 0)
+		goto out;
+	*out = st;
+	st = NULL;
+	ret = 0;
+out:
+	ss_state_free(st);
+	ss_buf_release(&dir);
+	ss_buf_release(&path);
+	return ret;
+}
+
+void ss_state_free(ss_state *st)
+{
+	if (!st)
+		return;
+	if (st->in_transaction)
+		ss_state_rollback(st);
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+int ss_state_begin(ss_state *st, ss_error *err)
+{
+	if (st->in_transaction)
+		return ss_error_set(err, SS_ERROR, "local state: a transaction is already open");
+	if (exec_script(st, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	st->in_transaction = true;
+	return 0;
+}
+
+int ss_state_commit(ss_state *st, ss_error *err)
+{
+	if (!st->in_transaction)
+		return ss_error_set(err, SS_ERROR, "local state: no transaction to commit");
+	if (exec_script(st, "COMMIT", err) < 0)
+		return -1;
+	st->in_transaction = false;
+	return 0;
+}
+
+void ss_state_rollback(ss_state *st)
+{
+	if (!st || !st->in_transaction)
+		return;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->in_transaction = false;
+}
+
+int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, ret = -1;
+
+	if (ss_state_prepare(st, &s, "SELECT value FROM config WHERE key = ?1", err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*out = ss_state_column_dup(s, 0);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		ret = ss_error_set(err, SS_ENOTFOUND, "local state has no '%s'", key);
+	} else {
+		ret = ss_state_sqlite_error(st, err, "cannot read config");
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_error *err)
+{
+	if (!value)
+		return ss_state_exec(st, err, "DELETE FROM config WHERE key = ?1", 1, key, NULL,
+		                     NULL, NULL);
+	return ss_state_exec(st, err, "INSERT OR REPLACE INTO config (key, value) VALUES (?1, ?2)",
+	                     2, key, value, NULL, NULL);
+}
+
+void ss_state_member_release(ss_state_member *m)
+{
+	if (!m)
+		return;
+	ss_state_free_str(m->did);
+	ss_state_free_str(m->handle);
+	ss_state_free_str(m->pds);
+	ss_state_free_str(m->commit);
+	ss_state_free_str(m->rev);
+	memset(m, 0, sizeof(*m));
+}
+
+int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int ret = 0;
+
+	if (ss_state_prepare(
+	        st, &s,
+	        "INSERT OR REPLACE INTO members (did, handle, pds, commit_cid, rev, role)"
+	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	        err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, m->did);
+	ss_state_bind_text(s, 2, m->handle);
+	ss_state_bind_text(s, 3, m->pds);
+	ss_state_bind_text(s, 4, m->commit);
+	ss_state_bind_text(s, 5, m->rev);
+	sqlite3_bind_int(s, 6, (int)m->role);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		ret = ss_state_sqlite_error(st, err, "cannot save a member");
+	sqlite3_finalize(s);
+	return ret;
+}
+
+#define MEMBER_SELECT "SELECT did, handle, pds, commit_cid, rev, role FROM members"
+
+static void member_from_row(sqlite3_stmt *s, ss_state_member *m)
+{
+	m->did = ss_state_column_dup(s, 0);
+	m->handle = ss_state_column_dup(s, 1);
+	m->pds = ss_state_column_dup(s, 2);
+	m->commit = ss_state_column_dup(s, 3);
+	m->rev = ss_state_column_dup(s, 4);
+	m->role = (ss_state_role)sqlite3_column_int(s, 5);
+}
+
+int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, ret;
+
+	if (ss_state_prepare(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, did);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		memset(out, 0, sizeof(*out));
+		member_from_row(s, out);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space", did);
+	} else {
+		ret = ss_state_sqlite_error(st, err, "cannot read members");
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_member_remove(ss_state *st, const char *did, ss_error *err)
+{
+	if (ss_state_exec(st, err, "DELETE FROM records WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	    0)
+		return -1;
+	return ss_state_exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL,
+	                     NULL);
+}
+
+int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
+                             ss_error *err)
+{
+	return ss_state_exec(st, err, "UPDATE members SET commit_cid = ?2, rev = ?3 WHERE did = ?1",
+	                     3, did, commit, rev, NULL);
+}
+
+int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	ss_state_member *list = NULL;
+	size_t count = 0, alloc = 0;
+	int rc;
+
+	if (ss_state_prepare(st, &s, MEMBER_SELECT " ORDER BY did", err) < 0)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ss_xgrow((void **)&list, sizeof(*list), count + 1, &alloc);
+		memset(&list[count], 0, sizeof(*list));
+		member_from_row(s, &list[count++]);
+	}
+	if (rc != SQLITE_DONE) {
+		ss_state_sqlite_error(st, err, "cannot read members");
+		sqlite3_finalize(s);
+		ss_state_members_free(list, count);
+		return SS_ERROR;
+	}
+	sqlite3_finalize(s);
+	*out = list;
+	*n = count;
+	return 0;
+}
+
+void ss_state_members_free(ss_state_member *members, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ss_state_member_release(&members[i]);
+	free(members);
+}

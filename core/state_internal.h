@@ -1,0 +1,46 @@
+/*
+ * state_internal.h: what the files of the state module share (core/state*.c only).
+ *
+ * A sibling file (core/state_record.c, core/state_journal.c, ...) reaches the database
+ * through ss_state_db() and turns SQLite's errors into ss_error with ss_state_sqlite_error().
+ * A sibling that needs tables adds a migration: append one entry to the `migrations` list in
+ * core/state.c pointing at its SQL (declared here), never edit an entry that has shipped.
+ */
+#ifndef SS_STATE_INTERNAL_H
+#define SS_STATE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "core/state.h"
+
+struct ss_state {
+	sqlite3 *db;
+	char *path;
+	bool in_transaction;
+};
+
+/* The connection; borrowed. */
+sqlite3 *ss_state_db(ss_state *st);
+
+/* Sets err from the connection's last error: "<what>: <sqlite message>"; returns SS_ERROR. */
+int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what);
+
+/* Prepares sql or sets err; *out NULL on failure. */
+int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
+
+/* Binds a string or NULL at index i. */
+int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text);
+
+/* Frees a string held in a const field of a public struct. */
+void ss_state_free_str(const char *s);
+
+/* A new copy of column i (NULL stays NULL). */
+char *ss_state_column_dup(sqlite3_stmt *s, int i);
+
+/* Runs a statement that returns no rows, with up to 4 text parameters (NULL binds NULL). */
+int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
+                  const char *p2, const char *p3, const char *p4);
+
+/* Migrations owned by sibling files (see core/state.c's list). */
+
+#endif

@@ -1,0 +1,199 @@
+/* fetch.c: heads, listing and rendering of the members that moved (see
+ * sync/fetch.h). */
+#include "sync/fetch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/render.h"
+#include "core/tree.h"
+#include "sync/fetch_internal.h"
+
+/* An unchanged record keeps its verdict, and its subtree when the object store still has it. */
+static bool tree_usable(ss_fetch_run_ctx *f, const ss_state_record *old)
+{
+	ss_oid oid;
+
+	if (!old->valid)
+		return true;
+	return old->tree && ss_oid_parse(&oid, old->tree, NULL) == 0 &&
+	       ss_tree_exists(f->repo, &oid);
+}
+
+static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+	ss_state_record old, sr;
+	ss_render r;
+	char hex[SS_OID_HEXSZ + 1];
+	int rc;
+
+	memset(&old, 0, sizeof(old));
+	memset(&r, 0, sizeof(r));
+	f->res->records++;
+	rc = ss_state_record_get(f->st, rec->did, rec->rkey, &old, err);
+	if (rc == 0 && !strcmp(old.cid, rec->cid) && tree_usable(f, &old)) {
+		/* Unchanged: keep its subtree (stable rendering) and its verdict. */
+		ss_state_record_release(&old);
+		rc = ss_state_record_touch(f->st, rec->did, rec->rkey, err);
+		goto progress;
+	}
+	ss_state_record_release(&old);
+	if (rc < 0 && rc != SS_ENOTFOUND)
+		return rc;
+	rc = ss_render_record(f->repo, rec->rkey, rec->value_json, rec->value_len, &r, err);
+	if (rc < 0)
+		return ss_error_prefix(err, "cannot store '%s' of '%s'", rec->rkey,
+		                       ss_fetch_who(f, rec->did));
+	if (r.valid)
+		ss_oid_fmt(hex, &r.tree);
+	memset(&sr, 0, sizeof(sr));
+	sr.did = rec->did;
+	sr.rkey = rec->rkey;
+	sr.cid = rec->cid;
+	sr.created_at = r.created_at;
+	sr.updated_at = r.updated_at;
+	sr.updated_us = r.updated_us;
+	sr.valid = r.valid;
+	sr.reason = r.reason;
+	sr.tree = r.valid ? hex : NULL;
+	sr.note = r.note;
+	rc = ss_state_record_put(f->st, &sr, err);
+	if (rc == 0 && !r.valid) {
+		f->res->skipped++;
+		if (f->opts && f->opts->report)
+			f->opts->report(f->opts->payload, rec->did, ss_fetch_handle(f, rec->did),
+			                rec->rkey, r.reason);
+	}
+	ss_render_release(&r);
+progress:
+	if (rc == 0 && f->opts && f->opts->progress && f->res->records % 100 == 0)
+		f->opts->progress(f->opts->payload, f->res->records, f->members_done, f->to_list);
+	return rc;
+}
+
+static int on_deleted(void *payload, const char *did, const char *rkey, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+
+	return ss_state_record_delete(f->st, did, rkey, err);
+}
+
+static const ss_space_head *find_head(const ss_fetch_run_ctx *f, const char *did)
+{
+	for (size_t i = 0; i < f->nheads; i++)
+		if (!strcmp(f->heads[i].did, did))
+			return &f->heads[i];
+	return NULL;
+}
+
+static int on_done(void *payload, const char *did, bool full, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+	const ss_space_head *h = find_head(f, did);
+
+	if (full && ss_state_sweep_end(f->st, did, err) < 0)
+		return -1;
+	if (h && ss_state_member_set_head(f->st, did, h->commit, h->rev, err) < 0)
+		return -1;
+	f->members_done++;
+	if (f->opts && f->opts->progress)
+		f->opts->progress(f->opts->payload, f->res->records, f->members_done, f->to_list);
+	return 0;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Brings the state's members in line with heads; fills wants with the members
+ * that moved. */
+static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_error *err)
+{
+	ss_state_member *members = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	*wants = ss_xcalloc(f->nheads ? f->nheads : 1, sizeof(**wants));
+	*nwants = 0;
+	if (ss_state_members_list(f->st, &members, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!find_head(f, members[i].did) &&
+		    ss_state_member_remove(f->st, members[i].did, err) < 0)
+			goto out;
+	for (size_t i = 0; i < f->nheads; i++) {
+		const ss_space_head *h = &f->heads[i];
+		ss_state_member m;
+		int rc;
+
+		memset(&m, 0, sizeof(m));
+		rc = ss_state_member_get(f->st, h->did, &m, err);
+		if (rc == SS_ENOTFOUND) {
+			ss_state_member nm = {h->did, h->handle, NULL, NULL, NULL, SS_ROLE_MEMBER};
+
+			if (ss_state_member_put(f->st, &nm, err) < 0)
+				goto out;
+		} else if (rc < 0) {
+			goto out;
+		}
+		if (rc == SS_ENOTFOUND || !m.rev || !same(m.rev, h->rev) ||
+		    !same(m.commit, h->commit)) {
+			(*wants)[*nwants].did = h->did;
+			(*wants)[*nwants].since_rev = NULL;
+			(*nwants)++;
+		}
+		ss_state_member_release(&m);
+	}
+	ret = 0;
+out:
+	ss_state_members_free(members, n);
+	return ret;
+}
+
+int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts *opts,
+                 ss_fetch_result *out, ss_error *err)
+{
+	ss_fetch_run_ctx f;
+	ss_space_want *wants = NULL;
+	size_t nwants = 0;
+	ss_space_listener l = {on_record, on_deleted, on_done, &f};
+	int ret = -1;
+
+	memset(&f, 0, sizeof(f));
+	memset(out, 0, sizeof(*out));
+	f.repo = repo;
+	f.st = st;
+	f.sp = sp;
+	f.opts = opts;
+	f.res = out;
+	if (ss_fetch_recover(repo, st, err) < 0)
+		return -1;
+	ret = ss_space_heads(sp, &f.heads, &f.nheads, err);
+	if (ret < 0)
+		goto out;
+	ret = -1;
+	if (ss_state_begin(st, err) < 0)
+		goto out;
+	if (plan(&f, &wants, &nwants, err) < 0)
+		goto out;
+	if (ss_state_members_list(st, &f.members, &f.nmembers, err) < 0)
+		goto out;
+	f.to_list = nwants;
+	for (size_t i = 0; i < nwants; i++)
+		if (ss_state_sweep_begin(st, wants[i].did, err) < 0)
+			goto out;
+	ret = ss_space_list(sp, wants, nwants, &l, err);
+	if (ret < 0)
+		goto out;
+	out->listed = nwants;
+	ret = ss_fetch_view_commit(&f, err);
+out:
+	ss_state_rollback(st); /* a no-op once committed */
+	ss_space_heads_free(f.heads, f.nheads);
+	ss_state_members_free(f.members, f.nmembers);
+	free(wants);
+	return ret;
+}

@@ -1,0 +1,64 @@
+/*
+ * fetch.h: bring the space's records into the clone: the state and a new tracking commit.
+ *
+ * One run (clone's first fetch, later `fetch` and `pull`):
+ *   1. heads: every member's current commit/revision (one small request per member);
+ *   2. list only the members whose revision moved since the state last saw them (all members
+ *      in flight at once); each record as it arrives: unchanged CID -> kept as is (its
+ *      subtree OID stays: stable rendering); else decoded, validated and rendered into a
+ *      subtree right away (core/render.h), its metadata saved in the state; an invalid
+ *      (hostile) record is saved as invalid and reported once through opts->report;
+ *   3. the view, computed from the state's metadata alone (core/view.h), becomes the top tree
+ *      of a new tracking commit (parent: the previous one) whose message says what changed,
+ *      who changed it, and the records' notes; no commit when the view did not change.
+ * Memory stays flat as the space grows: record bodies go straight into git objects, only
+ * names and ids stay in memory. The state and the tracking ref change together: the state's
+ * transaction commits first (it names the new tracking commit), then the ref moves; a run
+ * killed in between is finished by the next one (the ref is moved to what the state names).
+ */
+#ifndef SS_FETCH_H
+#define SS_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/repo.h"
+#include "core/state.h"
+#include "sync/space.h"
+
+typedef struct ss_fetch_opts {
+	/* One skipped record: who wrote it, its key, why (one line). May be NULL. */
+	void (*report)(void *payload, const char *did, const char *handle, const char *rkey,
+	               const char *reason);
+	/* Progress: records handled so far, members listed so far of members to list. */
+	void (*progress)(void *payload, size_t records, size_t members_done, size_t members);
+	void *payload;
+	/* The tracking commit's first line when the view changed (default "fetch"). */
+	const char *subject;
+} ss_fetch_opts;
+
+typedef struct ss_fetch_result {
+	bool changed;   /* a new tracking commit was written */
+	ss_oid commit;  /* the tracking commit after the run (zero when there is none) */
+	size_t listed;  /* members whose records were listed */
+	size_t records; /* records received */
+	size_t skipped; /* invalid records received */
+	size_t added, updated, removed; /* view changes */
+} ss_fetch_result;
+
+/*
+ * Runs a fetch over sp for the clone repo/st (the state's members are the ones to follow:
+ * heads() must name them). The caller holds the clone's lock. SS_ENETWORK / SS_EAUTH from the
+ * transport leave the state and the tracking ref as they were.
+ */
+int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts *opts,
+                 ss_fetch_result *out, ss_error *err);
+
+/*
+ * Finishes a run killed between its state commit and its ref update (see above); a no-op when
+ * the tracking ref already names what the state names.
+ */
+int ss_fetch_recover(ss_repo *repo, ss_state *st, ss_error *err);
+
+#endif

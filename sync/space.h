@@ -1,0 +1,131 @@
+/*
+ * space.h: the transport interface: how skillsync reaches a memory space (DESIGN.md section 6).
+ *
+ * Three questions, whatever the transport:
+ *   heads:  who writes in the space, and at which revision is each member's repo now;
+ *   list:   a member's records: all of them, or what changed since a revision when the
+ *           transport can say (pages of different members are in flight at once);
+ *   apply:  a batch of writes to MY repo, guarded (all or nothing against a known commit)
+ *           where the transport can guard it.
+ * Two implementations sit behind it: public repos (sync/space_public.c: the authority and the
+ * listed members, com.atproto.repo.listRecords, sync.getLatestCommit, repo.applyWrites with
+ * swapCommit) and, later, the permissioned space (com.atproto.space.*). Callers never know
+ * which one they hold: they branch on ss_space_caps() only.
+ *
+ * Rules: records travel as JSON text (core/record.c decodes them); a transport never writes
+ * anywhere but my repo; callbacks get borrowed strings valid for the call only; a listing
+ * that fails for one member fails the call (with that member named) after the others ended.
+ */
+#ifndef SS_SPACE_H
+#define SS_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/state.h"
+
+typedef struct ss_space ss_space;
+typedef struct ss_http ss_http; /* sync/http.h */
+
+/* What a transport can do beyond the minimum. */
+enum {
+	SS_SPACE_CAN_LIST_SINCE = 1 << 0, /* list() honours since_rev (else always full) */
+	SS_SPACE_CAN_GUARD = 1 << 1,      /* apply() is all-or-nothing against swap_commit */
+};
+
+/* A member as heads() sees it now. */
+typedef struct ss_space_head {
+	char *did;
+	char *handle; /* NULL when unknown */
+	char *commit; /* the repo's current commit CID; NULL: the repo has no commit / no records */
+	char *rev;    /* the repo's current revision; NULL as above */
+} ss_space_head;
+
+void ss_space_heads_free(ss_space_head *heads, size_t n);
+
+/* One member to list: all its records (since_rev NULL) or the changes since since_rev. */
+typedef struct ss_space_want {
+	const char *did;
+	const char *since_rev;
+} ss_space_want;
+
+/* A listed record version (borrowed for the callback). */
+typedef struct ss_space_record {
+	const char *did;
+	const char *rkey;
+	const char *cid;
+	const char *value_json; /* the record's value, JSON text, value_len bytes */
+	size_t value_len;
+} ss_space_record;
+
+/*
+ * What a listing reports. record: one record (new or changed, or any record of a full listing);
+ * deleted: a record gone since since_rev (incremental listings only); done: the member's
+ * listing ended; full says whether it held every record (then records not reported are gone).
+ * A negative return (with err set) stops the listing and is returned by ss_space_list.
+ */
+typedef struct ss_space_listener {
+	int (*record)(void *payload, const ss_space_record *rec, ss_error *err);
+	int (*deleted)(void *payload, const char *did, const char *rkey, ss_error *err);
+	int (*done)(void *payload, const char *did, bool full, ss_error *err);
+	void *payload;
+} ss_space_listener;
+
+/* A write to my repo. */
+typedef enum ss_space_op {
+	SS_SPACE_CREATE = 1,
+	SS_SPACE_UPDATE,
+	SS_SPACE_DELETE,
+} ss_space_op;
+
+typedef struct ss_space_write {
+	ss_space_op op;
+	const char *rkey;
+	const char *value_json; /* create/update: the record, JSON text */
+} ss_space_write;
+
+/* What apply() did: also filled as far as it got when it fails. */
+typedef struct ss_space_applied {
+	size_t napplied; /* writes that landed, in order */
+	char **cids;     /* napplied entries: the new record CID (NULL for deletes) */
+	char *commit;    /* my repo's commit after the last batch that landed; NULL when none */
+	char *rev;
+	size_t nrequests; /* requests sent */
+} ss_space_applied;
+
+void ss_space_applied_release(ss_space_applied *a);
+
+/* The transport's kind ("public"), for the state's config and messages. */
+const char *ss_space_kind(const ss_space *sp);
+unsigned ss_space_caps(const ss_space *sp);
+/* My DID, or NULL for a read-only space (apply() then fails with SS_EAUTH). */
+const char *ss_space_me(const ss_space *sp);
+
+/* Every member with its current head, ordered by DID; SS_ENETWORK when one is unreachable. */
+int ss_space_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
+
+/* Lists the wanted members' records, calling l as pages arrive. */
+int ss_space_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,
+                  ss_error *err);
+
+/*
+ * Applies writes to my repo in order, split into as many requests as the transport needs.
+ * swap_commit (NULL: unguarded) is the commit my repo must still be at, else nothing is
+ * written and SS_ECONFLICT says "pull first"; each next request is guarded by the commit the
+ * previous one made. out is filled as far as the writes got, also on failure.
+ */
+int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const char *swap_commit,
+                   ss_space_applied *out, ss_error *err);
+
+/*
+ * Opens the space a clone follows, from its state: config "transport" picks the
+ * implementation, the members table says who writes, config "me" who I am. With for_writing,
+ * my session must be usable (SS_EAUTH saying to log in otherwise); without, a missing session
+ * only makes apply() fail, and "mine" still ranks first. http is borrowed.
+ */
+int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing, ss_error *err);
+
+void ss_space_free(ss_space *sp);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * space_impl.h: what a transport implements (sync/space_*.c only; callers use sync/space.h).
+ *
+ * An implementation embeds `ss_space` as the first member of its own struct, fills `vt`, and
+ * hands out a pointer to that member; sync/space.c dispatches through the table.
+ */
+#ifndef SS_SPACE_IMPL_H
+#define SS_SPACE_IMPL_H
+
+#include "sync/space.h"
+
+typedef struct ss_space_vtable {
+	const char *kind;
+	unsigned caps;
+	int (*heads)(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
+	int (*list)(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,
+	            ss_error *err);
+	int (*apply)(ss_space *sp, const ss_space_write *writes, size_t n, const char *swap_commit,
+	             ss_space_applied *out, ss_error *err);
+	void (*free)(ss_space *sp);
+} ss_space_vtable;
+
+struct ss_space {
+	const ss_space_vtable *vt;
+	char *me; /* my DID, NULL when read-only; freed by ss_space_free */
+};
+
+#endif

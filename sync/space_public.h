@@ -1,0 +1,38 @@
+/*
+ * space_public.h: the public-repos transport: a space is the authority's repo plus the listed
+ * members' repos, each a public ATProto repo holding garden.engram.skill records.
+ *
+ * heads: com.atproto.sync.getLatestCommit per member (concurrently); list: always a full
+ * com.atproto.repo.listRecords of the collection (public repos cannot say what changed since
+ * a revision), members in flight at once over one shared connection cache; apply:
+ * com.atproto.repo.applyWrites on my PDS guarded by swapCommit, split by 200 writes and
+ * 1,000,000 bytes (sync/xrpc.h).
+ */
+#ifndef SS_SPACE_PUBLIC_H
+#define SS_SPACE_PUBLIC_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "sync/http.h"
+#include "sync/space.h"
+#include "sync/xrpc.h"
+
+#define SS_SKILL_COLLECTION "garden.engram.skill"
+
+/* A member, already resolved (identity.h): where its repo lives. */
+typedef struct ss_space_public_member {
+	const char *did;
+	const char *handle; /* may be NULL */
+	const char *pds;
+} ss_space_public_member;
+
+/*
+ * A space over members (copied; duplicates are ignored). http is borrowed and must outlive
+ * the space. mine (NULL: read-only) is an authenticated client for my PDS, owned by the space
+ * from now on (also on failure); me_did is my DID (copied).
+ */
+int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,
+                        const ss_space_public_member *members, size_t n, ss_error *err);
+
+#endif

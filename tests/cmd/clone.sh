@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# needs: pds
+# `skillsync clone` against the real PDS: the precedence rule (mine, authority, newest, ties,
+# an invalid own record falling back, a read-only clone), hostile records skipped with one line
+# each and nothing written outside the clone, exact round trips, a clean git repository, and
+# the refusals (non-empty target, leftovers of an interrupted clone).
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
+fill=$(dirname "$SKILLSYNC")/ss-fill
+valid=$SS_TESTDATA/skills/valid
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export SKILLSYNC_CONFIG_HOME=$work/config
+pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
+plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
+export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+
+# Four fresh accounts: the authority, two members, and me. Their secrets stay in files.
+for who in auth m1 m2 me; do
+	umask 077
+	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
+done
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1.json" "$2"; }
+for who in auth m1 m2 me; do
+	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"
+done
+
+# put <who> <updatedAt> <skill-dir>...: the records, encoded by core/record (ss-fill).
+put() {
+	local who=$1 when=$2
+	shift 2
+	SS_FILL_TOKEN=$(field "$who" accessJwt) "$fill" --pds "$pds" --did "$(field "$who" did)" \
+		--updated-at "$when" --put "$@"
+}
+# sk <case>: the skill directory of testdata/skills/valid/<case>.
+sk() {
+	local d
+	for d in "$valid/$1"/*/; do echo "${d%/}"; done
+}
+# renamed <dir> <name>: a copy of skill <dir> named <name>.
+renamed() {
+	local src=$1 name=$2
+	local dst=$work/src/$name
+	rm -rf "$dst"
+	mkdir -p "$work/src"
+	cp -r "$src" "$dst"
+	sed -i "s/^name: .*/name: $name/" "$dst/SKILL.md"
+	echo "$dst"
+}
+# raw <who> <rkey> [<json>]: a record written straight to the PDS, bypassing every check (the
+# JSON comes from stdin when not given).
+cat >raw.py <<'PY'
+import json, os, sys, urllib.request
+pds, did, rkey = sys.argv[1:4]
+value = sys.argv[4] if len(sys.argv) > 4 else sys.stdin.read()
+body = {"repo": did, "collection": "garden.engram.skill", "rkey": rkey,
+        "record": json.loads(value), "validate": False}
+req = urllib.request.Request(pds + "/xrpc/com.atproto.repo.putRecord",
+                             data=json.dumps(body).encode(),
+                             headers={"content-type": "application/json",
+                                      "authorization": "Bearer " + os.environ["SS_TOKEN"]})
+urllib.request.urlopen(req, timeout=60).read()
+PY
+raw() {
+	SS_TOKEN=$(field "$1" accessJwt) python3 raw.py "$pds" "$(field "$1" did)" "$2" ${3+"$3"}
+}
+
+old=2026-01-01T00:00:00.000Z
+mid=2026-06-01T00:00:00.000Z
+new=2027-01-01T00:00:00.000Z
+
+# Precedence cases.
+put auth "$old" "$(renamed "$(sk basic)" shared)" "$(renamed "$(sk basic)" authwins)"
+put m1 "$new" "$(renamed "$(sk non-ascii)" shared)" "$(renamed "$(sk non-ascii)" authwins)"
+put me "$old" "$(renamed "$(sk nested-files)" shared)"
+# newest: m2's is newer than m1's, and the instant (not the text) decides: 23:00-02:00 is later.
+put m1 2026-11-29T23:30:00.000Z "$(renamed "$(sk crlf)" newest)"
+put m2 2026-11-29T23:00:00.000-02:00 "$(renamed "$(sk quoting)" newest)"
+# tie: the same instant; the smaller DID wins.
+put m1 "$mid" "$(renamed "$(sk empty-body)" tie)"
+put m2 "$mid" "$(renamed "$(sk no-final-newline)" tie)"
+# fallback: my own version is invalid (its name is not its key): the authority's wins.
+put auth "$old" "$(renamed "$(sk executable-script)" fallback)"
+raw me fallback '{"$type":"garden.engram.skill","name":"other","description":"d","instructions":"x","createdAt":"'$new'","updatedAt":"'$new'"}'
+# Plain skills, one per member, for the round trip.
+put auth "$mid" "$(sk all-optional-keys)" "$(sk model-invocation-false)"
+put m1 "$mid" "$(sk executable-script)" "$(sk dashes-in-value)"
+put m2 "$mid" "$(sk non-ascii)" "$(sk lenient-description)"
+
+# Hostile records by m1: each must be skipped with one line, and nothing written outside.
+good='"description":"d","instructions":"x","createdAt":"'$old'","updatedAt":"'$old'"'
+raw m1 dotdot '{"name":"dotdot",'"$good"',"files":[{"path":"../../escaped","content":"x"}]}'
+raw m1 absolute '{"name":"absolute",'"$good"',"files":[{"path":"'"$work"'/escaped-abs","content":"x"}]}'
+raw m1 dotgit '{"name":"dotgit",'"$good"',"files":[{"path":"a/.GIT/config","content":"x"}]}'
+raw m1 skillmd '{"name":"skillmd",'"$good"',"files":[{"path":"SKILL.md","content":"x"}]}'
+raw m1 mismatch '{"name":"other-name",'"$good"'}'
+raw m1 Bad_Name '{"name":"Bad_Name",'"$good"'}'
+big=$(head -c 3000 /dev/zero | tr '\0' a)
+raw m1 oversize '{"name":"oversize","description":"'"$big"'","instructions":"x","createdAt":"'$old'","updatedAt":"'$old'"}'
+raw m1 notstring '{"name":"notstring","description":42,"instructions":{"a":1},"createdAt":"'$old'","updatedAt":"'$old'"}'
+python3 -c 'import json, sys; print(json.dumps({"name": "manyfiles", "description": "d",
+    "instructions": "x", "createdAt": sys.argv[1], "updatedAt": sys.argv[1],
+    "files": [{"path": "f%05d.md" % i, "content": "x"} for i in range(10000)]}))' "$old" |
+	raw m1 manyfiles
+
+# Clone as me.
+SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$me_handle" >/dev/null
+"$SKILLSYNC" clone "$auth_handle" space --member "$m1_handle" --member "$m2_handle" \
+	--member "$auth_handle" >out 2>err || { cat err; fail "clone failed"; }
+grep -q "^Cloned 11 skills from 4 members (10 invalid records skipped)" out || { cat out err; fail "summary"; }
+
+# One line per hostile record, naming the member, the key and the reason.
+expect_skip() {
+	local key=$1 who=$2 reason=$3
+	grep -q "^warning: skipped '$key' of '$who': .*$reason" err ||
+		{ cat err; fail "no skip line for '$key' ($reason)"; }
+}
+expect_skip dotdot "$m1_handle" "\.\."
+expect_skip absolute "$m1_handle" "absolute"
+expect_skip dotgit "$m1_handle" "\.git"
+expect_skip skillmd "$m1_handle" "SKILL.md"
+expect_skip mismatch "$m1_handle" "key"
+expect_skip Bad_Name "$m1_handle" "name"
+expect_skip oversize "$m1_handle" "description"
+expect_skip notstring "$m1_handle" "description"
+expect_skip manyfiles "$m1_handle" "files"
+expect_skip fallback "$me_handle" "key"
+[ "$(grep -c '^warning: skipped' err)" = 10 ] || { cat err; fail "expected 10 skip lines"; }
+[ ! -e "$work/escaped" ] && [ ! -e "$work/escaped-abs" ] && [ ! -e "$work/../escaped" ] ||
+	fail "a hostile record wrote outside the clone"
+[ "$(ls "$work" | sort | tr '\n' ' ')" = "auth.json config err m1.json m2.json me.json out raw.py space src " ] ||
+	fail "unexpected files beside the clone: $(ls "$work")"
+
+cd space
+# The view, by the precedence rule.
+from() { "$SKILLSYNC" ls --json | python3 -c '
+import json, sys
+v = {s["name"]: s["winner"] for s in json.load(sys.stdin)}
+print(v[sys.argv[1]]["did"], v[sys.argv[1]]["why"])' "$1"; }
+[ "$(from shared)" = "$me_did mine" ] || fail "shared: $(from shared)"
+[ "$(from authwins)" = "$auth_did authority" ] || fail "authwins: $(from authwins)"
+[ "$(from newest)" = "$m2_did newest" ] || fail "newest: $(from newest)"
+smaller=$(printf '%s\n%s\n' "$m1_did" "$m2_did" | LC_ALL=C sort | head -1)
+[ "$(from tie)" = "$smaller newest" ] || fail "tie: $(from tie)"
+[ "$(from fallback)" = "$auth_did authority" ] || fail "fallback: $(from fallback)"
+for hostile in dotdot absolute dotgit skillmd mismatch Bad_Name oversize notstring manyfiles other-name; do
+	[ ! -e "$hostile" ] || fail "hostile '$hostile' was checked out"
+done
+"$SKILLSYNC" show fallback | grep -q "invalid: .*key" || fail "show does not give the invalid version's reason"
+"$SKILLSYNC" show shared --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s["winner"]["why"] == "mine", s
+assert [v["why"] for v in s["shadows"]] == ["authority", "newest"], s' || fail "show shared --json"
+"$SKILLSYNC" ls | grep -q "^shared  *mine  *$me_handle" || fail "ls text"
+
+# A clean, ordinary git repository.
+[ -z "$(git status --porcelain)" ] || { git status; fail "git status not clean"; }
+fsck=$(git fsck --no-dangling 2>&1) || fail "git fsck: $fsck"
+[ -z "$fsck" ] || fail "git fsck: $fsck"
+"$SKILLSYNC" status | grep -q "working tree clean" || fail "skillsync status not clean"
+[ "$(git rev-parse HEAD)" = "$(git rev-parse refs/remotes/space/main)" ] || fail "main != tracking"
+[ "$(git rev-parse --abbrev-ref HEAD)" = main ] || fail "HEAD is not main"
+[ "$(stat -c %a .git/skillsync/state.db)" = 600 ] || fail "state.db not 0600"
+
+# Round trip: every valid record in the view comes back from its directory as the same record.
+for name in $(ls); do
+	did=$(from "$name" | cut -d' ' -f1)
+	"$fill" --print --updated-at "$old" "$name" >"../$name.local" || fail "cannot re-encode '$name'"
+	curl -sf "$pds/xrpc/com.atproto.repo.getRecord?repo=$did&collection=garden.engram.skill&rkey=$name" >"../$name.remote"
+	python3 - "../$name.local" "../$name.remote" <<'PY' || fail "round trip of '$name'"
+import json, sys
+local = json.load(open(sys.argv[1]))
+remote = json.load(open(sys.argv[2]))["value"]
+for k in ("createdAt", "updatedAt", "note", "$type"):
+    local.pop(k, None)
+    remote.pop(k, None)
+if local != remote:
+    sys.exit(f"differs:\n{local}\n{remote}")
+PY
+done
+cd ..
+
+# A read-only clone (nobody signed in): no "mine"; the authority's version of shared wins.
+SKILLSYNC_CONFIG_HOME=$work/empty-config "$SKILLSYNC" clone "$auth_did" ro --member "$m1_handle" \
+	--member "$m2_handle" --member "$me_handle" >/dev/null 2>&1 || fail "read-only clone"
+(cd ro && [ "$(from shared)" = "$auth_did authority" ]) || fail "read-only: shared"
+
+# Refusals: a non-empty target; leftovers of an interrupted clone are removed first.
+"$SKILLSYNC" clone "$auth_handle" space 2>err2 && fail "cloned into a non-empty directory"
+grep -q "destination path 'space' already exists and is not an empty directory" err2 || fail "message: $(cat err2)"
+mkdir -p again.skillsync-partial/junk
+"$SKILLSYNC" clone "$auth_handle" again --member "$m1_handle" >/dev/null 2>err3 || { cat err3; fail "rerun"; }
+grep -q "Removing 'again.skillsync-partial' left by an interrupted clone" err3 || fail "no cleanup message"
+[ ! -e again.skillsync-partial ] && [ -d again/.git ] || fail "partial clone not replaced"
+echo "clone: all checks passed"

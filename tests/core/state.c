@@ -1,0 +1,270 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/provenance.h"
+#include "core/state.h"
+#include "core/time.h"
+#include "support/support.h"
+
+static ss_state *open_state(const char *dir)
+{
+	ss_state *st = NULL;
+	ss_error err;
+
+	assert_int_equal(ss_state_open(&st, dir, &err), 0);
+	return st;
+}
+
+static void put_record(ss_state *st, const char *did, const char *rkey, const char *cid, bool valid)
+{
+	ss_state_record r = {did,
+	                     rkey,
+	                     cid,
+	                     "2026-01-01T00:00:00Z",
+	                     "2026-02-01T00:00:00Z",
+	                     42,
+	                     valid,
+	                     valid ? NULL : "bad name",
+	                     valid ? "0123456789012345678901234567890123456789" : NULL,
+	                     "a note"};
+	ss_error err;
+
+	assert_int_equal(ss_state_record_put(st, &r, &err), 0);
+}
+
+static void test_state__config_survives_reopen(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_buf path = SS_BUF_INIT;
+	struct stat sb;
+	char *value = NULL;
+	ss_error err;
+
+	assert_int_equal(ss_state_config_get(st, "me", &value, &err), SS_ENOTFOUND);
+	assert_int_equal(ss_state_config_set(st, "authority", "did:plc:auth", &err), 0);
+	assert_int_equal(ss_state_config_set(st, "me", "did:plc:me", &err), 0);
+	assert_int_equal(ss_state_config_set(st, "me", NULL, &err), 0);
+	ss_state_free(st);
+
+	st = open_state(dir);
+	assert_int_equal(ss_state_config_get(st, "authority", &value, &err), 0);
+	assert_string_equal(value, "did:plc:auth");
+	free(value);
+	assert_int_equal(ss_state_config_get(st, "me", &value, &err), SS_ENOTFOUND);
+	ss_state_free(st);
+
+	ss_fs_join(&path, dir, "skillsync/state.db");
+	assert_int_equal(stat(path.ptr, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	ss_buf_release(&path);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_state__refuses_a_newer_schema(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_error err;
+
+	ss_state_free(st);
+	/* A future skillsync raised user_version (big-endian at byte 60 of the file header). */
+	{
+		static const unsigned char v99[4] = {0, 0, 0, 99};
+		ss_buf path = SS_BUF_INIT;
+		FILE *f;
+
+		ss_fs_join(&path, dir, "skillsync/state.db");
+		f = fopen(path.ptr, "r+b");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 60, SEEK_SET), 0);
+		assert_int_equal(fwrite(v99, 1, 4, f), 4);
+		fclose(f);
+		ss_buf_release(&path);
+	}
+	st = NULL;
+	assert_int_equal(ss_state_open(&st, dir, &err), SS_EINVALID);
+	assert_null(st);
+	assert_non_null(strstr(err.message, "schema version 99"));
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_state__members_and_their_records(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_state_member alice = {"did:plc:alice",  "alice.test", "http://localhost:1", NULL, NULL,
+	                         SS_ROLE_AUTHORITY};
+	ss_state_member bob = {"did:plc:bob", NULL, NULL, NULL, NULL, SS_ROLE_MEMBER};
+	ss_state_member *list = NULL, got;
+	ss_state_record r;
+	size_t n = 0;
+	ss_error err;
+
+	assert_int_equal(ss_state_member_put(st, &bob, &err), 0);
+	assert_int_equal(ss_state_member_put(st, &alice, &err), 0);
+	assert_int_equal(ss_state_member_set_head(st, "did:plc:bob", "bafyc", "3kabc", &err), 0);
+	assert_int_equal(ss_state_members_list(st, &list, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(list[0].did, "did:plc:alice");
+	assert_string_equal(list[0].handle, "alice.test");
+	assert_int_equal(list[0].role, SS_ROLE_AUTHORITY);
+	assert_null(list[0].rev);
+	assert_string_equal(list[1].rev, "3kabc");
+	assert_string_equal(list[1].commit, "bafyc");
+	assert_null(list[1].handle);
+	ss_state_members_free(list, n);
+
+	put_record(st, "did:plc:bob", "pdf", "cid1", true);
+	put_record(st, "did:plc:alice", "pdf", "cid2", true);
+	assert_int_equal(ss_state_member_remove(st, "did:plc:bob", &err), 0);
+	assert_int_equal(ss_state_member_get(st, "did:plc:bob", &got, &err), SS_ENOTFOUND);
+	assert_non_null(strstr(err.message, "did:plc:bob"));
+	assert_int_equal(ss_state_record_get(st, "did:plc:bob", "pdf", &r, &err), SS_ENOTFOUND);
+	assert_int_equal(ss_state_record_get(st, "did:plc:alice", "pdf", &r, &err), 0);
+	assert_string_equal(r.cid, "cid2");
+	assert_string_equal(r.created_at, "2026-01-01T00:00:00Z");
+	assert_int_equal(r.updated_us, 42);
+	assert_true(r.valid);
+	assert_null(r.reason);
+	assert_string_equal(r.note, "a note");
+	ss_state_record_release(&r);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+struct walk {
+	ss_buf seen;
+};
+
+static int collect(const ss_state_record *r, void *payload)
+{
+	struct walk *w = payload;
+
+	ss_buf_printf(&w->seen, "%s/%s=%s%s;", r->rkey, r->did, r->cid,
+	              r->valid ? "" : "(invalid)");
+	return 0;
+}
+
+static void test_state__sweep_drops_what_a_listing_missed(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	struct walk w = {SS_BUF_INIT};
+	ss_error err;
+
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	put_record(st, "did:plc:b", "zeta", "c1", true);
+	put_record(st, "did:plc:b", "alpha", "c2", false);
+	put_record(st, "did:plc:b", "gone", "c3", true);
+	put_record(st, "did:plc:a", "zeta", "c4", true);
+	assert_int_equal(ss_state_commit(st, &err), 0);
+
+	/* A new full listing of b holds zeta unchanged and alpha changed, not gone. */
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	assert_int_equal(ss_state_sweep_begin(st, "did:plc:b", &err), 0);
+	assert_int_equal(ss_state_record_touch(st, "did:plc:b", "zeta", &err), 0);
+	put_record(st, "did:plc:b", "alpha", "c5", true);
+	assert_int_equal(ss_state_sweep_end(st, "did:plc:b", &err), 0);
+	assert_int_equal(ss_state_commit(st, &err), 0);
+
+	assert_int_equal(ss_state_records_each(st, NULL, collect, &w, &err), 0);
+	assert_string_equal(w.seen.ptr, "alpha/did:plc:b=c5;zeta/did:plc:a=c4;zeta/did:plc:b=c1;");
+	ss_buf_clear(&w.seen);
+	assert_int_equal(ss_state_records_each(st, "zeta", collect, &w, &err), 0);
+	assert_string_equal(w.seen.ptr, "zeta/did:plc:a=c4;zeta/did:plc:b=c1;");
+	ss_buf_release(&w.seen);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_state__rollback_keeps_the_old_state(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_state_view_entry e = {"pdf", "did:plc:a", "cid1", "tree1"}, got;
+	ss_error err;
+
+	assert_int_equal(ss_state_view_put(st, &e, &err), 0);
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	assert_int_equal(ss_state_begin(st, &err), SS_ERROR);
+	assert_int_equal(ss_state_view_clear(st, &err), 0);
+	ss_state_rollback(st);
+	assert_int_equal(ss_state_view_get(st, "pdf", &got, &err), 0);
+	assert_string_equal(got.did, "did:plc:a");
+	assert_string_equal(got.tree, "tree1");
+	ss_state_view_entry_release(&got);
+	assert_int_equal(ss_state_view_get(st, "nope", &got, &err), SS_ENOTFOUND);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+static void put_version(ss_state *st, const char *did, const char *when, bool valid)
+{
+	ss_state_record r = {did,
+	                     "pdf",
+	                     "cid",
+	                     NULL,
+	                     when,
+	                     0,
+	                     valid,
+	                     valid ? NULL : "bad path",
+	                     valid ? "0123456789012345678901234567890123456789" : NULL,
+	                     NULL};
+	ss_error err;
+
+	assert_int_equal(ss_time_parse(when, &r.updated_us), 0);
+	assert_int_equal(ss_state_record_put(st, &r, &err), 0);
+}
+
+static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_provenance p;
+	ss_error err;
+
+	put_version(st, "did:plc:new", "2026-05-01T00:00:00Z", true);
+	put_version(st, "did:plc:auth", "2020-01-01T00:00:00Z", true);
+	put_version(st, "did:plc:me", "2027-01-01T00:00:00Z", false);
+	put_version(st, "did:plc:old", "2025-01-01T00:00:00Z", true);
+	assert_int_equal(ss_provenance_load(st, "pdf", "did:plc:me", "did:plc:auth", &p, &err), 0);
+	assert_int_equal(p.count, 4);
+	assert_int_equal(p.nvalid, 3);
+	assert_string_equal(p.versions[0].did, "did:plc:auth");
+	assert_int_equal(p.versions[0].why, SS_VIEW_AUTHORITY);
+	assert_string_equal(p.versions[1].did, "did:plc:new");
+	assert_string_equal(p.versions[1].updated_at, "2026-05-01T00:00:00Z");
+	assert_string_equal(p.versions[2].did, "did:plc:old");
+	assert_string_equal(p.versions[3].did, "did:plc:me");
+	assert_int_equal(p.versions[3].why, SS_VIEW_INVALID);
+	assert_string_equal(p.versions[3].reason, "bad path");
+	ss_provenance_release(&p);
+	assert_int_equal(ss_provenance_load(st, "other", NULL, NULL, &p, &err), 0);
+	assert_int_equal(p.count, 0);
+	ss_provenance_release(&p);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+int test_state_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_state__config_survives_reopen),
+	    cmocka_unit_test(test_state__refuses_a_newer_schema),
+	    cmocka_unit_test(test_state__members_and_their_records),
+	    cmocka_unit_test(test_state__sweep_drops_what_a_listing_missed),
+	    cmocka_unit_test(test_state__rollback_keeps_the_old_state),
+	    cmocka_unit_test(test_state__provenance_ranks_the_versions_of_a_name),
+	};
+	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
+}
