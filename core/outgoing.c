@@ -162,6 +162,33 @@ static void add_change(ss_outgoing *o, const char *name, bool in_view, bool in_h
 	c->in_head = in_head;
 }
 
+/* Whether an outside entry is as the last push's HEAD had it (config "pushed"). */
+static int same_as_pushed(ss_outgoing *o, const ss_change *c, bool *same,
+                                      ss_error *err)
+{
+	char *hex = NULL;
+	ss_oid pushed, tree, oid;
+	unsigned mode = 0;
+	int rc;
+
+	*same = false;
+	if (ss_state_config_get(o->st, "pushed", &hex, err) < 0)
+		return 0;
+	rc = ss_oid_parse(&pushed, hex, err);
+	free(hex);
+	if (rc < 0 || ss_commit_tree(o->repo, &pushed, &tree, err) < 0)
+		return -1;
+	rc = ss_tree_lookup(o->repo, &tree, c->path, &oid, &mode, err);
+	if (rc == SS_ENOTFOUND) {
+		*same = ss_oid_is_zero(&c->new_oid);
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	*same = ss_oid_equal(&oid, &c->new_oid) && mode == c->new_mode;
+	return 0;
+}
+
 static int classify(ss_outgoing *o, const ss_changes *top, ss_error *err)
 {
 	for (size_t i = 0; i < top->count; i++) {
@@ -175,6 +202,11 @@ static int classify(ss_outgoing *o, const ss_changes *top, ss_error *err)
 		        0)
 			return -1;
 		if (!old_skill && !new_skill) {
+			bool same;
+			if (same_as_pushed(o, &top->items[i], &same, err) < 0)
+				return -1;
+			if (same) /* listed by the push that sent the commit changing it */
+				continue;
 			ss_xgrow((void **)&o->outside, sizeof(*o->outside), o->noutside + 1,
 			         &o->outside_alloc);
 			o->outside[o->noutside++] = ss_xstrdup(name);

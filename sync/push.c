@@ -7,6 +7,7 @@
 
 #include "core/commit.h"
 #include "core/mem.h"
+#include "core/merge.h"
 #include "core/note.h"
 #include "core/validate.h"
 #include "sync/fetch.h"
@@ -160,6 +161,12 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 	ret = -1;
 	if (ss_fetch_recover(repo, st, err) < 0)
 		goto out;
+	if (ss_merge_in_progress(repo)) {
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "a merge waits to be concluded: resolve the conflicts, then run "
+		                   "'skillsync commit' before pushing");
+		goto out;
+	}
 	ss_oid_clear(&tracking);
 	if (ss_state_config_get(st, "tracking", &tracking_hex, err) == 0 &&
 	    ss_oid_parse(&tracking, tracking_hex, err) < 0)
@@ -168,6 +175,19 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		ret = rc == SS_ENOTFOUND ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
 		                         : rc;
 		goto out;
+	}
+	if (!ss_oid_is_zero(&tracking)) {
+		bool in;
+
+		if (ss_push_contains(repo, &head, &tracking, &in, err) < 0)
+			goto out;
+		if (!in) {
+			/* HEAD against a view it has not merged would undo the others' changes */
+			ret = ss_error_set(err, SS_ECONFLICT,
+			                   "the space changed since your last pull (fetched, not "
+			                   "merged): nothing was pushed; run 'skillsync pull' first");
+			goto out;
+		}
 	}
 	if (ss_outgoing_new(&out->outgoing, repo, st, me, &tracking, &head, now,
 	                    dry ? SS_OUTGOING_NOTES : SS_OUTGOING_RECORDS, err) < 0)

@@ -59,4 +59,19 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
  */
 int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err);
 
+/*
+ * Makes main contain the tracking commit the last push made, so that main is not "behind" and
+ * the next pull has nothing to merge: a merge commit of HEAD and that tracking commit whose
+ * tree is HEAD's own (the tracking commit only holds what HEAD pushed, so merging changes no
+ * file). Done only when the tracking ref is still the push's commit (config
+ * "pushed_tracking"), main does not contain it yet, main contains the pushed HEAD (config
+ * "pushed"), and no merge is in progress; a push runs it after its ref update, and
+ * ss_push_recover runs it to finish a push killed before. *concluded (may be NULL).
+ */
+int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err);
+
+/* *out: whether commit is tip or one of its ancestors. */
+int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
+                     ss_error *err);
+
 #endif

@@ -4,11 +4,8 @@
 
 #include "core/commit.h"
 #include "core/mem.h"
-#include "core/record.h"
-#include "core/report.h"
 #include "core/time.h"
 #include "core/tree.h"
-#include "core/view.h"
 #include "sync/fetch.h"
 #include "sync/push_internal.h"
 
@@ -18,84 +15,20 @@ void ss_push_at(const ss_push_opts *opts, const char *point)
 		opts->at(opts->payload, point);
 }
 
-/* ---- who wins a name once my record is gone ---- */
-
-typedef struct others {
-	const char *me;
-	ss_view_version *v;
-	char **did, **cid, **tree;
-	size_t n, alloc;
-} others;
-
-static int collect(const ss_state_record *r, void *payload)
+/*
+ * After my record of rkey is deleted, the name leaves the view and the tracking tree: when
+ * another member has a version, the next fetch computes the view again and brings it in as an
+ * addition, which the next pull checks out ("deleting your version; <who>'s version will
+ * apply"). Putting it in this tracking commit instead would make main, which merges it at
+ * once (see ss_push_conclude), look as if the person had deleted the other version too.
+ */
+static int apply_delete(ss_state *st, const char *me, const char *rkey, ss_tree_top *top,
+                        ss_error *err)
 {
-	others *o = payload;
-
-	if (!strcmp(r->did, o->me))
-		return 0;
-	if (o->n == o->alloc) {
-		size_t a = o->alloc, b = o->alloc, c = o->alloc;
-		ss_xgrow((void **)&o->v, sizeof(*o->v), o->n + 1, &o->alloc);
-		ss_xgrow((void **)&o->did, sizeof(*o->did), o->n + 1, &a);
-		ss_xgrow((void **)&o->cid, sizeof(*o->cid), o->n + 1, &b);
-		ss_xgrow((void **)&o->tree, sizeof(*o->tree), o->n + 1, &c);
-	}
-	o->did[o->n] = ss_xstrdup(r->did);
-	o->cid[o->n] = ss_xstrdup(r->cid);
-	o->tree[o->n] = r->tree ? ss_xstrdup(r->tree) : NULL;
-	memset(&o->v[o->n], 0, sizeof(o->v[o->n]));
-	o->v[o->n].did = o->did[o->n];
-	o->v[o->n].cid = o->cid[o->n];
-	o->v[o->n].updated_us = r->updated_us;
-	o->v[o->n].valid = r->valid && r->tree;
-	o->n++;
-	return 0;
-}
-
-static void others_release(others *o)
-{
-	for (size_t i = 0; i < o->n; i++) {
-		free(o->did[i]);
-		free(o->cid[i]);
-		free(o->tree[i]);
-	}
-	free(o->v);
-	free(o->did);
-	free(o->cid);
-	free(o->tree);
-}
-
-/* After my record of rkey is deleted: the next version in the view, or none. */
-static int apply_delete(ss_repo *repo, ss_state *st, const char *me, const char *authority,
-                        const char *rkey, ss_tree_top *top, ss_error *err)
-{
-	others o = {me, NULL, NULL, NULL, NULL, 0, 0};
-	size_t *order = NULL;
-	int ret = -1;
-
 	if (ss_state_record_delete(st, me, rkey, err) < 0 ||
-	    ss_state_records_each(st, rkey, collect, &o, err) < 0)
-		goto out;
-	order = ss_xcalloc(o.n + 1, sizeof(*order));
-	if (o.n && ss_view_rank(o.v, o.n, me, authority, order) > 0) {
-		size_t w = order[0];
-		ss_state_view_entry e = {rkey, o.did[w], o.cid[w], o.tree[w]};
-		ss_oid tree;
-
-		if (ss_oid_parse(&tree, o.tree[w], err) < 0 ||
-		    ss_tree_top_set(top, rkey, &tree, SS_MODE_TREE, err) < 0 ||
-		    ss_state_view_put(st, &e, err) < 0)
-			goto out;
-	} else if (ss_tree_top_remove(top, rkey, err) < 0 ||
-	           ss_state_view_remove(st, rkey, err) < 0) {
-		goto out;
-	}
-	(void)repo;
-	ret = 0;
-out:
-	free(order);
-	others_release(&o);
-	return ret;
+	    ss_tree_top_remove(top, rkey, err) < 0 || ss_state_view_remove(st, rkey, err) < 0)
+		return -1;
+	return 0;
 }
 
 static int apply_put(ss_state *st, const char *me, const ss_journal_write *w, const char *push_time,
@@ -134,7 +67,7 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 {
 	ss_tree_top *top = NULL;
 	ss_buf msg = SS_BUF_INIT;
-	char *old_hex = NULL, *authority = NULL, hex[SS_OID_HEXSZ + 1];
+	char *old_hex = NULL, hex[SS_OID_HEXSZ + 1];
 	ss_oid old, tree, commit;
 	ss_commit_opts co;
 	bool in_txn = false, have_old;
@@ -144,8 +77,6 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 	           ss_oid_parse(&old, old_hex, err) == 0;
 	if (!have_old)
 		ss_oid_clear(&old);
-	if (ss_state_config_get(st, "authority", &authority, err) < 0)
-		authority = NULL;
 	if (ss_state_begin(st, err) < 0)
 		goto out;
 	in_txn = true;
@@ -162,7 +93,7 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 
 		ss_buf_printf(&msg, "\n%s %s", ss_plan_op_name(w->op), w->rkey);
 		if (w->op == SS_PLAN_DELETE
-		        ? apply_delete(repo, st, me, authority, w->rkey, top, err) < 0
+		        ? apply_delete(st, me, w->rkey, top, err) < 0
 		        : apply_put(st, me, w, l->push_time, top, &msg, err) < 0)
 			goto out;
 	}
@@ -178,6 +109,7 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 	if ((l->commit && ss_state_member_set_head(st, me, l->commit, l->rev, err) < 0) ||
 	    ss_state_config_set(st, "tracking", hex, err) < 0 ||
 	    ss_state_config_set(st, "pushed", l->head, err) < 0 ||
+	    ss_state_config_set(st, "pushed_tracking", hex, err) < 0 ||
 	    ss_state_journal_clear(st, err) < 0)
 		goto out;
 	ss_push_at(opts, "before-state");
@@ -189,13 +121,13 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 	                         err) < 0)
 		goto out;
 	*tracking = commit;
-	ret = 0;
+	ss_push_at(opts, "before-main");
+	ret = ss_push_conclude(repo, st, NULL, err);
 out:
 	if (in_txn)
 		ss_state_rollback(st);
 	ss_tree_top_free(top);
 	ss_buf_release(&msg);
 	free(old_hex);
-	free(authority);
 	return ret;
 }

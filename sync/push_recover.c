@@ -90,7 +90,8 @@ static int count_mine(const ss_state_record *r, void *payload)
 	return 0;
 }
 
-int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
+static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed,
+                           ss_error *err)
 {
 	ss_journal j;
 	ss_space_head *heads = NULL;
@@ -187,4 +188,11 @@ out:
 	ss_space_heads_free(heads, nheads);
 	ss_journal_release(&j);
 	return ret;
+}
+
+int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
+{
+	if (recover_journal(repo, st, sp, landed, err) < 0)
+		return err->code ? err->code : SS_ERROR;
+	return ss_push_conclude(repo, st, NULL, err);
 }
