@@ -140,8 +140,7 @@ static int parse(ss_ctx *ctx, int argc, char **argv, commit_args *a)
 			size_t len = strlen(arg);
 			while (len > 1 && arg[len - 1] == '/')
 				len--;
-			ss_xgrow((void **)&a->names, sizeof(*a->names), a->nnames + 1,
-			         &a->anames);
+			ss_xgrow((void **)&a->names, sizeof(*a->names), a->nnames + 1, &a->anames);
 			a->names[a->nnames] = ss_xmalloc(len + 1);
 			memcpy(a->names[a->nnames], arg, len);
 			a->names[a->nnames++][len] = '\0';
@@ -223,7 +222,8 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		if (e->conflicted)
 			errors += check_markers(workdir, e);
 		if (e->outside || e->name[0] == '.') {
-			ss_buf_printf(&summary, "#   %s  (outside skills: never pushed)\n", e->name);
+			ss_buf_printf(&summary, "#   %s  (outside skills: never pushed)\n",
+			              e->name);
 			continue;
 		}
 		skills++;
@@ -235,8 +235,8 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		ss_buf_printf(&summary, "#   %s/\n", e->name);
 	}
 	if (errors) {
-		fprintf(stderr, "skillsync: nothing committed: %zu problem%s to fix first\n", errors,
-		        errors == 1 ? "" : "s");
+		fprintf(stderr, "skillsync: nothing committed: %zu problem%s to fix first\n",
+		        errors, errors == 1 ? "" : "s");
 		ret = SS_EXIT_ERROR;
 		goto out;
 	}
@@ -245,8 +245,8 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		if ((ret = cmd_commit_message(ctx, &mo, &msg)) != SS_EXIT_OK)
 			goto out;
 	}
-	if (ss_commit_stage(ctx->repo, a.nnames ? names : NULL, a.nnames ? nnames : 0,
-	                    &ctx->err) < 0 ||
+	if (ss_commit_stage(ctx->repo, a.nnames ? names : NULL, a.nnames ? nnames : 0, &ctx->err) <
+	        0 ||
 	    ss_commit_staged(ctx->repo, msg.ptr, &oid, &ctx->err) < 0)
 		goto fail;
 	ss_oid_fmt(hex, &oid);
@@ -255,8 +255,9 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		printf(" concluded the merge\n");
 	for (size_t j = 0; j < s.count; j++)
 		if (pick[j] && (s.entries[j].outside || s.entries[j].name[0] == '.'))
-			printf(" note: '%s' is outside skill directories: committed, never pushed\n",
-			       s.entries[j].name);
+			printf(
+			    " note: '%s' is outside skill directories: committed, never pushed\n",
+			    s.entries[j].name);
 	printf(" %zu skill%s changed\n", skills, skills == 1 ? "" : "s");
 	ret = SS_EXIT_OK;
 	goto out;

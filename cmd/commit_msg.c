@@ -24,7 +24,8 @@ static int read_stdin(ss_buf *out, ss_error *err)
 	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
 		if (out->len + n > MESSAGE_MAX)
 			return ss_error_set(err, SS_ETOOBIG,
-			                    "commit message on stdin is over %d bytes", MESSAGE_MAX);
+			                    "commit message on stdin is over %d bytes",
+			                    MESSAGE_MAX);
 		ss_buf_put(out, chunk, n);
 	}
 	if (ferror(stdin))
@@ -139,8 +140,9 @@ int cmd_commit_message(ss_ctx *ctx, const cmd_commit_msg_opts *o, ss_buf *out)
 		}
 		clean(out, false);
 	} else if (o->file) {
-		int rc = !strcmp(o->file, "-") ? read_stdin(out, &ctx->err)
-		                               : ss_fs_read_file(out, o->file, MESSAGE_MAX, &ctx->err);
+		int rc = !strcmp(o->file, "-")
+		             ? read_stdin(out, &ctx->err)
+		             : ss_fs_read_file(out, o->file, MESSAGE_MAX, &ctx->err);
 		if (rc < 0)
 			return cmd_fail(&ctx->err);
 		clean(out, false);

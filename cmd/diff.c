@@ -210,7 +210,8 @@ static void print_json(const diff_run *d)
 
 		printf("%s{\"name\":", i ? "," : "");
 		cmd_print_json_string(g->name);
-		printf(",\"change\":\"%s\",\"outside\":%s,", g->change, g->outside ? "true" : "false");
+		printf(",\"change\":\"%s\",\"outside\":%s,", g->change,
+		       g->outside ? "true" : "false");
 		if (d->side == SIDE_PUSHED) {
 			printf("\"op\":");
 			if (g->item)
@@ -326,8 +327,7 @@ int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 	group_changes(&d);
 	if (!d.stat && !d.json &&
 	    ss_worktree_diff(ctx->repo, kind, d.have_old ? &d.old_tree : NULL,
-	                     d.have_new ? &d.new_tree : NULL, paths, npaths, &patch,
-	                     &ctx->err) < 0)
+	                     d.have_new ? &d.new_tree : NULL, paths, npaths, &patch, &ctx->err) < 0)
 		goto fail;
 print:
 	if (d.json) {

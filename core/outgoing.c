@@ -163,8 +163,7 @@ static void add_change(ss_outgoing *o, const char *name, bool in_view, bool in_h
 }
 
 /* Whether an outside entry is as the last push's HEAD had it (config "pushed"). */
-static int same_as_pushed(ss_outgoing *o, const ss_change *c, bool *same,
-                                      ss_error *err)
+static int same_as_pushed(ss_outgoing *o, const ss_change *c, bool *same, ss_error *err)
 {
 	char *hex = NULL;
 	ss_oid pushed, tree, oid;

@@ -183,9 +183,10 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 			goto out;
 		if (!in) {
 			/* HEAD against a view it has not merged would undo the others' changes */
-			ret = ss_error_set(err, SS_ECONFLICT,
-			                   "the space changed since your last pull (fetched, not "
-			                   "merged): nothing was pushed; run 'skillsync pull' first");
+			ret =
+			    ss_error_set(err, SS_ECONFLICT,
+			                 "the space changed since your last pull (fetched, not "
+			                 "merged): nothing was pushed; run 'skillsync pull' first");
 			goto out;
 		}
 	}

@@ -90,8 +90,7 @@ static int count_mine(const ss_state_record *r, void *payload)
 	return 0;
 }
 
-static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed,
-                           ss_error *err)
+static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
 {
 	ss_journal j;
 	ss_space_head *heads = NULL;
