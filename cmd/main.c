@@ -79,7 +79,7 @@ static const ss_command commands[] = {
      "    --stat      the summary only\n"
      "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
      "                removed}]}] (with --pushed also op and note per skill)\n"},
-    {"push", cmd_push, SS_NEED_NOTHING, "send your committed skill changes to your repo",
+    {"push", cmd_push, SS_NEED_CLONE, "send your committed skill changes to your repo",
      "usage: skillsync push [--dry-run] [--json]\n"
      "\n"
      "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"

@@ -7,13 +7,13 @@
 #include "cmd/cmd.h"
 #include "core/fs.h"
 #include "core/lock.h"
+#include "core/merge.h"
 #include "core/mem.h"
 #include "core/repo.h"
 #include "core/state.h"
 #include "sync/http.h"
 #include "sync/push.h"
-#include "sync/session.h"
-#include "sync/space_public.h"
+#include "sync/space.h"
 
 /*
  * Test-only: SKILLSYNC_TEST_CRASH=<point> ends the process with status 137 (as a kill -9
@@ -26,40 +26,6 @@ static void crash_at(void *payload, const char *point)
 
 	if (want && !strcmp(want, point))
 		_exit(137);
-}
-
-/* The space of this clone: its members from the state, me signed in. */
-static int open_space(ss_state *st, ss_http **http, ss_space **out, ss_error *err)
-{
-	ss_state_member *members = NULL;
-	ss_space_public_member *pm = NULL;
-	ss_xrpc *mine = NULL;
-	char *me = NULL;
-	size_t n = 0;
-	int ret = -1;
-
-	if (ss_http_new(http, NULL, err) < 0)
-		return -1;
-	if ((ret = ss_state_config_get(st, "me", &me, err)) < 0)
-		goto out;
-	if ((ret = ss_session_open(*http, me, &mine, NULL, err)) < 0)
-		goto out;
-	if ((ret = ss_state_members_list(st, &members, &n, err)) < 0)
-		goto out;
-	pm = ss_xcalloc(n + 1, sizeof(*pm));
-	for (size_t i = 0; i < n; i++) {
-		pm[i].did = members[i].did;
-		pm[i].handle = members[i].handle;
-		pm[i].pds = members[i].pds;
-	}
-	ret = ss_space_public_new(out, *http, mine, me, pm, n, err);
-	mine = NULL;
-out:
-	ss_xrpc_free(mine);
-	free(pm);
-	ss_state_members_free(members, n);
-	free(me);
-	return ret;
 }
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
@@ -95,7 +61,7 @@ static void print_text(const ss_push_result *r, bool dry)
 	}
 	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
-		printf("%s %-6s %s", dry ? "would" : "", ss_plan_op_name(it->write->op),
+		printf("%s%-6s %s", dry ? "would " : "", ss_plan_op_name(it->write->op),
 		       it->write->name);
 		if (it->write->renamed_from)
 			printf(" (renamed from %s)", it->write->renamed_from);
@@ -152,8 +118,6 @@ static void print_json(const ss_push_result *r, bool dry)
 int cmd_push(ss_ctx *ctx, int argc, char **argv)
 {
 	bool dry = false, json = false;
-	ss_repo *repo = NULL;
-	ss_state *st = NULL;
 	ss_lock *lock = NULL;
 	ss_http *http = NULL;
 	ss_space *sp = NULL;
@@ -175,15 +139,14 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 	opts.dry_run = dry;
 	opts.at = crash_at;
 	opts.payload = getenv("SKILLSYNC_TEST_CRASH");
-	if (ss_repo_open(&repo, ".", &ctx->err) < 0 ||
-	    ss_state_open(&st, ss_repo_gitdir(repo), &ctx->err) < 0)
+	ss_fs_join(&lockpath, ss_repo_statedir(ctx->repo), "lock");
+	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0 ||
+	    ss_merge_recover(ctx->repo, NULL, &ctx->err) < 0)
 		goto fail;
-	ss_fs_join(&lockpath, ss_repo_statedir(repo), "lock");
-	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0)
+	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
 		goto fail;
-	if (!dry && open_space(st, &http, &sp, &ctx->err) < 0)
-		goto fail;
-	if (ss_push_run(repo, st, sp, &opts, &r, &ctx->err) < 0)
+	if (ss_push_run(ctx->repo, ctx->state, sp, &opts, &r, &ctx->err) < 0)
 		goto fail;
 	if (json)
 		print_json(&r, dry);
@@ -194,12 +157,19 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 fail:
 	ret = cmd_fail(&ctx->err);
 out:
+	if (http && getenv("SKILLSYNC_STATS")) {
+		/* For bench/: what the push cost on the wire. */
+		ss_http_stats hs;
+
+		ss_http_get_stats(http, &hs);
+		fprintf(stderr, "stats: requests=%llu writes=%zu sent=%llu received=%llu\n",
+		        (unsigned long long)hs.requests, r.requests,
+		        (unsigned long long)hs.bytes_sent, (unsigned long long)hs.bytes_received);
+	}
 	ss_push_result_release(&r);
 	ss_space_free(sp);
 	ss_http_free(http);
 	ss_lock_release(lock);
-	ss_state_free(st);
-	ss_repo_free(repo);
 	ss_buf_release(&lockpath);
 	return ret;
 }
