@@ -101,8 +101,10 @@ int ss_plan_new(ss_plan **out, const ss_plan_change *changes, size_t nchanges,
 		}
 		plan_one(plan, &changes[i], &owner, push_time);
 	}
-	qsort(plan->writes, plan->nwrites, sizeof(*plan->writes), by_name);
-	qsort(plan->notices, plan->nnotices, sizeof(*plan->notices), notice_by_name);
+	if (plan->nwrites) /* qsort wants a non-NULL array even when empty */
+		qsort(plan->writes, plan->nwrites, sizeof(*plan->writes), by_name);
+	if (plan->nnotices)
+		qsort(plan->notices, plan->nnotices, sizeof(*plan->notices), notice_by_name);
 	*out = plan;
 	plan = NULL;
 	ret = 0;
