@@ -55,6 +55,43 @@ static const ss_command commands[] = {
      "usage: skillsync status\n"
      "\n"
      "Lists the changed, new and deleted skills, staged and not staged.\n"},
+    {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
+     "usage: skillsync commit [-m <message>]... [-F <file>] [--] [<skill>...]\n"
+     "\n"
+     "Checks every changed skill (or only the skills named) with the rules of 'validate',\n"
+     "stages it and commits it on main. Any problem refuses the whole commit with one line\n"
+     "per problem. Files outside skill directories (a README, .gitignore) may be committed\n"
+     "but are never pushed. Without -m or -F, an editor opens ($GIT_EDITOR, $VISUAL,\n"
+     "$EDITOR, else vi) when a terminal is attached; a waiting merge is concluded with its\n"
+     "own message when none is given and there is no terminal.\n"
+     "\n"
+     "    -m, --message <msg>   the message (several -m make paragraphs)\n"
+     "    -F, --file <file>     read the message from <file> (- for stdin)\n"},
+    {"diff", cmd_diff, SS_NEED_CLONE, "show changes by skill, then as a unified diff",
+     "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
+     "\n"
+     "Without an option: the working tree against the index (what 'commit' would stage).\n"
+     "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
+     "comes first, then the unified diff.\n"
+     "\n"
+     "    --staged    the index against HEAD\n"
+     "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD\n"
+     "    --stat      the summary only\n"
+     "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
+     "                removed}]}] (with --pushed also op and note per skill)\n"},
+    {"push", cmd_push, SS_NEED_CLONE, "send your committed skill changes to your repo",
+     "usage: skillsync push [--dry-run] [--json]\n"
+     "\n"
+     "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
+     "your own repo: a new skill is created, a changed one updated (a skill whose version came\n"
+     "from someone else becomes your own version), a deleted one removed (only yours; when\n"
+     "another member has one, theirs applies after). Each record carries a note made from the\n"
+     "commit subjects and a summary of what changed. If your repo moved since the last fetch,\n"
+     "nothing is written: run 'skillsync pull' first (exit status 3). Files outside skill\n"
+     "directories are never pushed.\n"
+     "\n"
+     "    -n, --dry-run   show what would be sent, send nothing\n"
+     "    --json          print the writes, notes and notices as JSON\n"},
     {"login", cmd_login, SS_NEED_NOTHING, "sign in to an account's PDS and keep the session",
      "usage: skillsync login [--password-stdin] <handle-or-did>\n"
      "\n"
