@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/provenance.h"
 #include "core/state.h"
@@ -64,6 +65,15 @@ int cmd_exit_code(int code);
 /* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output). */
 void cmd_print_json_string(const char *s);
 
+/*
+ * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
+ * SS_ELOCKED naming the holder) and finishes or undoes a merge a killed run left
+ * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_release.
+ */
+struct ss_repo;
+struct ss_lock;
+int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
+
 /* Prints s with control characters as \xNN (for text that came from the network). */
 void cmd_print_safe(FILE *out, const char *s);
 
@@ -79,14 +89,30 @@ const char *cmd_who(const cmd_member_list *m, const char *did);
 /* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...]}. */
 void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const ss_provenance *p);
 
+/* Where `commit` gets its message (cmd/commit_msg.c). */
+typedef struct cmd_commit_msg_opts {
+	const char **messages; /* -m, joined by blank lines */
+	size_t nmessages;
+	const char *file;    /* -F (- for stdin) */
+	const char *summary; /* '#' lines for the editor: what is being committed */
+} cmd_commit_msg_opts;
+/* Fills out with the cleaned message; returns an exit code (SS_EXIT_OK: use it). */
+int cmd_commit_message(ss_ctx *ctx, const cmd_commit_msg_opts *o, ss_buf *out);
+
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
 int cmd_clone(ss_ctx *ctx, int argc, char **argv);
 int cmd_ls(ss_ctx *ctx, int argc, char **argv);
 int cmd_show(ss_ctx *ctx, int argc, char **argv);
 int cmd_status(ss_ctx *ctx, int argc, char **argv);
 int cmd_members(ss_ctx *ctx, int argc, char **argv);
+int cmd_push(ss_ctx *ctx, int argc, char **argv);
+int cmd_commit(ss_ctx *ctx, int argc, char **argv);
+int cmd_diff(ss_ctx *ctx, int argc, char **argv);
 int cmd_login(ss_ctx *ctx, int argc, char **argv);
 int cmd_logout(ss_ctx *ctx, int argc, char **argv);
 int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
+int cmd_log(ss_ctx *ctx, int argc, char **argv);
+int cmd_fetch(ss_ctx *ctx, int argc, char **argv);
+int cmd_pull(ss_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -55,6 +55,43 @@ static const ss_command commands[] = {
      "usage: skillsync status\n"
      "\n"
      "Lists the changed, new and deleted skills, staged and not staged.\n"},
+    {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
+     "usage: skillsync commit [-m <message>]... [-F <file>] [--] [<skill>...]\n"
+     "\n"
+     "Checks every changed skill (or only the skills named) with the rules of 'validate',\n"
+     "stages it and commits it on main. Any problem refuses the whole commit with one line\n"
+     "per problem. Files outside skill directories (a README, .gitignore) may be committed\n"
+     "but are never pushed. Without -m or -F, an editor opens ($GIT_EDITOR, $VISUAL,\n"
+     "$EDITOR, else vi) when a terminal is attached; a waiting merge is concluded with its\n"
+     "own message when none is given and there is no terminal.\n"
+     "\n"
+     "    -m, --message <msg>   the message (several -m make paragraphs)\n"
+     "    -F, --file <file>     read the message from <file> (- for stdin)\n"},
+    {"diff", cmd_diff, SS_NEED_CLONE, "show changes by skill, then as a unified diff",
+     "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
+     "\n"
+     "Without an option: the working tree against the index (what 'commit' would stage).\n"
+     "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
+     "comes first, then the unified diff.\n"
+     "\n"
+     "    --staged    the index against HEAD\n"
+     "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD\n"
+     "    --stat      the summary only\n"
+     "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
+     "                removed}]}] (with --pushed also op and note per skill)\n"},
+    {"push", cmd_push, SS_NEED_CLONE, "send your committed skill changes to your repo",
+     "usage: skillsync push [--dry-run] [--json]\n"
+     "\n"
+     "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
+     "your own repo: a new skill is created, a changed one updated (a skill whose version came\n"
+     "from someone else becomes your own version), a deleted one removed (only yours; when\n"
+     "another member has one, theirs applies after). Each record carries a note made from the\n"
+     "commit subjects and a summary of what changed. If your repo moved since the last fetch,\n"
+     "nothing is written: run 'skillsync pull' first (exit status 3). Files outside skill\n"
+     "directories are never pushed.\n"
+     "\n"
+     "    -n, --dry-run   show what would be sent, send nothing\n"
+     "    --json          print the writes, notes and notices as JSON\n"},
     {"login", cmd_login, SS_NEED_NOTHING, "sign in to an account's PDS and keep the session",
      "usage: skillsync login [--password-stdin] <handle-or-did>\n"
      "\n"
@@ -85,6 +122,48 @@ static const ss_command commands[] = {
      "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
      "\n"
      "    --json    print a JSON array of {did, handle, role, rev}\n"},
+    {"fetch", cmd_fetch, SS_NEED_CLONE, "bring the space's changes into the tracking ref",
+     "usage: skillsync fetch [--quiet] [--json]\n"
+     "\n"
+     "Asks each member's repo for its revision (one small request per member), lists the\n"
+     "records of the members whose repo moved, and when the view changed writes one commit on\n"
+     "refs/remotes/space/main saying skill by skill what changed, who changed it, and the\n"
+     "record's note. main and your files are not touched: 'skillsync pull' merges.\n"
+     "\n"
+     "    -q, --quiet   print nothing unless something changed or failed\n"
+     "    --json        print one JSON object: the changes, skipped records, requests sent\n"
+     "\n"
+     "Exit status: 0, 4 network, 5 authentication, 6 another skillsync holds the clone.\n"},
+    {"pull", cmd_pull, SS_NEED_CLONE, "fetch, then merge the space's changes into main",
+     "usage: skillsync pull [--ff-only] [--quiet] [--json]\n"
+     "\n"
+     "Fetches (see 'skillsync fetch --help'), then merges the space's view into main: a\n"
+     "fast-forward when main has no commits of its own, else a three-way merge. Conflicting\n"
+     "edits of the same lines leave conflict markers; 'skillsync status' lists them; fix them\n"
+     "and run 'skillsync commit'. Uncommitted changes are never overwritten: when the merge\n"
+     "would touch them, pull fetches, then stops naming the files. Made for cron and systemd\n"
+     "timers (docs/SCHEDULE.md): it never prompts, and a second run waits for the first\n"
+     "($SKILLSYNC_LOCK_WAIT seconds, default 5), then gives up.\n"
+     "\n"
+     "    --ff-only     merge only when main can fast-forward; else stop (exit status 1)\n"
+     "    -q, --quiet   print nothing unless something changed or failed\n"
+     "    --json        print one JSON object: fetch, merge, changes, requests sent, error\n"
+     "\n"
+     "Exit status: 0 up to date or merged, 1 failure (e.g. uncommitted changes in the way),\n"
+     "2 conflicts to resolve, 4 network, 5 authentication, 6 another skillsync holds the\n"
+     "clone.\n"},
+    {"log", cmd_log, SS_NEED_CLONE, "show the history: who changed what, and the notes",
+     "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
+     "\n"
+     "The clone's history, newest first: what the space changed (one commit per fetch that\n"
+     "changed the view, saying skill by skill what changed, who changed it, and the record's\n"
+     "note), your commits, and the merges that brought the space's changes in. Changes fetched\n"
+     "but not merged yet come first, marked \"not merged yet\". With <skill>, only the commits\n"
+     "that changed that skill, and of each fetch only what it says about that skill.\n"
+     "\n"
+     "    -n, --max-count <n>   show at most n commits\n"
+     "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
+     "                          merged, date, author, subject, message, about}\n"},
     {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
      "usage: skillsync help [<command>]\n"},
 };
@@ -97,6 +176,13 @@ static const ss_command *find_command(const char *name)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+	fprintf(stderr, "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
+	        name);
+	return SS_EXIT_USAGE;
 }
 
 static void print_main_help(FILE *out)
@@ -120,12 +206,8 @@ static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 	if (argc > 2)
 		return cmd_usage_error(ctx, "too many arguments");
 	c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr,
-		        "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
-		        argv[1]);
-		return SS_EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command(argv[1]);
 	fputs(c->usage, stdout);
 	return SS_EXIT_OK;
 }
@@ -256,12 +338,8 @@ int main(int argc, char **argv)
 		return SS_EXIT_USAGE;
 	}
 	c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr,
-		        "skillsync: '%s' is not a skillsync command (see 'skillsync --help')\n",
-		        argv[1]);
-		return SS_EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command(argv[1]);
 	if (wants_help(argc - 1, argv + 1)) {
 		fputs(c->usage, stdout);
 		return SS_EXIT_OK;

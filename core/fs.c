@@ -51,8 +51,10 @@ out:
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int ss_fs_write_all(int fd, const void *data, size_t len)
 {
+	const char *p = data;
+
 	while (len) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0) {
@@ -78,7 +80,7 @@ int ss_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mo
 		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, mode) < 0 || ss_fs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		ret = ss_error_set(err, errno == ENOSPC ? SS_ETOOBIG : SS_ERROR,
 		                   "cannot write '%s': %s", path, strerror(errno));
 		goto out;

@@ -19,6 +19,9 @@ int ss_fs_read_file(ss_buf *out, const char *path, size_t max, ss_error *err);
 /* Replaces path with data, created with mode (before umask for new files: mode exactly). */
 int ss_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, ss_error *err);
 
+/* Writes all len bytes to fd, retrying short writes and EINTR; -1 with errno set on failure. */
+int ss_fs_write_all(int fd, const void *data, size_t len);
+
 /* Creates path and its missing parents with mode; an existing directory is fine. */
 int ss_fs_mkdir_p(const char *path, mode_t mode, ss_error *err);
 

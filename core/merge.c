@@ -27,6 +27,7 @@
 
 #include "core/buf.h"
 #include "core/commit.h"
+#include "core/crash.h"
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/mem.h"
@@ -128,6 +129,14 @@ static int refuse(ss_merge_result *r, ss_error *err)
 	return ret;
 }
 
+/* Test-only: a kill after the checkout wrote some files and before it wrote the rest. */
+static void checkout_progress(const char *path, size_t done, size_t total, void *payload)
+{
+	(void)path, (void)payload;
+	if (done >= 1 && done < total)
+		ss_crash_point("merge-checkout-midway");
+}
+
 /* Moves HEAD (and the files) from old (zero: no commit yet) to target: steps 1-4 above. */
 static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
                      ss_merge_result *result, ss_error *err)
@@ -143,11 +152,13 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
 	ret = journal_write(repo, "new", old, target, err);
 	if (ret < 0)
 		return ret;
+	ss_crash_point("merge-journaled");
 	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
 	opts.checkout_strategy = GIT_CHECKOUT_SAFE;
 	opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	opts.notify_cb = note_conflict;
 	opts.notify_payload = &r;
+	opts.progress_cb = checkout_progress;
 	ss_git_oid_in(&id, target);
 	rc = git_commit_lookup(&c, git, &id);
 	if (rc == 0)
@@ -160,9 +171,11 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
 		                     : ss_git_error(err, rc, "cannot update the working tree");
 		goto out;
 	}
+	ss_crash_point("merge-checked-out");
 	ret = ss_commit_update_ref(repo, "HEAD", target, old, "merge: skillsync pull", err);
 	if (ret < 0)
 		goto out; /* the journal stays: recovery finishes or reports */
+	ss_crash_point("merge-ref-moved");
 	journal_remove(repo);
 	result->head = *target;
 out:
@@ -229,12 +242,14 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 	ret = journal_write(repo, "conflict", old, theirs, err);
 	if (ret < 0)
 		return ret;
+	ss_crash_point("merge-conflict-journaled");
 	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
 	git_checkout_options_init(&copts, GIT_CHECKOUT_OPTIONS_VERSION);
 	copts.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
 	copts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	copts.notify_cb = note_conflict;
 	copts.notify_payload = &r;
+	copts.progress_cb = checkout_progress;
 	ss_git_oid_in(&id, theirs);
 	rc = git_annotated_commit_lookup(&ann, git, &id);
 	heads[0] = ann;

@@ -19,21 +19,6 @@ typedef struct write_ctx {
 	ss_error *err;
 } write_ctx;
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int fail(write_ctx *w, const char *path, int code)
 {
 	return ss_error_set(w->err, code, "cannot write '%s/%s': %s", w->dir, path,
@@ -78,7 +63,7 @@ static int write_one(const char *path, const char *bytes, size_t len, bool execu
 		ret = fail(w, path, errno == EEXIST ? SS_EEXISTS : SS_ERROR);
 		goto out;
 	}
-	if (fchmod(fd, mode) < 0 || write_all(fd, bytes, len) < 0) {
+	if (fchmod(fd, mode) < 0 || ss_fs_write_all(fd, bytes, len) < 0) {
 		ret = fail(w, path, errno == ENOSPC ? SS_ETOOBIG : SS_ERROR);
 		goto out;
 	}

@@ -42,5 +42,6 @@ int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, con
                   const char *p2, const char *p3, const char *p4);
 
 /* Migrations owned by sibling files (see core/state.c's list). */
+extern const char ss_state_journal_schema[]; /* core/state_journal.c: the push journal */
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/commit.h"
 #include "core/mem.h"
 #include "core/render.h"
 #include "core/tree.h"
@@ -121,9 +122,11 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 	if (ss_state_members_list(f->st, &members, &n, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (!find_head(f, members[i].did) &&
-		    ss_state_member_remove(f->st, members[i].did, err) < 0)
-			goto out;
+		if (!find_head(f, members[i].did)) {
+			if (ss_state_member_remove(f->st, members[i].did, err) < 0)
+				goto out;
+			f->dropped = true;
+		}
 	for (size_t i = 0; i < f->nheads; i++) {
 		const ss_space_head *h = &f->heads[i];
 		ss_state_member m;
@@ -153,12 +156,44 @@ out:
 	return ret;
 }
 
+/* Stops the walk (1) at a view entry whose member is gone (`members remove` drops a member's
+ * records between fetches): the view must then be computed again. */
+static int stale_entry(const ss_state_view_entry *e, void *payload)
+{
+	const ss_fetch_run_ctx *f = payload;
+
+	for (size_t i = 0; i < f->nmembers; i++)
+		if (!strcmp(f->members[i].did, e->did))
+			return 0;
+	return 1;
+}
+
+/*
+ * Whether the run has nothing to do: no member moved or was dropped and the view still
+ * matches the members. Then nothing is written (the state's transaction is rolled back),
+ * which is what a scheduled pull does most of the time.
+ */
+static int nothing_moved(ss_fetch_run_ctx *f, size_t nwants, bool *out, ss_error *err)
+{
+	int rc;
+
+	*out = false;
+	if (nwants || f->dropped)
+		return 0;
+	rc = ss_state_view_each(f->st, stale_entry, f, err);
+	if (rc < 0)
+		return rc;
+	*out = rc == 0;
+	return 0;
+}
+
 int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts *opts,
                  ss_fetch_result *out, ss_error *err)
 {
 	ss_fetch_run_ctx f;
 	ss_space_want *wants = NULL;
 	size_t nwants = 0;
+	bool idle;
 	ss_space_listener l = {on_record, on_deleted, on_done, &f};
 	int ret = -1;
 
@@ -181,6 +216,16 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 		goto out;
 	if (ss_state_members_list(st, &f.members, &f.nmembers, err) < 0)
 		goto out;
+	if (nothing_moved(&f, nwants, &idle, err) < 0)
+		goto out;
+	if (idle) {
+		int rc = ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &out->commit, err);
+
+		if (rc == SS_ENOTFOUND)
+			ss_oid_clear(&out->commit);
+		ret = rc == SS_ENOTFOUND ? 0 : rc;
+		goto out;
+	}
 	f.to_list = nwants;
 	for (size_t i = 0; i < nwants; i++)
 		if (ss_state_sweep_begin(st, wants[i].did, err) < 0)

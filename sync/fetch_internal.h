@@ -18,6 +18,7 @@ typedef struct ss_fetch_run_ctx {
 	ss_state_member *members; /* for handles in messages */
 	size_t nmembers;
 	size_t to_list, members_done;
+	bool dropped; /* a member the transport no longer names was removed */
 } ss_fetch_run_ctx;
 
 /* The member's handle, or NULL when unknown. */

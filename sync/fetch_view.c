@@ -5,6 +5,7 @@
 
 #include "core/buf.h"
 #include "core/commit.h"
+#include "core/crash.h"
 #include "core/mem.h"
 #include "core/tree.h"
 #include "core/view.h"
@@ -275,6 +276,7 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 	    ss_state_commit(f->st, err) < 0)
 		goto out;
 	f->res->commit = commit;
+	ss_crash_point("fetch-before-ref"); /* test-only: the state names a commit, the ref not */
 	if (f->res->changed) {
 		ss_oid zero;
 

@@ -1,0 +1,360 @@
+/*
+ * diff.c: `skillsync diff [--staged | --pushed] [--stat] [--json] [<skill>...]`: a summary per
+ * skill (created / updated / deleted; files added, removed, changed; lines), then the unified
+ * diff. --pushed compares the space's view (tracking commit) with HEAD: what `push` sends.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/commit.h"
+#include "core/mem.h"
+#include "core/note.h"
+#include "core/outgoing.h"
+#include "core/worktree.h"
+
+typedef enum side { SIDE_WORKDIR, SIDE_STAGED, SIDE_PUSHED } side;
+
+/* One top-level name of the diff with its files. */
+typedef struct group {
+	const char *name;
+	const char *change; /* "created", "updated", "deleted" */
+	bool outside;
+	const ss_outgoing_item *item; /* --pushed: the write, NULL when none is sent */
+	size_t first, count;          /* its files in the changes */
+	size_t added, removed, changed, plus, minus;
+} group;
+
+typedef struct diff_run {
+	ss_ctx *ctx;
+	side side;
+	bool stat, json;
+	char **names;
+	size_t nnames, anames;
+	ss_status status;
+	ss_outgoing *out;
+	ss_oid old_tree, new_tree;
+	bool have_old, have_new;
+	ss_changes changes;
+	group *groups;
+	size_t ngroups, agroups;
+} diff_run;
+
+static const char *kind_change(ss_status_kind k)
+{
+	return k == SS_STATUS_NEW ? "created" : k == SS_STATUS_DELETED ? "deleted" : "updated";
+}
+
+static size_t top_len(const char *path)
+{
+	const char *slash = strchr(path, '/');
+	return slash ? (size_t)(slash - path) : strlen(path);
+}
+
+static int commit_tree(ss_ctx *ctx, const char *ref_or_hex, bool is_hex, ss_oid *tree, bool *have)
+{
+	ss_oid c;
+	int rc;
+
+	*have = false;
+	rc = is_hex ? ss_oid_parse(&c, ref_or_hex, &ctx->err)
+	            : ss_commit_read_ref(ctx->repo, ref_or_hex, &c, &ctx->err);
+	if (rc == SS_ENOTFOUND)
+		return 0;
+	if (rc < 0 || ss_commit_tree(ctx->repo, &c, tree, &ctx->err) < 0)
+		return -1;
+	*have = true;
+	return 0;
+}
+
+/* --pushed: the outgoing writes; the paths are the changed skills (outside files never go). */
+static int load_pushed(diff_run *d, char ***paths, size_t *npaths)
+{
+	char *me = NULL, *tracking = NULL;
+	ss_oid t, head;
+	int ret = -1;
+
+	ss_state_config_get(d->ctx->state, "me", &me, NULL);
+	ss_oid_clear(&t);
+	if (ss_state_config_get(d->ctx->state, "tracking", &tracking, NULL) == 0 &&
+	    ss_oid_parse(&t, tracking, &d->ctx->err) < 0)
+		goto out;
+	if (ss_commit_read_ref(d->ctx->repo, "HEAD", &head, &d->ctx->err) < 0 ||
+	    ss_outgoing_new(&d->out, d->ctx->repo, d->ctx->state, me, &t, &head,
+	                    ss_note_time_now_ms(), SS_OUTGOING_NOTES, &d->ctx->err) < 0)
+		goto out;
+	if (commit_tree(d->ctx, tracking ? tracking : "", tracking != NULL, &d->old_tree,
+	                &d->have_old) < 0 ||
+	    commit_tree(d->ctx, "HEAD", false, &d->new_tree, &d->have_new) < 0)
+		goto out;
+	{
+		const ss_plan *plan = ss_outgoing_plan(d->out);
+		size_t n = ss_outgoing_count(d->out) + ss_plan_notice_count(plan);
+
+		*paths = ss_xcalloc(2 * n + 1, sizeof(**paths));
+		for (size_t i = 0; i < ss_outgoing_count(d->out); i++) {
+			const ss_plan_write *w = ss_outgoing_get(d->out, i)->write;
+			(*paths)[(*npaths)++] = w->name;
+			if (w->renamed_from)
+				(*paths)[(*npaths)++] = w->renamed_from;
+		}
+		for (size_t i = 0; i < ss_plan_notice_count(plan); i++)
+			if (ss_plan_notice_get(plan, i)->kind == SS_PLAN_NOT_MINE)
+				(*paths)[(*npaths)++] = ss_plan_notice_get(plan, i)->name;
+	}
+	ret = 0;
+out:
+	free(me);
+	free(tracking);
+	return ret;
+}
+
+static void set_change(diff_run *d, group *g)
+{
+	g->change = "updated";
+	if (d->side == SIDE_PUSHED) {
+		for (size_t i = 0; i < ss_outgoing_count(d->out); i++) {
+			const ss_outgoing_item *it = ss_outgoing_get(d->out, i);
+			if (!strcmp(it->write->name, g->name))
+				g->item = it;
+		}
+		g->change = g->item ? (g->item->write->op == SS_PLAN_CREATE   ? "created"
+		                       : g->item->write->op == SS_PLAN_UPDATE ? "updated"
+		                                                              : "deleted")
+		                    : "deleted";
+		return;
+	}
+	for (size_t i = 0; i < d->status.count; i++) {
+		const ss_status_entry *e = &d->status.entries[i];
+		if (strcmp(e->name, g->name))
+			continue;
+		g->outside = e->outside || e->name[0] == '.';
+		g->change = kind_change(d->side == SIDE_STAGED ? e->staged : e->unstaged);
+	}
+}
+
+static void group_changes(diff_run *d)
+{
+	for (size_t i = 0; i < d->changes.count; i++) {
+		const ss_change *c = &d->changes.items[i];
+		size_t len = top_len(c->path);
+		group *g = d->ngroups ? &d->groups[d->ngroups - 1] : NULL;
+
+		if (!g || strlen(g->name) != len || memcmp(g->name, c->path, len)) {
+			char *name = ss_xmalloc(len + 1);
+			memcpy(name, c->path, len);
+			name[len] = '\0';
+			ss_xgrow((void **)&d->groups, sizeof(*d->groups), d->ngroups + 1,
+			         &d->agroups);
+			g = &d->groups[d->ngroups++];
+			memset(g, 0, sizeof(*g));
+			g->name = name;
+			g->first = i;
+			set_change(d, g);
+		}
+		g->count++;
+		g->added += c->kind == SS_CHANGE_ADDED;
+		g->removed += c->kind == SS_CHANGE_REMOVED;
+		g->changed += c->kind == SS_CHANGE_MODIFIED;
+		g->plus += c->added_lines;
+		g->minus += c->removed_lines;
+	}
+}
+
+static const char *file_path(const ss_change *c)
+{
+	const char *slash = strchr(c->path, '/');
+	return slash ? slash + 1 : c->path;
+}
+
+static void print_text(const diff_run *d)
+{
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const group *g = &d->groups[i];
+
+		printf("%s%s: %s (", g->name, g->outside ? "" : "/", g->change);
+		if (g->added)
+			printf("%zu added%s", g->added, g->removed || g->changed ? ", " : "");
+		if (g->removed)
+			printf("%zu removed%s", g->removed, g->changed ? ", " : "");
+		if (g->changed)
+			printf("%zu changed", g->changed);
+		printf("; +%zu -%zu)", g->plus, g->minus);
+		if (g->outside)
+			printf("  outside skills: never pushed");
+		if (d->side == SIDE_PUSHED && !g->item)
+			printf("  not yours: nothing sent");
+		else if (g->item && g->item->write->renamed_from)
+			printf("  renamed from %s", g->item->write->renamed_from);
+		else if (g->item && g->item->write->based_on)
+			printf("  your own version of %s's", g->item->write->based_on);
+		putchar('\n');
+		for (size_t j = g->first; j < g->first + g->count; j++) {
+			const ss_change *c = &d->changes.items[j];
+			printf("  %c %s", "?ARM"[c->kind], file_path(c));
+			if (c->binary)
+				printf(" (binary)\n");
+			else
+				printf(" (+%zu -%zu)\n", c->added_lines, c->removed_lines);
+		}
+	}
+}
+
+static void print_json(const diff_run *d)
+{
+	printf("[");
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const group *g = &d->groups[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		cmd_print_json_string(g->name);
+		printf(",\"change\":\"%s\",\"outside\":%s,", g->change,
+		       g->outside ? "true" : "false");
+		if (d->side == SIDE_PUSHED) {
+			printf("\"op\":");
+			if (g->item)
+				printf("\"%s\"", ss_plan_op_name(g->item->write->op));
+			else
+				printf("null");
+			printf(",\"note\":");
+			if (g->item && g->item->note)
+				cmd_print_json_string(g->item->note);
+			else
+				printf("null");
+			putchar(',');
+		}
+		printf("\"added\":%zu,\"removed\":%zu,\"changed\":%zu,\"lines\":{\"added\":%zu,"
+		       "\"removed\":%zu},\"files\":[",
+		       g->added, g->removed, g->changed, g->plus, g->minus);
+		for (size_t j = g->first; j < g->first + g->count; j++) {
+			const ss_change *c = &d->changes.items[j];
+			static const char *kinds[] = {"", "added", "removed", "changed"};
+			printf("%s{\"path\":", j > g->first ? "," : "");
+			cmd_print_json_string(file_path(c));
+			printf(",\"change\":\"%s\",\"added\":%zu,\"removed\":%zu,\"binary\":%s}",
+			       kinds[c->kind], c->added_lines, c->removed_lines,
+			       c->binary ? "true" : "false");
+		}
+		printf("]}");
+	}
+	printf("]\n");
+}
+
+static int parse(diff_run *d, int argc, char **argv)
+{
+	bool dashdash = false, staged = false, pushed = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!dashdash && (!strcmp(a, "--staged") || !strcmp(a, "--cached")))
+			staged = true;
+		else if (!dashdash && !strcmp(a, "--pushed"))
+			pushed = true;
+		else if (!dashdash && !strcmp(a, "--stat"))
+			d->stat = true;
+		else if (!dashdash && !strcmp(a, "--json"))
+			d->json = true;
+		else if (!dashdash && !strcmp(a, "--"))
+			dashdash = true;
+		else if (!dashdash && a[0] == '-')
+			return cmd_usage_error(d->ctx, "unknown option '%s'", a);
+		else {
+			size_t len = strlen(a);
+			while (len > 1 && a[len - 1] == '/')
+				len--;
+			ss_xgrow((void **)&d->names, sizeof(*d->names), d->nnames + 1, &d->anames);
+			d->names[d->nnames] = ss_xmalloc(len + 1);
+			memcpy(d->names[d->nnames], a, len);
+			d->names[d->nnames++][len] = '\0';
+		}
+	}
+	if (staged && pushed)
+		return cmd_usage_error(d->ctx, "--staged and --pushed cannot be used together");
+	d->side = pushed ? SIDE_PUSHED : staged ? SIDE_STAGED : SIDE_WORKDIR;
+	return SS_EXIT_OK;
+}
+
+static bool named(const diff_run *d, const char *name)
+{
+	for (size_t i = 0; i < d->nnames; i++)
+		if (!strcmp(d->names[i], name))
+			return true;
+	return false;
+}
+
+int cmd_diff(ss_ctx *ctx, int argc, char **argv)
+{
+	diff_run d;
+	char **pushed_paths = NULL;
+	const char **paths = NULL;
+	size_t npaths = 0, npushed = 0;
+	ss_diff_kind kind;
+	ss_buf patch = SS_BUF_INIT;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	d.ctx = ctx;
+	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK)
+		goto out;
+	ret = SS_EXIT_ERROR;
+	if (d.side == SIDE_PUSHED) {
+		if (load_pushed(&d, &pushed_paths, &npushed) < 0)
+			goto fail;
+		paths = ss_xcalloc(npushed + 1, sizeof(*paths));
+		for (size_t i = 0; i < npushed; i++)
+			if (!d.nnames || named(&d, pushed_paths[i]))
+				paths[npaths++] = pushed_paths[i];
+		kind = SS_DIFF_TREES;
+		if (!npaths)
+			goto print;
+	} else {
+		if (ss_worktree_status(ctx->repo, &d.status, &ctx->err) < 0)
+			goto fail;
+		if (d.side == SIDE_STAGED &&
+		    commit_tree(ctx, "HEAD", false, &d.old_tree, &d.have_old) < 0)
+			goto fail;
+		paths = ss_xcalloc(d.nnames + 1, sizeof(*paths));
+		for (size_t i = 0; i < d.nnames; i++)
+			paths[npaths++] = d.names[i];
+		kind = d.side == SIDE_STAGED ? SS_DIFF_TREE_INDEX : SS_DIFF_INDEX_WORKDIR;
+	}
+	if (ss_worktree_diff_stat(ctx->repo, kind, d.have_old ? &d.old_tree : NULL,
+	                          d.have_new ? &d.new_tree : NULL, paths, npaths, &d.changes,
+	                          &ctx->err) < 0)
+		goto fail;
+	group_changes(&d);
+	if (!d.stat && !d.json &&
+	    ss_worktree_diff(ctx->repo, kind, d.have_old ? &d.old_tree : NULL,
+	                     d.have_new ? &d.new_tree : NULL, paths, npaths, &patch, &ctx->err) < 0)
+		goto fail;
+print:
+	if (d.json) {
+		print_json(&d);
+	} else {
+		print_text(&d);
+		if (patch.len) {
+			putchar('\n');
+			fwrite(patch.ptr, 1, patch.len, stdout);
+		}
+	}
+	ret = SS_EXIT_OK;
+	goto out;
+fail:
+	ret = cmd_fail(&ctx->err);
+out:
+	for (size_t i = 0; i < d.ngroups; i++)
+		free((char *)(uintptr_t)d.groups[i].name);
+	free(d.groups);
+	for (size_t i = 0; i < d.nnames; i++)
+		free(d.names[i]);
+	free(d.names);
+	free(paths);
+	free(pushed_paths);
+	ss_changes_release(&d.changes);
+	ss_status_release(&d.status);
+	ss_outgoing_free(d.out);
+	ss_buf_release(&patch);
+	return ret;
+}

@@ -1,0 +1,60 @@
+/*
+ * lock.c: taking the clone's lock for a command that writes, then finishing whatever a killed
+ * run left behind in git (a merge; the fetch and push journals are finished by sync/pull.c).
+ *
+ * The wait for another run is SS_LOCK_WAIT_MS, or $SKILLSYNC_LOCK_WAIT seconds (0 to 3600;
+ * 0: do not wait), so a scheduler can choose between waiting and skipping a run.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/merge.h"
+#include "core/repo.h"
+
+static int lock_wait_ms(unsigned *out, ss_error *err)
+{
+	const char *s = getenv("SKILLSYNC_LOCK_WAIT");
+	char *end;
+	long v;
+
+	*out = SS_LOCK_WAIT_MS;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0 || v > 3600)
+		return ss_error_set(
+		    err, SS_EINVALID,
+		    "SKILLSYNC_LOCK_WAIT is '%s': want whole seconds from 0 to 3600", s);
+	*out = (unsigned)v * 1000u;
+	return 0;
+}
+
+int cmd_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_lock *lock = NULL;
+	unsigned wait_ms;
+	int ret;
+
+	if (recovered)
+		*recovered = false;
+	ret = lock_wait_ms(&wait_ms, &ctx->err);
+	if (ret < 0)
+		return ret;
+	ss_fs_join(&path, ss_repo_statedir(repo), "lock");
+	ret = ss_lock_acquire(&lock, path.ptr, wait_ms, &ctx->err);
+	ss_buf_release(&path);
+	if (ret < 0)
+		return ret;
+	ret = ss_merge_recover(repo, recovered, &ctx->err);
+	if (ret < 0) {
+		ss_lock_release(lock);
+		return ret;
+	}
+	*out = lock;
+	return 0;
+}

@@ -1,0 +1,189 @@
+/*
+ * log.c: `skillsync log [<skill>] [-n <count>] [--json]`: the clone's history: what the space
+ * changed (tracking commits: who changed what, and the records' notes), the person's commits
+ * and the merges, newest first; tracking commits fetched but not merged yet come first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "core/history.h"
+#include "core/mem.h"
+#include "core/repo.h"
+
+static void format_time(char out[32], int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, 32, "%" PRId64, t);
+}
+
+/* Prints text with each line indented by four spaces (git log's body), no trailing blanks. */
+static void print_indented(const char *text)
+{
+	size_t len = strlen(text);
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (n)
+			printf("    %.*s\n", (int)n, p);
+		else
+			putchar('\n');
+		p += n + 1;
+	}
+}
+
+/* The message as `log <skill>` shows it: the subject, then what the body says about skill. */
+static void print_message(const ss_history_entry *e, const char *skill)
+{
+	const char *body = e->info.message + strlen(e->info.subject);
+	ss_buf part = SS_BUF_INIT;
+
+	if (!skill || e->kind != SS_HISTORY_SPACE) {
+		print_indented(e->info.message);
+		return;
+	}
+	print_indented(e->info.subject);
+	ss_history_excerpt(body, skill, &part);
+	if (part.len) {
+		putchar('\n');
+		print_indented(part.ptr);
+	}
+	ss_buf_release(&part);
+}
+
+static void print_text(const ss_history *h, const char *skill)
+{
+	char hex[SS_OID_HEXSZ + 1], when[32];
+
+	for (size_t i = 0; i < h->count; i++) {
+		const ss_history_entry *e = &h->items[i];
+
+		ss_oid_fmt(hex, &e->info.oid);
+		format_time(when, e->info.time);
+		if (i)
+			putchar('\n');
+		printf("commit %s", hex);
+		if (e->kind == SS_HISTORY_SPACE)
+			printf(e->merged ? " (space)\n" : " (space, not merged yet)\n");
+		else
+			printf(e->kind == SS_HISTORY_MERGE ? " (merge)\n" : "\n");
+		if (e->kind != SS_HISTORY_SPACE)
+			printf("Author: %s <%s>\n", e->info.author_name, e->info.author_email);
+		printf("Date:   %s\n\n", when);
+		print_message(e, skill);
+	}
+}
+
+static void print_json(const ss_history *h, const char *skill)
+{
+	char hex[SS_OID_HEXSZ + 1], when[32];
+	ss_buf part = SS_BUF_INIT;
+
+	putchar('[');
+	for (size_t i = 0; i < h->count; i++) {
+		const ss_history_entry *e = &h->items[i];
+
+		ss_oid_fmt(hex, &e->info.oid);
+		format_time(when, e->info.time);
+		printf("%s{\"commit\":\"%s\",\"kind\":\"%s\",\"merged\":%s,\"date\":\"%s\",",
+		       i ? "," : "", hex, ss_history_kind_name(e->kind),
+		       e->merged ? "true" : "false", when);
+		printf("\"author\":{\"name\":");
+		cmd_print_json_string(e->info.author_name);
+		printf(",\"email\":");
+		cmd_print_json_string(e->info.author_email);
+		printf("},\"subject\":");
+		cmd_print_json_string(e->info.subject);
+		printf(",\"message\":");
+		cmd_print_json_string(e->info.message);
+		if (skill && e->kind == SS_HISTORY_SPACE) {
+			ss_buf_clear(&part);
+			ss_history_excerpt(e->info.message + strlen(e->info.subject), skill, &part);
+			printf(",\"about\":");
+			cmd_print_json_string(part.ptr);
+		}
+		putchar('}');
+	}
+	printf("]\n");
+	ss_buf_release(&part);
+}
+
+/* A skill name as given on the command line: "name" or "name/" (completion adds a slash). */
+static char *skill_arg(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	while (n && arg[n - 1] == '/')
+		n--;
+	if (!n || memchr(arg, '/', n) || (n == 1 && arg[0] == '.') ||
+	    (n == 2 && !strncmp(arg, "..", 2)))
+		return NULL;
+	return ss_xstrndup(arg, n);
+}
+
+static int parse_count(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-')
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+int cmd_log(ss_ctx *ctx, int argc, char **argv)
+{
+	bool json = false;
+	size_t max = 0;
+	char *skill = NULL;
+	ss_history h = {NULL, 0};
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--max-count")) {
+			if (i + 1 == argc || parse_count(argv[i + 1], &max) < 0) {
+				free(skill);
+				return cmd_usage_error(ctx, "'%s' needs a number", argv[i]);
+			}
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			free(skill);
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+		} else if (skill) {
+			free(skill);
+			return cmd_usage_error(ctx, "too many arguments");
+		} else if (!(skill = skill_arg(argv[i]))) {
+			return cmd_usage_error(ctx, "'%s' is not a skill name", argv[i]);
+		}
+	}
+	ret = ss_history_list(ctx->repo, skill, max, &h, &ctx->err);
+	if (ret < 0) {
+		ret = cmd_fail(&ctx->err);
+		goto out;
+	}
+	if (json)
+		print_json(&h, skill);
+	else
+		print_text(&h, skill);
+	ret = SS_EXIT_OK;
+out:
+	ss_history_release(&h);
+	free(skill);
+	return ret;
+}

@@ -1,0 +1,40 @@
+/*
+ * pull.h (cmd/): what `fetch` and `pull` share: one run under the clone's lock, printed as
+ * text or JSON. cmd/fetch.c and cmd/pull.c are its two faces; cmd/pull_print.c prints.
+ */
+#ifndef SS_CMD_PULL_H
+#define SS_CMD_PULL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/cmd.h"
+#include "sync/pull.h"
+
+typedef struct cmd_pull_skip {
+	char *did, *handle, *rkey, *reason;
+} cmd_pull_skip;
+
+/* What a run did, for printing. */
+typedef struct cmd_pull_run {
+	bool merge; /* pull (else fetch) */
+	bool quiet, json, progress;
+	bool merge_recovered;
+	ss_pull_result result;
+	cmd_pull_skip *skips; /* invalid records reported by the fetch */
+	size_t nskips, skips_alloc;
+	uint64_t requests; /* HTTP requests sent */
+	int code;          /* 0, or the SS_E* code the run stopped with */
+} cmd_pull_run;
+
+/* Parses the options (--ff-only for pull only), runs, prints; returns the exit code. */
+int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge);
+
+/* Prints what the run did (cmd/pull_print.c). Text goes to stdout, the failure to stderr. */
+void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err);
+void cmd_pull_print_json(const cmd_pull_run *run, const ss_error *err);
+/* Whether the run changed anything worth printing under --quiet. */
+bool cmd_pull_changed(const cmd_pull_run *run);
+
+#endif

@@ -1,0 +1,264 @@
+/* pull_print.c: what `fetch` and `pull` print, as text or JSON (cmd/pull.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/pull.h"
+
+/* At most this many bytes of a note's first line in text output (the JSON has all of it). */
+#define NOTE_MAX 100
+
+bool cmd_pull_changed(const cmd_pull_run *run)
+{
+	const ss_pull_result *r = &run->result;
+
+	return run->merge_recovered || r->fetch_recovered || r->push_recovered ||
+	       r->fetch.changed || run->nskips ||
+	       (r->merge_ran && r->merge.kind != SS_MERGE_UP_TO_DATE);
+}
+
+/* Text from the network, on one line: control characters as \xNN, cut at max bytes (0: no
+ * cut) on a UTF-8 boundary, stopping at the first newline. */
+static void put_safe(FILE *out, const char *s, size_t max)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && *p != '\n'; p++, n++) {
+		if (max && n >= max && (*p & 0xC0) != 0x80) {
+			fputs("...", out);
+			return;
+		}
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+}
+
+static const char *kind_word(ss_change_kind kind)
+{
+	switch (kind) {
+	case SS_CHANGE_ADDED:
+		return "added";
+	case SS_CHANGE_REMOVED:
+		return "removed";
+	case SS_CHANGE_MODIFIED:
+		return "updated";
+	}
+	return "changed";
+}
+
+static void print_changes(const ss_pull_changes *c)
+{
+	for (size_t i = 0; i < c->count; i++) {
+		const ss_pull_change *x = &c->items[i];
+
+		printf("  %-7s ", kind_word(x->kind));
+		put_safe(stdout, x->name, 0);
+		if (x->did) {
+			printf(" (");
+			put_safe(stdout, x->handle ? x->handle : x->did, 0);
+			printf(x->mine ? ", yours)" : ")");
+		}
+		if (x->note) {
+			printf(": ");
+			put_safe(stdout, x->note, NOTE_MAX);
+		}
+		putchar('\n');
+	}
+}
+
+/* "warning: skipped '<key>' of '<member>': <reason>", as clone prints it. */
+static void print_skips(const cmd_pull_run *run)
+{
+	for (size_t i = 0; i < run->nskips; i++) {
+		const cmd_pull_skip *s = &run->skips[i];
+
+		fputs("warning: skipped '", stderr);
+		put_safe(stderr, s->rkey, 0);
+		fputs("' of '", stderr);
+		put_safe(stderr, s->handle ? s->handle : s->did, 0);
+		fputs("': ", stderr);
+		put_safe(stderr, s->reason, 0);
+		fputc('\n', stderr);
+	}
+}
+
+static bool main_moved(const ss_pull_result *r, const ss_error *err)
+{
+	return r->merge_ran && !err &&
+	       (r->merge.kind == SS_MERGE_FAST_FORWARD || r->merge.kind == SS_MERGE_MERGED);
+}
+
+void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err)
+{
+	const ss_pull_result *r = &run->result;
+	bool quiet = run->quiet && !err && !cmd_pull_changed(run);
+	size_t nchanges = r->fetched.count;
+	char hex[SS_OID_HEXSZ + 1];
+
+	print_skips(run);
+	if (quiet)
+		return;
+	if (run->merge_recovered)
+		printf("finished a merge that was interrupted\n");
+	if (r->fetch_recovered)
+		printf("finished a fetch that was interrupted\n");
+	if (r->push_recovered)
+		printf("finished an interrupted push: %zu write%s had landed\n", r->push_recovered,
+		       r->push_recovered == 1 ? "" : "s");
+	if (r->fetch.changed) {
+		printf("fetched %zu change%s from the space\n", nchanges, nchanges == 1 ? "" : "s");
+		if (!main_moved(r, err))
+			print_changes(&r->fetched);
+	} else if (!run->merge && !err) {
+		printf("the space has not changed\n");
+	}
+	if (!r->merge_ran || (err && err->code != SS_EMERGE))
+		goto out;
+	switch (r->merge.kind) {
+	case SS_MERGE_UP_TO_DATE:
+		printf("already up to date\n");
+		break;
+	case SS_MERGE_FAST_FORWARD:
+		printf("fast-forward: main has the space's changes\n");
+		print_changes(&r->merged);
+		break;
+	case SS_MERGE_MERGED:
+		ss_oid_fmt(hex, &r->merge.head);
+		printf("merged the space's changes into main (merge commit %.7s)\n", hex);
+		print_changes(&r->merged);
+		break;
+	case SS_MERGE_CONFLICTED:
+		for (size_t i = 0; i < r->merge.npaths; i++) {
+			printf("conflict: ");
+			put_safe(stdout, r->merge.paths[i], 0);
+			putchar('\n');
+		}
+		break;
+	}
+out:
+	fflush(stdout);
+	if (err)
+		cmd_fail(err);
+}
+
+static void json_change_list(const ss_pull_changes *c)
+{
+	putchar('[');
+	for (size_t i = 0; i < c->count; i++) {
+		const ss_pull_change *x = &c->items[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		cmd_print_json_string(x->name);
+		printf(",\"change\":\"%s\",\"by\":", kind_word(x->kind));
+		if (x->did) {
+			printf("{\"did\":");
+			cmd_print_json_string(x->did);
+			printf(",\"handle\":");
+			if (x->handle)
+				cmd_print_json_string(x->handle);
+			else
+				printf("null");
+			printf(",\"mine\":%s}", x->mine ? "true" : "false");
+		} else {
+			printf("null");
+		}
+		printf(",\"note\":");
+		if (x->note)
+			cmd_print_json_string(x->note);
+		else
+			printf("null");
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static const char *merge_word(const cmd_pull_run *run, const ss_error *err)
+{
+	const ss_pull_result *r = &run->result;
+
+	if (!r->merge_ran) {
+		if (err && err->code == SS_EMERGE)
+			return "waiting"; /* an earlier merge waits to be concluded */
+		if (err && err->code == SS_EINVALID)
+			return "not-fast-forward";
+		return "none";
+	}
+	if (err && err->code == SS_EEXISTS)
+		return "blocked"; /* uncommitted changes in the way: nothing written */
+	if (err && err->code != SS_EMERGE)
+		return "failed";
+	switch (r->merge.kind) {
+	case SS_MERGE_UP_TO_DATE:
+		return "up-to-date";
+	case SS_MERGE_FAST_FORWARD:
+		return "fast-forward";
+	case SS_MERGE_MERGED:
+		return "merged";
+	case SS_MERGE_CONFLICTED:
+		return "conflicted";
+	}
+	return "failed";
+}
+
+void cmd_pull_print_json(const cmd_pull_run *run, const ss_error *err)
+{
+	const ss_pull_result *r = &run->result;
+	const ss_fetch_result *f = &r->fetch;
+	char hex[SS_OID_HEXSZ + 1];
+
+	printf("{\"recovered\":{\"merge\":%s,\"fetch\":%s,\"push\":%zu},",
+	       run->merge_recovered ? "true" : "false", r->fetch_recovered ? "true" : "false",
+	       r->push_recovered);
+	printf("\"fetch\":{\"changed\":%s,\"listed\":%zu,\"records\":%zu,\"skipped\":%zu,"
+	       "\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"tracking\":",
+	       f->changed ? "true" : "false", f->listed, f->records, f->skipped, f->added,
+	       f->updated, f->removed);
+	if (ss_oid_is_zero(&r->tracking)) {
+		printf("null");
+	} else {
+		ss_oid_fmt(hex, &r->tracking);
+		printf("\"%s\"", hex);
+	}
+	printf(",\"changes\":");
+	json_change_list(&r->fetched);
+	printf(",\"skips\":[");
+	for (size_t i = 0; i < run->nskips; i++) {
+		const cmd_pull_skip *s = &run->skips[i];
+		printf("%s{\"did\":", i ? "," : "");
+		cmd_print_json_string(s->did);
+		printf(",\"rkey\":");
+		cmd_print_json_string(s->rkey);
+		printf(",\"reason\":");
+		cmd_print_json_string(s->reason);
+		putchar('}');
+	}
+	printf("]}");
+	if (run->merge) {
+		printf(",\"merge\":{\"result\":\"%s\",\"head\":", merge_word(run, err));
+		if (r->merge_ran && !ss_oid_is_zero(&r->merge.head)) {
+			ss_oid_fmt(hex, &r->merge.head);
+			printf("\"%s\"", hex);
+		} else {
+			printf("null");
+		}
+		printf(",\"changes\":");
+		json_change_list(&r->merged);
+		printf(",\"paths\":[");
+		for (size_t i = 0; r->merge_ran && i < r->merge.npaths; i++) {
+			printf("%s", i ? "," : "");
+			cmd_print_json_string(r->merge.paths[i]);
+		}
+		printf("]}");
+	}
+	printf(",\"requests\":%llu,\"error\":", (unsigned long long)run->requests);
+	if (err) {
+		printf("{\"code\":\"%s\",\"message\":", ss_error_name(err->code));
+		cmd_print_json_string(err->message);
+		putchar('}');
+	} else {
+		printf("null");
+	}
+	printf("}\n");
+	fflush(stdout);
+}

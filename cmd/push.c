@@ -1,0 +1,175 @@
+/* push.c: `skillsync push [--dry-run] [--json]`: send my committed skill changes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/merge.h"
+#include "core/mem.h"
+#include "core/repo.h"
+#include "core/state.h"
+#include "sync/http.h"
+#include "sync/push.h"
+#include "sync/space.h"
+
+/*
+ * Test-only: SKILLSYNC_TEST_CRASH=<point> ends the process with status 137 (as a kill -9
+ * would) when the push reaches that point ("before-batch-N", "after-batch-N",
+ * "before-state", "before-ref"). Documented in docs/PUSH.md; never set it outside tests.
+ */
+static void crash_at(void *payload, const char *point)
+{
+	const char *want = payload;
+
+	if (want && !strcmp(want, point))
+		_exit(137);
+}
+
+static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
+{
+	ss_buf_clear(b);
+	if (n->kind == SS_PLAN_NEXT_APPLIES)
+		ss_buf_printf(b, "'%s': deleting your version; %s's version will apply", n->name,
+		              n->who);
+	else
+		ss_buf_printf(b,
+		              "'%s': deleted here, but it is %s's skill and you have no version of "
+		              "it: nothing to send, it stays in the space",
+		              n->name, n->who ? n->who : "someone else");
+	return b->ptr;
+}
+
+static void print_text(const ss_push_result *r, bool dry)
+{
+	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
+	ss_buf b = SS_BUF_INIT;
+
+	if (r->recovered)
+		printf("finished an interrupted push: %zu write%s had landed\n", r->recovered,
+		       r->recovered == 1 ? "" : "s");
+	for (size_t i = 0; i < ss_plan_notice_count(plan); i++)
+		printf("note: %s\n", notice_text(ss_plan_notice_get(plan, i), &b));
+	for (size_t i = 0; i < ss_outgoing_outside_count(r->outgoing); i++)
+		printf("not pushed (outside skill directories): %s\n",
+		       ss_outgoing_outside(r->outgoing, i));
+	if (ss_outgoing_count(r->outgoing) == 0) {
+		printf("everything up to date\n");
+		goto out;
+	}
+	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
+		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
+		printf("%s%-6s %s", dry ? "would " : "", ss_plan_op_name(it->write->op),
+		       it->write->name);
+		if (it->write->renamed_from)
+			printf(" (renamed from %s)", it->write->renamed_from);
+		else if (it->write->based_on)
+			printf(" (your own version of %s's)", it->write->based_on);
+		putchar('\n');
+	}
+	if (!dry)
+		printf("pushed %zu change%s in %zu request%s\n", r->sent, r->sent == 1 ? "" : "s",
+		       r->requests, r->requests == 1 ? "" : "s");
+out:
+	ss_buf_release(&b);
+}
+
+static void print_json(const ss_push_result *r, bool dry)
+{
+	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
+	ss_buf b = SS_BUF_INIT;
+
+	printf("{\"dryRun\":%s,\"recovered\":%zu,\"sent\":%zu,\"requests\":%zu,\"writes\":[",
+	       dry ? "true" : "false", r->recovered, r->sent, r->requests);
+	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
+		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
+		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(it->write->op));
+		cmd_print_json_string(it->write->name);
+		if (it->write->renamed_from) {
+			printf(",\"renamedFrom\":");
+			cmd_print_json_string(it->write->renamed_from);
+		}
+		if (it->write->based_on) {
+			printf(",\"basedOn\":");
+			cmd_print_json_string(it->write->based_on);
+		}
+		if (it->note) {
+			printf(",\"note\":");
+			cmd_print_json_string(it->note);
+		}
+		putchar('}');
+	}
+	printf("],\"notices\":[");
+	for (size_t i = 0; i < ss_plan_notice_count(plan); i++) {
+		printf("%s", i ? "," : "");
+		cmd_print_json_string(notice_text(ss_plan_notice_get(plan, i), &b));
+	}
+	printf("],\"outside\":[");
+	for (size_t i = 0; i < ss_outgoing_outside_count(r->outgoing); i++) {
+		printf("%s", i ? "," : "");
+		cmd_print_json_string(ss_outgoing_outside(r->outgoing, i));
+	}
+	printf("]}\n");
+	ss_buf_release(&b);
+}
+
+int cmd_push(ss_ctx *ctx, int argc, char **argv)
+{
+	bool dry = false, json = false;
+	ss_lock *lock = NULL;
+	ss_http *http = NULL;
+	ss_space *sp = NULL;
+	ss_push_opts opts;
+	ss_push_result r;
+	ss_buf lockpath = SS_BUF_INIT;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dry-run") || !strcmp(argv[i], "-n"))
+			dry = true;
+		else if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.dry_run = dry;
+	opts.at = crash_at;
+	opts.payload = getenv("SKILLSYNC_TEST_CRASH");
+	ss_fs_join(&lockpath, ss_repo_statedir(ctx->repo), "lock");
+	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0 ||
+	    ss_merge_recover(ctx->repo, NULL, &ctx->err) < 0)
+		goto fail;
+	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
+		goto fail;
+	if (ss_push_run(ctx->repo, ctx->state, sp, &opts, &r, &ctx->err) < 0)
+		goto fail;
+	if (json)
+		print_json(&r, dry);
+	else
+		print_text(&r, dry);
+	ret = SS_EXIT_OK;
+	goto out;
+fail:
+	ret = cmd_fail(&ctx->err);
+out:
+	if (http && getenv("SKILLSYNC_STATS")) {
+		/* For bench/: what the push cost on the wire. */
+		ss_http_stats hs;
+
+		ss_http_get_stats(http, &hs);
+		fprintf(stderr, "stats: requests=%llu writes=%zu sent=%llu received=%llu\n",
+		        (unsigned long long)hs.requests, r.requests,
+		        (unsigned long long)hs.bytes_sent, (unsigned long long)hs.bytes_received);
+	}
+	ss_push_result_release(&r);
+	ss_space_free(sp);
+	ss_http_free(http);
+	ss_lock_release(lock);
+	ss_buf_release(&lockpath);
+	return ret;
+}

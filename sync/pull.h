@@ -1,0 +1,78 @@
+/*
+ * pull.h: `fetch` and `pull` as one run over a clone whose lock the caller holds.
+ *
+ * The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
+ *   1. finish what a killed run left: a fetch killed between its state commit and its ref
+ *      update (ss_fetch_recover), an interrupted push (ss_push_recover: the server says what
+ *      landed); a merge killed midway was already finished or undone by the caller right
+ *      after taking the lock (ss_merge_recover, cmd_lock_clone);
+ *   2. fetch (sync/fetch.h): one request per member, records listed only for members that
+ *      moved, one new tracking commit when the view changed, nothing written otherwise;
+ *   3. pull only: merge the tracking commit into main (core/merge.h): up to date,
+ *      fast-forward or three-way. A merge that would touch uncommitted changes stops before
+ *      writing anything (SS_EEXISTS naming the files; the fetch stays); conflicts leave
+ *      markers and the index conflicts (SS_EMERGE); --ff-only refuses to merge diverged
+ *      histories (SS_EINVALID).
+ *
+ * Rules: nothing here prints or exits; the result says what changed so that cmd/ can print
+ * it. The changes name the skills and, from the state, who wrote the version now in the view
+ * and its note (borrowed text from the network: print it safely).
+ */
+#ifndef SS_PULL_H
+#define SS_PULL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/merge.h"
+#include "core/repo.h"
+#include "core/state.h"
+#include "core/tree.h"
+#include "sync/fetch.h"
+#include "sync/space.h"
+
+typedef struct ss_pull_opts {
+	bool merge;                 /* false: fetch only */
+	bool ff_only;               /* refuse to merge when main has commits of its own */
+	const ss_fetch_opts *fetch; /* reports and progress; may be NULL */
+} ss_pull_opts;
+
+/* One skill that changed, with who wrote the version it has now and that version's note. */
+typedef struct ss_pull_change {
+	char *name;
+	ss_change_kind kind;
+	char *did;    /* the view's winner now; NULL when removed or unknown */
+	char *handle; /* its handle when known */
+	char *note;   /* the winning record's note; NULL when none */
+	bool mine;    /* the winner is my own record */
+} ss_pull_change;
+
+typedef struct ss_pull_changes {
+	ss_pull_change *items; /* sorted by name */
+	size_t count;
+} ss_pull_changes;
+
+typedef struct ss_pull_result {
+	size_t push_recovered; /* writes of an interrupted push found landed and finished */
+	bool fetch_recovered;  /* a killed fetch's ref update was finished */
+	ss_fetch_result fetch;
+	ss_pull_changes fetched; /* what the fetch changed in the view */
+	bool merge_ran;          /* step 3 ran (also when it stopped) */
+	ss_merge_result merge;   /* its outcome: kind, head, conflicted or blocking paths */
+	ss_pull_changes merged;  /* what the merge changed in main's skills */
+	ss_oid tracking;         /* the tracking commit after the run (zero: none) */
+} ss_pull_result;
+
+void ss_pull_result_release(ss_pull_result *r);
+
+/*
+ * Runs the steps above. Returns 0 (up to date, fetched, fast-forward, merged), or the code
+ * of the step that stopped: SS_ENETWORK / SS_EAUTH from the space, SS_EEXISTS (uncommitted
+ * changes in the way), SS_EMERGE (conflicts, or a merge still waiting to be concluded),
+ * SS_EINVALID (--ff-only and histories diverged). out is filled as far as the run got.
+ */
+int ss_pull_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_pull_opts *opts,
+                ss_pull_result *out, ss_error *err);
+
+#endif

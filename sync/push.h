@@ -1,0 +1,77 @@
+/*
+ * push.h: send my committed skill changes to my repo in the space (DESIGN.md section 4).
+ *
+ * One run: finish an interrupted push if the journal holds one (ss_push_recover); compute what
+ * HEAD changes against the tracking commit (core/outgoing.h); journal the writes; send them
+ * in requests of at most 200 writes and ~1,000,000 bytes, the first guarded by my repo's
+ * commit as of the last fetch (moved meanwhile: SS_ECONFLICT "pull first", nothing written),
+ * each next one by the commit the previous made; then, in one state transaction, record the
+ * new CIDs, my repo's new commit, and a new tracking commit (parent: the previous one) whose
+ * tree is the new view, pushed skills keeping the exact subtrees HEAD has; the ref follows.
+ *
+ * Crash safety: the journal (core/state_journal.h) is written before any request. A run killed
+ * anywhere leaves it; the next push, or pull (which must call ss_push_recover before it
+ * fetches), asks the server which journaled writes landed (my records' CIDs and updatedAt),
+ * and finishes exactly those: nothing sent twice, nothing lost, no false "pull first".
+ *
+ * Rules: the caller holds the clone's lock; nothing here prints or exits: the test-only crash
+ * points are a callback (opts->at) that cmd/ turns into _exit.
+ */
+#ifndef SS_PUSH_H
+#define SS_PUSH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/outgoing.h"
+#include "core/repo.h"
+#include "core/state.h"
+#include "sync/space.h"
+
+typedef struct ss_push_opts {
+	bool dry_run;   /* compute and return the plan, send nothing */
+	int64_t now_ms; /* the push time; 0: now */
+	/* Called at each named point ("before-batch-1", "after-batch-1", ..., "before-state",
+	 * "before-ref"); for tests that kill the process there. May be NULL. */
+	void (*at)(void *payload, const char *point);
+	void *payload;
+} ss_push_opts;
+
+typedef struct ss_push_result {
+	ss_outgoing *outgoing; /* what was (or would be) sent; NULL when nothing was computed */
+	size_t sent;           /* writes that landed */
+	size_t requests;       /* write requests sent */
+	size_t recovered;      /* writes of an interrupted push found landed and finished */
+	bool changed;          /* a new tracking commit was written */
+	ss_oid tracking;       /* the tracking commit after the run */
+} ss_push_result;
+
+void ss_push_result_release(ss_push_result *r);
+
+int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *opts,
+                ss_push_result *out, ss_error *err);
+
+/*
+ * Finishes an interrupted push, if the journal holds one: *landed (may be NULL) receives the
+ * number of its writes found on the server. A no-op without a journal.
+ */
+int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err);
+
+/*
+ * Makes main contain the tracking commit the last push made, so that main is not "behind" and
+ * the next pull has nothing to merge: a merge commit of HEAD and that tracking commit whose
+ * tree is HEAD's own (the tracking commit only holds what HEAD pushed, so merging changes no
+ * file). Done only when the tracking ref is still the push's commit (config
+ * "pushed_tracking"), main does not contain it yet, main contains the pushed HEAD (config
+ * "pushed"), and no merge is in progress; a push runs it after its ref update, and
+ * ss_push_recover runs it to finish a push killed before. *concluded (may be NULL).
+ */
+int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err);
+
+/* *out: whether commit is tip or one of its ancestors. */
+int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
+                     ss_error *err);
+
+#endif

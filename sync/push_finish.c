@@ -1,0 +1,133 @@
+/* push_finish.c: landed writes -> state and tracking commit; recovery of a killed push. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/commit.h"
+#include "core/mem.h"
+#include "core/time.h"
+#include "core/tree.h"
+#include "sync/fetch.h"
+#include "sync/push_internal.h"
+
+void ss_push_at(const ss_push_opts *opts, const char *point)
+{
+	if (opts && opts->at)
+		opts->at(opts->payload, point);
+}
+
+/*
+ * After my record of rkey is deleted, the name leaves the view and the tracking tree: when
+ * another member has a version, the next fetch computes the view again and brings it in as an
+ * addition, which the next pull checks out ("deleting your version; <who>'s version will
+ * apply"). Putting it in this tracking commit instead would make main, which merges it at
+ * once (see ss_push_conclude), look as if the person had deleted the other version too.
+ */
+static int apply_delete(ss_state *st, const char *me, const char *rkey, ss_tree_top *top,
+                        ss_error *err)
+{
+	if (ss_state_record_delete(st, me, rkey, err) < 0 ||
+	    ss_tree_top_remove(top, rkey, err) < 0 || ss_state_view_remove(st, rkey, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int apply_put(ss_state *st, const char *me, const ss_journal_write *w, const char *push_time,
+                     ss_tree_top *top, ss_buf *msg, ss_error *err)
+{
+	ss_state_record r;
+	ss_state_view_entry e = {w->rkey, me, w->cid, w->tree};
+	ss_oid tree;
+	int64_t us = 0;
+
+	memset(&r, 0, sizeof(r));
+	ss_time_parse(push_time, &us);
+	r.did = me;
+	r.rkey = w->rkey;
+	r.cid = w->cid;
+	r.created_at = w->created_at;
+	r.updated_at = push_time;
+	r.updated_us = us;
+	r.valid = true;
+	r.tree = w->tree;
+	r.note = w->note;
+	if (ss_oid_parse(&tree, w->tree, err) < 0 ||
+	    ss_tree_top_set(top, w->rkey, &tree, SS_MODE_TREE, err) < 0 ||
+	    ss_state_record_put(st, &r, err) < 0 || ss_state_view_put(st, &e, err) < 0)
+		return -1;
+	if (w->note && *w->note) {
+		const char *nl = strchr(w->note, '\n');
+		ss_buf_printf(msg, "\n    %.*s", nl ? (int)(nl - w->note) : (int)strlen(w->note),
+		              w->note);
+	}
+	return 0;
+}
+
+int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
+                   const ss_push_opts *opts, ss_oid *tracking, ss_error *err)
+{
+	ss_tree_top *top = NULL;
+	ss_buf msg = SS_BUF_INIT;
+	char *old_hex = NULL, hex[SS_OID_HEXSZ + 1];
+	ss_oid old, tree, commit;
+	ss_commit_opts co;
+	bool in_txn = false, have_old;
+	int ret = -1;
+
+	have_old = ss_state_config_get(st, "tracking", &old_hex, err) == 0 &&
+	           ss_oid_parse(&old, old_hex, err) == 0;
+	if (!have_old)
+		ss_oid_clear(&old);
+	if (ss_state_begin(st, err) < 0)
+		goto out;
+	in_txn = true;
+	{
+		ss_oid base_tree;
+		if (have_old && ss_commit_tree(repo, &old, &base_tree, err) < 0)
+			goto out;
+		if (ss_tree_top_new(&top, repo, have_old ? &base_tree : NULL, false, err) < 0)
+			goto out;
+	}
+	ss_buf_printf(&msg, "push: %zu change%s to my records\n", l->n, l->n == 1 ? "" : "s");
+	for (size_t i = 0; i < l->n; i++) {
+		const ss_journal_write *w = &l->writes[i];
+
+		ss_buf_printf(&msg, "\n%s %s", ss_plan_op_name(w->op), w->rkey);
+		if (w->op == SS_PLAN_DELETE
+		        ? apply_delete(st, me, w->rkey, top, err) < 0
+		        : apply_put(st, me, w, l->push_time, top, &msg, err) < 0)
+			goto out;
+	}
+	ss_buf_putc(&msg, '\n');
+	memset(&co, 0, sizeof(co));
+	co.author_name = SS_COMMIT_DEFAULT_NAME;
+	co.author_email = SS_COMMIT_DEFAULT_EMAIL;
+	if (ss_tree_top_write(top, &tree, err) < 0 ||
+	    ss_commit_create(repo, &co, &tree, have_old ? &old : NULL, have_old ? 1 : 0, msg.ptr,
+	                     &commit, err) < 0)
+		goto out;
+	ss_oid_fmt(hex, &commit);
+	if ((l->commit && ss_state_member_set_head(st, me, l->commit, l->rev, err) < 0) ||
+	    ss_state_config_set(st, "tracking", hex, err) < 0 ||
+	    ss_state_config_set(st, "pushed", l->head, err) < 0 ||
+	    ss_state_config_set(st, "pushed_tracking", hex, err) < 0 ||
+	    ss_state_journal_clear(st, err) < 0)
+		goto out;
+	ss_push_at(opts, "before-state");
+	if (ss_state_commit(st, err) < 0)
+		goto out;
+	in_txn = false;
+	ss_push_at(opts, "before-ref");
+	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &commit, NULL, "skillsync: push",
+	                         err) < 0)
+		goto out;
+	*tracking = commit;
+	ss_push_at(opts, "before-main");
+	ret = ss_push_conclude(repo, st, NULL, err);
+out:
+	if (in_txn)
+		ss_state_rollback(st);
+	ss_tree_top_free(top);
+	ss_buf_release(&msg);
+	free(old_hex);
+	return ret;
+}

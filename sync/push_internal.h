@@ -1,0 +1,30 @@
+/*
+ * push_internal.h: what sync/push*.c share. push.c runs a push; push_finish.c turns landed
+ * writes into the state and a new tracking commit, and recovers an interrupted push.
+ */
+#ifndef SS_PUSH_INTERNAL_H
+#define SS_PUSH_INTERNAL_H
+
+#include "core/state_journal.h"
+#include "sync/push.h"
+
+/* Landed writes to record (each with its cid; deletes without). */
+typedef struct ss_push_landed {
+	const ss_journal_write *writes;
+	size_t n;
+	const char *push_time;
+	const char *head;         /* the commit pushed (hex) */
+	const char *commit, *rev; /* my repo after them; NULL: leave what the state says */
+} ss_push_landed;
+
+/*
+ * In one state transaction: my records, the view, my repo's head, a new tracking commit
+ * (parent: the state's current one) and "pushed"; the journal is cleared. Then the ref moves.
+ */
+int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
+                   const ss_push_opts *opts, ss_oid *tracking, ss_error *err);
+
+/* Calls opts->at(point) when set. */
+void ss_push_at(const ss_push_opts *opts, const char *point);
+
+#endif

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# needs: pds
+# Large pushes against the real PDS: 450 changed skills (split by 200 writes: 3 requests), and
+# skills whose bodies sum past 1,000,000 bytes (split by size). Each is read back in full.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
+fill=$(dirname "$SKILLSYNC")/ss-fill
+check=$SS_SOURCE_DIR/tests/cmd/lexicon_check.py
+lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
+export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
+pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
+plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
+export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+umask 077
+for who in auth me; do
+	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
+done
+umask 022
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
+me_did=$(field me did)
+SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
+	--put "$SS_TESTDATA"/skills/valid/basic/*/ >/dev/null
+SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$(field me handle)" >/dev/null
+"$SKILLSYNC" clone "$(field auth handle)" space >/dev/null 2>&1 || fail "clone"
+cd space
+
+# all my records into $work/mine.json ({"records": [...]}, every page).
+mine() {
+	python3 - "$pds" "$me_did" >"$work/mine.json" <<'PY'
+import json, sys, urllib.request
+pds, did = sys.argv[1:3]
+cursor, out = None, []
+while True:
+    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
+    if cursor:
+        url += "&cursor=" + cursor
+    page = json.load(urllib.request.urlopen(url))
+    if not page["records"]:
+        break
+    out += page["records"]
+    cursor = page.get("cursor")
+    if not cursor:
+        break
+print(json.dumps({"records": out}))
+PY
+}
+
+# 450 new skills, then the same 450 changed: 3 requests each (200 + 200 + 50).
+python3 - <<'PY'
+import os
+for i in range(450):
+    n = f"bulk-{i:03d}"
+    os.makedirs(n)
+    with open(f"{n}/SKILL.md", "w") as f:
+        f.write(f"---\nname: {n}\ndescription: Bulk skill {i}.\n---\n# {n}\n\nFirst version.\n")
+PY
+"$SKILLSYNC" commit -m "450 skills" >/dev/null || fail "commit 450"
+"$SKILLSYNC" push >"$work/out" 2>&1 || fail "push 450: $(cat "$work/out")"
+grep -q "pushed 450 changes in 3 requests" "$work/out" || fail "450 creates: $(tail -1 "$work/out")"
+sed -i 's/^First version\.$/Second version./' bulk-*/SKILL.md
+"$SKILLSYNC" commit -m "450 skills changed" >/dev/null || fail "commit 450 changed"
+"$SKILLSYNC" push >"$work/out" 2>&1 || fail "push 450 updates: $(cat "$work/out")"
+grep -q "pushed 450 changes in 3 requests" "$work/out" || fail "450 updates: $(tail -1 "$work/out")"
+mine
+python3 - "$work/mine.json" <<'PY' || fail "450 read back"
+import json, sys
+recs = {r["value"]["name"]: r["value"] for r in json.load(open(sys.argv[1]))["records"]}
+assert len(recs) == 450, len(recs)
+for name, v in recs.items():
+    assert v["instructions"].endswith("Second version.\n"), (name, v["instructions"])
+    assert v["createdAt"] != v["updatedAt"], (name, v)
+    assert v["note"].startswith("450 skills changed"), v["note"]
+PY
+"$SKILLSYNC" status | grep -q "up to date with the space" || fail "status after 450"
+
+# Bodies summing past 1,000,000 bytes: 12 skills of ~150,000 bytes each (1.8 MB) go in
+# several requests, none over the PDS's limit (it would answer 413).
+python3 - <<'PY'
+import os
+for i in range(12):
+    n = f"big-{i:02d}"
+    os.makedirs(n)
+    line = f"Line of big skill {i}: " + "x" * 70 + "\n"
+    body = line * (150000 // len(line))
+    with open(f"{n}/SKILL.md", "w") as f:
+        f.write(f"---\nname: {n}\ndescription: A big skill.\n---\n{body}")
+PY
+total=$(cat big-*/SKILL.md | wc -c)
+[ "$total" -gt 1000000 ] || fail "the big skills are only $total bytes"
+"$SKILLSYNC" commit -m "big skills" >/dev/null || fail "commit big"
+"$SKILLSYNC" push >"$work/out" 2>&1 || fail "push big: $(cat "$work/out")"
+requests=$(sed -n 's/^pushed 12 changes in \([0-9]*\) requests$/\1/p' "$work/out")
+[ -n "$requests" ] && [ "$requests" -ge 2 ] || fail "big push: $(tail -1 "$work/out")"
+mine
+python3 - "$work/mine.json" <<'PY' || fail "big read back"
+import json, os, sys
+recs = {r["value"]["name"]: r["value"] for r in json.load(open(sys.argv[1]))["records"]}
+for i in range(12):
+    n = f"big-{i:02d}"
+    body = open(f"{n}/SKILL.md").read().split("---\n", 2)[2]
+    assert recs[n]["instructions"] == body, n
+PY
+python3 "$check" "$lexicon" "$work/mine.json" || fail "lexicon check"
+echo "push_bulk: all checks passed ($requests requests for $total bytes)"

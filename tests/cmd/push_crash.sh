@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# needs: pds
+# A push killed at each of its points (SKILLSYNC_TEST_CRASH, test-only), then run again: the
+# rerun finds out from the server what landed and converges: every record as committed, none
+# lost, none written twice (a write that landed keeps the killed run's updatedAt, and a rerun
+# after everything landed sends no write at all), no false "pull first", status clean.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
+fill=$(dirname "$SKILLSYNC")/ss-fill
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
+export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
+pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
+plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
+export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+umask 077
+for who in auth me; do
+	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
+done
+umask 022
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
+me_did=$(field me did)
+SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
+	--put "$SS_TESTDATA"/skills/valid/basic/*/ >/dev/null
+SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$(field me handle)" >/dev/null
+"$SKILLSYNC" clone "$(field auth handle)" space >/dev/null 2>&1 || fail "clone"
+cd space
+
+rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$me_did" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
+# mine: "<name> <updatedAt> <first line of instructions' last line>" for each of my records.
+mine() {
+	python3 - "$pds" "$me_did" <<'PY'
+import json, sys, urllib.request
+pds, did = sys.argv[1:3]
+cursor, out = None, []
+while True:
+    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
+    if cursor:
+        url += "&cursor=" + cursor
+    page = json.load(urllib.request.urlopen(url))
+    if not page["records"]:
+        break
+    for r in page["records"]:
+        v = r["value"]
+        out.append(f'{v["name"]} {v["updatedAt"]} {v["instructions"].rstrip().splitlines()[-1]}')
+    cursor = page.get("cursor")
+    if not cursor:
+        break
+print("\n".join(sorted(out)))
+PY
+}
+# expected: what the records must say after a converged push: each skill directory's name and
+# the last line of its SKILL.md.
+expected() {
+	for d in */; do
+		if [ -f "$d/SKILL.md" ] && [ "$d" != pdf-forms/ ]; then echo "${d%/} $(tail -n 1 "$d/SKILL.md")"; fi
+	done | sort
+}
+skill() { # skill <name> <last line>
+	mkdir -p "$1"
+	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$1" "$1" "$1" "$2" >"$1/SKILL.md"
+}
+
+# crash <point> <commit message>: commit, push killed at point; then the rerun must converge.
+crash() {
+	local point=$1 msg=$2 journal_time rc
+	"$SKILLSYNC" commit -m "$msg" >/dev/null || fail "$point: commit"
+	set +e
+	SKILLSYNC_TEST_CRASH=$point "$SKILLSYNC" push >"$work/out" 2>&1
+	rc=$?
+	set -e
+	[ "$rc" = 137 ] || fail "$point: the push was not killed (exit $rc): $(cat "$work/out")"
+	journal_time=$(sqlite3 .git/skillsync/state.db 'select push_time from push_journal' 2>/dev/null || true)
+	mine >"$work/killed"
+	"$SKILLSYNC" push >"$work/out" 2>&1 || fail "$point: rerun: $(cat "$work/out")"
+	# Converged: my records are what the directories say.
+	mine >"$work/now"
+	cut -d' ' -f1,3- "$work/now" >"$work/got"
+	expected >"$work/want"
+	diff -u "$work/want" "$work/got" >/dev/null ||
+		fail "$point: records differ from the commit: $(diff -u "$work/want" "$work/got")"
+	# None written twice: a record that already had the killed run's time keeps it.
+	if [ -n "$journal_time" ]; then
+		for name in $(grep " $journal_time " "$work/killed" | cut -d' ' -f1); do
+			grep -q "^$name $journal_time " "$work/now" || fail "$point: '$name' was written again"
+		done
+		if [ "$(grep -c " $journal_time " "$work/killed" || true)" -gt 0 ] &&
+			! grep -q "finished an interrupted push" "$work/out"; then
+			fail "$point: the rerun did not say it finished the interrupted push: $(cat "$work/out")"
+		fi
+	fi
+	[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] || fail "$point: journal left"
+	# Nothing more to send, no write, status clean, main holds the tracking commit.
+	local r=$(rev)
+	"$SKILLSYNC" push >"$work/out" 2>&1 || fail "$point: third push: $(cat "$work/out")"
+	grep -q "everything up to date" "$work/out" || fail "$point: not up to date: $(cat "$work/out")"
+	[ "$(rev)" = "$r" ] || fail "$point: an up-to-date push wrote"
+	"$SKILLSYNC" status >"$work/st"
+	grep -q "up to date with the space" "$work/st" && grep -q "working tree clean" "$work/st" ||
+		fail "$point: status: $(cat "$work/st")"
+	git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "$point: tracking not in main"
+	echo "$point ($msg): converged"
+}
+
+skill a "a one"
+skill b "b one"
+skill c "c one"
+crash before-batch-1 "create a b c"
+# After that: the writes of each kind, each point.
+n=0
+for point in after-batch-1 before-state before-ref before-main before-batch-1; do
+	n=$((n + 1))
+	printf '%s\n' "a round $n" >>a/SKILL.md
+	skill "new$n" "new$n one"
+	if [ -d c ]; then git rm -rq c; else skill c "c again $n"; fi
+	crash "$point" "round $n at $point"
+done
+
+# Two requests (250 creates, then 250 updates): killed between them, and before the second.
+for i in $(seq -w 1 250); do skill "many-$i" "many $i one"; done
+crash after-batch-1 "250 new skills"
+for i in $(seq -w 1 250); do printf 'many %s two\n' "$i" >>"many-$i/SKILL.md"; done
+crash before-batch-2 "250 updated skills"
+[ "$(mine | wc -l)" = "$(expected | wc -l)" ] || fail "record count"
+echo "push_crash: all checks passed"
