@@ -309,7 +309,8 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (access(partial.ptr, F_OK) == 0) {
 		/* left by a killed clone, or another clone into dir is building it now */
 		ss_buf_printf(&lockpath, "%s/.git/skillsync/lock", partial.ptr);
-		if (access(lockpath.ptr, F_OK) == 0 && cmd_lock_path(ctx, lockpath.ptr, &lock) < 0) {
+		if (access(lockpath.ptr, F_OK) == 0 &&
+		    cmd_lock_path(ctx, lockpath.ptr, &lock) < 0) {
 			ret = cmd_fail(&ctx->err);
 			goto out;
 		}
