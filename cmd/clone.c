@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/commit.h"
 #include "core/fs.h"
+#include "core/lock.h"
 #include "core/mem.h"
 #include "core/repo.h"
 #include "core/state.h"
@@ -203,8 +204,10 @@ static int pick_me(const char *as, ss_session_info *me, ss_error *err)
 	return ret;
 }
 
-static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_fetch_result *res,
-                 size_t *nskills, ss_error *err)
+/* Builds the clone at path, holding its lock (*lock, also on failure: the caller releases it
+ * once the clone has its final name). */
+static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **lock,
+                 ss_fetch_result *res, size_t *nskills, ss_error *err)
 {
 	ss_repo *repo = NULL;
 	ss_state *st = NULL;
@@ -220,7 +223,8 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_fetch_re
 	memset(&me, 0, sizeof(me));
 	if (ss_http_new(&http, NULL, err) < 0 || pick_me(o->as, &me, err) < 0)
 		goto out;
-	if (ss_repo_init(&repo, path, err) < 0 || ss_state_open(&st, ss_repo_gitdir(repo), err) < 0)
+	if (ss_repo_init(&repo, path, err) < 0 || cmd_lock_clone(ctx, repo, lock, NULL) < 0 ||
+	    ss_state_open(&st, ss_repo_gitdir(repo), err) < 0)
 		goto out;
 	if (ss_state_begin(st, err) < 0 ||
 	    add_member(http, st, o->authority, SS_ROLE_AUTHORITY, &authority, err) < 0)
@@ -286,7 +290,8 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 {
 	clone_opts o;
 	char *dir = NULL;
-	ss_buf partial = SS_BUF_INIT;
+	ss_buf partial = SS_BUF_INIT, lockpath = SS_BUF_INIT;
+	ss_lock *lock = NULL;
 	ss_fetch_result res;
 	size_t nskills = 0;
 	int ret;
@@ -307,14 +312,23 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (access(partial.ptr, F_OK) == 0) {
+		/* left by a killed clone, or another clone into dir is building it now */
+		ss_buf_printf(&lockpath, "%s/.git/skillsync/lock", partial.ptr);
+		if (access(lockpath.ptr, F_OK) == 0 &&
+		    cmd_lock_path(ctx, lockpath.ptr, &lock) < 0) {
+			ret = cmd_fail(&ctx->err);
+			goto out;
+		}
 		fprintf(stderr, "Removing '%s' left by an interrupted clone\n", partial.ptr);
 		if (ss_fs_remove_tree(partial.ptr, &ctx->err) < 0) {
 			ret = cmd_fail(&ctx->err);
 			goto out;
 		}
+		ss_lock_release(lock);
+		lock = NULL;
 	}
 	fprintf(stderr, "Cloning into '%s'...\n", dir);
-	if (build(ctx, &o, partial.ptr, &res, &nskills, &ctx->err) < 0) {
+	if (build(ctx, &o, partial.ptr, &lock, &res, &nskills, &ctx->err) < 0) {
 		ret = cmd_fail(&ctx->err);
 		fprintf(stderr,
 		        "skillsync: the partial clone stays in '%s'; run the same clone "
@@ -343,6 +357,8 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 out:
 	free(o.members);
 	free(dir);
+	ss_lock_release(lock);
 	ss_buf_release(&partial);
+	ss_buf_release(&lockpath);
 	return ret;
 }

@@ -73,6 +73,8 @@ void cmd_print_json_string(const char *s);
 struct ss_repo;
 struct ss_lock;
 int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
+/* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
+int cmd_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 
 /* Prints s with control characters as \xNN (for text that came from the network). */
 void cmd_print_safe(FILE *out, const char *s);

@@ -12,7 +12,6 @@
 #include "core/fs.h"
 #include "core/lock.h"
 #include "core/mem.h"
-#include "core/merge.h"
 #include "core/report.h"
 #include "core/skill.h"
 #include "core/skilldir.h"
@@ -185,7 +184,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	commit_args a;
 	ss_status s;
 	ss_lock *lock = NULL;
-	ss_buf lockpath = SS_BUF_INIT, msg = SS_BUF_INIT, summary = SS_BUF_INIT;
+	ss_buf msg = SS_BUF_INIT, summary = SS_BUF_INIT;
 	const char *workdir = ss_repo_workdir(ctx->repo);
 	const char **names = NULL;
 	bool *pick = NULL, merging;
@@ -198,9 +197,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK)
 		goto out;
-	ss_fs_join(&lockpath, ss_repo_statedir(ctx->repo), "lock");
-	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0 ||
-	    ss_merge_recover(ctx->repo, NULL, &ctx->err) < 0 ||
+	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;
 	merging = s.merging;
@@ -272,7 +269,6 @@ out:
 	free(pick);
 	ss_status_release(&s);
 	ss_lock_release(lock);
-	ss_buf_release(&lockpath);
 	ss_buf_release(&msg);
 	ss_buf_release(&summary);
 	return ret;

@@ -51,10 +51,19 @@ static const ss_command commands[] = {
      "ones it shadows, then invalid ones with the reason they are never candidates.\n"
      "\n"
      "    --json    print a JSON object {name, winner, shadows}\n"},
-    {"status", cmd_status, SS_NEED_CLONE, "show whether the working tree has changes",
-     "usage: skillsync status\n"
+    {"status", cmd_status, SS_NEED_CLONE, "show changed skills, conflicts and what push would send",
+     "usage: skillsync status [--json]\n"
      "\n"
-     "Lists the changed, new and deleted skills, staged and not staged.\n"},
+     "Where main stands against the space: the commits not yet pushed and what 'push' would\n"
+     "send, the space's changes fetched but not merged yet ('skillsync pull'), a merge that\n"
+     "waits to be concluded. Then the changed, new and deleted skills, staged and not staged,\n"
+     "the conflicted files of a waiting merge and what each side did (fix them, then\n"
+     "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
+     "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
+     "they are never pushed.\n"
+     "\n"
+     "    --json    print one JSON object: merging, changes, unmerged, toPush,\n"
+     "              unpushedCommits, behind, notices, invalid\n"},
     {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
      "usage: skillsync commit [-m <message>]... [-F <file>] [--] [<skill>...]\n"
      "\n"

@@ -68,13 +68,11 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 	ss_http *http = NULL;
 	ss_identity id = {NULL, NULL, NULL};
 	ss_state_member old;
-	ss_buf lockpath = SS_BUF_INIT;
 	char *me = NULL;
 	int rc, ret = -1;
 
 	memset(&old, 0, sizeof(old));
-	ss_buf_printf(&lockpath, "%s/lock", ss_repo_statedir(ctx->repo));
-	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0 ||
+	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
 	    ss_http_new(&http, NULL, &ctx->err) < 0)
 		goto out;
 	if (ss_identity_resolve(http, who, &id, &ctx->err) < 0) {
@@ -121,7 +119,6 @@ out:
 	ss_identity_release(&id);
 	ss_http_free(http);
 	ss_lock_release(lock);
-	ss_buf_release(&lockpath);
 	return ret < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
 }
 

@@ -2,31 +2,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/fs.h"
 #include "core/lock.h"
-#include "core/merge.h"
 #include "core/mem.h"
 #include "core/repo.h"
 #include "core/state.h"
 #include "sync/http.h"
 #include "sync/push.h"
 #include "sync/space.h"
-
-/*
- * Test-only: SKILLSYNC_TEST_CRASH=<point> ends the process with status 137 (as a kill -9
- * would) when the push reaches that point ("before-batch-N", "after-batch-N",
- * "before-state", "before-ref"). Documented in docs/PUSH.md; never set it outside tests.
- */
-static void crash_at(void *payload, const char *point)
-{
-	const char *want = payload;
-
-	if (want && !strcmp(want, point))
-		_exit(137);
-}
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {
@@ -123,7 +107,6 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 	ss_space *sp = NULL;
 	ss_push_opts opts;
 	ss_push_result r;
-	ss_buf lockpath = SS_BUF_INIT;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
@@ -137,11 +120,7 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 	}
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
-	opts.at = crash_at;
-	opts.payload = getenv("SKILLSYNC_TEST_CRASH");
-	ss_fs_join(&lockpath, ss_repo_statedir(ctx->repo), "lock");
-	if (ss_lock_acquire(&lock, lockpath.ptr, SS_LOCK_WAIT_MS, &ctx->err) < 0 ||
-	    ss_merge_recover(ctx->repo, NULL, &ctx->err) < 0)
+	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0)
 		goto fail;
 	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||
 	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
@@ -170,6 +149,5 @@ out:
 	ss_space_free(sp);
 	ss_http_free(http);
 	ss_lock_release(lock);
-	ss_buf_release(&lockpath);
 	return ret;
 }

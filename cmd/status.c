@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cmd/cmd.h"
+#include "cmd/status.h"
 #include "core/commit.h"
 #include "core/fs.h"
 #include "core/mem.h"
@@ -21,64 +21,8 @@
 #include "core/worktree.h"
 #include "sync/push.h"
 
-typedef struct status_run {
-	ss_ctx *ctx;
-	bool json;
-	ss_status s;
-	ss_outgoing *out;     /* what push would send; NULL before the first commit */
-	ss_commit_list ahead; /* commits not yet pushed (merges left out when printing) */
-	size_t behind;        /* tracking commits main has not merged */
-	ss_buf notices;       /* one line each */
-	ss_buf invalid;       /* one line per problem */
-	size_t ninvalid;
-	cmd_member_list members;
-	char *me, *authority;
-} status_run;
-
-static const char *kind_name(ss_status_kind k)
-{
-	switch (k) {
-	case SS_STATUS_NEW:
-		return "new";
-	case SS_STATUS_MODIFIED:
-		return "modified";
-	case SS_STATUS_DELETED:
-		return "deleted";
-	default:
-		return "";
-	}
-}
-
-static bool outside(const ss_status_entry *e)
-{
-	return e->outside || e->name[0] == '.';
-}
-
-static void print_side(const ss_status *s, bool staged)
-{
-	bool header = false;
-
-	for (size_t i = 0; i < s->count; i++) {
-		const ss_status_entry *e = &s->entries[i];
-		ss_status_kind k = staged ? e->staged : e->unstaged;
-
-		if (!k)
-			continue;
-		if (!header) {
-			printf("%s\n", staged ? "Changes staged for commit:"
-			                      : "Changes not staged for commit:");
-			header = true;
-		}
-		printf("  %-9s %s%s%s%s\n", kind_name(k), e->name, e->outside ? "" : "/",
-		       outside(e) ? "  (outside skills: never pushed)" : "",
-		       e->conflicted ? "  (conflict)" : "");
-	}
-	if (header)
-		putchar('\n');
-}
-
 /* Problems of the changed skills in the working tree, as `commit` would find them. */
-static void check_invalid(status_run *r)
+static void check_invalid(cmd_status_run *r)
 {
 	const char *workdir = ss_repo_workdir(r->ctx->repo);
 	ss_buf path = SS_BUF_INIT, line = SS_BUF_INIT;
@@ -90,7 +34,7 @@ static void check_invalid(status_run *r)
 		struct stat sb;
 		ss_error err;
 
-		if (outside(e))
+		if (cmd_status_outside(e))
 			continue;
 		ss_buf_clear(&path);
 		ss_fs_join(&path, workdir, e->name);
@@ -116,7 +60,7 @@ static void check_invalid(status_run *r)
 }
 
 /* A skill deleted in the working tree: what deleting it will do in the space. */
-static int deletion_notice(status_run *r, const char *name)
+static int deletion_notice(cmd_status_run *r, const char *name)
 {
 	ss_provenance p;
 	const char *next = NULL;
@@ -143,7 +87,7 @@ static int deletion_notice(status_run *r, const char *name)
 }
 
 /* Leaves out of r->ahead the commits the last push sent (reachable from config "pushed"). */
-static int drop_pushed(status_run *r, const ss_oid *tracking)
+static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
 {
 	ss_commit_list sent = {0};
 	char *hex = NULL;
@@ -177,7 +121,41 @@ static int drop_pushed(status_run *r, const ss_oid *tracking)
 	return 0;
 }
 
-static int load(status_run *r)
+/*
+ * r->behind: the tracking commits main has not merged, leaving out those a waiting merge
+ * brings in (its MERGE_HEAD is the tracking commit a pull merged: then none; a fetch since
+ * then may have added more).
+ */
+static int count_behind(cmd_status_run *r, const ss_oid *head, const ss_oid *tracking)
+{
+	ss_commit_list behind = {0}, merged = {0};
+	ss_oid merging;
+	int ret = -1;
+
+	if (ss_commit_log(r->ctx->repo, head, tracking, NULL, 0, &behind, &r->ctx->err) < 0)
+		goto out;
+	r->behind = behind.count;
+	if (!r->s.merging || !behind.count ||
+	    ss_commit_read_ref(r->ctx->repo, "MERGE_HEAD", &merging, NULL) < 0) {
+		ret = 0;
+		goto out;
+	}
+	if (ss_commit_log(r->ctx->repo, head, &merging, NULL, 0, &merged, &r->ctx->err) < 0)
+		goto out;
+	for (size_t i = 0; i < behind.count; i++)
+		for (size_t j = 0; j < merged.count; j++)
+			if (ss_oid_equal(&behind.items[i].oid, &merged.items[j].oid)) {
+				r->behind--;
+				break;
+			}
+	ret = 0;
+out:
+	ss_commit_list_release(&behind);
+	ss_commit_list_release(&merged);
+	return ret;
+}
+
+static int load(cmd_status_run *r)
 {
 	char *tracking_hex = NULL;
 	ss_oid tracking, head;
@@ -198,15 +176,10 @@ static int load(status_run *r)
 		goto out;
 	have_head = rc == 0;
 	if (have_head && !ss_oid_is_zero(&tracking)) {
-		ss_commit_list behind = {0};
 		bool in;
 
-		if (ss_commit_log(r->ctx->repo, &head, &tracking, NULL, 0, &behind, &r->ctx->err) <
-		    0)
-			goto out;
-		r->behind = behind.count;
-		ss_commit_list_release(&behind);
-		if (ss_push_contains(r->ctx->repo, &head, &tracking, &in, &r->ctx->err) < 0 ||
+		if (count_behind(r, &head, &tracking) < 0 ||
+		    ss_push_contains(r->ctx->repo, &head, &tracking, &in, &r->ctx->err) < 0 ||
 		    ss_commit_log(r->ctx->repo, &tracking, &head, NULL, 0, &r->ahead,
 		                  &r->ctx->err) < 0)
 			goto out;
@@ -237,11 +210,13 @@ static int load(status_run *r)
 	}
 	for (size_t i = 0; i < r->s.count; i++) {
 		const ss_status_entry *e = &r->s.entries[i];
-		if (!outside(e) &&
+		if (!cmd_status_outside(e) &&
 		    (e->staged == SS_STATUS_DELETED || e->unstaged == SS_STATUS_DELETED) &&
 		    deletion_notice(r, e->name) < 0)
 			goto out;
 	}
+	for (size_t i = 0; i < r->s.count; i++)
+		r->nconflicts += r->s.entries[i].nconflicts;
 	check_invalid(r);
 	ret = 0;
 out:
@@ -249,123 +224,9 @@ out:
 	return ret;
 }
 
-static size_t count_ahead(const status_run *r)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < r->ahead.count; i++)
-		n += r->ahead.items[i].nparents <= 1;
-	return n;
-}
-
-static void print_lines_json(const char *lines)
-{
-	const char *p = lines;
-	bool first = true;
-
-	putchar('[');
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char *one = ss_xmalloc(n + 1);
-		memcpy(one, p, n);
-		one[n] = '\0';
-		printf("%s", first ? "" : ",");
-		cmd_print_json_string(one);
-		free(one);
-		first = false;
-		p += n + (nl ? 1 : 0);
-	}
-	putchar(']');
-}
-
-static void print_json(const status_run *r)
-{
-	char hex[SS_OID_HEXSZ + 1];
-	bool first = true;
-
-	printf("{\"branch\":\"main\",\"merging\":%s,\"changes\":[",
-	       r->s.merging ? "true" : "false");
-	for (size_t i = 0; i < r->s.count; i++) {
-		const ss_status_entry *e = &r->s.entries[i];
-		printf("%s{\"name\":", i ? "," : "");
-		cmd_print_json_string(e->name);
-		printf(",\"outside\":%s,\"staged\":\"%s\",\"unstaged\":\"%s\",\"conflicted\":%s}",
-		       outside(e) ? "true" : "false", kind_name(e->staged), kind_name(e->unstaged),
-		       e->conflicted ? "true" : "false");
-	}
-	printf("],\"toPush\":[");
-	for (size_t i = 0; r->out && i < ss_outgoing_count(r->out); i++) {
-		const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
-		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(w->op));
-		cmd_print_json_string(w->name);
-		putchar('}');
-	}
-	printf("],\"unpushedCommits\":[");
-	for (size_t i = 0; i < r->ahead.count; i++) {
-		const ss_commit_info *c = &r->ahead.items[i];
-		if (c->nparents > 1)
-			continue;
-		ss_oid_fmt(hex, &c->oid);
-		printf("%s{\"id\":\"%s\",\"subject\":", first ? "" : ",", hex);
-		cmd_print_json_string(c->subject);
-		putchar('}');
-		first = false;
-	}
-	printf("],\"behind\":%zu,\"notices\":", r->behind);
-	print_lines_json(r->notices.ptr);
-	printf(",\"invalid\":");
-	print_lines_json(r->invalid.ptr);
-	printf("}\n");
-}
-
-static void print_text(const status_run *r)
-{
-	size_t npush = r->out ? ss_outgoing_count(r->out) : 0, nahead = count_ahead(r);
-	char hex[SS_OID_HEXSZ + 1];
-
-	printf("On branch main\n");
-	if (npush) {
-		printf("Your branch has %zu commit%s not yet pushed; push would send:", nahead,
-		       nahead == 1 ? "" : "s");
-		for (size_t i = 0; i < npush; i++) {
-			const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
-			printf("%s %s %s", i ? "," : "", ss_plan_op_name(w->op), w->name);
-		}
-		printf("\n");
-		for (size_t i = 0; i < r->ahead.count; i++) {
-			const ss_commit_info *c = &r->ahead.items[i];
-			if (c->nparents > 1)
-				continue;
-			ss_oid_fmt(hex, &c->oid);
-			printf("  %.7s %s\n", hex, c->subject);
-		}
-	}
-	if (r->behind)
-		printf("The space's view has %zu change%s not merged into main: run 'skillsync "
-		       "pull'\n",
-		       r->behind, r->behind == 1 ? "" : "s");
-	if (!npush && !r->behind)
-		printf("Your branch is up to date with the space.\n");
-	if (r->s.merging)
-		printf("A merge waits to be concluded with 'skillsync commit'.\n");
-	if (r->notices.len)
-		printf("%s", r->notices.ptr);
-	if (!r->s.count) {
-		printf("nothing to commit, working tree clean\n");
-	} else {
-		putchar('\n');
-		print_side(&r->s, true);
-		print_side(&r->s, false);
-	}
-	if (r->ninvalid)
-		printf("Invalid skill%s ('skillsync commit' refuses %s):\n%s",
-		       r->ninvalid == 1 ? "" : "s", r->ninvalid == 1 ? "it" : "them",
-		       r->invalid.ptr);
-}
-
 int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
-	status_run r;
+	cmd_status_run r;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
@@ -383,9 +244,9 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (r.json)
-		print_json(&r);
+		cmd_status_print_json(&r);
 	else
-		print_text(&r);
+		cmd_status_print_text(&r);
 	ret = SS_EXIT_OK;
 out:
 	ss_status_release(&r.s);

@@ -34,6 +34,24 @@ typedef enum ss_status_kind {
 	SS_STATUS_DELETED,  /* exists no more */
 } ss_status_kind;
 
+/* What each side did to a path left conflicted by a merge (git's "Unmerged paths"); "here" is
+ * main, "there" the commit merged in (the space's view). */
+typedef enum ss_conflict_kind {
+	SS_CONFLICT_BOTH_MODIFIED = 1,
+	SS_CONFLICT_BOTH_ADDED,
+	SS_CONFLICT_DELETED_HERE,  /* changed there, deleted here */
+	SS_CONFLICT_DELETED_THERE, /* changed here, deleted there */
+	SS_CONFLICT_OTHER,         /* added on one side only, or deleted on both */
+} ss_conflict_kind;
+
+typedef struct ss_conflict {
+	char *path; /* full path from the top */
+	ss_conflict_kind kind;
+} ss_conflict;
+
+/* "both modified", "deleted here", ... for messages. */
+const char *ss_conflict_kind_name(ss_conflict_kind kind);
+
 typedef struct ss_status_entry {
 	char *name;              /* the top-level directory or file */
 	bool outside;            /* a top-level file, not a skill directory */
@@ -42,6 +60,8 @@ typedef struct ss_status_entry {
 	bool conflicted;         /* some path below has an index conflict */
 	char **paths;            /* the changed paths below it (full paths from the top), sorted */
 	size_t npaths;
+	ss_conflict *conflicts; /* the paths of paths with an index conflict, sorted */
+	size_t nconflicts;
 } ss_status_entry;
 
 typedef struct ss_status {

@@ -63,6 +63,37 @@ static ss_status_kind kind_of(bool before, bool after)
 	return SS_STATUS_NONE;
 }
 
+const char *ss_conflict_kind_name(ss_conflict_kind kind)
+{
+	switch (kind) {
+	case SS_CONFLICT_BOTH_MODIFIED:
+		return "both modified";
+	case SS_CONFLICT_BOTH_ADDED:
+		return "both added";
+	case SS_CONFLICT_DELETED_HERE:
+		return "deleted here";
+	case SS_CONFLICT_DELETED_THERE:
+		return "deleted there";
+	default:
+		return "conflict";
+	}
+}
+
+static ss_conflict_kind conflict_kind(git_index *index, const char *path)
+{
+	const git_index_entry *base = NULL, *ours = NULL, *theirs = NULL;
+
+	if (git_index_conflict_get(&base, &ours, &theirs, index, path) < 0)
+		return SS_CONFLICT_OTHER;
+	if (ours && theirs)
+		return base ? SS_CONFLICT_BOTH_MODIFIED : SS_CONFLICT_BOTH_ADDED;
+	if (base && theirs)
+		return SS_CONFLICT_DELETED_HERE;
+	if (base && ours)
+		return SS_CONFLICT_DELETED_THERE;
+	return SS_CONFLICT_OTHER;
+}
+
 /* Fills e from the items [lo, hi) that share its top-level name. */
 static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t hi, git_tree *head,
                        git_index *index)
@@ -78,9 +109,15 @@ static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t 
 	bool in_head;
 
 	e->paths = ss_xcalloc(hi - lo, sizeof(char *));
+	e->conflicts = ss_xcalloc(hi - lo, sizeof(*e->conflicts));
 	for (size_t i = lo; i < hi; i++) {
 		unsigned f = items[i].flags;
 		e->paths[e->npaths++] = ss_xstrdup(items[i].path);
+		if (f & GIT_STATUS_CONFLICTED) {
+			ss_conflict *c = &e->conflicts[e->nconflicts++];
+			c->path = ss_xstrdup(items[i].path);
+			c->kind = conflict_kind(index, items[i].path);
+		}
 		any_idx |= (f & idx) != 0;
 		any_wt |= (f & wt) != 0;
 		e->conflicted |= (f & GIT_STATUS_CONFLICTED) != 0;
@@ -172,6 +209,9 @@ void ss_status_release(ss_status *status)
 	for (size_t i = 0; i < status->count; i++) {
 		free(status->entries[i].name);
 		ss_git_strings_free(status->entries[i].paths, status->entries[i].npaths);
+		for (size_t j = 0; j < status->entries[i].nconflicts; j++)
+			free(status->entries[i].conflicts[j].path);
+		free(status->entries[i].conflicts);
 	}
 	free(status->entries);
 	status->entries = NULL;

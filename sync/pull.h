@@ -2,10 +2,11 @@
  * pull.h: `fetch` and `pull` as one run over a clone whose lock the caller holds.
  *
  * The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
- *   1. finish what a killed run left: a fetch killed between its state commit and its ref
- *      update (ss_fetch_recover), an interrupted push (ss_push_recover: the server says what
- *      landed); a merge killed midway was already finished or undone by the caller right
- *      after taking the lock (ss_merge_recover, cmd_lock_clone);
+ *   1. finish what a killed run left, in this order: a merge killed midway was already
+ *      finished or undone by the caller right after taking the lock (ss_merge_recover, in
+ *      cmd_lock_clone); then an interrupted push (ss_push_recover: the server says what
+ *      landed; it also concludes a push's tracking commit into main); then a fetch or push
+ *      killed between its state commit and its ref update (ss_fetch_recover);
  *   2. fetch (sync/fetch.h): one request per member, records listed only for members that
  *      moved, one new tracking commit when the view changed, nothing written otherwise;
  *   3. pull only: merge the tracking commit into main (core/merge.h): up to date,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/commit.h"
+#include "core/crash.h"
 #include "core/mem.h"
 #include "core/merge.h"
 #include "core/note.h"
@@ -55,8 +56,7 @@ static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 }
 
 static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *me, ss_journal *j,
-                        const ss_outgoing *o, const ss_push_opts *opts, ss_push_result *out,
-                        ss_error *err)
+                        const ss_outgoing *o, ss_push_result *out, ss_error *err)
 {
 	char *commit = j->base_commit ? ss_xstrdup(j->base_commit) : NULL, *rev = NULL;
 	ss_space_write *sw = ss_xcalloc(j->nwrites + 1, sizeof(*sw));
@@ -77,7 +77,7 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 			n++;
 		}
 		snprintf(point, sizeof(point), "before-batch-%zu", b + 1);
-		ss_push_at(opts, point);
+		ss_crash_point(point);
 		if (ss_state_journal_sending(st, b, err) < 0)
 			goto out;
 		rc = ss_space_apply(sp, sw, n, commit, &applied, err);
@@ -118,12 +118,12 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		out->sent += applied.napplied;
 		ss_space_applied_release(&applied);
 		snprintf(point, sizeof(point), "after-batch-%zu", b + 1);
-		ss_push_at(opts, point);
+		ss_crash_point(point);
 		first += n;
 	}
 	{
 		ss_push_landed l = {j->writes, j->nwrites, j->push_time, j->head, commit, rev};
-		if (ss_push_finish(repo, st, me, &l, opts, &out->tracking, err) < 0)
+		if (ss_push_finish(repo, st, me, &l, &out->tracking, err) < 0)
 			goto out;
 		out->changed = true;
 	}
@@ -228,7 +228,7 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		ss_state_rollback(st);
 		goto out;
 	}
-	ret = send_batches(repo, st, sp, me, &j, out->outgoing, opts, out, err);
+	ret = send_batches(repo, st, sp, me, &j, out->outgoing, out, err);
 out:
 	for (size_t i = 0; jw && i < j.nwrites; i++) {
 		free((char *)(uintptr_t)jw[i].tree);

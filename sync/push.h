@@ -14,8 +14,9 @@
  * fetches), asks the server which journaled writes landed (my records' CIDs and updatedAt),
  * and finishes exactly those: nothing sent twice, nothing lost, no false "pull first".
  *
- * Rules: the caller holds the clone's lock; nothing here prints or exits: the test-only crash
- * points are a callback (opts->at) that cmd/ turns into _exit.
+ * Rules: the caller holds the clone's lock; nothing here prints or exits, except the test-only
+ * kill points (core/crash.h: "before-batch-N", "after-batch-N", "before-state", "before-ref",
+ * "before-main"; docs/PUSH.md), which also fire when a recovery finishes landed writes.
  */
 #ifndef SS_PUSH_H
 #define SS_PUSH_H
@@ -33,10 +34,6 @@
 typedef struct ss_push_opts {
 	bool dry_run;   /* compute and return the plan, send nothing */
 	int64_t now_ms; /* the push time; 0: now */
-	/* Called at each named point ("before-batch-1", "after-batch-1", ..., "before-state",
-	 * "before-ref"); for tests that kill the process there. May be NULL. */
-	void (*at)(void *payload, const char *point);
-	void *payload;
 } ss_push_opts;
 
 typedef struct ss_push_result {

@@ -3,17 +3,12 @@
 #include <string.h>
 
 #include "core/commit.h"
+#include "core/crash.h"
 #include "core/mem.h"
 #include "core/time.h"
 #include "core/tree.h"
 #include "sync/fetch.h"
 #include "sync/push_internal.h"
-
-void ss_push_at(const ss_push_opts *opts, const char *point)
-{
-	if (opts && opts->at)
-		opts->at(opts->payload, point);
-}
 
 /*
  * After my record of rkey is deleted, the name leaves the view and the tracking tree: when
@@ -63,7 +58,7 @@ static int apply_put(ss_state *st, const char *me, const ss_journal_write *w, co
 }
 
 int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
-                   const ss_push_opts *opts, ss_oid *tracking, ss_error *err)
+                   ss_oid *tracking, ss_error *err)
 {
 	ss_tree_top *top = NULL;
 	ss_buf msg = SS_BUF_INIT;
@@ -112,16 +107,16 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 	    ss_state_config_set(st, "pushed_tracking", hex, err) < 0 ||
 	    ss_state_journal_clear(st, err) < 0)
 		goto out;
-	ss_push_at(opts, "before-state");
+	ss_crash_point("before-state");
 	if (ss_state_commit(st, err) < 0)
 		goto out;
 	in_txn = false;
-	ss_push_at(opts, "before-ref");
+	ss_crash_point("before-ref");
 	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &commit, NULL, "skillsync: push",
 	                         err) < 0)
 		goto out;
 	*tracking = commit;
-	ss_push_at(opts, "before-main");
+	ss_crash_point("before-main");
 	ret = ss_push_conclude(repo, st, NULL, err);
 out:
 	if (in_txn)

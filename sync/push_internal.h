@@ -22,9 +22,6 @@ typedef struct ss_push_landed {
  * (parent: the state's current one) and "pushed"; the journal is cleared. Then the ref moves.
  */
 int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
-                   const ss_push_opts *opts, ss_oid *tracking, ss_error *err);
-
-/* Calls opts->at(point) when set. */
-void ss_push_at(const ss_push_opts *opts, const char *point);
+                   ss_oid *tracking, ss_error *err);
 
 #endif

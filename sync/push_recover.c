@@ -165,7 +165,7 @@ static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *la
 			l.commit = mine->commit;
 			l.rev = mine->rev;
 		}
-		if (ss_push_finish(repo, st, me, &l, NULL, &tracking, err) < 0)
+		if (ss_push_finish(repo, st, me, &l, &tracking, err) < 0)
 			goto out;
 	}
 	if (landed)

@@ -200,4 +200,24 @@ mkdir -p again.skillsync-partial/junk
 "$SKILLSYNC" clone "$auth_handle" again --member "$m1_handle" >/dev/null 2>err3 || { cat err3; fail "rerun"; }
 grep -q "Removing 'again.skillsync-partial' left by an interrupted clone" err3 || fail "no cleanup message"
 [ ! -e again.skillsync-partial ] && [ -d again/.git ] || fail "partial clone not replaced"
+# A partial clone whose lock is held (another clone into the same directory is building it):
+# refused after the wait, naming the holder, and its work is not removed.
+mkdir -p busy.skillsync-partial/.git/skillsync
+(
+	exec 9>>busy.skillsync-partial/.git/skillsync/lock
+	flock -x 9
+	printf 'pid %s host testhost started 0\n' "$BASHPID" >busy.skillsync-partial/.git/skillsync/lock
+	touch "$work/busy-locked"
+	sleep 3
+) &
+holder=$!
+while [ ! -e "$work/busy-locked" ]; do sleep 0.05; done
+rc=0
+SKILLSYNC_LOCK_WAIT=0 "$SKILLSYNC" clone "$auth_handle" busy >/dev/null 2>err4 || rc=$?
+[ "$rc" = 6 ] || fail "a clone into a directory being cloned exited $rc: $(cat err4)"
+grep -q "another skillsync (pid $holder on testhost" err4 || fail "busy clone said: $(cat err4)"
+[ -e busy.skillsync-partial/.git/skillsync/lock ] && [ ! -e busy ] || fail "the busy partial clone was touched"
+wait "$holder"
+"$SKILLSYNC" clone "$auth_handle" busy >/dev/null 2>err4 || fail "clone after the holder ended: $(cat err4)"
+[ -d busy/.git ] && [ ! -e busy.skillsync-partial ] || fail "the clone after the holder ended"
 echo "clone: all checks passed"

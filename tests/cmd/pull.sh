@@ -78,16 +78,7 @@ run() { # run <expected exit> <args...>: stdout in $tmp/stdout, stderr in $tmp/s
 body_of() { sed '1,/^---$/d' "$1"; } # SKILL.md minus its frontmatter
 has_line() { grep -qxF -- "$2" "$1" || fail "no line '$2' in $1: $(cat "$1")"; }
 tree() { git -C "$1" rev-parse 'HEAD^{tree}'; }
-# commit and push come with issue 5: until they are built, commit with git and skip the push.
-has_cmd() { "$SKILLSYNC" help "$1" >/dev/null 2>&1; }
-commit() { # commit <message>: everything, with skillsync when it can
-	if has_cmd commit; then
-		run 0 "$SKILLSYNC" commit -m "$1"
-	else
-		echo "note: no 'skillsync commit' in this build: committing with git" >&2
-		git add -A && git -c user.name=t -c user.email=t@example.com commit -qm "$1"
-	fi
-}
+commit() { run 0 "$SKILLSYNC" commit -m "$1"; } # commit <message>: every change
 clean() { [ -z "$(git -C "$1" status --porcelain)" ] || fail "$1 not clean: $(git -C "$1" status --porcelain)"; }
 
 # The space: auth is the authority; I am "me"; m2 a member; m3 joins later.
@@ -203,9 +194,21 @@ grep -q '^<<<<<<< ' gamma/SKILL.md || fail "no conflict markers in gamma/SKILL.m
 [ "$(git status --porcelain gamma/SKILL.md)" = "UU gamma/SKILL.md" ] || fail "no index conflict: $(git status --porcelain)"
 run 0 "$SKILLSYNC" status
 grep -q "merge waits" "$tmp/stdout" || fail "status does not say a merge waits: $(cat "$tmp/stdout")"
-if has_cmd push; then # issue 5's status names the conflicted skills
-	grep -q "gamma/.*conflict" "$tmp/stdout" || fail "status does not list the conflict: $(cat "$tmp/stdout")"
-fi
+has_line "$tmp/stdout" "Unmerged paths:"
+has_line "$tmp/stdout" "  gamma/  (1 conflicted file)"
+has_line "$tmp/stdout" "    both modified   gamma/SKILL.md"
+grep -q "then run 'skillsync commit'" "$tmp/stdout" || fail "status does not say how to conclude: $(cat "$tmp/stdout")"
+# the tracking commit is what the merge brings in: nothing to pull, and not "up to date" either
+grep -q "skillsync pull" "$tmp/stdout" && fail "status asks for a pull while the merge waits: $(cat "$tmp/stdout")"
+grep -q "up to date" "$tmp/stdout" && fail "status says up to date while a merge waits: $(cat "$tmp/stdout")"
+run 0 "$SKILLSYNC" status --json
+python3 - "$tmp/stdout" <<'PY' || fail "status --json: $(cat "$tmp/stdout")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["merging"] is True and s["behind"] == 0, s
+assert s["unmerged"] == [{"name": "gamma", "path": "gamma/SKILL.md", "kind": "both modified"}], s["unmerged"]
+assert [c["conflicted"] for c in s["changes"] if c["name"] == "gamma"] == [True], s["changes"]
+PY
 run 2 "$SKILLSYNC" pull # a merge still waits: fetches, says so, exits 2 again
 python3 - gamma/SKILL.md <<'PY'
 import re, sys
@@ -217,15 +220,20 @@ PY
 commit "gamma: both line 2s"
 [ "$(git rev-list --parents -n1 HEAD | wc -w)" = 3 ] || fail "the resolution is not a merge commit"
 clean .
-if has_cmd push; then
-	run 0 "$SKILLSYNC" push
-	[ "$(get_instructions me gamma)" = $'line 1\nline 2 (both)\nline 3\nline 4' ] ||
-		fail "push did not land the resolved gamma: $(get_instructions me gamma)"
-	run 0 "$SKILLSYNC" pull
-	clean .
-else
-	echo "note: no 'skillsync push' in this build: the resolved merge is not pushed" >&2
-fi
+run 0 "$SKILLSYNC" status
+grep -q "^Your branch has .* not yet pushed; push would send: .*create gamma" "$tmp/stdout" ||
+	fail "status before the push: $(cat "$tmp/stdout")"
+run 0 "$SKILLSYNC" push
+has_line "$tmp/stdout" "create gamma (your own version of $(handle m2)'s)"
+[ "$(get_instructions me gamma)" = $'line 1\nline 2 (both)\nline 3\nline 4' ] ||
+	fail "push did not land the resolved gamma: $(get_instructions me gamma)"
+[ "$(get_instructions m2 gamma)" = $'line 1\nline 2 (m2)\nline 3\nline 4' ] || fail "m2's gamma changed"
+head=$(git rev-parse HEAD)
+run 0 "$SKILLSYNC" pull # the pushed merge is in the space: nothing comes back
+[ "$(git rev-parse HEAD)" = "$head" ] || fail "the pull after the push moved main: $(cat "$tmp/stdout")"
+clean .
+run 0 "$SKILLSYNC" status
+has_line "$tmp/stdout" "Your branch is up to date with the space."
 
 # The lock: a holder makes a second run wait, then give up naming it; a finished holder's
 # file is harmless.

@@ -208,23 +208,24 @@ set -e
 [ "$rc" = 3 ] || fail "concurrent writer: exit $rc: $(cat "$work/out")"
 grep -q "run 'skillsync pull' first" "$work/out" || fail "message: $(cat "$work/out")"
 [ "$(rev "$me_did")" = "$r0" ] && [ "$(get "$me_did" fresh)" = "$fresh_before" ] || fail "something was written"
-if "$SKILLSYNC" help pull >/dev/null 2>&1; then
-	tv pull >"$work/out" || fail "pull: $(cat "$work/out")"
-	[ -d from-elsewhere ] || fail "pull did not bring from-elsewhere"
-	tv push >"$work/out" || fail "push after pull: $(cat "$work/out")"
-	[[ "$(val "$(get "$me_did" fresh)" instructions)" == *"Local edit."* ]] || fail "did not land"
-	tv push | grep -q "everything up to date" || fail "push after pull+push"
-else
-	# No pull command on this branch yet: a fresh clone, the same edit, then push.
-	cd ..
-	"$SKILLSYNC" clone "$auth_handle" space2 --member "$m1_handle" >/dev/null 2>&1 || fail "clone 2"
-	cd space2
-	[ -d from-elsewhere ] || fail "the second clone lacks from-elsewhere"
-	printf '\nLocal edit.\n' >>fresh/SKILL.md
-	tv commit -m "Edit fresh" >/dev/null
-	tv push >"$work/out" || fail "push after a new clone: $(cat "$work/out")"
-	[[ "$(val "$(get "$me_did" fresh)" instructions)" == *"Local edit."* ]] || fail "did not land"
-fi
+"$SKILLSYNC" status >"$work/st"
+grep -q "Your branch has 1 commit not yet pushed; push would send: update fresh" "$work/st" ||
+	fail "status before the pull: $(cat "$work/st")"
+tv pull >"$work/out" || fail "pull: $(cat "$work/out")"
+[ -d from-elsewhere ] || fail "pull did not bring from-elsewhere"
+[ "$(git show -s --format=%P HEAD | wc -w)" = 2 ] || fail "the pull did not merge: $(cat "$work/out")"
+grep -q "Local edit." fresh/SKILL.md || fail "the pull lost the local edit"
+r0=$(rev "$me_did")
+tv push >"$work/out" || fail "push after pull: $(cat "$work/out")"
+grep -q "^update fresh$" "$work/out" && grep -q "pushed 1 change in 1 request" "$work/out" ||
+	fail "push after pull sent: $(cat "$work/out")"
+[ "$(rev "$me_did")" != "$r0" ] || fail "the push after the pull did not write"
+v=$(get "$me_did" fresh)
+[[ "$(val "$v" instructions)" == *"Local edit."* ]] || fail "did not land: $v"
+[[ "$(val "$v" note)" == "Edit fresh"* ]] || fail "the landed note: $(val "$v" note)"
+[ "$(val "$(get "$me_did" from-elsewhere)" updatedAt)" = 2026-02-02T00:00:00.000Z ] ||
+	fail "the other device's record was rewritten"
+tv push | grep -q "everything up to date" || fail "push after pull+push"
 listmine >"$work/mine.json"
 python3 "$check" "$lexicon" "$work/mine.json" || fail "lexicon check (end)"
 echo "push: all checks passed"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # needs: pds
-# A push killed at each of its points (SKILLSYNC_TEST_CRASH, test-only), then run again: the
-# rerun finds out from the server what landed and converges: every record as committed, none
-# lost, none written twice (a write that landed keeps the killed run's updatedAt, and a rerun
-# after everything landed sends no write at all), no false "pull first", status clean.
+# A push killed at each of its points (SKILLSYNC_TEST_CRASH, test-only), then run again, or
+# followed by a pull: the next run finds out from the server what landed and converges: every
+# record as committed, none lost, none written twice (a write that landed keeps the killed
+# run's updatedAt, and a rerun after everything landed sends no write at all), no false "pull
+# first", no false conflict, status clean.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
@@ -69,9 +70,28 @@ skill() { # skill <name> <last line>
 	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$1" "$1" "$1" "$2" >"$1/SKILL.md"
 }
 
-# crash <point> <commit message>: commit, push killed at point; then the rerun must converge.
+# the authority updates pdf-forms (a skill of theirs I never touch): the pull must bring it
+auth_round=0
+auth_change() {
+	auth_round=$((auth_round + 1))
+	rm -rf "$work/authsrc" && mkdir -p "$work/authsrc"
+	cp -r "$SS_TESTDATA/skills/valid/basic/pdf-forms" "$work/authsrc/"
+	printf '\nauthority round %s\n' "$auth_round" >>"$work/authsrc/pdf-forms/SKILL.md"
+	SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
+		--put "$work/authsrc/pdf-forms" >/dev/null
+}
+# kept <point>: a record that already had the killed run's time keeps it (not written twice)
+kept() {
+	[ -n "$journal_time" ] || return 0
+	for name in $(grep " $journal_time " "$work/killed" | cut -d' ' -f1); do
+		grep -q "^$name $journal_time " "$work/now" || fail "$1: '$name' was written again"
+	done
+}
+
+# crash <point> <commit message> [pull]: commit, push killed at point; then the next push (or,
+# with "pull", the next pull, then a push for what had not landed) must converge.
 crash() {
-	local point=$1 msg=$2 journal_time rc
+	local point=$1 msg=$2 how=${3:-push} rc landed=0
 	"$SKILLSYNC" commit -m "$msg" >/dev/null || fail "$point: commit"
 	set +e
 	SKILLSYNC_TEST_CRASH=$point "$SKILLSYNC" push >"$work/out" 2>&1
@@ -80,6 +100,22 @@ crash() {
 	[ "$rc" = 137 ] || fail "$point: the push was not killed (exit $rc): $(cat "$work/out")"
 	journal_time=$(sqlite3 .git/skillsync/state.db 'select push_time from push_journal' 2>/dev/null || true)
 	mine >"$work/killed"
+	[ -z "$journal_time" ] || landed=$(grep -c " $journal_time " "$work/killed" || true)
+	if [ "$how" = pull ]; then
+		auth_change
+		"$SKILLSYNC" pull >"$work/out" 2>&1 || fail "$point: pull: $(cat "$work/out")"
+		if [ "$landed" -gt 0 ] && ! grep -q "^finished an interrupted push: " "$work/out"; then
+			fail "$point: the pull did not say it finished the interrupted push: $(cat "$work/out")"
+		fi
+		[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] ||
+			fail "$point: the pull left the journal"
+		[ "$(tail -n 1 pdf-forms/SKILL.md)" = "authority round $auth_round" ] ||
+			fail "$point: the pull did not bring the authority's change: $(cat "$work/out")"
+		git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "$point: pull did not merge"
+		[ -z "$(git status --porcelain)" ] || fail "$point: not clean after the pull: $(git status --porcelain)"
+		mine >"$work/now"
+		kept "$point (pull)"
+	fi
 	"$SKILLSYNC" push >"$work/out" 2>&1 || fail "$point: rerun: $(cat "$work/out")"
 	# Converged: my records are what the directories say.
 	mine >"$work/now"
@@ -87,15 +123,9 @@ crash() {
 	expected >"$work/want"
 	diff -u "$work/want" "$work/got" >/dev/null ||
 		fail "$point: records differ from the commit: $(diff -u "$work/want" "$work/got")"
-	# None written twice: a record that already had the killed run's time keeps it.
-	if [ -n "$journal_time" ]; then
-		for name in $(grep " $journal_time " "$work/killed" | cut -d' ' -f1); do
-			grep -q "^$name $journal_time " "$work/now" || fail "$point: '$name' was written again"
-		done
-		if [ "$(grep -c " $journal_time " "$work/killed" || true)" -gt 0 ] &&
-			! grep -q "finished an interrupted push" "$work/out"; then
-			fail "$point: the rerun did not say it finished the interrupted push: $(cat "$work/out")"
-		fi
+	kept "$point"
+	if [ "$how" = push ] && [ "$landed" -gt 0 ] && ! grep -q "finished an interrupted push" "$work/out"; then
+		fail "$point: the rerun did not say it finished the interrupted push: $(cat "$work/out")"
 	fi
 	[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] || fail "$point: journal left"
 	# Nothing more to send, no write, status clean, main holds the tracking commit.
@@ -107,7 +137,7 @@ crash() {
 	grep -q "up to date with the space" "$work/st" && grep -q "working tree clean" "$work/st" ||
 		fail "$point: status: $(cat "$work/st")"
 	git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "$point: tracking not in main"
-	echo "$point ($msg): converged"
+	echo "$point ($msg, then $how): converged"
 }
 
 skill a "a one"
@@ -129,5 +159,19 @@ for i in $(seq -w 1 250); do skill "many-$i" "many $i one"; done
 crash after-batch-1 "250 new skills"
 for i in $(seq -w 1 250); do printf 'many %s two\n' "$i" >>"many-$i/SKILL.md"; done
 crash before-batch-2 "250 updated skills"
+[ "$(mine | wc -l)" = "$(expected | wc -l)" ] || fail "record count"
+
+# The same points, converged by the next pull (which finishes the push from what the server
+# says landed, then fetches and merges the authority's change with no false conflict).
+for point in before-batch-1 after-batch-1 before-state before-ref before-main; do
+	n=$((n + 1))
+	printf '%s\n' "a round $n" >>a/SKILL.md
+	skill "new$n" "new$n one"
+	if [ -d c ]; then git rm -rq c; else skill c "c again $n"; fi
+	crash "$point" "round $n at $point" pull
+done
+# Killed between two requests: the pull records the first 200, the push sends the rest.
+for i in $(seq -w 1 250); do printf 'many %s three\n' "$i" >>"many-$i/SKILL.md"; done
+crash after-batch-1 "250 updated skills again" pull
 [ "$(mine | wc -l)" = "$(expected | wc -l)" ] || fail "record count"
 echo "push_crash: all checks passed"

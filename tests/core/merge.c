@@ -237,8 +237,12 @@ static void test_merge__conflict_leaves_markers_then_commit_concludes(void **sta
 	assert_int_equal(st.count, 2);
 	assert_string_equal(st.entries[0].name, "alpha");
 	assert_true(st.entries[0].conflicted);
+	assert_int_equal(st.entries[0].nconflicts, 1);
+	assert_string_equal(st.entries[0].conflicts[0].path, "alpha/SKILL.md");
+	assert_int_equal(st.entries[0].conflicts[0].kind, SS_CONFLICT_BOTH_MODIFIED);
 	assert_string_equal(st.entries[1].name, "beta");
 	assert_false(st.entries[1].conflicted);
+	assert_int_equal(st.entries[1].nconflicts, 0);
 	assert_int_equal(st.entries[1].staged, SS_STATUS_MODIFIED);
 	ss_status_release(&st);
 
@@ -257,6 +261,55 @@ static void test_merge__conflict_leaves_markers_then_commit_concludes(void **sta
 	ss_buf_clear(&out);
 	assert_int_equal(ss_test_git(dir, &out, "rev-list --parents -n1 HEAD | wc -w"), 0);
 	assert_string_equal(out.ptr, "3\n");
+	ss_buf_release(&out);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_merge__status_names_each_conflict_and_what_each_side_did(void **state)
+{
+	char *dir;
+	ss_oid c0, c1;
+	ss_repo *repo = cloned(&dir, &c0);
+	const char *files[] = {"alpha/SKILL.md",
+	                       "line 1\nline 2 theirs\nline 3\n",
+	                       "beta/SKILL.md",
+	                       "beta theirs\n",
+	                       "gamma/SKILL.md",
+	                       "gamma theirs\n",
+	                       "README.md",
+	                       "readme\n",
+	                       NULL};
+	ss_oid t = theirs(repo, &c0, files);
+	ss_merge_result r;
+	ss_status st = {0};
+	ss_buf out = SS_BUF_INIT;
+	ss_error err;
+
+	ss_test_write(dir, "alpha/SKILL.md", "line 1\nline 2 mine\nline 3\n");
+	ss_test_write(dir, "gamma/SKILL.md", "gamma mine\n");
+	assert_int_equal(ss_test_git(dir, &out, "rm -q beta/SKILL.md"), 0);
+	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
+	assert_int_equal(ss_commit_staged(repo, "mine", &c1, &err), 0);
+	assert_int_equal(ss_merge_commit(repo, &t, "Merge space", &r, &err), SS_EMERGE);
+	assert_int_equal(r.npaths, 3);
+	ss_merge_result_release(&r);
+
+	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
+	assert_true(st.merging);
+	assert_int_equal(st.count, 3);
+	for (size_t i = 0; i < st.count; i++) {
+		assert_true(st.entries[i].conflicted);
+		assert_int_equal(st.entries[i].nconflicts, 1);
+	}
+	assert_string_equal(st.entries[0].conflicts[0].path, "alpha/SKILL.md");
+	assert_int_equal(st.entries[0].conflicts[0].kind, SS_CONFLICT_BOTH_MODIFIED);
+	assert_string_equal(st.entries[1].conflicts[0].path, "beta/SKILL.md");
+	assert_int_equal(st.entries[1].conflicts[0].kind, SS_CONFLICT_DELETED_HERE);
+	assert_string_equal(ss_conflict_kind_name(st.entries[1].conflicts[0].kind), "deleted here");
+	assert_string_equal(st.entries[2].conflicts[0].path, "gamma/SKILL.md");
+	assert_int_equal(st.entries[2].conflicts[0].kind, SS_CONFLICT_BOTH_ADDED);
+	ss_status_release(&st);
 	ss_buf_release(&out);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
@@ -349,6 +402,7 @@ int test_merge_run(void)
 	    cmocka_unit_test(test_merge__refuses_to_overwrite_uncommitted_changes),
 	    cmocka_unit_test(test_merge__clean_three_way),
 	    cmocka_unit_test(test_merge__conflict_leaves_markers_then_commit_concludes),
+	    cmocka_unit_test(test_merge__status_names_each_conflict_and_what_each_side_did),
 	    cmocka_unit_test(test_merge__recover_finishes_a_killed_fast_forward),
 	    cmocka_unit_test(test_merge__recover_undoes_a_killed_conflicting_merge),
 	};

@@ -1,0 +1,38 @@
+/*
+ * status.h (cmd/): what `status` found, shared by cmd/status.c (which gathers it) and
+ * cmd/status_print.c (which prints it as text or JSON).
+ */
+#ifndef SS_CMD_STATUS_H
+#define SS_CMD_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cmd/cmd.h"
+#include "core/buf.h"
+#include "core/commit.h"
+#include "core/outgoing.h"
+#include "core/worktree.h"
+
+typedef struct cmd_status_run {
+	ss_ctx *ctx;
+	bool json;
+	ss_status s;
+	ss_outgoing *out;     /* what push would send; NULL before the first commit */
+	ss_commit_list ahead; /* commits not yet pushed (merges left out when printing) */
+	size_t behind;        /* tracking commits main has not merged (nor the waiting merge) */
+	size_t nconflicts;    /* conflicted paths, all entries together */
+	ss_buf notices;       /* one line each */
+	ss_buf invalid;       /* one line per problem */
+	size_t ninvalid;
+	cmd_member_list members;
+	char *me, *authority;
+} cmd_status_run;
+
+/* Whether e is outside skills: a top-level file, or a directory starting with '.'. */
+bool cmd_status_outside(const ss_status_entry *e);
+
+void cmd_status_print_text(const cmd_status_run *r);
+void cmd_status_print_json(const cmd_status_run *r);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * status_print.c: `status` as text (git's layout: the branch against the space, then the
+ * changes staged, unmerged and not staged) or as one JSON object (see cmd/status.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/status.h"
+#include "core/mem.h"
+
+bool cmd_status_outside(const ss_status_entry *e)
+{
+	return e->outside || e->name[0] == '.';
+}
+
+static const char *kind_name(ss_status_kind k)
+{
+	switch (k) {
+	case SS_STATUS_NEW:
+		return "new";
+	case SS_STATUS_MODIFIED:
+		return "modified";
+	case SS_STATUS_DELETED:
+		return "deleted";
+	default:
+		return "";
+	}
+}
+
+static void print_side(const ss_status *s, bool staged)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < s->count; i++) {
+		const ss_status_entry *e = &s->entries[i];
+		ss_status_kind k = staged ? e->staged : e->unstaged;
+
+		if (!k)
+			continue;
+		if (!header) {
+			printf("%s\n", staged ? "Changes staged for commit:"
+			                      : "Changes not staged for commit:");
+			header = true;
+		}
+		printf("  %-9s %s%s%s%s\n", kind_name(k), e->name, e->outside ? "" : "/",
+		       cmd_status_outside(e) ? "  (outside skills: never pushed)" : "",
+		       e->conflicted ? "  (conflict)" : "");
+	}
+	if (header)
+		putchar('\n');
+}
+
+/* git's "Unmerged paths", by skill: each conflicted file and what each side did to it. */
+static void print_unmerged(const ss_status *s)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->count; i++)
+		any |= s->entries[i].nconflicts > 0;
+	if (!any)
+		return;
+	printf("Unmerged paths:\n"
+	       "  (edit each file: keep what is right and remove the <<<<<<<, ======= and >>>>>>>\n"
+	       "   lines, or delete the file to keep a deletion; then run 'skillsync commit')\n");
+	for (size_t i = 0; i < s->count; i++) {
+		const ss_status_entry *e = &s->entries[i];
+
+		if (!e->nconflicts)
+			continue;
+		printf("  %s%s  (%zu conflicted file%s)\n", e->name, e->outside ? "" : "/",
+		       e->nconflicts, e->nconflicts == 1 ? "" : "s");
+		for (size_t j = 0; j < e->nconflicts; j++)
+			printf("    %-15s %s\n", ss_conflict_kind_name(e->conflicts[j].kind),
+			       e->conflicts[j].path);
+	}
+	putchar('\n');
+}
+
+static size_t count_ahead(const cmd_status_run *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->ahead.count; i++)
+		n += r->ahead.items[i].nparents <= 1;
+	return n;
+}
+
+static void print_lines_json(const char *lines)
+{
+	const char *p = lines;
+	bool first = true;
+
+	putchar('[');
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *one = ss_xmalloc(n + 1);
+		memcpy(one, p, n);
+		one[n] = '\0';
+		printf("%s", first ? "" : ",");
+		cmd_print_json_string(one);
+		free(one);
+		first = false;
+		p += n + (nl ? 1 : 0);
+	}
+	putchar(']');
+}
+
+static void print_unmerged_json(const ss_status *s)
+{
+	bool first = true;
+
+	printf(",\"unmerged\":[");
+	for (size_t i = 0; i < s->count; i++) {
+		const ss_status_entry *e = &s->entries[i];
+
+		for (size_t j = 0; j < e->nconflicts; j++) {
+			printf("%s{\"name\":", first ? "" : ",");
+			cmd_print_json_string(e->name);
+			printf(",\"path\":");
+			cmd_print_json_string(e->conflicts[j].path);
+			printf(",\"kind\":\"%s\"}", ss_conflict_kind_name(e->conflicts[j].kind));
+			first = false;
+		}
+	}
+	putchar(']');
+}
+
+void cmd_status_print_json(const cmd_status_run *r)
+{
+	char hex[SS_OID_HEXSZ + 1];
+	bool first = true;
+
+	printf("{\"branch\":\"main\",\"merging\":%s,\"changes\":[",
+	       r->s.merging ? "true" : "false");
+	for (size_t i = 0; i < r->s.count; i++) {
+		const ss_status_entry *e = &r->s.entries[i];
+		printf("%s{\"name\":", i ? "," : "");
+		cmd_print_json_string(e->name);
+		printf(",\"outside\":%s,\"staged\":\"%s\",\"unstaged\":\"%s\",\"conflicted\":%s}",
+		       cmd_status_outside(e) ? "true" : "false", kind_name(e->staged),
+		       kind_name(e->unstaged), e->conflicted ? "true" : "false");
+	}
+	putchar(']');
+	print_unmerged_json(&r->s);
+	printf(",\"toPush\":[");
+	for (size_t i = 0; r->out && i < ss_outgoing_count(r->out); i++) {
+		const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
+		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(w->op));
+		cmd_print_json_string(w->name);
+		putchar('}');
+	}
+	printf("],\"unpushedCommits\":[");
+	for (size_t i = 0; i < r->ahead.count; i++) {
+		const ss_commit_info *c = &r->ahead.items[i];
+		if (c->nparents > 1)
+			continue;
+		ss_oid_fmt(hex, &c->oid);
+		printf("%s{\"id\":\"%s\",\"subject\":", first ? "" : ",", hex);
+		cmd_print_json_string(c->subject);
+		putchar('}');
+		first = false;
+	}
+	printf("],\"behind\":%zu,\"notices\":", r->behind);
+	print_lines_json(r->notices.ptr);
+	printf(",\"invalid\":");
+	print_lines_json(r->invalid.ptr);
+	printf("}\n");
+}
+
+/* Where main stands against the space, and a merge that waits. */
+static void print_branch(const cmd_status_run *r)
+{
+	size_t npush = r->out ? ss_outgoing_count(r->out) : 0, nahead = count_ahead(r);
+	char hex[SS_OID_HEXSZ + 1];
+
+	printf("On branch main\n");
+	if (r->s.merging && r->nconflicts)
+		printf("A merge waits to be concluded: fix the conflicts below, then run "
+		       "'skillsync commit'.\n");
+	else if (r->s.merging)
+		printf("A merge waits to be concluded: all conflicts fixed; run 'skillsync "
+		       "commit'.\n");
+	if (npush) {
+		printf("Your branch has %zu commit%s not yet pushed; push would send:", nahead,
+		       nahead == 1 ? "" : "s");
+		for (size_t i = 0; i < npush; i++) {
+			const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
+			printf("%s %s %s", i ? "," : "", ss_plan_op_name(w->op), w->name);
+		}
+		printf("\n");
+		for (size_t i = 0; i < r->ahead.count; i++) {
+			const ss_commit_info *c = &r->ahead.items[i];
+			if (c->nparents > 1)
+				continue;
+			ss_oid_fmt(hex, &c->oid);
+			printf("  %.7s %s\n", hex, c->subject);
+		}
+	}
+	if (r->behind && r->s.merging)
+		printf("The space's view has %zu more change%s not merged into main: run "
+		       "'skillsync pull' once the merge is committed\n",
+		       r->behind, r->behind == 1 ? "" : "s");
+	else if (r->behind)
+		printf("The space's view has %zu change%s not merged into main: run 'skillsync "
+		       "pull'\n",
+		       r->behind, r->behind == 1 ? "" : "s");
+	if (!npush && !r->behind && !r->s.merging)
+		printf("Your branch is up to date with the space.\n");
+}
+
+void cmd_status_print_text(const cmd_status_run *r)
+{
+	print_branch(r);
+	if (r->notices.len)
+		printf("%s", r->notices.ptr);
+	if (!r->s.count) {
+		printf("nothing to commit, working tree clean\n");
+	} else {
+		putchar('\n');
+		print_side(&r->s, true);
+		print_unmerged(&r->s);
+		print_side(&r->s, false);
+	}
+	if (r->ninvalid)
+		printf("Invalid skill%s ('skillsync commit' refuses %s):\n%s",
+		       r->ninvalid == 1 ? "" : "s", r->ninvalid == 1 ? "it" : "them",
+		       r->invalid.ptr);
+}
