@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -256,14 +257,18 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 		ss_http_stats hs;
 
 		struct rusage ru;
+		struct timespec now;
 
 		ss_http_get_stats(http, &hs);
 		getrusage(RUSAGE_SELF, &ru);
+		clock_gettime(CLOCK_REALTIME, &now);
 		fprintf(
 		    stderr,
-		    "stats: requests=%llu sent=%llu received=%llu peak_rss_before_checkout=%ldkB\n",
+		    "stats: requests=%llu sent=%llu received=%llu peak_rss_before_checkout=%ldkB "
+		    "epoch_before_checkout=%lld.%09ld\n",
 		    (unsigned long long)hs.requests, (unsigned long long)hs.bytes_sent,
-		    (unsigned long long)hs.bytes_received, ru.ru_maxrss);
+		    (unsigned long long)hs.bytes_received, ru.ru_maxrss, (long long)now.tv_sec,
+		    now.tv_nsec);
 	}
 	ss_oid_clear(&zero);
 	if (ss_commit_update_ref(repo, SS_REPO_MAIN_REF, &res->commit, &zero, "clone", err) < 0 ||

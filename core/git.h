@@ -16,6 +16,14 @@
 
 git_repository *ss_repo_git(ss_repo *repo);
 
+/* The repository's open object batch (core/repo_batch.c), NULL when none. */
+typedef struct ss_repo_batch ss_repo_batch;
+ss_repo_batch **ss_repo_batch_slot(ss_repo *repo);
+
+/* Writes a pack when the open batch holds enough (a no-op without a batch): called by the
+ * tree writers after a whole subtree, so that a skill's objects share a pack. */
+int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err);
+
 /*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted
  * from fmt ("cannot write tree for '%s'"); returns the SS_E* code: GIT_ENOTFOUND ->

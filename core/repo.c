@@ -14,6 +14,7 @@ struct ss_repo {
 	char *workdir;
 	char *gitdir;
 	char *statedir;
+	ss_repo_batch *batch; /* open object batch (repo_batch.c), or NULL */
 };
 
 static const char hexdigits[] = "0123456789abcdef";
@@ -161,6 +162,8 @@ void ss_repo_free(ss_repo *repo)
 {
 	if (!repo)
 		return;
+	if (repo->git)
+		ss_repo_batch_abort(repo);
 	git_repository_free(repo->git);
 	free(repo->workdir);
 	free(repo->gitdir);
@@ -187,4 +190,9 @@ const char *ss_repo_statedir(const ss_repo *repo)
 git_repository *ss_repo_git(ss_repo *repo)
 {
 	return repo->git;
+}
+
+ss_repo_batch **ss_repo_batch_slot(ss_repo *repo)
+{
+	return &repo->batch;
 }

@@ -61,4 +61,26 @@ const char *ss_repo_gitdir(const ss_repo *repo);
 /* <gitdir>/skillsync: where the state database and the lock live (created, 0700). Borrowed. */
 const char *ss_repo_statedir(const ss_repo *repo);
 
+/*
+ * Object batches, for writing many objects at once (a fetch). Between ss_repo_batch_begin and
+ * ss_repo_batch_end, the objects written through repo (blobs, trees, commits) are held in
+ * memory and written as packs, one per flush_bytes of object data (0: SS_REPO_BATCH_FLUSH),
+ * instead of one loose file each; they are readable all along. A batch that ends with fewer
+ * than SS_REPO_BATCH_LOOSE_MAX objects and no pack yet is written loose instead (as git does
+ * for small fetches), so small fetches do not pile up packs.
+ *
+ * Rules: when ss_repo_batch_end returns 0, every object of the batch is in the object store
+ * and synced to disk: only then may a ref or the state name one of them. ss_repo_batch_abort
+ * drops the objects not yet written (packs already written stay, unreferenced, harmless);
+ * it is a no-op without a batch, so it can sit on a cleanup path. A failed
+ * ss_repo_batch_end leaves the batch open: abort it. ss_repo_free aborts an open batch.
+ * One batch at a time per repo (SS_EINVALID otherwise).
+ */
+#define SS_REPO_BATCH_FLUSH     (4u * 1024 * 1024)
+#define SS_REPO_BATCH_LOOSE_MAX 100
+
+int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err);
+int ss_repo_batch_end(ss_repo *repo, ss_error *err);
+void ss_repo_batch_abort(ss_repo *repo);
+
 #endif

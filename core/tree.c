@@ -20,15 +20,20 @@ struct ss_tree_builder {
 	size_t count, alloc;
 };
 
+/* Asks the object store itself, not libgit2's object cache, which may still hold objects of an
+ * aborted batch (ss_repo_batch_abort). */
 bool ss_tree_exists(ss_repo *repo, const ss_oid *tree)
 {
-	git_tree *t = NULL;
+	git_odb *odb = NULL;
+	git_object_t type = GIT_OBJECT_INVALID;
 	git_oid id;
+	size_t len;
 	bool yes;
 
 	ss_git_oid_in(&id, tree);
-	yes = git_tree_lookup(&t, ss_repo_git(repo), &id) == 0;
-	git_tree_free(t);
+	yes = git_repository_odb(&odb, ss_repo_git(repo)) == 0 &&
+	      git_odb_read_header(&len, &type, odb, &id) == 0 && type == GIT_OBJECT_TREE;
+	git_odb_free(odb);
 	return yes;
 }
 
@@ -190,6 +195,8 @@ int ss_tree_builder_write(ss_tree_builder *b, ss_oid *out, ss_error *err)
 	if (b->count)
 		qsort(b->items, b->count, sizeof(*b->items), cmp_pending);
 	rc = build(b, 0, b->count, 0, &id, err);
+	if (rc == 0)
+		rc = ss_repo_batch_maybe_flush(b->repo, err);
 	if (rc < 0)
 		return rc;
 	ss_git_oid_out(out, &id);

@@ -230,13 +230,21 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	for (size_t i = 0; i < nwants; i++)
 		if (ss_state_sweep_begin(st, wants[i].did, err) < 0)
 			goto out;
+	/* The rendered objects go into packs; they are on disk before the state or a ref
+	 * names them (ss_fetch_view_commit). */
+	if (ss_repo_batch_begin(repo, 0, err) < 0)
+		goto out;
 	ret = ss_space_list(sp, wants, nwants, &l, err);
+	if (ret < 0)
+		goto out;
+	ret = ss_repo_batch_end(repo, err);
 	if (ret < 0)
 		goto out;
 	out->listed = nwants;
 	ret = ss_fetch_view_commit(&f, err);
 out:
-	ss_state_rollback(st); /* a no-op once committed */
+	ss_repo_batch_abort(repo); /* a no-op once ended */
+	ss_state_rollback(st);     /* a no-op once committed */
 	ss_space_heads_free(f.heads, f.nheads);
 	ss_state_members_free(f.members, f.nmembers);
 	free(wants);

@@ -1,0 +1,259 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "core/commit.h"
+#include "core/repo.h"
+#include "core/tree.h"
+#include "support/gitrepo.h"
+#include "support/support.h"
+
+/* Writes skill number i (two files, one nested, content unique to i) and returns its tree. */
+static ss_oid skill(ss_repo *repo, int i)
+{
+	ss_tree_builder *b;
+	ss_buf text = SS_BUF_INIT;
+	ss_oid oid;
+	ss_error err;
+
+	ss_tree_builder_new(&b, repo);
+	ss_buf_printf(&text, "---\nname: s%d\ndescription: skill %d\n---\nbody %d\n", i, i, i);
+	if (ss_tree_builder_add(b, "SKILL.md", text.ptr, text.len, false, &err) < 0)
+		fail_msg("%s", err.message);
+	ss_buf_clear(&text);
+	ss_buf_printf(&text, "notes of skill %d\n", i);
+	if (ss_tree_builder_add(b, "references/notes.md", text.ptr, text.len, false, &err) < 0 ||
+	    ss_tree_builder_write(b, &oid, &err) < 0)
+		fail_msg("%s", err.message);
+	ss_tree_builder_free(b);
+	ss_buf_release(&text);
+	return oid;
+}
+
+/* Writes n skills and a top tree holding them (names s0..s<n-1>). */
+static ss_oid space(ss_repo *repo, int n)
+{
+	ss_tree_top *t;
+	ss_oid oid, top;
+	ss_error err;
+	char name[32];
+
+	if (ss_tree_top_new(&t, repo, NULL, false, &err) < 0)
+		fail_msg("%s", err.message);
+	for (int i = 0; i < n; i++) {
+		oid = skill(repo, i);
+		snprintf(name, sizeof(name), "s%d", i);
+		if (ss_tree_top_set(t, name, &oid, SS_MODE_TREE, &err) < 0)
+			fail_msg("%s", err.message);
+	}
+	if (ss_tree_top_write(t, &top, &err) < 0)
+		fail_msg("%s", err.message);
+	ss_tree_top_free(t);
+	return top;
+}
+
+/* Counts the files in <dir>/.git/objects/pack ending in suffix. */
+static int count_packs(const char *dir, const char *suffix)
+{
+	ss_buf path = SS_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	ss_buf_printf(&path, "%s/.git/objects/pack", dir);
+	d = opendir(path.ptr);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name), slen = strlen(suffix);
+		if (len > slen && !strcmp(e->d_name + len - slen, suffix))
+			n++;
+	}
+	closedir(d);
+	ss_buf_release(&path);
+	return n;
+}
+
+/* The number of loose objects, as git counts them. */
+static long loose_objects(const char *dir)
+{
+	ss_buf out = SS_BUF_INIT;
+	long n = -1;
+
+	assert_int_equal(ss_test_git(dir, &out, "count-objects"), 0);
+	assert_int_equal(sscanf(out.ptr, "%ld objects", &n), 1);
+	ss_buf_release(&out);
+	return n;
+}
+
+static void assert_skill(ss_repo *repo, const ss_oid *top, int i)
+{
+	ss_buf path = SS_BUF_INIT, want = SS_BUF_INIT, got = SS_BUF_INIT;
+	ss_error err;
+
+	ss_buf_printf(&path, "s%d/references/notes.md", i);
+	ss_buf_printf(&want, "notes of skill %d\n", i);
+	if (ss_tree_read_file(repo, top, path.ptr, &got, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(got.ptr, want.ptr);
+	ss_buf_release(&path);
+	ss_buf_release(&want);
+	ss_buf_release(&got);
+}
+
+/* Commits top on main and checks the repository with git itself. */
+static void commit_and_fsck(ss_repo *repo, const char *dir, const ss_oid *top)
+{
+	ss_buf out = SS_BUF_INIT;
+
+	ss_test_commit(repo, SS_REPO_MAIN_REF, top, NULL, "batch");
+	assert_int_equal(ss_test_git(dir, &out, "fsck --strict --no-dangling 2>&1"), 0);
+	assert_string_equal(out.ptr, "");
+	ss_buf_release(&out);
+}
+
+static void test_repo_batch__writes_one_pack_and_no_loose_object(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid top;
+	ss_error err;
+
+	(void)state;
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	top = space(repo, 300);
+	/* readable while still in memory */
+	assert_skill(repo, &top, 7);
+	assert_true(ss_tree_exists(repo, &top));
+	assert_int_equal(count_packs(dir, ".pack"), 0);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+
+	assert_int_equal(count_packs(dir, ".pack"), 1);
+	assert_int_equal(count_packs(dir, ".idx"), 1);
+	assert_int_equal(loose_objects(dir), 0);
+	assert_skill(repo, &top, 299);
+	/* after the batch, writes are loose objects again */
+	commit_and_fsck(repo, dir, &top);
+	assert_int_equal(loose_objects(dir), 1);
+	ss_repo_free(repo);
+
+	/* a fresh process sees the same objects */
+	assert_int_equal(ss_repo_open(&repo, dir, &err), 0);
+	assert_skill(repo, &top, 0);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_repo_batch__flushes_a_pack_per_threshold(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid top;
+	ss_error err;
+	int packs;
+
+	(void)state;
+	/* ~100 bytes per skill: a pack every ~40 skills */
+	assert_int_equal(ss_repo_batch_begin(repo, 4096, &err), 0);
+	top = space(repo, 200);
+	packs = count_packs(dir, ".pack");
+	assert_true(packs >= 3);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_int_equal(count_packs(dir, ".pack"), packs + 1);
+	assert_int_equal(count_packs(dir, ".idx"), packs + 1);
+	assert_int_equal(loose_objects(dir), 0);
+	for (int i = 0; i < 200; i += 13)
+		assert_skill(repo, &top, i);
+	commit_and_fsck(repo, dir, &top);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_repo_batch__small_batch_is_written_loose(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid top;
+	ss_error err;
+
+	(void)state;
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	top = space(repo, 3); /* 3 x 4 objects and a top tree */
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_int_equal(count_packs(dir, ".pack"), 0);
+	assert_int_equal(loose_objects(dir), 13);
+	assert_skill(repo, &top, 2);
+	commit_and_fsck(repo, dir, &top);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_repo_batch__abort_drops_what_is_in_memory(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid kept, dropped, flushed, after, top;
+	ss_buf out = SS_BUF_INIT;
+	ss_error err;
+
+	(void)state;
+	kept = skill(repo, 1); /* before the batch: loose */
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), SS_EINVALID);
+	dropped = skill(repo, 2);
+	assert_true(ss_tree_exists(repo, &dropped));
+	assert_true(ss_tree_exists(repo, &kept));
+	ss_repo_batch_abort(repo);
+	ss_repo_batch_abort(repo); /* a no-op without a batch */
+	assert_false(ss_tree_exists(repo, &dropped));
+	assert_int_equal(ss_repo_batch_end(repo, &err), SS_EINVALID);
+	assert_int_equal(loose_objects(dir), 4);
+	assert_int_equal(count_packs(dir, ".pack"), 0);
+
+	/* objects flushed before an abort stay, whole and readable */
+	assert_int_equal(ss_repo_batch_begin(repo, 1, &err), 0);
+	flushed = skill(repo, 3);
+	ss_repo_batch_abort(repo);
+	assert_int_equal(count_packs(dir, ".pack"), 1);
+	assert_true(ss_tree_exists(repo, &flushed));
+
+	/* the repository works as before: the same skill again is written loose */
+	after = skill(repo, 2);
+	assert_true(ss_oid_equal(&after, &dropped));
+	assert_true(ss_tree_exists(repo, &after));
+	assert_int_equal(loose_objects(dir), 8);
+	{
+		const char *pairs[] = {"x/SKILL.md", "x\n", NULL};
+		top = ss_test_tree(repo, pairs);
+	}
+	commit_and_fsck(repo, dir, &top);
+	/* nothing refers to a missing object; dangling objects are fine */
+	assert_int_equal(ss_test_git(dir, &out, "fsck --strict --connectivity-only 2>&1"), 0);
+	ss_buf_release(&out);
+
+	/* a batch left open when the repository is freed is dropped too */
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	dropped = skill(repo, 4);
+	ss_repo_free(repo);
+	assert_int_equal(ss_repo_open(&repo, dir, &err), 0);
+	assert_false(ss_tree_exists(repo, &dropped));
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+int test_repo_batch_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_repo_batch__writes_one_pack_and_no_loose_object),
+	    cmocka_unit_test(test_repo_batch__flushes_a_pack_per_threshold),
+	    cmocka_unit_test(test_repo_batch__small_batch_is_written_loose),
+	    cmocka_unit_test(test_repo_batch__abort_drops_what_is_in_memory),
+	};
+	return cmocka_run_group_tests_name("core/repo_batch", tests, NULL, NULL);
+}
