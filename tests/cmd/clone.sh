@@ -9,24 +9,16 @@ set -euo pipefail
 fill=$(dirname "$SKILLSYNC")/ss-fill
 valid=$SS_TESTDATA/skills/valid
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export SKILLSYNC_CONFIG_HOME=$work/config
-pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
-plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
-export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+ss_pds_env
 
 # Four fresh accounts: the authority, two members, and me. Their secrets stay in files.
-for who in auth m1 m2 me; do
-	umask 077
-	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
-done
+ss_accounts . "" auth m1 m2 me
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1.json" "$2"; }
 for who in auth m1 m2 me; do
 	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"

@@ -9,24 +9,15 @@ set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
-export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
-pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
-plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
-export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
-umask 077
-for who in auth me; do
-	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
-done
-umask 022
+export SKILLSYNC_CONFIG_HOME=$work/config
+ss_git_identity
+ss_pds_env
+ss_accounts . "" auth me
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
 me_did=$(field me did)
 SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
