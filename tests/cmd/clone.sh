@@ -151,6 +151,13 @@ import json, sys
 s = json.load(sys.stdin)
 assert s["winner"]["why"] == "mine", s
 assert [v["why"] for v in s["shadows"]] == ["authority", "newest"], s' || fail "show shared --json"
+"$SKILLSYNC" show shared >"$work/show.txt"
+grep -qx "    the authority's version, shadowed by yours" "$work/show.txt" &&
+	grep -qx "    a member's version, shadowed by yours" "$work/show.txt" || fail "show shared: $(cat "$work/show.txt")"
+"$SKILLSYNC" show newest | grep -qx "    a member's version, shadowed by $m2_handle's, updated later" ||
+	fail "show newest: $("$SKILLSYNC" show newest)"
+"$SKILLSYNC" show tie | grep -q "shadowed by .*(updated at the same time: the smaller DID wins)$" ||
+	fail "show tie: $("$SKILLSYNC" show tie)"
 "$SKILLSYNC" ls | grep -q "^shared  *mine  *$me_handle" || fail "ls text"
 
 # A clean, ordinary git repository.
