@@ -261,6 +261,10 @@ int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 
 void cmd_print_json_string(const char *s)
 {
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
 	putchar('"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
