@@ -191,6 +191,14 @@ cd ..
 SKILLSYNC_CONFIG_HOME=$work/empty-config "$SKILLSYNC" clone "$auth_did" ro --member "$m1_handle" \
 	--member "$m2_handle" --member "$me_handle" >/dev/null 2>&1 || fail "read-only clone"
 (cd ro && [ "$(from shared)" = "$auth_did authority" ]) || fail "read-only: shared"
+# It refuses to push, in one line that says how to get a clone that can (also with --dry-run).
+for dry in "" --dry-run; do
+	rc=0
+	(cd ro && SKILLSYNC_CONFIG_HOME=$work/empty-config "$SKILLSYNC" push $dry) >/dev/null 2>err5 || rc=$?
+	[ "$rc" = 5 ] && [ "$(wc -l <err5)" = 1 ] &&
+		grep -q "^skillsync: this clone is read-only .*skillsync login <handle>.*--as <handle>" err5 ||
+		fail "read-only push $dry: exit $rc: $(cat err5)"
+done
 
 # Refusals: a non-empty target; leftovers of an interrupted clone are removed first.
 "$SKILLSYNC" clone "$auth_handle" space 2>err2 && fail "cloned into a non-empty directory"
