@@ -26,25 +26,7 @@ SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$(field me handle)" 
 cd space
 
 # all my records into $work/mine.json ({"records": [...]}, every page).
-mine() {
-	python3 - "$pds" "$me_did" >"$work/mine.json" <<'PY'
-import json, sys, urllib.request
-pds, did = sys.argv[1:3]
-cursor, out = None, []
-while True:
-    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
-    if cursor:
-        url += "&cursor=" + cursor
-    page = json.load(urllib.request.urlopen(url))
-    if not page["records"]:
-        break
-    out += page["records"]
-    cursor = page.get("cursor")
-    if not cursor:
-        break
-print(json.dumps({"records": out}))
-PY
-}
+mine() { ss_records "$me_did" >"$work/mine.json"; }
 
 # 450 new skills, then the same 450 changed: 3 requests each (200 + 200 + 50).
 python3 - <<'PY'

@@ -29,23 +29,12 @@ cd space
 rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$me_did" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
 # mine: "<name> <updatedAt> <first line of instructions' last line>" for each of my records.
 mine() {
-	python3 - "$pds" "$me_did" <<'PY'
-import json, sys, urllib.request
-pds, did = sys.argv[1:3]
-cursor, out = None, []
-while True:
-    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
-    if cursor:
-        url += "&cursor=" + cursor
-    page = json.load(urllib.request.urlopen(url))
-    if not page["records"]:
-        break
-    for r in page["records"]:
-        v = r["value"]
-        out.append(f'{v["name"]} {v["updatedAt"]} {v["instructions"].rstrip().splitlines()[-1]}')
-    cursor = page.get("cursor")
-    if not cursor:
-        break
+	ss_records "$me_did" | python3 /dev/fd/3 3<<'PY'
+import json, sys
+out = []
+for r in json.load(sys.stdin)["records"]:
+    v = r["value"]
+    out.append(f'{v["name"]} {v["updatedAt"]} {v["instructions"].rstrip().splitlines()[-1]}')
 print("\n".join(sorted(out)))
 PY
 }

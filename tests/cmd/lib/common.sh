@@ -45,3 +45,25 @@ ss_curl_auth() {
 	shift
 	printf 'header = "Authorization: Bearer %s"\n' "$token" | curl -K - "$@"
 }
+
+# ss_records <did>: every garden.engram.skill record of <did> on $pds, all pages, as one JSON
+# object {"records": [...]} on stdout.
+ss_records() {
+	python3 - "$pds" "$1" <<'PY'
+import json, sys, urllib.request
+pds, did = sys.argv[1:3]
+cursor, out = None, []
+while True:
+    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
+    if cursor:
+        url += "&cursor=" + cursor
+    page = json.load(urllib.request.urlopen(url))
+    if not page["records"]:
+        break
+    out += page["records"]
+    cursor = page.get("cursor")
+    if not cursor:
+        break
+print(json.dumps({"records": out}))
+PY
+}
