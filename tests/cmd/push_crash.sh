@@ -71,14 +71,14 @@ kept() {
 # crash <point> <commit message> [pull]: commit, push killed at point; then the next push (or,
 # with "pull", the next pull, then a push for what had not landed) must converge.
 crash() {
-	local point=$1 msg=$2 how=${3:-push} rc landed=0
+	local point=$1 msg=$2 how=${3:-push} rc landed=0 left
 	"$SKILLSYNC" commit -m "$msg" >/dev/null || fail "$point: commit"
 	set +e
 	SKILLSYNC_TEST_CRASH=$point "$SKILLSYNC" push >"$work/out" 2>&1
 	rc=$?
 	set -e
 	[ "$rc" = 137 ] || fail "$point: the push was not killed (exit $rc): $(cat "$work/out")"
-	journal_time=$(sqlite3 .git/skillsync/state.db 'select push_time from push_journal' 2>/dev/null || true)
+	journal_time=$(ss_sql .git/skillsync/state.db 'select push_time from push_journal')
 	mine >"$work/killed"
 	[ -z "$journal_time" ] || landed=$(grep -c " $journal_time " "$work/killed" || true)
 	if [ "$how" = pull ]; then
@@ -87,8 +87,8 @@ crash() {
 		if [ "$landed" -gt 0 ] && ! grep -q "^finished an interrupted push: " "$work/out"; then
 			fail "$point: the pull did not say it finished the interrupted push: $(cat "$work/out")"
 		fi
-		[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] ||
-			fail "$point: the pull left the journal"
+		left=$(ss_sql .git/skillsync/state.db 'select 1 from push_journal')
+		[ -z "$left" ] || fail "$point: the pull left the journal"
 		[ "$(tail -n 1 pdf-forms/SKILL.md)" = "authority round $auth_round" ] ||
 			fail "$point: the pull did not bring the authority's change: $(cat "$work/out")"
 		git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "$point: pull did not merge"
@@ -107,7 +107,8 @@ crash() {
 	if [ "$how" = push ] && [ "$landed" -gt 0 ] && ! grep -q "finished an interrupted push" "$work/out"; then
 		fail "$point: the rerun did not say it finished the interrupted push: $(cat "$work/out")"
 	fi
-	[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] || fail "$point: journal left"
+	left=$(ss_sql .git/skillsync/state.db 'select 1 from push_journal')
+	[ -z "$left" ] || fail "$point: journal left"
 	# Nothing more to send, no write, status clean, main holds the tracking commit.
 	local r=$(rev)
 	"$SKILLSYNC" push >"$work/out" 2>&1 || fail "$point: third push: $(cat "$work/out")"

@@ -67,3 +67,14 @@ while True:
 print(json.dumps({"records": out}))
 PY
 }
+
+# ss_sql <database> <query>: the rows, one a line, columns separated by '|' (Python's sqlite3
+# module: the tests need no sqlite3 command). A missing database or table fails the script.
+ss_sql() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+for row in db.execute(sys.argv[2]):
+    print("|".join("" if v is None else str(v) for v in row))
+PY
+}
