@@ -62,7 +62,8 @@ int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
 /* The exit code for an SS_E* code. */
 int cmd_exit_code(int code);
 
-/* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output). */
+/* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output); null
+ * when s is NULL. */
 void cmd_print_json_string(const char *s);
 
 /*

@@ -219,10 +219,7 @@ static void print_json(const diff_run *d)
 			else
 				printf("null");
 			printf(",\"note\":");
-			if (g->item && g->item->note)
-				cmd_print_json_string(g->item->note);
-			else
-				printf("null");
+			cmd_print_json_string(g->item ? g->item->note : NULL);
 			putchar(',');
 		}
 		printf("\"added\":%zu,\"removed\":%zu,\"changed\":%zu,\"lines\":{\"added\":%zu,"

@@ -8,10 +8,8 @@
  * The wait for another run is SS_LOCK_WAIT_MS, or $SKILLSYNC_LOCK_WAIT seconds (0 to 3600;
  * 0: do not wait), so a scheduler can choose between waiting and skipping a run.
  */
-#include <errno.h>
-#include <stdlib.h>
-
 #include "cmd/cmd.h"
+#include "core/env.h"
 #include "core/fs.h"
 #include "core/lock.h"
 #include "core/merge.h"
@@ -19,20 +17,12 @@
 
 static int lock_wait_ms(unsigned *out, ss_error *err)
 {
-	const char *s = getenv("SKILLSYNC_LOCK_WAIT");
-	char *end;
-	long v;
+	long s;
+	int rc = ss_env_seconds("SKILLSYNC_LOCK_WAIT", 0, 3600, &s, err);
 
-	*out = SS_LOCK_WAIT_MS;
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 0 || v > 3600)
-		return ss_error_set(
-		    err, SS_EINVALID,
-		    "SKILLSYNC_LOCK_WAIT is '%s': want whole seconds from 0 to 3600", s);
-	*out = (unsigned)v * 1000u;
+	if (rc < 0)
+		return rc;
+	*out = rc ? (unsigned)s * 1000u : SS_LOCK_WAIT_MS;
 	return 0;
 }
 

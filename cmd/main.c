@@ -65,7 +65,7 @@ static const ss_command commands[] = {
      "    --json    print one JSON object: merging, changes, unmerged, toPush,\n"
      "              unpushedCommits, behind, notices, invalid\n"},
     {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
-     "usage: skillsync commit [-m <message>]... [-F <file>] [--] [<skill>...]\n"
+     "usage: skillsync commit [-m <message>... | -F <file>] [--] [<skill>...]\n"
      "\n"
      "Checks every changed skill (or only the skills named) with the rules of 'validate',\n"
      "stages it and commits it on main. Any problem refuses the whole commit with one line\n"
@@ -75,7 +75,7 @@ static const ss_command commands[] = {
      "own message when none is given and there is no terminal.\n"
      "\n"
      "    -m, --message <msg>   the message (several -m make paragraphs)\n"
-     "    -F, --file <file>     read the message from <file> (- for stdin)\n"},
+     "    -F, --file <file>     read the message from <file> (- for stdin); not with -m\n"},
     {"diff", cmd_diff, SS_NEED_CLONE, "show changes by skill, then as a unified diff",
      "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
      "\n"
@@ -83,7 +83,7 @@ static const ss_command commands[] = {
      "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
      "comes first, then the unified diff.\n"
      "\n"
-     "    --staged    the index against HEAD\n"
+     "    --staged    the index against HEAD (also --cached)\n"
      "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD\n"
      "    --stat      the summary only\n"
      "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
@@ -261,6 +261,10 @@ int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 
 void cmd_print_json_string(const char *s)
 {
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
 	putchar('"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {

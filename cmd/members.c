@@ -41,15 +41,9 @@ static int list(ss_ctx *ctx, bool json)
 			printf("%s{\"did\":", i ? "," : "");
 			cmd_print_json_string(x->did);
 			printf(",\"handle\":");
-			if (x->handle)
-				cmd_print_json_string(x->handle);
-			else
-				printf("null");
+			cmd_print_json_string(x->handle);
 			printf(",\"role\":\"%s\",\"rev\":", role_name(x->role));
-			if (x->rev)
-				cmd_print_json_string(x->rev);
-			else
-				printf("null");
+			cmd_print_json_string(x->rev);
 			putchar('}');
 		} else {
 			printf("%-10s %-30s %s\n", role_name(x->role), x->handle ? x->handle : "-",

@@ -16,10 +16,7 @@ const char *cmd_who(const cmd_member_list *m, const char *did)
 static void print_field(const char *key, const char *value, bool comma)
 {
 	printf("\"%s\":", key);
-	if (value)
-		cmd_print_json_string(value);
-	else
-		fputs("null", stdout);
+	cmd_print_json_string(value);
 	if (comma)
 		putchar(',');
 }

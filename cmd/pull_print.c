@@ -155,19 +155,13 @@ static void json_change_list(const ss_pull_changes *c)
 			printf("{\"did\":");
 			cmd_print_json_string(x->did);
 			printf(",\"handle\":");
-			if (x->handle)
-				cmd_print_json_string(x->handle);
-			else
-				printf("null");
+			cmd_print_json_string(x->handle);
 			printf(",\"mine\":%s}", x->mine ? "true" : "false");
 		} else {
 			printf("null");
 		}
 		printf(",\"note\":");
-		if (x->note)
-			cmd_print_json_string(x->note);
-		else
-			printf("null");
+		cmd_print_json_string(x->note);
 		putchar('}');
 	}
 	putchar(']');

@@ -23,6 +23,40 @@ static const char *why_text(ss_view_why why)
 	}
 }
 
+/* What a shadowed version is: "a member's version" (kept beside the precedence class). */
+static const char *kind_text(ss_view_why why)
+{
+	switch (why) {
+	case SS_VIEW_MINE:
+		return "your version";
+	case SS_VIEW_AUTHORITY:
+		return "the authority's version";
+	default:
+		return "a member's version";
+	}
+}
+
+/* "    a member's version, shadowed by yours": what v is and what shadows it. */
+static void print_shadowed(const cmd_member_list *m, const ss_provenance_version *v,
+                           const ss_provenance_version *winner)
+{
+	printf("    %s, shadowed by ", kind_text(v->why));
+	switch (winner->why) {
+	case SS_VIEW_MINE:
+		printf("yours\n");
+		return;
+	case SS_VIEW_AUTHORITY:
+		printf("the authority's\n");
+		return;
+	default:
+		cmd_print_safe(stdout, cmd_who(m, winner->did));
+		if (winner->updated_us == v->updated_us)
+			printf("'s (updated at the same time: the smaller DID wins)\n");
+		else
+			printf("'s, updated later\n");
+	}
+}
+
 int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
@@ -73,7 +107,7 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		if (i == 0 && p.nvalid)
 			printf("    %s\n", why_text(v->why));
 		else if (v->valid)
-			printf("    shadowed (%s)\n", ss_view_why_name(v->why));
+			print_shadowed(&members, v, &p.versions[0]);
 		else {
 			printf("    invalid: ");
 			cmd_print_safe(stdout, v->reason ? v->reason : "unknown");

@@ -54,10 +54,7 @@ static void print_json_item(const ss_report_item *it, const char *prefix, bool f
 	printf("%s{\"file\":", first ? "" : ",");
 	cmd_print_json_string(file.ptr);
 	fputs(",\"field\":", stdout);
-	if (it->field)
-		cmd_print_json_string(it->field);
-	else
-		fputs("null", stdout);
+	cmd_print_json_string(it->field);
 	fputs(",\"message\":", stdout);
 	cmd_print_json_string(it->message);
 	putchar('}');

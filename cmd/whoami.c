@@ -27,10 +27,7 @@ int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 			printf("%s{\"did\":", i ? "," : "");
 			cmd_print_json_string(list[i].did);
 			printf(",\"handle\":");
-			if (list[i].handle)
-				cmd_print_json_string(list[i].handle);
-			else
-				printf("null");
+			cmd_print_json_string(list[i].handle);
 			printf(",\"pds\":");
 			cmd_print_json_string(list[i].pds);
 			printf("}");

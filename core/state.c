@@ -37,11 +37,6 @@ static const char *const migrations[] = {
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
-sqlite3 *ss_state_db(ss_state *st)
-{
-	return st->db;
-}
-
 int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what)
 {
 	const char *msg = st && st->db ? sqlite3_errmsg(st->db) : "out of memory";

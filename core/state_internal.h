@@ -2,7 +2,8 @@
  * state_internal.h: what the files of the state module share (core/state*.c only).
  *
  * A sibling file (core/state_record.c, core/state_journal.c, ...) reaches the database
- * through ss_state_db() and turns SQLite's errors into ss_error with ss_state_sqlite_error().
+ * through the struct's db (or ss_state_prepare()) and turns SQLite's errors into ss_error with
+ * ss_state_sqlite_error().
  * A sibling that needs tables adds a migration: append one entry to the `migrations` list in
  * core/state.c pointing at its SQL (declared here), never edit an entry that has shipped.
  */
@@ -18,9 +19,6 @@ struct ss_state {
 	char *path;
 	bool in_transaction;
 };
-
-/* The connection; borrowed. */
-sqlite3 *ss_state_db(ss_state *st);
 
 /* Sets err from the connection's last error: "<what>: <sqlite message>"; returns SS_ERROR. */
 int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what);

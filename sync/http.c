@@ -6,6 +6,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "core/env.h"
 #include "core/mem.h"
 #include "sync/http_priv.h"
 #include "sync/url.h"
@@ -18,30 +19,13 @@
 #define DEFAULT_MAX_WAIT_MS  60000L
 #define MAX_BACKOFF_MS       8000L
 
-/* $SKILLSYNC_TIMEOUT: whole seconds, 1..3600; anything else is ignored. */
-static long env_timeout_ms(void)
+/* env_ms: $SKILLSYNC_TIMEOUT in milliseconds, 0 when unset. */
+static void fill_defaults(ss_http_options *o, long env_ms)
 {
-	const char *s = getenv("SKILLSYNC_TIMEOUT");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 1 || v > 3600)
-		return 0;
-	return v * 1000;
-}
-
-static void fill_defaults(ss_http_options *o)
-{
-	long env = env_timeout_ms();
-
 	if (o->connect_timeout_ms <= 0)
 		o->connect_timeout_ms = DEFAULT_CONNECT_MS;
 	if (o->timeout_ms <= 0)
-		o->timeout_ms = env ? env : DEFAULT_TIMEOUT_MS;
+		o->timeout_ms = env_ms ? env_ms : DEFAULT_TIMEOUT_MS;
 	if (o->connect_timeout_ms > o->timeout_ms)
 		o->connect_timeout_ms = o->timeout_ms;
 	if (o->low_speed_time_s <= 0) {
@@ -66,13 +50,17 @@ static void fill_defaults(ss_http_options *o)
 int ss_http_new(ss_http **out, const ss_http_options *opts, ss_error *err)
 {
 	ss_http *h;
+	long env_s = 0;
+	int rc = ss_env_seconds("SKILLSYNC_TIMEOUT", 1, 3600, &env_s, err);
 
+	if (rc < 0)
+		return rc;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
 	h = ss_xcalloc(1, sizeof(*h));
 	if (opts)
 		h->opts = *opts;
-	fill_defaults(&h->opts);
+	fill_defaults(&h->opts, env_s * 1000);
 	h->share = curl_share_init();
 	h->easy = curl_easy_init();
 	if (!h->share || !h->easy) {

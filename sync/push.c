@@ -150,10 +150,9 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 	memset(out, 0, sizeof(*out));
 	memset(&member, 0, sizeof(member));
 	memset(&j, 0, sizeof(j));
-	if (ss_state_config_get(st, "me", &me, err) < 0) {
-		ret = ss_error_set(err, SS_EAUTH,
-		                   "this clone is read-only: it was cloned without a signed-in "
-		                   "account, so there is no repo of yours to push to");
+	rc = ss_state_config_get(st, "me", &me, err);
+	if (rc < 0) {
+		ret = rc == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
 		goto out;
 	}
 	if (!dry && (ret = ss_push_recover(repo, st, sp, &out->recovered, err)) < 0)

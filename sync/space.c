@@ -58,13 +58,19 @@ int ss_space_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_s
 	return sp->vt->list(sp, wants, n, l, err);
 }
 
+int ss_space_read_only(ss_error *err)
+{
+	return ss_error_set(err, SS_EAUTH,
+	                    "this clone is read-only (no account was signed in when it was "
+	                    "cloned): to push, run 'skillsync login <handle>', then clone the "
+	                    "space again with '--as <handle>'");
+}
+
 int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const char *swap_commit,
                    ss_space_applied *out, ss_error *err)
 {
 	if (!sp->me)
-		return ss_error_set(
-		    err, SS_EAUTH,
-		    "this clone is read-only: no account was signed in at clone time");
+		return ss_space_read_only(err);
 	return sp->vt->apply(sp, writes, n, swap_commit, out, err);
 }
 

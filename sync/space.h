@@ -102,6 +102,10 @@ unsigned ss_space_caps(const ss_space *sp);
 /* My DID, or NULL for a read-only space (apply() then fails with SS_EAUTH). */
 const char *ss_space_me(const ss_space *sp);
 
+/* Sets err to the line saying a read-only clone cannot write, and how to get one that can;
+ * returns SS_EAUTH. */
+int ss_space_read_only(ss_error *err);
+
 /* Every member with its current head, ordered by DID; SS_ENETWORK when one is unreachable. */
 int ss_space_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
 

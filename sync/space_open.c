@@ -32,8 +32,7 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		if (rc < 0 && (for_writing || rc != SS_EAUTH))
 			goto out;
 	} else if (for_writing) {
-		ss_error_set(err, SS_EAUTH,
-		             "this clone is read-only: it was cloned with no account signed in");
+		ss_space_read_only(err);
 		goto out;
 	}
 	if (ss_state_members_list(st, &members, &n, err) < 0)

@@ -278,12 +278,11 @@ out:
 	return ret;
 }
 
-int ss_xrpc_query(ss_xrpc *x, const char *nsid, const char *const *params, ss_buf *out,
-                  ss_error *err)
+/* Runs call and appends the response's JSON text to out (NULL: the response is dropped). */
+static int call_to_buf(ss_xrpc *x, const ss_xrpc_call *call, ss_buf *out, ss_error *err)
 {
-	ss_xrpc_call call = {.nsid = nsid, .params = params, .auth = true};
 	json_t *v = NULL;
-	int ret = ss_xrpc__call(x, &call, out ? &v : NULL, err);
+	int ret = ss_xrpc__call(x, call, out ? &v : NULL, err);
 
 	if (!ret && out) {
 		size_t len;
@@ -296,23 +295,21 @@ int ss_xrpc_query(ss_xrpc *x, const char *nsid, const char *const *params, ss_bu
 	return ret;
 }
 
+int ss_xrpc_query(ss_xrpc *x, const char *nsid, const char *const *params, ss_buf *out,
+                  ss_error *err)
+{
+	ss_xrpc_call call = {.nsid = nsid, .params = params, .auth = true};
+
+	return call_to_buf(x, &call, out, err);
+}
+
 int ss_xrpc_procedure(ss_xrpc *x, const char *nsid, const char *json, size_t len, ss_buf *out,
                       ss_error *err)
 {
 	ss_xrpc_call call = {
 	    .nsid = nsid, .post = true, .body = json, .body_len = json ? len : 0, .auth = true};
-	json_t *v = NULL;
-	int ret = ss_xrpc__call(x, &call, out ? &v : NULL, err);
 
-	if (!ret && out) {
-		size_t n;
-		char *s = ss_xrpc__dump(v, &n);
-
-		ret = ss_buf_put(out, s, n);
-		free(s);
-	}
-	json_decref(v);
-	return ret;
+	return call_to_buf(x, &call, out, err);
 }
 
 /* Decodes base64url (no padding needed) into out. */

@@ -9,24 +9,16 @@ set -euo pipefail
 fill=$(dirname "$SKILLSYNC")/ss-fill
 valid=$SS_TESTDATA/skills/valid
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export SKILLSYNC_CONFIG_HOME=$work/config
-pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
-plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
-export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+ss_pds_env
 
 # Four fresh accounts: the authority, two members, and me. Their secrets stay in files.
-for who in auth m1 m2 me; do
-	umask 077
-	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
-done
+ss_accounts . "" auth m1 m2 me
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1.json" "$2"; }
 for who in auth m1 m2 me; do
 	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"
@@ -159,6 +151,13 @@ import json, sys
 s = json.load(sys.stdin)
 assert s["winner"]["why"] == "mine", s
 assert [v["why"] for v in s["shadows"]] == ["authority", "newest"], s' || fail "show shared --json"
+"$SKILLSYNC" show shared >"$work/show.txt"
+grep -qx "    the authority's version, shadowed by yours" "$work/show.txt" &&
+	grep -qx "    a member's version, shadowed by yours" "$work/show.txt" || fail "show shared: $(cat "$work/show.txt")"
+"$SKILLSYNC" show newest | grep -qx "    a member's version, shadowed by $m2_handle's, updated later" ||
+	fail "show newest: $("$SKILLSYNC" show newest)"
+"$SKILLSYNC" show tie | grep -q "shadowed by .*(updated at the same time: the smaller DID wins)$" ||
+	fail "show tie: $("$SKILLSYNC" show tie)"
 "$SKILLSYNC" ls | grep -q "^shared  *mine  *$me_handle" || fail "ls text"
 
 # A clean, ordinary git repository.
@@ -192,6 +191,14 @@ cd ..
 SKILLSYNC_CONFIG_HOME=$work/empty-config "$SKILLSYNC" clone "$auth_did" ro --member "$m1_handle" \
 	--member "$m2_handle" --member "$me_handle" >/dev/null 2>&1 || fail "read-only clone"
 (cd ro && [ "$(from shared)" = "$auth_did authority" ]) || fail "read-only: shared"
+# It refuses to push, in one line that says how to get a clone that can (also with --dry-run).
+for dry in "" --dry-run; do
+	rc=0
+	(cd ro && SKILLSYNC_CONFIG_HOME=$work/empty-config "$SKILLSYNC" push $dry) >/dev/null 2>err5 || rc=$?
+	[ "$rc" = 5 ] && [ "$(wc -l <err5)" = 1 ] &&
+		grep -q "^skillsync: this clone is read-only .*skillsync login <handle>.*--as <handle>" err5 ||
+		fail "read-only push $dry: exit $rc: $(cat err5)"
+done
 
 # Refusals: a non-empty target; leftovers of an interrupted clone are removed first.
 "$SKILLSYNC" clone "$auth_handle" space 2>err2 && fail "cloned into a non-empty directory"

@@ -8,18 +8,13 @@ trap 'rm -rf "$tmp"' EXIT
 export SKILLSYNC_CONFIG_HOME="$tmp/config"
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 # field <json-file> <python expression on d>
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
-pds=$(field "$SS_PDS_INFO" 'd["pds"]')
-export SKILLSYNC_PLC_URL=$(field "$SS_PDS_INFO" 'd["plc"]')
-export SKILLSYNC_HANDLE_RESOLVER=$pds
-tools=${SS_PDS_TOOLS:-$SS_SOURCE_DIR/tests/pds}
-"$tools/account" "$SS_PDS_INFO" login >"$tmp/acct.json"
+ss_pds_env
+ss_accounts "$tmp" "" login
+mv "$tmp/login.json" "$tmp/acct.json"
 handle=$(field "$tmp/acct.json" 'd["handle"]')
 did=$(field "$tmp/acct.json" 'd["did"]')
 pw=$(field "$tmp/acct.json" 'd["password"]')

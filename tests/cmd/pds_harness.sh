@@ -8,10 +8,7 @@ set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SS_SOURCE_DIR:?}"
 pds_dir=$SS_SOURCE_DIR/tests/pds
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 [ "$(stat -c %a "$SS_PDS_INFO")" = 600 ] || fail "pds.json is not mode 0600"
 

@@ -7,10 +7,7 @@ set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SS_SOURCE_DIR:?}"
 pds_dir=$SS_SOURCE_DIR/tests/pds
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 answers() { curl -sf -o /dev/null --max-time 10 "$1/xrpc/com.atproto.server.describeServer"; }
 

@@ -3,7 +3,8 @@
 # fetch, pull and log end to end against the real PDS: every kind of view change, a conflict
 # resolved and pushed, uncommitted edits in the way, a no-change pull (one request per member,
 # nothing written), the lock, a missing session, and a pull killed at each step then rerun.
-# Records of the other members are written straight to the PDS with curl.
+# Records of the other members are written straight to the PDS with curl (the token in a
+# config on stdin, not in argv).
 set -euo pipefail
 
 tmp=$(mktemp -d)
@@ -11,19 +12,11 @@ trap 'rm -rf "$tmp"' EXIT
 export SKILLSYNC_CONFIG_HOME="$tmp/config"
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
-pds=$(field "$SS_PDS_INFO" 'd["pds"]')
-export SKILLSYNC_PLC_URL=$(field "$SS_PDS_INFO" 'd["plc"]')
-export SKILLSYNC_HANDLE_RESOLVER=$pds
-tools=${SS_PDS_TOOLS:-$SS_SOURCE_DIR/tests/pds}
-for who in auth me m2 m3; do
-	"$tools/account" "$SS_PDS_INFO" "pull$who" >"$tmp/$who.json"
-done
+ss_pds_env
+ss_accounts "$tmp" pull auth me m2 m3
 export HOME="$tmp/home"
 handle() { field "$tmp/$1.json" 'd["handle"]'; }
 did() { field "$tmp/$1.json" 'd["did"]'; }
@@ -54,13 +47,13 @@ did, rkey, path = sys.argv[1:]
 print(json.dumps({"repo": did, "collection": "garden.engram.skill", "rkey": rkey,
                   "record": json.load(open(path))}))
 PY
-	curl -fsS -X POST -H "Authorization: Bearer $(token "$who")" -H 'Content-Type: application/json' \
+	ss_curl_auth "$(token "$who")" -fsS -X POST -H 'Content-Type: application/json' \
 		--data-binary @"$tmp/put.json" "$pds/xrpc/com.atproto.repo.putRecord" >/dev/null ||
 		fail "putRecord $name as $who"
 	sleep 0.01 # distinct updatedAt instants
 }
 del() {
-	curl -fsS -X POST -H "Authorization: Bearer $(token "$1")" -H 'Content-Type: application/json' \
+	ss_curl_auth "$(token "$1")" -fsS -X POST -H 'Content-Type: application/json' \
 		--data-binary "{\"repo\":\"$(did "$1")\",\"collection\":\"garden.engram.skill\",\"rkey\":\"$2\"}" \
 		"$pds/xrpc/com.atproto.repo.deleteRecord" >/dev/null || fail "deleteRecord $2 as $1"
 }

@@ -11,25 +11,16 @@ valid=$SS_TESTDATA/skills/valid
 check=$SS_SOURCE_DIR/tests/cmd/lexicon_check.py
 lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
-export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
-pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
-plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
-export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+export SKILLSYNC_CONFIG_HOME=$work/config
+ss_git_identity
+ss_pds_env
 
-for who in auth m1 me; do
-	umask 077
-	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
-done
-umask 022
+ss_accounts . "" auth m1 me
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
 for who in auth m1 me; do
 	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"

@@ -8,24 +8,15 @@ fill=$(dirname "$SKILLSYNC")/ss-fill
 check=$SS_SOURCE_DIR/tests/cmd/lexicon_check.py
 lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
-export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
-pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
-plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
-export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
-umask 077
-for who in auth me; do
-	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
-done
-umask 022
+export SKILLSYNC_CONFIG_HOME=$work/config
+ss_git_identity
+ss_pds_env
+ss_accounts . "" auth me
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
 me_did=$(field me did)
 SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
@@ -35,25 +26,7 @@ SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$(field me handle)" 
 cd space
 
 # all my records into $work/mine.json ({"records": [...]}, every page).
-mine() {
-	python3 - "$pds" "$me_did" >"$work/mine.json" <<'PY'
-import json, sys, urllib.request
-pds, did = sys.argv[1:3]
-cursor, out = None, []
-while True:
-    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
-    if cursor:
-        url += "&cursor=" + cursor
-    page = json.load(urllib.request.urlopen(url))
-    if not page["records"]:
-        break
-    out += page["records"]
-    cursor = page.get("cursor")
-    if not cursor:
-        break
-print(json.dumps({"records": out}))
-PY
-}
+mine() { ss_records "$me_did" >"$work/mine.json"; }
 
 # 450 new skills, then the same 450 changed: 3 requests each (200 + 200 + 50).
 python3 - <<'PY'

@@ -9,24 +9,15 @@ set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
-export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
-pds=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pds"])' "$SS_PDS_INFO")
-plc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plc"])' "$SS_PDS_INFO")
-export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
-umask 077
-for who in auth me; do
-	"$SS_SOURCE_DIR/tests/pds/account" "$SS_PDS_INFO" "$who" >"$who.json"
-done
-umask 022
+export SKILLSYNC_CONFIG_HOME=$work/config
+ss_git_identity
+ss_pds_env
+ss_accounts . "" auth me
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
 me_did=$(field me did)
 SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
@@ -38,23 +29,12 @@ cd space
 rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$me_did" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
 # mine: "<name> <updatedAt> <first line of instructions' last line>" for each of my records.
 mine() {
-	python3 - "$pds" "$me_did" <<'PY'
-import json, sys, urllib.request
-pds, did = sys.argv[1:3]
-cursor, out = None, []
-while True:
-    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
-    if cursor:
-        url += "&cursor=" + cursor
-    page = json.load(urllib.request.urlopen(url))
-    if not page["records"]:
-        break
-    for r in page["records"]:
-        v = r["value"]
-        out.append(f'{v["name"]} {v["updatedAt"]} {v["instructions"].rstrip().splitlines()[-1]}')
-    cursor = page.get("cursor")
-    if not cursor:
-        break
+	ss_records "$me_did" | python3 /dev/fd/3 3<<'PY'
+import json, sys
+out = []
+for r in json.load(sys.stdin)["records"]:
+    v = r["value"]
+    out.append(f'{v["name"]} {v["updatedAt"]} {v["instructions"].rstrip().splitlines()[-1]}')
 print("\n".join(sorted(out)))
 PY
 }
@@ -91,14 +71,14 @@ kept() {
 # crash <point> <commit message> [pull]: commit, push killed at point; then the next push (or,
 # with "pull", the next pull, then a push for what had not landed) must converge.
 crash() {
-	local point=$1 msg=$2 how=${3:-push} rc landed=0
+	local point=$1 msg=$2 how=${3:-push} rc landed=0 left
 	"$SKILLSYNC" commit -m "$msg" >/dev/null || fail "$point: commit"
 	set +e
 	SKILLSYNC_TEST_CRASH=$point "$SKILLSYNC" push >"$work/out" 2>&1
 	rc=$?
 	set -e
 	[ "$rc" = 137 ] || fail "$point: the push was not killed (exit $rc): $(cat "$work/out")"
-	journal_time=$(sqlite3 .git/skillsync/state.db 'select push_time from push_journal' 2>/dev/null || true)
+	journal_time=$(ss_sql .git/skillsync/state.db 'select push_time from push_journal')
 	mine >"$work/killed"
 	[ -z "$journal_time" ] || landed=$(grep -c " $journal_time " "$work/killed" || true)
 	if [ "$how" = pull ]; then
@@ -107,8 +87,8 @@ crash() {
 		if [ "$landed" -gt 0 ] && ! grep -q "^finished an interrupted push: " "$work/out"; then
 			fail "$point: the pull did not say it finished the interrupted push: $(cat "$work/out")"
 		fi
-		[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] ||
-			fail "$point: the pull left the journal"
+		left=$(ss_sql .git/skillsync/state.db 'select 1 from push_journal')
+		[ -z "$left" ] || fail "$point: the pull left the journal"
 		[ "$(tail -n 1 pdf-forms/SKILL.md)" = "authority round $auth_round" ] ||
 			fail "$point: the pull did not bring the authority's change: $(cat "$work/out")"
 		git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "$point: pull did not merge"
@@ -127,7 +107,8 @@ crash() {
 	if [ "$how" = push ] && [ "$landed" -gt 0 ] && ! grep -q "finished an interrupted push" "$work/out"; then
 		fail "$point: the rerun did not say it finished the interrupted push: $(cat "$work/out")"
 	fi
-	[ -z "$(sqlite3 .git/skillsync/state.db 'select 1 from push_journal')" ] || fail "$point: journal left"
+	left=$(ss_sql .git/skillsync/state.db 'select 1 from push_journal')
+	[ -z "$left" ] || fail "$point: journal left"
 	# Nothing more to send, no write, status clean, main holds the tracking commit.
 	local r=$(rev)
 	"$SKILLSYNC" push >"$work/out" 2>&1 || fail "$point: third push: $(cat "$work/out")"

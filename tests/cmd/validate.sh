@@ -2,10 +2,7 @@
 # End to end: `skillsync validate` over testdata: messages, summary, exit codes, --json.
 set -euo pipefail
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

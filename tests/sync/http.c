@@ -43,6 +43,27 @@ static int loopback_socket(int *port, int listen_too)
 	return fd;
 }
 
+static void test_http__timeout_from_the_environment(void **state)
+{
+	ss_http *h = NULL;
+	ss_error err;
+
+	setenv("SKILLSYNC_TIMEOUT", "5", 1);
+	assert_int_equal(ss_http_new(&h, NULL, &err), 0);
+	assert_int_equal(ss_http_get_options(h)->timeout_ms, 5000);
+	ss_http_free(h);
+	h = NULL;
+	setenv("SKILLSYNC_TIMEOUT", "0", 1);
+	assert_int_equal(ss_http_new(&h, NULL, &err), SS_EINVALID);
+	assert_null(h);
+	assert_string_equal(err.message,
+	                    "SKILLSYNC_TIMEOUT is '0': want whole seconds from 1 to 3600");
+	unsetenv("SKILLSYNC_TIMEOUT");
+	assert_int_equal(ss_http_new(&h, NULL, &err), 0);
+	assert_int_equal(ss_http_get_options(h)->timeout_ms, 60000);
+	ss_http_free(h);
+}
+
 static void test_http__backoff_doubles_and_is_capped(void **state)
 {
 	ss_http_options o = {.backoff_ms = 250};
@@ -400,6 +421,7 @@ static void test_http__batch_runs_requests_added_while_running(void **state)
 int test_http_run(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_http__timeout_from_the_environment),
 	    cmocka_unit_test(test_http__backoff_doubles_and_is_capped),
 	    cmocka_unit_test(test_http__retry_wait_from_headers),
 	    cmocka_unit_test(test_http__plain_http_to_remote_host_is_refused),

@@ -1,0 +1,80 @@
+# tests/cmd/lib/common.sh: what the end-to-end scripts share. Source it first:
+#     . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+# Rules: secrets (passwords, tokens) never reach a process's argv: they go through files of
+# mode 0600, the environment of one command, or a curl config read from stdin.
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# ss_json <file> <key>: one top-level field of a JSON file.
+ss_json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# ss_pds_env: sets $pds and $plc from $SS_PDS_INFO and points skillsync's identity resolution
+# (SKILLSYNC_PLC_URL, SKILLSYNC_HANDLE_RESOLVER) at the test PDS.
+ss_pds_env() {
+	: "${SS_PDS_INFO:?}"
+	pds=$(ss_json "$SS_PDS_INFO" pds)
+	plc=$(ss_json "$SS_PDS_INFO" plc)
+	export SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds
+}
+
+# ss_git_identity: a fixed author and committer for the commits the scripts make.
+ss_git_identity() {
+	export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.test
+	export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.test
+}
+
+# ss_accounts <dir> <prefix> <name>...: a fresh account on the test PDS per name (its handle
+# made from <prefix><name>), its JSON (did, handle, password, accessJwt) in <dir>/<name>.json,
+# mode 0600.
+ss_accounts() {
+	local dir=$1 prefix=$2 name
+	shift 2
+	for name; do
+		(umask 077 && "${SS_PDS_TOOLS:-$SS_SOURCE_DIR/tests/pds}/account" "$SS_PDS_INFO" \
+			"$prefix$name" >"$dir/$name.json")
+	done
+}
+
+# ss_curl_auth <token> <curl arguments>...: curl with "Authorization: Bearer <token>" given in
+# a config on stdin (printf is a shell builtin), so the token is in no argv that `ps` shows.
+ss_curl_auth() {
+	local token=$1
+	shift
+	printf 'header = "Authorization: Bearer %s"\n' "$token" | curl -K - "$@"
+}
+
+# ss_records <did>: every garden.engram.skill record of <did> on $pds, all pages, as one JSON
+# object {"records": [...]} on stdout.
+ss_records() {
+	python3 - "$pds" "$1" <<'PY'
+import json, sys, urllib.request
+pds, did = sys.argv[1:3]
+cursor, out = None, []
+while True:
+    url = f"{pds}/xrpc/com.atproto.repo.listRecords?repo={did}&collection=garden.engram.skill&limit=100"
+    if cursor:
+        url += "&cursor=" + cursor
+    page = json.load(urllib.request.urlopen(url))
+    if not page["records"]:
+        break
+    out += page["records"]
+    cursor = page.get("cursor")
+    if not cursor:
+        break
+print(json.dumps({"records": out}))
+PY
+}
+
+# ss_sql <database> <query>: the rows, one a line, columns separated by '|' (Python's sqlite3
+# module: the tests need no sqlite3 command). A missing database or table fails the script.
+ss_sql() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+for row in db.execute(sys.argv[2]):
+    print("|".join("" if v is None else str(v) for v in row))
+PY
+}
