@@ -1,17 +1,16 @@
 /*
- * fill.c: writes skill records straight into one account's repo on a PDS, for
- * the demo, the end-to-end tests and the benchmarks (not part of skillsync
- * itself).
+ * fill.c: writes skill records straight into one account's repo on a PDS, for the demo, the
+ * end-to-end tests and the benchmarks (not part of skillsync itself).
  *
- *   ss-fill --pds <url> --did <did> [--updated-at <datetime>] [--put]
- * <skill-dir>... ss-fill --pds <url> --did <did> --generate <n> [--prefix <p>]
- * [--size <bytes>] ss-fill --print [--updated-at <datetime>] <skill-dir>
+ * Usage:
+ *   ss-fill --pds <url> --did <did> [--updated-at <datetime>] [--put] <skill-dir>...
+ *   ss-fill --pds <url> --did <did> --generate <n> [--prefix <p>] [--size <bytes>]
+ *   ss-fill --print [--updated-at <datetime>] <skill-dir>
  *
- * The access token comes from $SS_FILL_TOKEN (never from argv). Records are
- * encoded by core/record.c, the same code `push` uses, and sent with
- * applyWrites in batches of 200 creates (--put: one putRecord each, which also
- * replaces an existing record). --print writes the record JSON of one directory
- * to stdout and touches no network.
+ * The access token comes from $SS_FILL_TOKEN (never from argv). Records are encoded by
+ * core/record.c, the same code `push` uses, and sent with applyWrites in batches of 200
+ * creates (--put: one putRecord each, which also replaces an existing record). --print writes
+ * the record JSON of one directory to stdout and touches no network.
  */
 #include <stdio.h>
 #include <stdlib.h>
