@@ -26,7 +26,7 @@ skillsync=${SKILLSYNC:-$src/build/skillsync}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
 cleanup() {
-	tests/pds/stop "$work/pds" >/dev/null 2>&1 || true
+	"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
