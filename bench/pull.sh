@@ -4,18 +4,21 @@
 #   1. a pull when nothing changed (the goal: one small request per member, nothing written);
 #   2. a pull when 1 skill of the MEMBERS x SKILLS changed (the goal: work follows the change).
 # Prints a Markdown table (wall time, HTTP requests, what was written). Usage:
-#   bench/pull.sh [--members N] [--skills M] [--runs R]
+#   bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY]
+# --against: the no-change pulls alternate between the build and BINARY (e.g. an older build)
+# on the same clone, so that both are measured against the same PDS and the same files.
 # Needs a build in build/ (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release is fairer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-members=10 skills=300 runs=5
+members=10 skills=300 runs=5 against=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--members) members=$2; shift 2 ;;
 	--skills) skills=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	*) echo "usage: bench/pull.sh [--members N] [--skills M] [--runs R]" >&2; exit 129 ;;
+	--against) against=$2; shift 2 ;;
+	*) echo "usage: bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY]" >&2; exit 129 ;;
 	esac
 done
 skillsync=${SKILLSYNC:-$src/build/skillsync}
@@ -23,7 +26,7 @@ skillsync=${SKILLSYNC:-$src/build/skillsync}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
 cleanup() {
-	tests/pds/stop "$work/pds" >/dev/null 2>&1 || true
+	"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -68,13 +71,13 @@ cd "$work"
 "$skillsync" clone "$(json "$work/m0.json" handle)" space "${args[@]}" >/dev/null 2>&1
 cd space
 
-# timed <label>: runs `skillsync pull --json`, prints one table row.
+# timed <label> [binary]: runs `skillsync pull --json`, prints one table row.
 timed() {
-	local t0 t1 state0 state1 head0 head1 req written
+	local bin=${2:-$skillsync} t0 t1 state0 state1 head0 head1 req written
 	state0=$(sha256sum .git/skillsync/state.db | cut -d' ' -f1)
 	head0=$(git rev-parse refs/remotes/space/main)
 	t0=$(date +%s%N)
-	"$skillsync" pull --json >"$work/out.json"
+	"$bin" pull --json >"$work/out.json"
 	t1=$(date +%s%N)
 	state1=$(sha256sum .git/skillsync/state.db | cut -d' ' -f1)
 	head1=$(git rev-parse refs/remotes/space/main)
@@ -87,7 +90,12 @@ timed() {
 
 echo "| pull ($members members x $skills skills) | wall time | requests | written |"
 echo "|---|---|---|---|"
-for r in $(seq 1 "$runs"); do timed "no change, run $r"; done
+for r in $(seq 1 "$runs"); do
+	# With --against, who goes first alternates from run to run.
+	[ -z "$against" ] || [ $((r % 2)) = 1 ] || timed "no change, run $r, $(basename "$against")" "$against"
+	timed "no change, run $r"
+	[ -z "$against" ] || [ $((r % 2)) = 0 ] || timed "no change, run $r, $(basename "$against")" "$against"
+done
 for r in $(seq 1 "$runs"); do
 	python3 - "$pds" "$work/m$((members / 2)).json" "$r" <<'PY'
 import datetime, json, sys, urllib.request

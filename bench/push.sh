@@ -13,7 +13,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(300 3000)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
-trap 'tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 tests/pds/start "$work/pds" >/dev/null
 info=$work/pds/pds.json
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }

@@ -60,7 +60,7 @@ static int journal_exists(ss_state *st, bool *exists, ss_error *err)
 int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err)
 {
 	sqlite3_stmt *s = NULL;
-	bool exists;
+	bool exists = false;
 	int ret = -1;
 
 	if (journal_exists(st, &exists, err) < 0)

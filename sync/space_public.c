@@ -36,32 +36,46 @@ static const char *who(const pub_member *m)
 }
 
 /*
- * One getLatestCommit per member, one after another (a few ms each on a kept-alive
- * connection). TODO(issue 6): ask them concurrently through ss_http_batch when spaces grow
- * to many members.
+ * One getLatestCommit per member, all in flight at once (bounded) over the shared connections.
+ * When several fail, the first member in the space's order is the one reported.
  */
 static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
 	pub_space *ps = (pub_space *)sp;
-	ss_space_head *heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
+	ss_xrpc_head_job *jobs = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*jobs));
+	ss_space_head *heads = NULL;
+	int ret = 0;
 
 	for (size_t i = 0; i < ps->nmembers; i++) {
-		pub_member *m = &ps->members[i];
-		ss_xrpc_commit c = {NULL, NULL};
-		int rc = ss_xrpc_get_latest_commit(m->client, m->did, &c, err);
+		jobs[i].client = ps->members[i].client;
+		jobs[i].did = ps->members[i].did;
+	}
+	/* err gets the first failed member's error, in the space's order. */
+	if (ps->nmembers && ss_xrpc_get_latest_commit_many(jobs, ps->nmembers, 0, err) < 0) {
+		size_t i = 0;
 
-		if (rc < 0) {
-			ss_space_heads_free(heads, i);
-			return ss_error_prefix(err, "cannot read the head of '%s'", who(m));
-		}
+		while (jobs[i].rc >= 0)
+			i++;
+		ret = ss_error_prefix(err, "cannot read the head of '%s'", who(&ps->members[i]));
+		goto out;
+	}
+	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
+	for (size_t i = 0; i < ps->nmembers; i++) {
+		pub_member *m = &ps->members[i];
+
 		heads[i].did = ss_xstrdup(m->did);
 		heads[i].handle = m->handle ? ss_xstrdup(m->handle) : NULL;
-		heads[i].commit = c.cid;
-		heads[i].rev = c.rev;
+		heads[i].commit = jobs[i].commit.cid;
+		heads[i].rev = jobs[i].commit.rev;
+		jobs[i].commit.cid = jobs[i].commit.rev = NULL;
 	}
 	*out = heads;
 	*n = ps->nmembers;
-	return 0;
+out:
+	for (size_t i = 0; i < ps->nmembers; i++)
+		ss_xrpc_commit_release(&jobs[i].commit);
+	free(jobs);
+	return ret;
 }
 
 struct list_job {

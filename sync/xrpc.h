@@ -163,6 +163,23 @@ int ss_xrpc_describe_repo(ss_xrpc *x, const char *repo, ss_xrpc_repo_info *out, 
 /* com.atproto.sync.getLatestCommit: the repo's current commit cid and rev. */
 int ss_xrpc_get_latest_commit(ss_xrpc *x, const char *did, ss_xrpc_commit *out, ss_error *err);
 
+/*
+ * Many getLatestCommit at once (sync/xrpc_heads.c), one request per job, in parallel
+ * (max_parallel, 0: 8) over the one ss_http every job's client shares, without a token (heads
+ * are public). Each job ends with the answer in commit (release it) and rc 0, or rc < 0 and
+ * err as ss_xrpc_get_latest_commit would have said. A job's failure does not stop the others;
+ * the call returns the first failed job's rc (with its err), in job order, after all ended.
+ */
+typedef struct ss_xrpc_head_job {
+	ss_xrpc *client;
+	const char *did;
+	ss_xrpc_commit commit; /* out */
+	int rc;                /* out: 0 or the job's error code */
+	ss_error err;          /* out: why, when rc < 0 */
+} ss_xrpc_head_job;
+int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
+                                   ss_error *err);
+
 /* ---- sessions and identity ---- */
 
 typedef struct ss_xrpc_session {
