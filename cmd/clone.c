@@ -330,10 +330,11 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	fprintf(stderr, "Cloning into '%s'...\n", dir);
 	if (build(ctx, &o, partial.ptr, &lock, &res, &nskills, &ctx->err) < 0) {
 		ret = cmd_fail(&ctx->err);
-		fprintf(stderr,
-		        "skillsync: the partial clone stays in '%s'; run the same clone "
-		        "again to start over\n",
-		        partial.ptr);
+		if (access(partial.ptr, F_OK) == 0) /* not when it failed before making one */
+			fprintf(stderr,
+			        "skillsync: the partial clone stays in '%s'; run the same clone "
+			        "again to start over\n",
+			        partial.ptr);
 		goto out;
 	}
 	if (access(dir, F_OK) == 0 && rmdir(dir) < 0) {

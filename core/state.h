@@ -3,7 +3,8 @@
  *
  * What it holds (schema in docs/CLONE.md):
  *   config   key -> value: "authority" (DID), "me" (DID or absent: read-only), "transport"
- *            ("public"), "tracking" (the OID of the tracking commit the view table describes)
+ *            ("public"), "tracking" (the OID of the tracking commit the view table describes),
+ *            "view_stale" (set: the next fetch computes the view even if no member moved)
  *   members  who writes in the space: DID, handle, PDS URL, role, last seen commit + revision
  *   records  every fetched version: (did, rkey) -> cid, createdAt, updatedAt (text and
  *            microseconds), valid + reason, the OID of its rendered subtree, its note

@@ -169,17 +169,25 @@ static int stale_entry(const ss_state_view_entry *e, void *payload)
 }
 
 /*
- * Whether the run has nothing to do: no member moved or was dropped and the view still
- * matches the members. Then nothing is written (the state's transaction is rolled back),
- * which is what a scheduled pull does most of the time.
+ * Whether the run has nothing to do: no member moved or was dropped, no push deleted a name
+ * that another version may now take (config "view_stale", see sync/push_finish.c), and the
+ * view still matches the members. Then nothing is written (the state's transaction is rolled
+ * back), which is what a scheduled pull does most of the time.
  */
 static int nothing_moved(ss_fetch_run_ctx *f, size_t nwants, bool *out, ss_error *err)
 {
+	char *stale = NULL;
 	int rc;
 
 	*out = false;
 	if (nwants || f->dropped)
 		return 0;
+	rc = ss_state_config_get(f->st, "view_stale", &stale, err);
+	free(stale);
+	if (rc == 0)
+		return 0;
+	if (rc != SS_ENOTFOUND)
+		return rc;
 	rc = ss_state_view_each(f->st, stale_entry, f, err);
 	if (rc < 0)
 		return rc;

@@ -273,6 +273,7 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 	}
 	ss_oid_fmt(hex, &commit);
 	if (save_view(f, &c, err) < 0 || ss_state_config_set(f->st, "tracking", hex, err) < 0 ||
+	    ss_state_config_set(f->st, "view_stale", NULL, err) < 0 ||
 	    ss_state_commit(f->st, err) < 0)
 		goto out;
 	f->res->commit = commit;

@@ -16,12 +16,15 @@
  * addition, which the next pull checks out ("deleting your version; <who>'s version will
  * apply"). Putting it in this tracking commit instead would make main, which merges it at
  * once (see ss_push_conclude), look as if the person had deleted the other version too.
+ * No member's repo has moved for that fetch (mine is recorded as of this push), so config
+ * "view_stale" tells it to compute the view anyway.
  */
 static int apply_delete(ss_state *st, const char *me, const char *rkey, ss_tree_top *top,
                         ss_error *err)
 {
 	if (ss_state_record_delete(st, me, rkey, err) < 0 ||
-	    ss_tree_top_remove(top, rkey, err) < 0 || ss_state_view_remove(st, rkey, err) < 0)
+	    ss_tree_top_remove(top, rkey, err) < 0 || ss_state_view_remove(st, rkey, err) < 0 ||
+	    ss_state_config_set(st, "view_stale", "1", err) < 0)
 		return -1;
 	return 0;
 }

@@ -201,6 +201,13 @@ for dry in "" --dry-run; do
 done
 
 # Refusals: a non-empty target; leftovers of an interrupted clone are removed first.
+# --as an account that is not signed in: one line, and no partial clone to speak of.
+rc=0
+"$SKILLSYNC" clone "$auth_handle" nobody --as "$m2_handle" >/dev/null 2>err1 || rc=$?
+[ "$rc" = 5 ] && [ "$(wc -l <err1)" = 2 ] || fail "--as not signed in: exit $rc: $(cat err1)"
+grep -q "^skillsync: '$m2_handle' is not signed in" err1 || fail "--as not signed in said: $(cat err1)"
+! grep -q "partial clone" err1 || fail "--as not signed in spoke of a partial clone: $(cat err1)"
+[ ! -e nobody ] && [ ! -e nobody.skillsync-partial ] || fail "--as not signed in left a directory"
 "$SKILLSYNC" clone "$auth_handle" space 2>err2 && fail "cloned into a non-empty directory"
 grep -q "destination path 'space' already exists and is not an empty directory" err2 || fail "message: $(cat err2)"
 mkdir -p again.skillsync-partial/junk

@@ -167,6 +167,13 @@ grep -q "'authonly': deleted here, but it is $auth_handle's skill" "$work/out" |
 [ "$(get "$me_did" shared)" = missing ] || fail "my shared still there"
 [ "$(get "$m1_did" shared)" != missing ] || fail "m1's shared was deleted"
 [ "$(get "$auth_did" authonly)" != missing ] || fail "the authority's authonly was deleted"
+# As the notice said, m1's version of shared applies: the next pull brings it, then rests.
+tv pull >"$work/out" || fail "pull after the delete: $(cat "$work/out")"
+grep -q "added *shared ($m1_handle)" "$work/out" || fail "pull after the delete said: $(cat "$work/out")"
+"$SKILLSYNC" ls | grep -q "^shared  *newest  *$m1_handle" || fail "ls after the delete: $("$SKILLSYNC" ls)"
+grep -q "こんにちは" shared/SKILL.md || fail "shared is not m1's version: $(cat shared/SKILL.md)"
+[ "$(git status --porcelain)" = "" ] || fail "not clean after the delete's pull: $(git status --short)"
+tv pull | grep -q "already up to date" || fail "a second pull after the delete changed something"
 
 # Rename: mine -> mine-renamed is a delete + a create whose note says where it came from.
 git mv mine mine-renamed
