@@ -304,33 +304,41 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* Opens the clone around the current directory and its local state. */
-static int open_clone(ss_ctx *ctx)
+int cmd_open_clone(ss_ctx *ctx)
 {
 	char *authority = NULL;
 	int rc;
 
+	if (ctx->repo && ctx->state)
+		return SS_EXIT_OK;
 	rc = ss_repo_open(&ctx->repo, ".", &ctx->err);
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "not a skillsync clone (or any of the parent directories)");
-	if (rc < 0)
-		return cmd_fail(&ctx->err);
-	if (ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err) < 0)
-		return cmd_fail(&ctx->err);
+	if (rc < 0 || (rc = ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err)) < 0)
+		goto fail;
 	rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
 	free(authority);
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",
 		             ss_repo_workdir(ctx->repo));
-	return rc < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
+	if (rc < 0)
+		goto fail;
+	return SS_EXIT_OK;
+fail:
+	ss_state_free(ctx->state);
+	ss_repo_free(ctx->repo);
+	ctx->state = NULL;
+	ctx->repo = NULL;
+	return cmd_fail(&ctx->err);
 }
 
 int main(int argc, char **argv)
 {
 	const ss_command *c;
 	ss_ctx ctx;
+	int ret;
 
 	memset(&ctx, 0, sizeof(ctx));
 	if (argc < 2) {
@@ -358,14 +366,8 @@ int main(int argc, char **argv)
 		return SS_EXIT_OK;
 	}
 	ctx.cmd = c->name;
-	if (c->needs & SS_NEED_CLONE) {
-		int ret = open_clone(&ctx);
-
-		if (ret == SS_EXIT_OK)
-			ret = c->fn(&ctx, argc - 1, argv + 1);
-		ss_state_free(ctx.state);
-		ss_repo_free(ctx.repo);
-		return ret;
-	}
-	return c->fn(&ctx, argc - 1, argv + 1);
+	ret = c->fn(&ctx, argc - 1, argv + 1);
+	ss_state_free(ctx.state); /* opened by the command (cmd_open_clone) after its options */
+	ss_repo_free(ctx.repo);
+	return ret;
 }

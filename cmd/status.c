@@ -236,9 +236,13 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			r.json = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
+	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		goto out;
 	if (load(&r) < 0) {
 		ret = cmd_fail(&ctx->err);
 		goto out;
