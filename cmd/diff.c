@@ -193,7 +193,7 @@ static void print_text(const diff_run *d)
 		putchar('\n');
 		for (size_t j = g->first; j < g->first + g->count; j++) {
 			const ss_change *c = &d->changes.items[j];
-			printf("  %c %s", "?ARM"[c->kind], file_path(c));
+			printf("  %c %s", "?ADM"[c->kind], file_path(c));
 			if (c->binary)
 				printf(" (binary)\n");
 			else
