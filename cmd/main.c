@@ -60,10 +60,12 @@ static const ss_command commands[] = {
      "the conflicted files of a waiting merge and what each side did (fix them, then\n"
      "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
      "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
-     "they are never pushed.\n"
+     "they are never pushed. After a pull killed while it updated the files, status says only\n"
+     "that ('skillsync pull' finishes it): the half-written files are not your edits.\n"
      "\n"
-     "    --json    print one JSON object: merging, changes, unmerged, toPush,\n"
-     "              unpushedCommits, behind, notices, invalid\n"},
+     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
+     "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
+     "              only branch and interrupted)\n"},
     {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
      "usage: skillsync commit [-m <message>... | -F <file>] [--] [<skill>...]\n"
      "\n"
