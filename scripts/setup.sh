@@ -28,5 +28,5 @@ if ((${#missing[@]})); then
 fi
 
 if [ "${1:-}" != "--no-pds" ]; then
-	tests/pds/install
+	tests/pds/install >/dev/null # prints the install directory, which only start needs
 fi
