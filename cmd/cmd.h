@@ -4,7 +4,9 @@
  *
  * Only cmd/ prints and picks exit codes. A command exports exactly
  * `int cmd_<name>(struct ss_ctx *ctx, int argc, char **argv)`; argv[0] is the command's name,
- * and `--help` never reaches it (the dispatcher answers it from the command table).
+ * and `--help` never reaches it (the dispatcher answers it from the command table). A command
+ * that works in a clone parses its options first (a bad one is a usage error, exit 129, in a
+ * clone or not), then calls cmd_open_clone.
  */
 #ifndef SS_CMD_H
 #define SS_CMD_H
@@ -29,7 +31,7 @@ enum {
 	SS_EXIT_USAGE = 129,  /* unknown command or option, missing argument */
 };
 
-/* What a command needs opened before it runs. */
+/* What a command works on (the command opens it with cmd_open_clone after its options). */
 enum {
 	SS_NEED_NOTHING = 0,
 	SS_NEED_CLONE = 1 << 0, /* a skillsync clone around the current directory: repo + state */
@@ -41,8 +43,8 @@ struct ss_state;
 typedef struct ss_ctx {
 	const char *cmd; /* the command's name, for messages */
 	ss_error err;
-	struct ss_repo *repo;   /* SS_NEED_CLONE: opened and freed by the dispatcher */
-	struct ss_state *state; /* SS_NEED_CLONE: the clone's local state */
+	struct ss_repo *repo;   /* set by cmd_open_clone; the dispatcher frees it */
+	struct ss_state *state; /* the clone's local state: the same */
 } ss_ctx;
 
 typedef struct ss_command {
@@ -58,6 +60,14 @@ int cmd_fail(const ss_error *err);
 
 /* Prints "skillsync <cmd>: <message> (see 'skillsync <cmd> --help')"; returns SS_EXIT_USAGE. */
 int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
+
+/*
+ * Opens the clone around the current directory and its local state into ctx->repo and
+ * ctx->state (the dispatcher frees them after the command). Returns SS_EXIT_OK, or prints
+ * "not a skillsync clone ..." (or why the clone cannot be opened) and returns the exit code.
+ * Calling it again once open does nothing.
+ */
+int cmd_open_clone(ss_ctx *ctx);
 
 /* The exit code for an SS_E* code. */
 int cmd_exit_code(int code);

@@ -185,7 +185,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	ss_status s;
 	ss_lock *lock = NULL;
 	ss_buf msg = SS_BUF_INIT, summary = SS_BUF_INIT;
-	const char *workdir = ss_repo_workdir(ctx->repo);
+	const char *workdir;
 	const char **names = NULL;
 	bool *pick = NULL, merging;
 	size_t npicked = 0, nnames = 0, errors = 0, skills = 0;
@@ -195,8 +195,10 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	memset(&s, 0, sizeof(s));
-	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK)
+	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK ||
+	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
+	workdir = ss_repo_workdir(ctx->repo);
 	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;

@@ -193,7 +193,7 @@ static void print_text(const diff_run *d)
 		putchar('\n');
 		for (size_t j = g->first; j < g->first + g->count; j++) {
 			const ss_change *c = &d->changes.items[j];
-			printf("  %c %s", "?ARM"[c->kind], file_path(c));
+			printf("  %c %s", "?ADM"[c->kind], file_path(c));
 			if (c->binary)
 				printf(" (binary)\n");
 			else
@@ -293,7 +293,8 @@ int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
-	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK)
+	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK ||
+	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	ret = SS_EXIT_ERROR;
 	if (d.side == SIDE_PUSHED) {

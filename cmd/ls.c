@@ -59,9 +59,13 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			l.json = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
+	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		return ret;
 	ss_state_config_get(ctx->state, "me", &me, NULL);
 	ss_state_config_get(ctx->state, "authority", &authority, NULL);
 	l.st = ctx->state;

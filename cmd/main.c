@@ -60,10 +60,12 @@ static const ss_command commands[] = {
      "the conflicted files of a waiting merge and what each side did (fix them, then\n"
      "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
      "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
-     "they are never pushed.\n"
+     "they are never pushed. After a pull killed while it updated the files, status says only\n"
+     "that ('skillsync pull' finishes it): the half-written files are not your edits.\n"
      "\n"
-     "    --json    print one JSON object: merging, changes, unmerged, toPush,\n"
-     "              unpushedCommits, behind, notices, invalid\n"},
+     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
+     "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
+     "              only branch and interrupted)\n"},
     {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
      "usage: skillsync commit [-m <message>... | -F <file>] [--] [<skill>...]\n"
      "\n"
@@ -81,7 +83,8 @@ static const ss_command commands[] = {
      "\n"
      "Without an option: the working tree against the index (what 'commit' would stage).\n"
      "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
-     "comes first, then the unified diff.\n"
+     "comes first, each file marked A (added), M (modified) or D (deleted) as in git, then\n"
+     "the unified diff.\n"
      "\n"
      "    --staged    the index against HEAD (also --cached)\n"
      "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD\n"
@@ -304,33 +307,41 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* Opens the clone around the current directory and its local state. */
-static int open_clone(ss_ctx *ctx)
+int cmd_open_clone(ss_ctx *ctx)
 {
 	char *authority = NULL;
 	int rc;
 
+	if (ctx->repo && ctx->state)
+		return SS_EXIT_OK;
 	rc = ss_repo_open(&ctx->repo, ".", &ctx->err);
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "not a skillsync clone (or any of the parent directories)");
-	if (rc < 0)
-		return cmd_fail(&ctx->err);
-	if (ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err) < 0)
-		return cmd_fail(&ctx->err);
+	if (rc < 0 || (rc = ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err)) < 0)
+		goto fail;
 	rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
 	free(authority);
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",
 		             ss_repo_workdir(ctx->repo));
-	return rc < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
+	if (rc < 0)
+		goto fail;
+	return SS_EXIT_OK;
+fail:
+	ss_state_free(ctx->state);
+	ss_repo_free(ctx->repo);
+	ctx->state = NULL;
+	ctx->repo = NULL;
+	return cmd_fail(&ctx->err);
 }
 
 int main(int argc, char **argv)
 {
 	const ss_command *c;
 	ss_ctx ctx;
+	int ret;
 
 	memset(&ctx, 0, sizeof(ctx));
 	if (argc < 2) {
@@ -358,14 +369,8 @@ int main(int argc, char **argv)
 		return SS_EXIT_OK;
 	}
 	ctx.cmd = c->name;
-	if (c->needs & SS_NEED_CLONE) {
-		int ret = open_clone(&ctx);
-
-		if (ret == SS_EXIT_OK)
-			ret = c->fn(&ctx, argc - 1, argv + 1);
-		ss_state_free(ctx.state);
-		ss_repo_free(ctx.repo);
-		return ret;
-	}
-	return c->fn(&ctx, argc - 1, argv + 1);
+	ret = c->fn(&ctx, argc - 1, argv + 1);
+	ss_state_free(ctx.state); /* opened by the command (cmd_open_clone) after its options */
+	ss_repo_free(ctx.repo);
+	return ret;
 }

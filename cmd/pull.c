@@ -131,6 +131,8 @@ int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		else
 			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
+	if ((code = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		return code;
 	r.progress = !r.quiet && !r.json && isatty(STDERR_FILENO);
 	r.code = run(ctx, &r, ff_only);
 	if (r.code < 0 && ctx->err.code < 0)

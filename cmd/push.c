@@ -115,9 +115,13 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 			dry = true;
 		else if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
+	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		return ret;
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
 	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0)

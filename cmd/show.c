@@ -78,6 +78,8 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (!name)
 		return cmd_usage_error(ctx, "missing the skill's name");
+	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		return ret;
 	ss_state_config_get(ctx->state, "me", &me, NULL);
 	ss_state_config_get(ctx->state, "authority", &authority, NULL);
 	memset(&p, 0, sizeof(p));

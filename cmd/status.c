@@ -11,10 +11,13 @@
 #include "cmd/status.h"
 #include "core/commit.h"
 #include "core/fs.h"
+#include "core/lock.h"
 #include "core/mem.h"
+#include "core/merge.h"
 #include "core/note.h"
 #include "core/outgoing.h"
 #include "core/provenance.h"
+#include "core/repo.h"
 #include "core/report.h"
 #include "core/skill.h"
 #include "core/skilldir.h"
@@ -224,6 +227,30 @@ out:
 	return ret;
 }
 
+/*
+ * Whether a pull was killed midway through its merge (the journal is there): its files are
+ * half updated, so they are not shown as edits. The journal also exists while a running pull
+ * writes the files: then wait for it, as a locked command would, and look again.
+ */
+static int check_interrupted(cmd_status_run *r)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_lock *lock = NULL;
+	int ret;
+
+	r->interrupted = false;
+	if (!ss_merge_interrupted(r->ctx->repo))
+		return 0;
+	ss_fs_join(&path, ss_repo_statedir(r->ctx->repo), "lock");
+	ret = cmd_lock_path(r->ctx, path.ptr, &lock);
+	ss_buf_release(&path);
+	if (ret < 0)
+		return ret;
+	r->interrupted = ss_merge_interrupted(r->ctx->repo);
+	ss_lock_release(lock);
+	return 0;
+}
+
 int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
 	cmd_status_run r;
@@ -236,10 +263,14 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			r.json = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unknown argument '%s'", argv[i]);
+			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if (load(&r) < 0) {
+	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		goto out;
+	if (check_interrupted(&r) < 0 || (!r.interrupted && load(&r) < 0)) {
 		ret = cmd_fail(&ctx->err);
 		goto out;
 	}

@@ -17,6 +17,7 @@
 typedef struct cmd_status_run {
 	ss_ctx *ctx;
 	bool json;
+	bool interrupted; /* a pull was killed midway: nothing else is gathered */
 	ss_status s;
 	ss_outgoing *out;     /* what push would send; NULL before the first commit */
 	ss_commit_list ahead; /* commits not yet pushed (merges left out when printing) */

@@ -131,7 +131,11 @@ void cmd_status_print_json(const cmd_status_run *r)
 	char hex[SS_OID_HEXSZ + 1];
 	bool first = true;
 
-	printf("{\"branch\":\"main\",\"merging\":%s,\"changes\":[",
+	if (r->interrupted) {
+		printf("{\"branch\":\"main\",\"interrupted\":true}\n");
+		return;
+	}
+	printf("{\"branch\":\"main\",\"interrupted\":false,\"merging\":%s,\"changes\":[",
 	       r->s.merging ? "true" : "false");
 	for (size_t i = 0; i < r->s.count; i++) {
 		const ss_status_entry *e = &r->s.entries[i];
@@ -211,6 +215,13 @@ static void print_branch(const cmd_status_run *r)
 
 void cmd_status_print_text(const cmd_status_run *r)
 {
+	if (r->interrupted) {
+		printf(
+		    "A pull was interrupted while it updated the files: run 'skillsync pull' to "
+		    "finish it.\n"
+		    "  (its files are half written, so the changes are not listed until then)\n");
+		return;
+	}
 	print_branch(r);
 	if (r->notices.len)
 		printf("%s", r->notices.ptr);

@@ -61,4 +61,11 @@ bool ss_merge_in_progress(ss_repo *repo);
  */
 int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err);
 
+/*
+ * Whether the merge journal exists: a merge was killed midway (its files may be half
+ * updated until ss_merge_recover runs), or the process holding the clone's lock is writing
+ * one right now. Read-only, so `status` can say so instead of showing the files as edits.
+ */
+bool ss_merge_interrupted(ss_repo *repo);
+
 #endif

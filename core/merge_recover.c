@@ -159,6 +159,17 @@ static bool index_has_conflicts(ss_repo *repo)
 	return yes;
 }
 
+bool ss_merge_interrupted(ss_repo *repo)
+{
+	ss_buf path = SS_BUF_INIT;
+	bool yes;
+
+	ss_fs_join(&path, ss_repo_statedir(repo), "merge");
+	yes = access(path.ptr, F_OK) == 0;
+	ss_buf_release(&path);
+	return yes;
+}
+
 int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 {
 	ss_buf path = SS_BUF_INIT, text = SS_BUF_INIT;

@@ -277,6 +277,28 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled \
 	n=$((n + 1))
 	put m2 gamma "gamma round $n"$'\n' "round $n" notes.md "notes round $n"$'\n'
 	(cd a && SKILLSYNC_TEST_CRASH=$point run 137 "$SKILLSYNC" pull)
+	# status right after the kill: a half-done merge is said first, not shown as edits
+	if [ "$point" = merge-checkout-midway ]; then
+		[ -n "$(git -C a status --porcelain)" ] || fail "the kill at $point left no half-written file"
+	fi
+	(cd a && run 0 "$SKILLSYNC" status)
+	(cd a && run 0 "$SKILLSYNC" status --json)
+	mv "$tmp/stdout" "$tmp/status.json"
+	(cd a && run 0 "$SKILLSYNC" status)
+	interrupted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["interrupted"])' "$tmp/status.json")
+	case $point in
+	merge-*)
+		[ "$(head -n1 "$tmp/stdout")" = "A pull was interrupted while it updated the files: run 'skillsync pull' to finish it." ] ||
+			fail "status after a kill at $point: $(cat "$tmp/stdout")"
+		! grep -q "gamma\|modified\|Changes" "$tmp/stdout" || fail "status after a kill at $point lists files: $(cat "$tmp/stdout")"
+		[ "$interrupted" = True ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
+		[ -e a/.git/skillsync/merge ] || fail "status after a kill at $point removed the journal"
+		;;
+	*)
+		! grep -q "interrupted" "$tmp/stdout" || fail "status after a kill at $point: $(cat "$tmp/stdout")"
+		[ "$interrupted" = False ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
+		;;
+	esac
 	(cd a && run 0 "$SKILLSYNC" pull)
 	(cd b && run 0 "$SKILLSYNC" pull)
 	[ "$(tree a)" = "$(tree b)" ] || fail "after a kill at $point: $(git -C a diff --stat b 2>&1)"

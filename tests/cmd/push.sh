@@ -89,6 +89,19 @@ tv commit </dev/null >"$work/out" && fail "commit without a message"
 grep -q "no commit message" "$work/out" || fail "message: $(cat "$work/out")"
 git checkout -q -- mine
 
+# diff --stat marks each file with git's letters: A added, M modified, D deleted.
+echo x >>mine/SKILL.md
+echo note >mine/notes.md
+rm shared/references/api/errors.md
+git add -A
+"$SKILLSYNC" diff --staged --stat >"$work/out" || fail "diff --stat: $(cat "$work/out")"
+grep -qx "  M SKILL.md (+1 -0)" "$work/out" || fail "diff --stat modified: $(cat "$work/out")"
+grep -qx "  A notes.md (+1 -0)" "$work/out" || fail "diff --stat added: $(cat "$work/out")"
+grep -qx "  D references/api/errors.md (+0 -[1-9][0-9]*)" "$work/out" ||
+	fail "diff --stat deleted: $(cat "$work/out")"
+[ "$(grep -c '^  [ADM] ' "$work/out")" = 3 ] || fail "diff --stat: $(cat "$work/out")"
+git reset -q --hard
+
 # create + update + edit of someone else's + an outside file, in two commits.
 mkdir -p fresh/scripts
 printf -- '---\nname: fresh\ndescription: A fresh skill.\n---\n# Fresh\n\n## Step 1\nDo it.\n' >fresh/SKILL.md

@@ -98,6 +98,7 @@ static void test_merge__fast_forward_keeps_unrelated_edits(void **state)
 	/* beta is gone from theirs' tree; the README edit stays as a local change */
 	assert_false(ss_test_exists(dir, "beta"));
 	assert_porcelain(dir, " M README.md\n");
+	assert_false(ss_merge_interrupted(repo)); /* a finished merge leaves no journal */
 	ss_merge_result_release(&r);
 	/* again: up to date */
 	assert_int_equal(ss_merge_commit(repo, &t, "pull", &r, &err), 0);
@@ -341,12 +342,15 @@ static void test_merge__recover_finishes_a_killed_fast_forward(void **state)
 
 	assert_int_equal(ss_merge_recover(repo, &recovered, &err), 0);
 	assert_false(recovered);
+	assert_false(ss_merge_interrupted(repo));
 	/* killed midway through the checkout: journal written, one file updated, ref not */
 	write_journal(dir, "new", &c0, &t);
 	ss_test_write(dir, "alpha/SKILL.md", "new alpha\n");
 	ss_test_write(dir, "beta/SKILL.md", "an edit elsewhere is kept\n");
+	assert_true(ss_merge_interrupted(repo));
 	assert_int_equal(ss_merge_recover(repo, &recovered, &err), 0);
 	assert_true(recovered);
+	assert_false(ss_merge_interrupted(repo));
 	h = head(repo);
 	assert_true(ss_oid_equal(&h, &t));
 	assert_file(dir, "gamma/SKILL.md", "gamma\n");
@@ -383,6 +387,7 @@ static void test_merge__recover_undoes_a_killed_conflicting_merge(void **state)
 		ss_test_write(dir, ".git/MERGE_HEAD", line.ptr);
 		ss_buf_release(&line);
 	}
+	assert_true(ss_merge_interrupted(repo));
 	assert_int_equal(ss_merge_recover(repo, &recovered, &err), 0);
 	assert_true(recovered);
 	h = head(repo);
