@@ -4,7 +4,6 @@
 # skills whose bodies sum past 1,000,000 bytes (split by size). Each is read back in full.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
-fill=$(dirname "$SKILLSYNC")/ss-fill
 check=$SS_SOURCE_DIR/tests/cmd/lexicon_check.py
 lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
@@ -16,14 +15,8 @@ cd "$work"
 export SKILLSYNC_CONFIG_HOME=$work/config
 ss_git_identity
 ss_pds_env
-ss_accounts . "" auth me
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
-me_did=$(field me did)
-SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
-	--put "$SS_TESTDATA"/skills/valid/basic/*/ >/dev/null
-SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$(field me handle)" >/dev/null
-"$SKILLSYNC" clone "$(field auth handle)" space >/dev/null 2>&1 || fail "clone"
-cd space
+field() { ss_json "$work/$1.json" "$2"; }
+ss_push_fixture
 
 # all my records into $work/mine.json ({"records": [...]}, every page).
 mine() { ss_records "$me_did" >"$work/mine.json"; }

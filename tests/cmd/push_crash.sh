@@ -17,14 +17,8 @@ cd "$work"
 export SKILLSYNC_CONFIG_HOME=$work/config
 ss_git_identity
 ss_pds_env
-ss_accounts . "" auth me
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
-me_did=$(field me did)
-SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
-	--put "$SS_TESTDATA"/skills/valid/basic/*/ >/dev/null
-SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$(field me handle)" >/dev/null
-"$SKILLSYNC" clone "$(field auth handle)" space >/dev/null 2>&1 || fail "clone"
-cd space
+field() { ss_json "$work/$1.json" "$2"; }
+ss_push_fixture
 
 rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$me_did" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
 # mine: "<name> <updatedAt> <first line of instructions' last line>" for each of my records.

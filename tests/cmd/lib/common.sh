@@ -38,6 +38,22 @@ ss_accounts() {
 	done
 }
 
+# ss_push_fixture: in the current directory, accounts "auth" (the authority, its repo filled
+# with testdata's basic skills) and "me" (signed in), and me's clone of the space in ./space,
+# which becomes the current directory. Sets $me_did. Needs ss_pds_env and SKILLSYNC_CONFIG_HOME.
+ss_push_fixture() {
+	local top=$PWD
+	ss_accounts "$top" "" auth me
+	me_did=$(ss_json "$top/me.json" did)
+	SS_FILL_TOKEN=$(ss_json "$top/auth.json" accessJwt) "$(dirname "$SKILLSYNC")/ss-fill" \
+		--pds "$pds" --did "$(ss_json "$top/auth.json" did)" \
+		--put "$SS_TESTDATA"/skills/valid/basic/*/ >/dev/null
+	SKILLSYNC_PASSWORD=$(ss_json "$top/me.json" password) "$SKILLSYNC" login \
+		"$(ss_json "$top/me.json" handle)" >/dev/null
+	"$SKILLSYNC" clone "$(ss_json "$top/auth.json" handle)" space >/dev/null 2>&1 || fail "clone"
+	cd space
+}
+
 # ss_curl_auth <token> <curl arguments>...: curl with "Authorization: Bearer <token>" given in
 # a config on stdin (printf is a shell builtin), so the token is in no argv that `ps` shows.
 ss_curl_auth() {
