@@ -44,6 +44,11 @@ int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what)
 	return ss_error_set(err, SS_ERROR, "local state: %s: %s", what, msg ? msg : "unknown");
 }
 
+int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err)
+{
+	return sqlite3_step(s) == SQLITE_DONE ? 0 : ss_state_sqlite_error(st, err, what);
+}
+
 int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
 {
 	*out = NULL;
@@ -76,18 +81,13 @@ int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, con
 {
 	const char *params[4] = {p1, p2, p3, p4};
 	sqlite3_stmt *s = NULL;
-	int ret = -1;
+	int ret;
 
 	if (ss_state_prepare(st, &s, sql, err) < 0)
 		return -1;
 	for (int i = 0; i < nparams && i < 4; i++)
 		ss_state_bind_text(s, i + 1, params[i]);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		ret = ss_state_sqlite_error(st, err, "cannot write");
-		goto out;
-	}
-	ret = 0;
-out:
+	ret = ss_state_step_done(st, s, "cannot write", err);
 	sqlite3_finalize(s);
 	return ret;
 }
@@ -278,8 +278,7 @@ int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err)
 	ss_state_bind_text(s, 4, m->commit);
 	ss_state_bind_text(s, 5, m->rev);
 	sqlite3_bind_int(s, 6, (int)m->role);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		ret = ss_state_sqlite_error(st, err, "cannot save a member");
+	ret = ss_state_step_done(st, s, "cannot save a member", err);
 	sqlite3_finalize(s);
 	return ret;
 }

@@ -26,6 +26,9 @@ int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what);
 /* Prepares sql or sets err; *out NULL on failure. */
 int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
 
+/* Runs s, which returns no rows; SS_ERROR with "<what>: <sqlite message>" otherwise. */
+int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err);
+
 /* Binds a string or NULL at index i. */
 int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text);
 

@@ -77,10 +77,8 @@ int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err)
 	ss_state_bind_text(s, 3, j->head);
 	ss_state_bind_text(s, 4, j->push_time);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)j->nbatches);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		ss_state_sqlite_error(st, err, "cannot write the push journal");
+	if (ss_state_step_done(st, s, "cannot write the push journal", err) < 0)
 		goto out;
-	}
 	sqlite3_finalize(s);
 	if (ss_state_prepare(st, &s,
 	                     "INSERT INTO push_journal_writes (seq, batch, op, rkey, swap_cid,"
@@ -99,10 +97,8 @@ int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err)
 		ss_state_bind_text(s, 6, w->created_at);
 		ss_state_bind_text(s, 7, w->tree);
 		ss_state_bind_text(s, 8, w->note);
-		if (sqlite3_step(s) != SQLITE_DONE) {
-			ss_state_sqlite_error(st, err, "cannot write the push journal");
+		if (ss_state_step_done(st, s, "cannot write the push journal", err) < 0)
 			goto out;
-		}
 	}
 	ret = 0;
 out:
@@ -190,8 +186,7 @@ int ss_state_journal_sending(ss_state *st, size_t batch, ss_error *err)
 	if (ss_state_prepare(st, &s, "UPDATE push_journal SET sent = ?1 WHERE id = 1", err) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)batch + 1);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		ret = ss_state_sqlite_error(st, err, "cannot write the push journal");
+	ret = ss_state_step_done(st, s, "cannot write the push journal", err);
 	sqlite3_finalize(s);
 	return ret;
 }
@@ -213,10 +208,8 @@ int ss_state_journal_landed(ss_state *st, size_t batch, char *const *cids, size_
 		ss_state_bind_text(s, 1, cids[i]);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)batch);
 		sqlite3_bind_int64(s, 3, (sqlite3_int64)i);
-		if (sqlite3_step(s) != SQLITE_DONE) {
-			ss_state_sqlite_error(st, err, "cannot write the push journal");
+		if (ss_state_step_done(st, s, "cannot write the push journal", err) < 0)
 			goto out;
-		}
 	}
 	sqlite3_finalize(s);
 	if (ss_state_prepare(st, &s,
@@ -227,10 +220,8 @@ int ss_state_journal_landed(ss_state *st, size_t batch, char *const *cids, size_
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)batch + 1);
 	ss_state_bind_text(s, 2, commit);
 	ss_state_bind_text(s, 3, rev);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		ss_state_sqlite_error(st, err, "cannot write the push journal");
+	if (ss_state_step_done(st, s, "cannot write the push journal", err) < 0)
 		goto out;
-	}
 	ret = 0;
 out:
 	sqlite3_finalize(s);

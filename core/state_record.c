@@ -109,8 +109,7 @@ int ss_state_record_put(ss_state *st, const ss_state_record *r, ss_error *err)
 	ss_state_bind_text(s, 8, r->valid ? NULL : r->reason);
 	ss_state_bind_text(s, 9, r->valid ? r->tree : NULL);
 	ss_state_bind_text(s, 10, r->note);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		ret = ss_state_sqlite_error(st, err, "cannot save a record");
+	ret = ss_state_step_done(st, s, "cannot save a record", err);
 	sqlite3_finalize(s);
 	return ret;
 }
