@@ -83,6 +83,45 @@ static char *strip_slash(const char *path)
 	return ss_xstrndup(path, n);
 }
 
+/*
+ * Files inside skills are kept byte for byte and all of them count, so the .gitattributes and
+ * .gitignore files a skill (or the clone) holds are ordinary files with no effect on git:
+ * - attributes: $GIT_DIR/info/attributes comes before every .gitattributes, and this one
+ *   turns off for every path what changes bytes on the way in or out (end-of-line conversion,
+ *   $Id$ expansion, filter drivers) and puts back the defaults for diffs and merges;
+ * - ignores: libgit2's in-memory rules come before every .gitignore (and core.excludesFile),
+ *   and "!*" un-ignores every path; only .git itself stays ignored.
+ */
+#define ATTRIBUTES                                                                                 \
+	"# written by skillsync: files in a clone are kept byte for byte, whatever a\n"            \
+	"# .gitattributes says (see docs/VALIDATION.md)\n"                                         \
+	"* -text -ident -filter !eol !crlf !diff !merge !working-tree-encoding\n"
+#define IGNORE_RULES "!*\n.git\n"
+
+static int neutralise_git_files(ss_repo *repo, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT, old = SS_BUF_INIT;
+	int rc, ret = 0;
+
+	ss_fs_join(&path, repo->gitdir, "info");
+	if (ss_fs_mkdir_p(path.ptr, 0755, err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	ss_buf_puts(&path, "/attributes");
+	if (ss_fs_read_file(&old, path.ptr, 4096, NULL) < 0 || strcmp(old.ptr, ATTRIBUTES))
+		ret = ss_fs_write_atomic(path.ptr, ATTRIBUTES, strlen(ATTRIBUTES), 0644, err);
+	if (ret < 0)
+		goto out;
+	rc = git_ignore_add_rule(repo->git, IGNORE_RULES);
+	if (rc < 0)
+		ret = ss_git_error(err, rc, "cannot set the ignore rules");
+out:
+	ss_buf_release(&path);
+	ss_buf_release(&old);
+	return ret;
+}
+
 /* Fills the paths of repo->git and creates the state directory. */
 static int finish(ss_repo *repo, ss_error *err)
 {
@@ -96,7 +135,7 @@ static int finish(ss_repo *repo, ss_error *err)
 	repo->gitdir = strip_slash(git_repository_path(repo->git));
 	ss_fs_join(&state, repo->gitdir, "skillsync");
 	repo->statedir = ss_buf_detach(&state, NULL);
-	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0)
+	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0 || neutralise_git_files(repo, err) < 0)
 		return ss_error_prefix(err, "cannot prepare the clone's state");
 	return 0;
 }
