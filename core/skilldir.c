@@ -126,6 +126,11 @@ static int walk_dir(walk *w, const char *dir, const char *rel, int depth, ss_err
 	return ret;
 }
 
+bool ss_skilldir_outside(const char *name, bool is_dir)
+{
+	return !is_dir || name[0] == '.';
+}
+
 int ss_skill_read_dir(const char *dir, ss_skill **out, ss_report *report, ss_error *err)
 {
 	char *real = realpath(dir, NULL);
