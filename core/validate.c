@@ -39,6 +39,25 @@ const char *ss_validate_name(const char *name)
 	return NULL;
 }
 
+/*
+ * The next code point of s (n bytes) from *i on that skip does not pass over, with *i moved past
+ * it: -1 at the end, -2 on bytes that are not UTF-8.
+ */
+static int32_t next_kept(const char *s, size_t n, size_t *i, bool (*skip)(uint32_t))
+{
+	while (*i < n) {
+		uint32_t cp;
+		size_t len = ss_utf8_next((const unsigned char *)s + *i, n - *i, &cp);
+
+		if (!len)
+			return -2;
+		*i += len;
+		if (!skip(cp))
+			return (int32_t)cp;
+	}
+	return -1;
+}
+
 /* Code points HFS+ ignores when it compares names (as git and libgit2 list them). */
 static bool hfs_ignored(uint32_t cp)
 {
@@ -49,25 +68,16 @@ static bool hfs_ignored(uint32_t cp)
 /* Whether HFS+ reads component c (n bytes of valid UTF-8) as ".git". */
 static bool hfs_dotgit(const char *c, size_t n)
 {
-	static const char want[] = ".git";
-	size_t matched = 0;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t len = ss_utf8_next((const unsigned char *)c + i, n - i, &cp);
-
-		if (!len)
-			return false;
-		i += len;
-		if (hfs_ignored(cp))
-			continue;
+	for (const char *want = ".git"; *want; want++) {
+		int32_t cp = next_kept(c, n, &i, hfs_ignored);
 		if (cp >= 'A' && cp <= 'Z')
 			cp += 'a' - 'A';
-		if (matched == 4 || cp != (uint32_t)want[matched])
+		if (cp != *want)
 			return false;
-		matched++;
 	}
-	return matched == 4;
+	return next_kept(c, n, &i, hfs_ignored) == -1;
 }
 
 /* Whether NTFS reads component c as ".git": ".git" or its 8.3 short name "git~1", in any case,
@@ -157,23 +167,20 @@ static void check_name(const ss_skill *s, const char *dirname, const char *file,
 	ss_buf_release(&q);
 }
 
-/* Whether s (len bytes of UTF-8) is only white space (Unicode's White_Space). */
+/* Unicode's White_Space. */
+static bool white_space(uint32_t cp)
+{
+	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||
+	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+	       cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* Whether s (len bytes of UTF-8) is only white space. */
 static bool blank(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len;) {
-		uint32_t cp;
-		size_t n = ss_utf8_next((const unsigned char *)s + i, len - i, &cp);
+	size_t i = 0;
 
-		if (!n)
-			return false;
-		i += n;
-		if ((cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||
-		    cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 ||
-		    cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000)
-			continue;
-		return false;
-	}
-	return true;
+	return next_kept(s, len, &i, white_space) == -1;
 }
 
 /* Reports a field the specification wants non-empty when it is empty or only white space;
