@@ -5,9 +5,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/commit.h"
+#include "core/fs.h"
 #include "core/repo.h"
 #include "core/tree.h"
 #include "core/worktree.h"
@@ -86,10 +88,42 @@ static void test_repo__git_files_in_a_skill_change_nothing(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* The attributes file is written in clones (new, or made before it existed), never in another
+ * git repository a command is run in. */
+static void test_repo__attributes_only_in_clones(void **state)
+{
+	char *dir, *other = ss_test_tmpdir(), *text;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_buf path = SS_BUF_INIT;
+	ss_error err;
+
+	ss_repo_free(repo);
+	ss_fs_join(&path, dir, ".git/info/attributes");
+	assert_int_equal(unlink(path.ptr), 0);
+	ss_test_write(dir, ".git/skillsync/state.db", "");
+	assert_int_equal(ss_repo_open(&repo, dir, &err), 0);
+	text = ss_test_read(dir, ".git/info/attributes");
+	assert_non_null(strstr(text, "* -text -ident -filter"));
+	free(text);
+	ss_repo_free(repo);
+
+	assert_int_equal(ss_test_git(other, NULL, "init -q ."), 0);
+	ss_test_write(other, ".git/info/attributes", "*.md diff=markdown\n");
+	assert_int_equal(ss_repo_open(&repo, other, &err), 0);
+	text = ss_test_read(other, ".git/info/attributes");
+	assert_string_equal(text, "*.md diff=markdown\n");
+	free(text);
+	ss_repo_free(repo);
+	ss_buf_release(&path);
+	ss_test_tmpdir_free(dir);
+	ss_test_tmpdir_free(other);
+}
+
 int test_repo_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_repo__git_files_in_a_skill_change_nothing),
+	    cmocka_unit_test(test_repo__attributes_only_in_clones),
 	};
 	return cmocka_run_group_tests_name("repo", tests, NULL, NULL);
 }
