@@ -215,6 +215,7 @@ static void not_json(decode_ctx *c, const json_error_t *jerr)
 {
 	const char *near = strstr(jerr->text, "near '");
 	ss_buf key = SS_BUF_INIT;
+	size_t len;
 
 	if (json_error_code(jerr) != json_error_duplicate_key || !near) {
 		ss_report_error(c->report, c->rkey, NULL, "record is not valid JSON (%s)",
@@ -222,7 +223,10 @@ static void not_json(decode_ctx *c, const json_error_t *jerr)
 		return;
 	}
 	near += strlen("near '");
-	ss_validate_quote(&key, near, strlen(near) - (strlen(near) > 0));
+	len = strlen(near);
+	if (len && near[len - 1] == '\'') /* absent when jansson cut a long key short */
+		len--;
+	ss_validate_quote(&key, near, len);
 	ss_report_error(c->report, c->rkey, NULL, "record gives the key %s twice", key.ptr);
 	ss_buf_release(&key);
 }
