@@ -220,7 +220,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		names[nnames++] = e->name;
 		if (e->conflicted)
 			errors += check_markers(workdir, e);
-		if (e->outside || e->name[0] == '.') {
+		if (e->outside) {
 			ss_buf_printf(&summary, "#   %s  (outside skills: never pushed)\n",
 			              e->name);
 			continue;
@@ -253,7 +253,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	if (merging)
 		printf(" concluded the merge\n");
 	for (size_t j = 0; j < s.count; j++)
-		if (pick[j] && (s.entries[j].outside || s.entries[j].name[0] == '.'))
+		if (pick[j] && s.entries[j].outside)
 			printf(
 			    " note: '%s' is outside skill directories: committed, never pushed\n",
 			    s.entries[j].name);

@@ -130,7 +130,7 @@ static void set_change(diff_run *d, group *g)
 		const ss_status_entry *e = &d->status.entries[i];
 		if (strcmp(e->name, g->name))
 			continue;
-		g->outside = e->outside || e->name[0] == '.';
+		g->outside = e->outside;
 		g->change = kind_change(d->side == SIDE_STAGED ? e->staged : e->unstaged);
 	}
 }

@@ -37,7 +37,7 @@ static void check_invalid(cmd_status_run *r)
 		struct stat sb;
 		ss_error err;
 
-		if (cmd_status_outside(e))
+		if (e->outside)
 			continue;
 		ss_buf_clear(&path);
 		ss_fs_join(&path, workdir, e->name);
@@ -213,7 +213,7 @@ static int load(cmd_status_run *r)
 	}
 	for (size_t i = 0; i < r->s.count; i++) {
 		const ss_status_entry *e = &r->s.entries[i];
-		if (!cmd_status_outside(e) &&
+		if (!e->outside &&
 		    (e->staged == SS_STATUS_DELETED || e->unstaged == SS_STATUS_DELETED) &&
 		    deletion_notice(r, e->name) < 0)
 			goto out;

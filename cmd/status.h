@@ -30,9 +30,6 @@ typedef struct cmd_status_run {
 	char *me, *authority;
 } cmd_status_run;
 
-/* Whether e is outside skills: a top-level file, or a directory starting with '.'. */
-bool cmd_status_outside(const ss_status_entry *e);
-
 void cmd_status_print_text(const cmd_status_run *r);
 void cmd_status_print_json(const cmd_status_run *r);
 

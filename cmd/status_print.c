@@ -9,11 +9,6 @@
 #include "cmd/status.h"
 #include "core/mem.h"
 
-bool cmd_status_outside(const ss_status_entry *e)
-{
-	return e->outside || e->name[0] == '.';
-}
-
 static const char *kind_name(ss_status_kind k)
 {
 	switch (k) {
@@ -43,8 +38,8 @@ static void print_side(const ss_status *s, bool staged)
 			                      : "Changes not staged for commit:");
 			header = true;
 		}
-		printf("  %-9s %s%s%s%s\n", kind_name(k), e->name, e->outside ? "" : "/",
-		       cmd_status_outside(e) ? "  (outside skills: never pushed)" : "",
+		printf("  %-9s %s%s%s%s\n", kind_name(k), e->name, e->file ? "" : "/",
+		       e->outside ? "  (outside skills: never pushed)" : "",
 		       e->conflicted ? "  (conflict)" : "");
 	}
 	if (header)
@@ -68,7 +63,7 @@ static void print_unmerged(const ss_status *s)
 
 		if (!e->nconflicts)
 			continue;
-		printf("  %s%s  (%zu conflicted file%s)\n", e->name, e->outside ? "" : "/",
+		printf("  %s%s  (%zu conflicted file%s)\n", e->name, e->file ? "" : "/",
 		       e->nconflicts, e->nconflicts == 1 ? "" : "s");
 		for (size_t j = 0; j < e->nconflicts; j++)
 			printf("    %-15s %s\n", ss_conflict_kind_name(e->conflicts[j].kind),
@@ -142,8 +137,8 @@ void cmd_status_print_json(const cmd_status_run *r)
 		printf("%s{\"name\":", i ? "," : "");
 		cmd_print_json_string(e->name);
 		printf(",\"outside\":%s,\"staged\":\"%s\",\"unstaged\":\"%s\",\"conflicted\":%s}",
-		       cmd_status_outside(e) ? "true" : "false", kind_name(e->staged),
-		       kind_name(e->unstaged), e->conflicted ? "true" : "false");
+		       e->outside ? "true" : "false", kind_name(e->staged), kind_name(e->unstaged),
+		       e->conflicted ? "true" : "false");
 	}
 	putchar(']');
 	print_unmerged_json(&r->s);

@@ -7,14 +7,13 @@
 #include "core/mem.h"
 #include "core/note.h"
 #include "core/outgoing_internal.h"
+#include "core/skilldir.h"
 #include "core/tree.h"
 #include "core/view.h"
 
 int ss_outgoing_is_skill(ss_repo *repo, const ss_oid *tree, const char *name, ss_oid *subtree,
                          bool *is_skill, ss_error *err)
 {
-	ss_buf path = SS_BUF_INIT;
-	ss_oid oid;
 	unsigned mode = 0;
 	int rc;
 
@@ -27,16 +26,7 @@ int ss_outgoing_is_skill(ss_repo *repo, const ss_oid *tree, const char *name, ss
 		return 0;
 	if (rc < 0)
 		return rc;
-	if (mode != SS_MODE_TREE)
-		return 0;
-	ss_buf_printf(&path, "%s/" SS_OUTGOING_SKILL_MD, name);
-	rc = ss_tree_lookup(repo, tree, path.ptr, &oid, &mode, err);
-	ss_buf_release(&path);
-	if (rc == SS_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return rc;
-	*is_skill = mode == SS_MODE_FILE || mode == SS_MODE_EXEC;
+	*is_skill = !ss_skilldir_outside(name, mode == SS_MODE_TREE);
 	return 0;
 }
 

@@ -3,9 +3,9 @@
  * into record writes to MY repo (core/plan.h), each with its note and record text.
  *
  * Work follows the change: the two trees are compared at the top level only; a name is looked
- * up in the state and its subtree read only when it differs. A top-level entry is a skill when
- * it is a directory holding SKILL.md; anything else (a README, .gitignore, a directory without
- * SKILL.md) is "outside" and never pushed. A skill that was removed and one that was added in
+ * up in the state and its subtree read only when it differs. A top-level entry is a skill
+ * directory unless ss_skilldir_outside says it is outside (a README, .gitignore, .github/),
+ * which is never pushed. A skill that was removed and one that was added in
  * the same push are a rename when at least half of their files are the same (SKILL.md compared
  * without its name line).
  *
@@ -65,7 +65,7 @@ const char *ss_outgoing_outside(const ss_outgoing *o, size_t i);
 /* The push time as a record datetime. */
 const char *ss_outgoing_time(const ss_outgoing *o);
 
-/* Whether tree's entry name is a skill directory (a tree holding SKILL.md). */
+/* Whether tree's entry name is a skill directory (a tree, not outside: ss_skilldir_outside). */
 int ss_outgoing_is_skill(ss_repo *repo, const ss_oid *tree, const char *name, ss_oid *subtree,
                          bool *is_skill, ss_error *err);
 

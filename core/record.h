@@ -47,9 +47,12 @@ int ss_record_encode(const struct ss_skill *skill, const char *created_at, const
                      const char *note, ss_buf *out, ss_error *err);
 
 /*
- * Decodes record text (len bytes) stored under rkey. Returns 0 and sets *skill (and meta, if not
- * NULL) when the record is valid; else adds every problem found to report (file names
- * "<rkey>/SKILL.md" or "<rkey>/<path>", as for a directory) and returns SS_EINVALID.
+ * Decodes the raw JSON text of one record (len bytes, as the server sent it: never text dumped
+ * back from a parsed page, which would have merged keys given twice) stored under rkey.
+ * Returns 0 and sets *skill (and meta, if not NULL) when the record is valid; else adds every
+ * problem found to report (file names "<rkey>/SKILL.md" or "<rkey>/<path>", as for a
+ * directory; a key given twice anywhere in the record is one problem naming the key) and
+ * returns SS_EINVALID.
  */
 int ss_record_decode(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
                      ss_record_meta *meta, ss_report *report);

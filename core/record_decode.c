@@ -209,6 +209,28 @@ static void take_meta(decode_ctx *c, json_t *root, ss_record_meta *m)
 	take_time(c, root, "updatedAt", &m->updated_at, &m->updated_us);
 }
 
+/* Why the text is not one JSON value; a key given twice is named (jansson's text ends with
+ * "near '<the key as written>'"). */
+static void not_json(decode_ctx *c, const json_error_t *jerr)
+{
+	const char *near = strstr(jerr->text, "near '");
+	ss_buf key = SS_BUF_INIT;
+	size_t len;
+
+	if (json_error_code(jerr) != json_error_duplicate_key || !near) {
+		ss_report_error(c->report, c->rkey, NULL, "record is not valid JSON (%s)",
+		                jerr->text);
+		return;
+	}
+	near += strlen("near '");
+	len = strlen(near);
+	if (len && near[len - 1] == '\'') /* absent when jansson cut a long key short */
+		len--;
+	ss_validate_quote(&key, near, len);
+	ss_report_error(c->report, c->rkey, NULL, "record gives the key %s twice", key.ptr);
+	ss_buf_release(&key);
+}
+
 int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **skill,
                      ss_record_meta *meta, ss_report *report)
 {
@@ -232,7 +254,7 @@ int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **
 	}
 	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		ss_report_error(report, c.rkey, NULL, "record is not valid JSON (%s)", jerr.text);
+		not_json(&c, &jerr);
 		goto out;
 	}
 	if (!json_is_object(root)) {

@@ -83,11 +83,59 @@ static char *strip_slash(const char *path)
 	return ss_xstrndup(path, n);
 }
 
-/* Fills the paths of repo->git and creates the state directory. */
-static int finish(ss_repo *repo, ss_error *err)
+/*
+ * Files inside skills are kept byte for byte and all of them count, so the .gitattributes and
+ * .gitignore files a skill (or the clone) holds are ordinary files with no effect on git:
+ * - attributes: $GIT_DIR/info/attributes comes before every .gitattributes, and this one
+ *   turns off for every path what changes bytes on the way in or out (end-of-line conversion,
+ *   $Id$ expansion, filter drivers) and puts back the defaults for diffs and merges;
+ * - ignores: libgit2's in-memory rules come before every .gitignore (and core.excludesFile),
+ *   and "!*" un-ignores every path; only .git itself stays ignored.
+ */
+#define ATTRIBUTES                                                                                 \
+	"# written by skillsync: files in a clone are kept byte for byte, whatever a\n"            \
+	"# .gitattributes says (see docs/VALIDATION.md)\n"                                         \
+	"* -text -ident -filter !eol !crlf !diff !merge !working-tree-encoding\n"
+#define IGNORE_RULES "!*\n.git\n"
+
+static int neutralise_git_files(ss_repo *repo, bool write_attributes, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT, old = SS_BUF_INIT;
+	int rc, ret = 0;
+
+	if (!write_attributes)
+		goto ignores;
+	ss_fs_join(&path, repo->gitdir, "info");
+	if (ss_fs_mkdir_p(path.ptr, 0755, err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	ss_buf_puts(&path, "/attributes");
+	if (ss_fs_read_file(&old, path.ptr, 4096, NULL) < 0 || strcmp(old.ptr, ATTRIBUTES))
+		ret = ss_fs_write_atomic(path.ptr, ATTRIBUTES, strlen(ATTRIBUTES), 0644, err);
+	if (ret < 0)
+		goto out;
+ignores:
+	rc = git_ignore_add_rule(repo->git, IGNORE_RULES);
+	if (rc < 0)
+		ret = ss_git_error(err, rc, "cannot set the ignore rules");
+out:
+	ss_buf_release(&path);
+	ss_buf_release(&old);
+	return ret;
+}
+
+/*
+ * Fills the paths of repo->git, creates the state directory and neutralises git's special
+ * files; the attributes file is written in a new clone (init) or in an existing one (its state
+ * database exists), never in another git repository a command happens to be run in.
+ */
+static int finish(ss_repo *repo, bool init, ss_error *err)
 {
 	const char *workdir = git_repository_workdir(repo->git);
-	ss_buf state = SS_BUF_INIT;
+	ss_buf state = SS_BUF_INIT, db = SS_BUF_INIT;
+	struct stat st;
+	bool clone;
 
 	if (!workdir)
 		return ss_error_set(err, SS_EINVALID, "'%s' is a bare repository",
@@ -96,7 +144,11 @@ static int finish(ss_repo *repo, ss_error *err)
 	repo->gitdir = strip_slash(git_repository_path(repo->git));
 	ss_fs_join(&state, repo->gitdir, "skillsync");
 	repo->statedir = ss_buf_detach(&state, NULL);
-	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0)
+	ss_fs_join(&db, repo->statedir, "state.db");
+	clone = init || lstat(db.ptr, &st) == 0;
+	ss_buf_release(&db);
+	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0 ||
+	    neutralise_git_files(repo, clone, err) < 0)
 		return ss_error_prefix(err, "cannot prepare the clone's state");
 	return 0;
 }
@@ -122,7 +174,7 @@ int ss_repo_init(ss_repo **out, const char *path, ss_error *err)
 		ret = ss_git_error(err, rc, "cannot create a repository in '%s'", path);
 		goto out;
 	}
-	if (finish(repo, err) < 0)
+	if (finish(repo, true, err) < 0)
 		goto out;
 	*out = repo;
 	repo = NULL;
@@ -148,7 +200,7 @@ int ss_repo_open(ss_repo **out, const char *path, ss_error *err)
 		ret = ss_git_error(err, rc, "cannot open the repository at '%s'", path);
 		goto out;
 	}
-	if (finish(repo, err) < 0)
+	if (finish(repo, false, err) < 0)
 		goto out;
 	*out = repo;
 	repo = NULL;

@@ -94,7 +94,8 @@ void ss_skill_reader_add(ss_skill_reader *r, const char *path, const void *bytes
 void ss_skill_reader_skip(ss_skill_reader *r, const char *path);
 /*
  * Parses SKILL.md, validates the whole skill and frees r. Returns 0 and sets *out when the
- * report gained no error (warnings allowed); else returns SS_EINVALID and sets nothing.
+ * report gained no error since ss_skill_reader_new (warnings allowed; a file skipped was
+ * reported, so it counts); else returns SS_EINVALID and sets nothing.
  */
 int ss_skill_reader_finish(ss_skill_reader *r, ss_skill **out);
 /* Drops a reader without finishing it. */

@@ -14,7 +14,9 @@ struct ss_skill_reader {
 	ss_skill *skill;
 	char *md; /* SKILL.md's bytes, NULL until fed */
 	size_t md_len;
-	size_t skipped; /* files that exist but were not taken */
+	size_t skipped;  /* files that exist but were not taken */
+	bool md_skipped; /* SKILL.md exists but was not taken (already reported) */
+	size_t errors;   /* the report's errors when reading began */
 };
 
 ss_skill_reader *ss_skill_reader_new(const char *dirname, ss_report *report)
@@ -23,6 +25,7 @@ ss_skill_reader *ss_skill_reader_new(const char *dirname, ss_report *report)
 
 	r->dirname = ss_xstrdup(dirname);
 	r->report = report;
+	r->errors = ss_report_errors(report);
 	r->skill = ss_skill_new();
 	return r;
 }
@@ -40,8 +43,10 @@ void ss_skill_reader_add(ss_skill_reader *r, const char *path, const void *bytes
 
 void ss_skill_reader_skip(ss_skill_reader *r, const char *path)
 {
-	(void)path;
-	r->skipped++;
+	if (!strcmp(path, SS_SKILL_MD))
+		r->md_skipped = true;
+	else
+		r->skipped++;
 }
 
 /* Moves the string under key out of fm into *dst; reports (and returns -1 on) a problem. */
@@ -99,15 +104,16 @@ static int take_fields(ss_skill_reader *r, ss_value *fm, const char *file)
 
 int ss_skill_reader_finish(ss_skill_reader *r, ss_skill **out)
 {
-	size_t errors = ss_report_errors(r->report), body_off = 0;
+	size_t body_off = 0;
 	ss_buf file = SS_BUF_INIT;
 	ss_value *fm = NULL;
 	int flags = SS_VALIDATE_SKIP_FIELDS, ret = SS_EINVALID;
 
 	ss_skill_label(&file, r->dirname, SS_SKILL_MD);
 	if (!r->md) {
-		ss_report_error(r->report, file.ptr, NULL,
-		                "missing (every skill needs a SKILL.md)");
+		if (!r->md_skipped)
+			ss_report_error(r->report, file.ptr, NULL,
+			                "missing (every skill needs a SKILL.md)");
 	} else if (ss_skillmd_parse(r->md, r->md_len, file.ptr, &fm, &body_off, r->report) == 0) {
 		flags = take_fields(r, fm, file.ptr);
 		ss_skill_set_frontmatter(r->skill, fm);
@@ -115,7 +121,7 @@ int ss_skill_reader_finish(ss_skill_reader *r, ss_skill **out)
 	}
 	ss_skill_sort_files(r->skill);
 	ss_validate_skill(r->skill, r->dirname, r->skipped, flags, r->report);
-	if (ss_report_errors(r->report) == errors) {
+	if (ss_report_errors(r->report) == r->errors) {
 		*out = r->skill;
 		r->skill = NULL;
 		ret = 0;

@@ -14,9 +14,6 @@
 #include "core/skill.h"
 #include "core/validate.h"
 
-#define MAX_DEPTH   32
-#define MAX_SKILLMD (SS_MAX_INSTRUCTIONS + 65536)
-
 typedef struct walk {
 	ss_skill_reader *reader;
 	ss_report *report;
@@ -60,7 +57,7 @@ static char **list_dir(const char *dir, size_t *n, ss_error *err)
 
 static void take_file(walk *w, const char *full, const char *rel, const struct stat *st)
 {
-	size_t cap = strcmp(rel, SS_SKILL_MD) ? SS_MAX_CONTENT : MAX_SKILLMD;
+	size_t cap = strcmp(rel, SS_SKILL_MD) ? SS_MAX_CONTENT : SS_MAX_SKILLMD;
 	ss_buf data = SS_BUF_INIT;
 	ss_error err;
 
@@ -108,7 +105,8 @@ static int walk_dir(walk *w, const char *dir, const char *rel, int depth, ss_err
 			ss_report_error(w->report, w->label.ptr, NULL,
 			                "symbolic link (a skill holds only regular files)");
 			ss_skill_reader_skip(w->reader, sub.ptr);
-		} else if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
+		} else if (S_ISDIR(st.st_mode) && depth + 1 < SS_MAX_DEPTH) {
+			/* its files have depth + 2 components: at most SS_MAX_DEPTH */
 			if ((ret = walk_dir(w, full.ptr, sub.ptr, depth + 1, err)) < 0)
 				break;
 		} else if (S_ISREG(st.st_mode)) {
@@ -126,6 +124,11 @@ static int walk_dir(walk *w, const char *dir, const char *rel, int depth, ss_err
 	ss_buf_release(&full);
 	ss_buf_release(&sub);
 	return ret;
+}
+
+bool ss_skilldir_outside(const char *name, bool is_dir)
+{
+	return !is_dir || name[0] == '.';
 }
 
 int ss_skill_read_dir(const char *dir, ss_skill **out, ss_report *report, ss_error *err)

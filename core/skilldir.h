@@ -10,10 +10,20 @@
 #ifndef SS_SKILLDIR_H
 #define SS_SKILLDIR_H
 
+#include <stdbool.h>
+
 #include "core/error.h"
 #include "core/report.h"
 
 struct ss_skill;
+
+/*
+ * Whether the top-level entry name of a clone (a directory when is_dir) is outside the skills:
+ * a file (README.md, .gitignore) or a directory whose name starts with a dot (.github). Every
+ * other top-level directory is a skill directory: `commit` validates it, `push` sends it.
+ * Outside entries are committed but never pushed. The one place this is decided.
+ */
+bool ss_skilldir_outside(const char *name, bool is_dir);
 
 /* The most directory entries a skill directory may hold before reading stops. */
 #define SS_SKILLDIR_MAX_ENTRIES 1000

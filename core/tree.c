@@ -3,10 +3,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/git.h"
 #include "core/mem.h"
+#include "core/validate.h"
 
 typedef struct pending {
 	char *path;
@@ -48,14 +48,10 @@ int ss_tree_blob_write(ss_repo *repo, const void *data, size_t len, ss_oid *out,
 	return 0;
 }
 
-/* Whether one path component is acceptable in a tree (not empty, ".", "..", ".git"). */
+/* Whether one path component is acceptable in a tree: the validator's component rules. */
 static bool good_component(const char *s, size_t n)
 {
-	if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-		return false;
-	if (n == 4 && strncasecmp(s, ".git", 4) == 0)
-		return false;
-	return true;
+	return ss_validate_component(s, n) == NULL;
 }
 
 static bool good_path(const char *path)
@@ -126,6 +122,13 @@ static int insert(git_treebuilder *tb, const char *name, const git_oid *oid, uns
 	if (git_treebuilder_get(tb, name))
 		return ss_error_set(err, SS_EINVALID, "'%s' appears twice in a skill", path);
 	rc = git_treebuilder_insert(NULL, tb, name, oid, (git_filemode_t)mode);
+	if (rc < 0 && git_error_last() && git_error_last()->klass == GIT_ERROR_TREE) {
+		/* libgit2 refuses the name itself: the input's fault, not the repository's */
+		ss_git_error(err, rc, "invalid path '%s' in a skill", path);
+		if (err)
+			err->code = SS_EINVALID;
+		return SS_EINVALID;
+	}
 	if (rc < 0)
 		return ss_git_error(err, rc, "cannot add '%s' to a tree", path);
 	return 0;

@@ -6,8 +6,10 @@
  * same content always gives the same ids, so a record whose CID did not change can reuse the
  * subtree id remembered from the last fetch ("stable rendering").
  *
- * Rules: paths are relative with forward slashes; no empty, "." or ".." component, no ".git"
- * component in any case, no leading or trailing slash (SS_EINVALID naming the path). Trees
+ * Rules: paths are relative with forward slashes and each component follows the validator's
+ * component rules (ss_validate_component: no empty, "." or ".." component, nothing read as
+ * ".git" on any system); a path breaking them, or one libgit2 refuses, is SS_EINVALID naming
+ * the path, never another code (a record with such a path is invalid, not a failure). Trees
  * are compared by entry ids at the top level only (no recursion) so that work follows the
  * change, not the size of the space. A NULL tree id means the empty tree.
  */

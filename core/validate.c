@@ -39,15 +39,86 @@ const char *ss_validate_name(const char *name)
 	return NULL;
 }
 
-static bool component_bad(const char *c, size_t n)
+/*
+ * The next code point of s (n bytes) from *i on that skip does not pass over, with *i moved past
+ * it: -1 at the end, -2 on bytes that are not UTF-8.
+ */
+static int32_t next_kept(const char *s, size_t n, size_t *i, bool (*skip)(uint32_t))
 {
-	return n == 0 || (n == 1 && c[0] == '.') || (n == 2 && !memcmp(c, "..", 2)) ||
-	       (n == 4 && !strncasecmp(c, ".git", 4));
+	while (*i < n) {
+		uint32_t cp;
+		size_t len = ss_utf8_next((const unsigned char *)s + *i, n - *i, &cp);
+
+		if (!len)
+			return -2;
+		*i += len;
+		if (!skip(cp))
+			return (int32_t)cp;
+	}
+	return -1;
+}
+
+/* Code points HFS+ ignores when it compares names (as git and libgit2 list them). */
+static bool hfs_ignored(uint32_t cp)
+{
+	return cp == 0x200c || cp == 0x200d || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x206a && cp <= 0x206f) || cp == 0xfeff;
+}
+
+/* Whether HFS+ reads component c (n bytes of valid UTF-8) as ".git". */
+static bool hfs_dotgit(const char *c, size_t n)
+{
+	size_t i = 0;
+
+	for (const char *want = ".git"; *want; want++) {
+		int32_t cp = next_kept(c, n, &i, hfs_ignored);
+		if (cp >= 'A' && cp <= 'Z')
+			cp += 'a' - 'A';
+		if (cp != *want)
+			return false;
+	}
+	return next_kept(c, n, &i, hfs_ignored) == -1;
+}
+
+/* Whether NTFS reads component c as ".git": ".git" or its 8.3 short name "git~1", in any case,
+ * followed by nothing but dots and spaces (which NTFS drops) or by ':' (a data stream). */
+static bool ntfs_dotgit(const char *c, size_t n)
+{
+	size_t start;
+
+	if (n >= 4 && !strncasecmp(c, ".git", 4))
+		start = 4;
+	else if (n >= 5 && !strncasecmp(c, "git~1", 5))
+		start = 5;
+	else
+		return false;
+	if (start < n && c[start] == ':')
+		return true;
+	for (size_t i = start; i < n; i++)
+		if (c[i] != '.' && c[i] != ' ')
+			return false;
+	return true;
+}
+
+const char *ss_validate_component(const char *c, size_t n)
+{
+	if (n == 0)
+		return "path has an empty component";
+	if ((n == 1 && c[0] == '.') || (n == 2 && !memcmp(c, "..", 2)))
+		return "path has a '.' or '..' component";
+	if (n == 4 && !strncasecmp(c, ".git", 4))
+		return "path has a '.git' component";
+	if (ntfs_dotgit(c, n) || hfs_dotgit(c, n))
+		return "path has a component that Windows or macOS reads as '.git'";
+	if (n > SS_MAX_COMPONENT)
+		return "path has a component longer than 255 bytes";
+	return NULL;
 }
 
 const char *ss_validate_path(const char *path, size_t len)
 {
-	const char *start = path;
+	const char *start = path, *why;
+	size_t depth = 0;
 
 	if (!len)
 		return "empty path";
@@ -69,14 +140,10 @@ const char *ss_validate_path(const char *path, size_t len)
 	for (size_t i = 0; i <= len; i++) {
 		if (i < len && path[i] != '/')
 			continue;
-		if (component_bad(start, (size_t)(path + i - start))) {
-			size_t n = (size_t)(path + i - start);
-			if (n == 0)
-				return "path has an empty component";
-			if (n == 4)
-				return "path has a '.git' component";
-			return "path has a '.' or '..' component";
-		}
+		if ((why = ss_validate_component(start, (size_t)(path + i - start))))
+			return why;
+		if (++depth > SS_MAX_DEPTH)
+			return "path has more than 32 components";
 		start = path + i + 1;
 	}
 	return NULL;
@@ -100,13 +167,43 @@ static void check_name(const ss_skill *s, const char *dirname, const char *file,
 	ss_buf_release(&q);
 }
 
+/* Unicode's White_Space. */
+static bool white_space(uint32_t cp)
+{
+	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||
+	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+	       cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* Whether s (len bytes of UTF-8) is only white space. */
+static bool blank(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	return next_kept(s, len, &i, white_space) == -1;
+}
+
+/* Reports a field the specification wants non-empty when it is empty or only white space;
+ * returns whether it did. */
+static bool empty_field(const char *str, size_t len, const char *file, const char *key,
+                        ss_report *r)
+{
+	if (!len)
+		ss_report_error(r, file, key, "must not be empty");
+	else if (blank(str, len))
+		ss_report_error(r, file, key, "must not be only white space");
+	else
+		return false;
+	return true;
+}
+
 static void check_description(const ss_skill *s, const char *file, ss_report *r)
 {
 	size_t len = strlen(s->description);
 
-	if (!len)
-		ss_report_error(r, file, "description", "must not be empty");
-	else if (len > SS_MAX_DESCRIPTION)
+	if (empty_field(s->description, len, file, "description", r))
+		return;
+	if (len > SS_MAX_DESCRIPTION)
 		ss_report_error(r, file, "description", "longer than %d bytes (%zu)",
 		                SS_MAX_DESCRIPTION, len);
 }
@@ -169,9 +266,9 @@ static void check_extra_key(const char *key, const ss_value *v, const char *file
 		if (!want_string(v, file, key, r))
 			return;
 		str = ss_value_string(v, &len);
-		if (!len)
-			ss_report_error(r, file, key, "must not be empty");
-		else if (ss_utf8_count(str, len) > SS_MAX_COMPATIBILITY)
+		if (empty_field(str, len, file, key, r))
+			return;
+		if (ss_utf8_count(str, len) > SS_MAX_COMPATIBILITY)
 			ss_report_error(r, file, key, "longer than %d characters (%zu)",
 			                SS_MAX_COMPATIBILITY, ss_utf8_count(str, len));
 	} else if (!strcmp(key, "metadata")) {
@@ -221,6 +318,27 @@ static bool clashes(const char *a, const char *b)
 	return !strncmp(a, b, n) && b[n] == '/';
 }
 
+/*
+ * Whether a and b name the same thing on a file system that ignores case (macOS, Windows) but
+ * not here: at their first different component, the two differ only in ASCII case ("A.md" and
+ * "a.md", or "Docs/x" and "docs/y").
+ */
+static bool case_clash(const char *a, const char *b)
+{
+	for (;;) {
+		size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
+
+		if (na != nb)
+			return false;
+		if (memcmp(a, b, na))
+			return !strncasecmp(a, b, na);
+		if (!a[na] || !b[nb])
+			return false;
+		a += na + 1;
+		b += nb + 1;
+	}
+}
+
 static void check_file(const ss_skill *s, size_t i, const char *dirname, ss_report *r)
 {
 	const ss_skill_file *f = &s->files[i];
@@ -241,6 +359,17 @@ static void check_file(const ss_skill *s, size_t i, const char *dirname, ss_repo
 			ss_report_error(r, file.ptr, NULL, "is a file and a directory at once");
 			break;
 		}
+	for (size_t j = 0; j < i; j++)
+		if (case_clash(s->files[j].path, f->path)) {
+			ss_buf other = SS_BUF_INIT;
+			ss_validate_quote(&other, s->files[j].path, strlen(s->files[j].path));
+			ss_report_error(r, file.ptr, NULL,
+			                "differs from '%s' only in case (one file on macOS and "
+			                "Windows)",
+			                other.ptr);
+			ss_buf_release(&other);
+			break;
+		}
 	if (f->len > SS_MAX_CONTENT)
 		ss_report_error(r, file.ptr, NULL, "larger than %d bytes (%zu)", SS_MAX_CONTENT,
 		                f->len);
@@ -249,6 +378,21 @@ static void check_file(const ss_skill *s, size_t i, const char *dirname, ss_repo
 out:
 	ss_buf_release(&file);
 	ss_buf_release(&q);
+}
+
+/* SKILL.md as written for s must fit what the local reader takes (SS_MAX_SKILLMD). */
+static void check_skillmd_size(const ss_skill *s, const char *dirname, ss_report *r)
+{
+	ss_buf md = SS_BUF_INIT, file = SS_BUF_INIT;
+
+	ss_skill_md(s, &md);
+	if (md.len > SS_MAX_SKILLMD) {
+		ss_skill_label(&file, dirname, SS_SKILL_MD);
+		ss_report_error(r, file.ptr, NULL, "larger than %d bytes (%zu)", SS_MAX_SKILLMD,
+		                md.len);
+	}
+	ss_buf_release(&md);
+	ss_buf_release(&file);
 }
 
 static void check_record_size(const ss_skill *s, const char *dirname, ss_report *r)
@@ -284,6 +428,8 @@ void ss_validate_skill(const ss_skill *s, const char *dirname, size_t extra, int
 	else
 		for (size_t i = 0; i < s->nfiles; i++)
 			check_file(s, i, dirname, report);
+	if (ss_report_errors(report) == errors && !(flags & SS_VALIDATE_SKIP_FIELDS))
+		check_skillmd_size(s, dirname, report);
 	if (ss_report_errors(report) == errors)
 		check_record_size(s, dirname, report);
 	ss_buf_release(&file);

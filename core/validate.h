@@ -22,8 +22,14 @@ struct ss_skill;
 #define SS_MAX_INSTRUCTIONS  200000
 #define SS_MAX_FILES         32
 #define SS_MAX_PATH          512
+#define SS_MAX_COMPONENT     255 /* bytes in one path component (file systems' name limit) */
+#define SS_MAX_DEPTH         32  /* components in one path ("a/b/c" has 3) */
 #define SS_MAX_CONTENT       200000
 #define SS_MAX_NOTE          2000
+/* The largest SKILL.md: the body's limit plus room for the frontmatter. The local reader reads
+ * no more, and a skill whose SKILL.md (as ss_skill_md writes it) is larger is refused, so a
+ * record that validates always gives a SKILL.md that reads back. */
+#define SS_MAX_SKILLMD (SS_MAX_INSTRUCTIONS + 65536)
 /* The PDS refuses request bodies over this many bytes. */
 #define SS_PDS_MAX_REQUEST 1000000
 /* Room kept for the request around the record (repo, collection, rkey, swap CIDs, a note). */
@@ -48,11 +54,18 @@ void ss_validate_skill(const struct ss_skill *s, const char *dirname, size_t ext
 const char *ss_validate_name(const char *name);
 
 /*
- * NULL when path (len bytes) is safe as a file path inside a skill directory, else what is
- * wrong with it: empty, too long, absolute, a backslash, an empty, "." or ".." component, a
- * ".git" component in any case, SKILL.md itself, control characters, not UTF-8.
+ * NULL when path (len bytes) is safe as a file path inside a skill directory on every system
+ * git runs on, else what is wrong with it: empty, over 512 bytes, a component over 255 bytes,
+ * more than 32 components, absolute, a backslash, an empty, "." or ".." component, a ".git"
+ * component in any case or a name Windows or macOS reads as ".git" ("git~1", ".git.",
+ * ".git ", ".git:x", ".git" with characters HFS+ ignores inside), SKILL.md itself, control
+ * characters, not UTF-8. The same rules hold for records and for local skills.
  */
 const char *ss_validate_path(const char *path, size_t len);
+
+/* NULL when one path component (n bytes, valid UTF-8, no slash) is acceptable, else why not
+ * (the component rules of ss_validate_path). */
+const char *ss_validate_component(const char *c, size_t n);
 
 /* Appends s for a message: at most 80 bytes, control characters shown as '?'. */
 void ss_validate_quote(ss_buf *out, const char *s, size_t len);

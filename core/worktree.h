@@ -1,8 +1,8 @@
 /*
  * worktree.h: the working directory and the index: checkout, status by skill, unified diffs.
  *
- * Status is grouped by top-level name: a top-level directory is a skill directory, a
- * top-level file (README, .gitignore) is "outside skills" and listed separately, since it is
+ * Status is grouped by top-level name: a skill directory, or an entry "outside skills"
+ * (ss_skilldir_outside: a top-level file or dot-directory), listed as such since it is
  * committed but never pushed.
  *
  * Rules: a checkout never overwrites a file that differs from what it expects (it refuses,
@@ -54,7 +54,8 @@ const char *ss_conflict_kind_name(ss_conflict_kind kind);
 
 typedef struct ss_status_entry {
 	char *name;              /* the top-level directory or file */
-	bool outside;            /* a top-level file, not a skill directory */
+	bool file;               /* a top-level file, not a directory */
+	bool outside;            /* not a skill directory (ss_skilldir_outside) */
 	ss_status_kind staged;   /* index vs HEAD */
 	ss_status_kind unstaged; /* working directory vs index (untracked counts as new) */
 	bool conflicted;         /* some path below has an index conflict */

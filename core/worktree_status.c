@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "core/git.h"
 #include "core/mem.h"
+#include "core/skilldir.h"
 
 /* One changed path, before grouping. */
 typedef struct item {
@@ -21,22 +22,22 @@ static int cmp_item(const void *a, const void *b)
 	return strcmp(((const item *)a)->path, ((const item *)b)->path);
 }
 
-/* Length of the top-level name of path; *outside when path is a top-level file. */
-static size_t top_len(const char *path, bool *outside)
+/* Length of the top-level name of path; *file when path is a top-level file. */
+static size_t top_len(const char *path, bool *file)
 {
 	const char *slash = strchr(path, '/');
 
-	*outside = slash == NULL;
+	*file = slash == NULL;
 	return slash ? (size_t)(slash - path) : strlen(path);
 }
 
 /* Stage-0 index entries at name (a file) or below name/ (a directory). */
-static size_t index_count(git_index *index, const char *name, bool outside)
+static size_t index_count(git_index *index, const char *name, bool file)
 {
 	ss_buf prefix = SS_BUF_INIT;
 	size_t pos, n = 0, total = git_index_entrycount(index);
 
-	if (outside)
+	if (file)
 		return git_index_get_bypath(index, name, 0) ? 1 : 0;
 	ss_buf_printf(&prefix, "%s/", name);
 	if (git_index_find_prefix(&pos, index, prefix.ptr) == 0) {
@@ -126,7 +127,7 @@ static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t 
 	}
 	in_head = head && git_tree_entry_bypath(&te, head, e->name) == 0;
 	git_tree_entry_free(te);
-	in_index = index_count(index, e->name, e->outside);
+	in_index = index_count(index, e->name, e->file);
 	if (any_idx)
 		e->staged = kind_of(in_head, in_index > 0);
 	if (any_wt)
@@ -177,9 +178,10 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 	st.entries = ss_xcalloc(n ? n : 1, sizeof(*st.entries));
 	for (size_t i = 0; i < n;) {
 		ss_status_entry *e = &st.entries[st.count++];
-		size_t len = top_len(items[i].path, &e->outside), j = i + 1;
+		size_t len = top_len(items[i].path, &e->file), j = i + 1;
 
 		e->name = ss_xstrndup(items[i].path, len);
+		e->outside = ss_skilldir_outside(e->name, !e->file);
 		while (j < n && strncmp(items[j].path, e->name, len) == 0 &&
 		       (items[j].path[len] == '/' || items[j].path[len] == '\0'))
 			j++;

@@ -149,7 +149,24 @@ static void test_record__hostile_records_are_reported(void **state)
 	             "JSON_ALLOW_NUL near '\"\\u0000\"')");
 	decode_fails("{\"name\":\"pdf\",\"name\":\"pdf\",\"description\":\"d\","
 	             "\"instructions\":\"b\"," TIMES "}",
-	             "pdf", "pdf: record is not valid JSON (duplicate object key near '\"name\"')");
+	             "pdf", "pdf: record gives the key \"name\" twice");
+	decode_fails(REC("\"files\":[{\"path\":\"a\",\"path\":\"../x\",\"content\":\"\"}],"), "pdf",
+	             "pdf: record gives the key \"path\" twice");
+	decode_fails(REC("\"frontmatter\":{\"license\":\"MIT\",\"license\":\"GPL\"},"), "pdf",
+	             "pdf: record gives the key \"license\" twice");
+	decode_fails(
+	    REC("\"files\":[{\"path\":\"git~1/config\",\"content\":\"\"}],"), "pdf",
+	    "pdf/git~1/config: path has a component that Windows or macOS reads as '.git'");
+	decode_fails(REC("\"files\":[{\"path\":\".g\\u200cit/config\",\"content\":\"\"}],"), "pdf",
+	             "pdf/.g\u200cit/config: path has a component that Windows or macOS reads as "
+	             "'.git'");
+	decode_fails(REC("\"files\":[{\"path\":\"A.md\",\"content\":\"\"},{\"path\":\"a.md\","
+	                 "\"content\":\"\"}],"),
+	             "pdf",
+	             "pdf/a.md: differs from 'A.md' only in case (one file on macOS and Windows)");
+	decode_fails("{\"name\":\"pdf\",\"description\":\" \\t\\n\",\"instructions\":\"b\"," TIMES
+	             "}",
+	             "pdf", "pdf/SKILL.md: description: must not be only white space");
 	decode_fails("{\"$type\":\"x.y\",\"name\":\"pdf\",\"description\":\"d\","
 	             "\"instructions\":\"b\"," TIMES "}",
 	             "pdf", "pdf/SKILL.md: $type: is not 'garden.engram.skill'");

@@ -99,6 +99,21 @@ static void test_render__hostile_records_are_refused_with_a_reason(void **state)
 	    {"a", "{\"name\":\"a\",\"description\":7,\"instructions\":\"x\"," TIMES "}",
 	     "description"},
 	    {"a", "not json at all", ""},
+	    /* names libgit2's tree builder refuses (NTFS and HFS+ aliases of .git): an invalid
+	     * record, never a failure of the fetch */
+	    {"a",
+	     "{\"name\":\"a\",\"description\":\"d\",\"instructions\":\"x\",\"files\":[{\"path\":"
+	     "\"git~1/config\",\"content\":\"y\"}]," TIMES "}",
+	     "reads as '.git'"},
+	    {"a",
+	     "{\"name\":\"a\",\"description\":\"d\",\"instructions\":\"x\",\"files\":[{\"path\":"
+	     "\".git /config\",\"content\":\"y\"}]," TIMES "}",
+	     "reads as '.git'"},
+	    {"a",
+	     "{\"name\":\"a\",\"description\":\"d\",\"instructions\":\"x\",\"files\":[{\"path\":"
+	     "\"d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"
+	     "f\",\"content\":\"y\"}]," TIMES "}",
+	     "more than 32 components"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

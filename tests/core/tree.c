@@ -128,7 +128,10 @@ static void test_tree__bad_paths_refused(void **state)
 {
 	char *dir;
 	ss_repo *repo = ss_test_repo_new(&dir);
-	const char *bad[] = {"../x", "/abs", "a//b", "a/./b", ".git/config", "x/.GIT/y", "a/", ""};
+	const char *bad[] = {"../x",         "/abs",        "a//b",         "a/./b",
+	                     ".git/config",  "x/.GIT/y",    "a/",           "",
+	                     "git~1/config", "GIT~1/x",     ".git./config", ".git /config",
+	                     ".g\u200cit/x", "\u200d.git/x"};
 	ss_tree_builder *b;
 	ss_error err;
 	ss_oid oid;

@@ -68,6 +68,13 @@ static void test_validate__paths(void **state)
 	static const char *const bad[] = {
 	    "",       "/a",     "a/",       "a//b",     "./a",  "a/./b", "..",    "a/../b", ".git",
 	    ".GIT/x", "a/.Git", "SKILL.md", "skill.md", "a\\b", "a\tb",  "a\x7f", "\xff"};
+	/* names libgit2 refuses, or that Windows (NTFS) or macOS (HFS+) read as ".git" */
+	static const char *const aliases[] = {"git~1/config",      "GIT~1/x",      ".git./config",
+	                                      ".git /config",      "a/.git. . .",  ".git:x/y",
+	                                      ".g\u200cit/config", "\u200d.git/x", ".GI\ufeffT",
+	                                      ".git\u206a/x",      "Git~1"};
+	static const char *const near[] = {"git~2",  ".git.x",     ".gitx",
+	                                   "git~1x", ".g\u200bit", "git"};
 	char path[514];
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -77,9 +84,32 @@ static void test_validate__paths(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (!ss_validate_path(bad[i], strlen(bad[i])))
 			fail_msg("'%s' accepted", bad[i]);
-	memset(path, 'p', 512);
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!ss_validate_path(aliases[i], strlen(aliases[i])) ||
+		    strcmp(ss_validate_path(aliases[i], strlen(aliases[i])),
+		           "path has a component that Windows or macOS reads as '.git'"))
+			fail_msg("'%s' not refused as '.git'", aliases[i]);
+	for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++)
+		if (ss_validate_path(near[i], strlen(near[i])))
+			fail_msg("'%s' refused", near[i]);
+	/* 512 bytes in components of 255 bytes at most */
+	memset(path, 'p', 513);
+	path[255] = path[400] = path[511] = '/';
+	assert_string_equal(ss_validate_path(path, 512), "path has an empty component");
+	path[511] = 'p';
 	assert_null(ss_validate_path(path, 512));
 	assert_string_equal(ss_validate_path(path, 513), "path longer than 512 bytes");
+	path[255] = path[400] = 'p';
+	assert_string_equal(ss_validate_path(path, 256),
+	                    "path has a component longer than 255 bytes");
+	assert_null(ss_validate_path(path, 255));
+	/* 32 components, not 33 */
+	for (int i = 0; i < 33; i++) {
+		path[2 * i] = 'd';
+		path[2 * i + 1] = '/';
+	}
+	assert_null(ss_validate_path(path, 63));
+	assert_string_equal(ss_validate_path(path, 65), "path has more than 32 components");
 	assert_non_null(ss_validate_path("a\0b", 3));
 }
 
@@ -205,6 +235,73 @@ static void test_validate__directories_hold_only_regular_files(void **state)
 	ss_test_tmpdir_free(tmp);
 }
 
+/* The same path rules for a local directory as for records: aliases of .git, names that differ
+ * only in case, nesting past 32 components. */
+static void test_validate__local_paths_follow_the_record_rules(void **state)
+{
+	char *tmp = ss_test_tmpdir();
+	ss_buf dir = SS_BUF_INIT, deep = SS_BUF_INIT, got = SS_BUF_INIT;
+
+	ss_fs_join(&dir, tmp, "pdf");
+	ss_test_write(dir.ptr, "SKILL.md", "---\nname: pdf\ndescription: d\n---\n");
+	ss_test_write(dir.ptr, "git~1/config", "x\n");
+	ss_test_write(dir.ptr, "Notes.md", "x\n");
+	ss_test_write(dir.ptr, "notes.md", "y\n");
+	ss_test_write(dir.ptr, "Docs/a.md", "x\n");
+	ss_test_write(dir.ptr, "docs/b.md", "y\n");
+	/* 31 directories and a file: 32 components, the most a path may have */
+	for (int i = 0; i < 31; i++)
+		ss_buf_puts(&deep, "d/");
+	ss_buf_puts(&deep, "f.md");
+	ss_test_write(dir.ptr, deep.ptr, "x\n");
+	read_dir_lines(dir.ptr, &got);
+	assert_string_equal(got.ptr, "pdf/docs/b.md: differs from 'Docs/a.md' only in case (one "
+	                             "file on macOS and Windows)\n"
+	                             "pdf/git~1/config: path has a component that Windows or macOS "
+	                             "reads as '.git'\n"
+	                             "pdf/notes.md: differs from 'Notes.md' only in case (one file "
+	                             "on macOS and Windows)\n");
+	/* one level more is refused while reading */
+	ss_buf_clear(&deep);
+	for (int i = 0; i < 32; i++)
+		ss_buf_puts(&deep, "e/");
+	ss_buf_puts(&deep, "f.md");
+	ss_test_write(dir.ptr, deep.ptr, "x\n");
+	read_dir_lines(dir.ptr, &got);
+	assert_non_null(strstr(got.ptr, "/e/e: directories nested too deeply\n"));
+	ss_buf_release(&dir);
+	ss_buf_release(&deep);
+	ss_buf_release(&got);
+	ss_test_tmpdir_free(tmp);
+}
+
+/* One SKILL.md limit both ways: a record whose SKILL.md would be too big for the reader is
+ * invalid, and a too big SKILL.md on disk says so (not "missing"). */
+static void test_validate__skillmd_limit_is_the_same_both_ways(void **state)
+{
+	char *tmp = ss_test_tmpdir();
+	ss_skill *s = skill_named("pdf");
+	ss_buf license = SS_BUF_INIT, got = SS_BUF_INIT, dir = SS_BUF_INIT, md = SS_BUF_INIT;
+
+	for (int i = 0; i < 600000; i++)
+		ss_buf_putc(&license, 'l');
+	ss_value_map_append(s->frontmatter, "license",
+	                    ss_value_new_string(license.ptr, license.len));
+	lines_for(s, "pdf", &got);
+	assert_string_equal(got.ptr, "pdf/SKILL.md: larger than 265536 bytes (600043)");
+	ss_skill_md(s, &md);
+	ss_fs_join(&dir, tmp, "pdf");
+	ss_test_write(dir.ptr, "SKILL.md", md.ptr);
+	read_dir_lines(dir.ptr, &got);
+	assert_string_equal(got.ptr, "pdf/SKILL.md: larger than 265536 bytes (600043)\n");
+	ss_skill_free(s);
+	ss_buf_release(&license);
+	ss_buf_release(&got);
+	ss_buf_release(&dir);
+	ss_buf_release(&md);
+	ss_test_tmpdir_free(tmp);
+}
+
 static void test_validate__write_dir_is_safe(void **state)
 {
 	char *tmp = ss_test_tmpdir();
@@ -269,6 +366,8 @@ int test_validate_run(void)
 	    cmocka_unit_test(test_validate__file_count_and_compatibility),
 	    cmocka_unit_test(test_validate__record_must_fit_the_pds_limit),
 	    cmocka_unit_test(test_validate__directories_hold_only_regular_files),
+	    cmocka_unit_test(test_validate__local_paths_follow_the_record_rules),
+	    cmocka_unit_test(test_validate__skillmd_limit_is_the_same_both_ways),
 	    cmocka_unit_test(test_validate__write_dir_is_safe),
 	};
 	return cmocka_run_group_tests_name("core/validate", tests, NULL, NULL);
