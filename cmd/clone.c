@@ -126,7 +126,9 @@ static void report(void *payload, const char *did, const char *handle, const cha
 		fputs("\r\033[K", stderr);
 	fprintf(stderr, "warning: skipped '");
 	cmd_print_safe(stderr, rkey);
-	fprintf(stderr, "' of '%s': ", handle ? handle : did);
+	fputs("' of '", stderr);
+	cmd_print_safe(stderr, handle ? handle : did);
+	fputs("': ", stderr);
 	cmd_print_safe(stderr, reason);
 	fputc('\n', stderr);
 }

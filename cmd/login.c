@@ -111,8 +111,11 @@ int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
 		goto fail;
-	printf("signed in as %s (%s) on %s\n", info.handle ? info.handle : info.did, info.did,
-	       info.pds);
+	printf("signed in as ");
+	cmd_print_safe(stdout, info.handle ? info.handle : info.did);
+	printf(" (%s) on ", info.did);
+	cmd_print_safe(stdout, info.pds);
+	putchar('\n');
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
