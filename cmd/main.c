@@ -326,10 +326,13 @@ int cmd_open_clone(ss_ctx *ctx)
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "not a skillsync clone (or any of the parent directories)");
-	if (rc < 0 || (rc = ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err)) < 0)
+	if (rc < 0)
 		goto fail;
-	rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
-	free(authority);
+	rc = ss_state_open_existing(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err);
+	if (rc == 0) {
+		rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
+		free(authority);
+	}
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",

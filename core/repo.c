@@ -83,8 +83,9 @@ static char *strip_slash(const char *path)
 	return ss_xstrndup(path, n);
 }
 
-/* Fills the paths of repo->git and creates the state directory. */
-static int finish(ss_repo *repo, ss_error *err)
+/* Fills the paths of repo->git; creates the state directory only for a new clone (create):
+ * opening a repository that is not a clone writes nothing into it. */
+static int finish(ss_repo *repo, bool create, ss_error *err)
 {
 	const char *workdir = git_repository_workdir(repo->git);
 	ss_buf state = SS_BUF_INIT;
@@ -96,7 +97,7 @@ static int finish(ss_repo *repo, ss_error *err)
 	repo->gitdir = strip_slash(git_repository_path(repo->git));
 	ss_fs_join(&state, repo->gitdir, "skillsync");
 	repo->statedir = ss_buf_detach(&state, NULL);
-	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0)
+	if (create && ss_fs_mkdir_p(repo->statedir, 0700, err) < 0)
 		return ss_error_prefix(err, "cannot prepare the clone's state");
 	return 0;
 }
@@ -122,7 +123,7 @@ int ss_repo_init(ss_repo **out, const char *path, ss_error *err)
 		ret = ss_git_error(err, rc, "cannot create a repository in '%s'", path);
 		goto out;
 	}
-	if (finish(repo, err) < 0)
+	if (finish(repo, true, err) < 0)
 		goto out;
 	*out = repo;
 	repo = NULL;
@@ -148,7 +149,7 @@ int ss_repo_open(ss_repo **out, const char *path, ss_error *err)
 		ret = ss_git_error(err, rc, "cannot open the repository at '%s'", path);
 		goto out;
 	}
-	if (finish(repo, err) < 0)
+	if (finish(repo, false, err) < 0)
 		goto out;
 	*out = repo;
 	repo = NULL;
