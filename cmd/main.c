@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "core/repo.h"
+#include "core/secret.h"
 #include "core/state.h"
 #include "core/utf8.h"
 
@@ -354,6 +355,7 @@ int main(int argc, char **argv)
 	ss_ctx ctx;
 	int ret;
 
+	ss_secret_no_dumps(); /* sessions' tokens and passwords pass through memory */
 	memset(&ctx, 0, sizeof(ctx));
 	if (argc < 2) {
 		print_main_help(stderr);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "core/mem.h"
+#include "core/secret.h"
 #include "core/utf8.h"
 #include "sync/url.h"
 #include "sync/xrpc_priv.h"
@@ -40,20 +41,13 @@ int ss_xrpc_new(ss_xrpc **out, ss_http *http, const char *service, ss_error *err
 	return 0;
 }
 
-static void wipe_free(char *s)
-{
-	if (s)
-		memset(s, 0, strlen(s));
-	free(s);
-}
-
 void ss_xrpc_free(ss_xrpc *x)
 {
 	if (!x)
 		return;
 	if (x->free_payload)
 		x->free_payload(x->refresh_payload);
-	wipe_free(x->token);
+	ss_secret_free(x->token);
 	free(x->service);
 	free(x);
 }
@@ -70,7 +64,7 @@ ss_http *ss_xrpc_http(const ss_xrpc *x)
 
 void ss_xrpc_set_token(ss_xrpc *x, const char *access_jwt)
 {
-	wipe_free(x->token);
+	ss_secret_free(x->token);
 	x->token = access_jwt ? ss_xstrdup(access_jwt) : NULL;
 }
 
@@ -241,6 +235,8 @@ int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *
 	int ret;
 
 	ss_http_response_init(&resp);
+	if (call->secret)
+		ss_buf_secret(&resp.body);
 	ss_xrpc__url(&url, x->service, call->nsid, call->params);
 	if (hook && x->token && expiring(x->token) &&
 	    (ret = x->refresh(x, x->refresh_payload, err)) < 0)
