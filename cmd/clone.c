@@ -129,13 +129,7 @@ static void report(void *payload, const char *did, const char *handle, const cha
 
 	if (co->progress)
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "warning: skipped '");
-	cmd_print_safe(stderr, rkey);
-	fputs("' of '", stderr);
-	cmd_print_safe(stderr, handle ? handle : did);
-	fputs("': ", stderr);
-	cmd_print_safe(stderr, reason);
-	fputc('\n', stderr);
+	cmd_print_skip(did, handle, rkey, reason);
 }
 
 static void progress(void *payload, size_t records, size_t done, size_t members)

@@ -82,6 +82,8 @@ void cmd_print_json_string(const char *s);
 const char *cmd_safe(ss_buf *tmp, const char *s);
 /* The same, printed on out. */
 void cmd_print_safe(FILE *out, const char *s);
+/* "warning: skipped '<key>' of '<member>': <reason>" on stderr (clone, fetch, pull). */
+void cmd_print_skip(const char *did, const char *handle, const char *rkey, const char *reason);
 /* A note's first line, at most max bytes (0: all), " ..." when something is left out. */
 void cmd_print_note(FILE *out, const char *note, size_t max);
 

@@ -296,6 +296,17 @@ void cmd_print_safe(FILE *out, const char *s)
 	ss_buf_release(&b);
 }
 
+void cmd_print_skip(const char *did, const char *handle, const char *rkey, const char *reason)
+{
+	fputs("warning: skipped '", stderr);
+	cmd_print_safe(stderr, rkey);
+	fputs("' of '", stderr);
+	cmd_print_safe(stderr, handle ? handle : did);
+	fputs("': ", stderr);
+	cmd_print_safe(stderr, reason);
+	fputc('\n', stderr);
+}
+
 void cmd_print_note(FILE *out, const char *note, size_t max)
 {
 	ss_buf b = SS_BUF_INIT;

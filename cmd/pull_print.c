@@ -49,19 +49,12 @@ static void print_changes(const ss_pull_changes *c)
 	}
 }
 
-/* "warning: skipped '<key>' of '<member>': <reason>", as clone prints it. */
 static void print_skips(const cmd_pull_run *run)
 {
 	for (size_t i = 0; i < run->nskips; i++) {
 		const cmd_pull_skip *s = &run->skips[i];
 
-		fputs("warning: skipped '", stderr);
-		cmd_print_safe(stderr, s->rkey);
-		fputs("' of '", stderr);
-		cmd_print_safe(stderr, s->handle ? s->handle : s->did);
-		fputs("': ", stderr);
-		cmd_print_safe(stderr, s->reason);
-		fputc('\n', stderr);
+		cmd_print_skip(s->did, s->handle, s->rkey, s->reason);
 	}
 }
 
