@@ -4,6 +4,8 @@
  * The clone is built in <dir>.skillsync-partial and renamed to <dir> only when
  * complete, so an interrupted clone never leaves a directory that looks
  * finished; the next run removes the partial one (saying so) and starts again.
+ * It removes only a directory it can prove a clone made: one holding PARTIAL_MARKER
+ * (written first thing, removed before the rename); anything else there is refused.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +30,9 @@
 #include "sync/http.h"
 #include "sync/identity.h"
 #include "sync/session.h"
+
+/* Inside <dir>.skillsync-partial while a clone builds it. */
+#define PARTIAL_MARKER ".git/skillsync/partial-clone"
 
 typedef struct clone_opts {
 	const char *authority;
@@ -124,11 +129,7 @@ static void report(void *payload, const char *did, const char *handle, const cha
 
 	if (co->progress)
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "warning: skipped '");
-	cmd_print_safe(stderr, rkey);
-	fprintf(stderr, "' of '%s': ", handle ? handle : did);
-	cmd_print_safe(stderr, reason);
-	fputc('\n', stderr);
+	cmd_print_skip(did, handle, rkey, reason);
 }
 
 static void progress(void *payload, size_t records, size_t done, size_t members)
@@ -204,6 +205,21 @@ static int pick_me(const char *as, ss_session_info *me, ss_error *err)
 	return ret;
 }
 
+/* Marks the new directory path as a clone's: only such a directory is removed by a later run. */
+static int mark_partial(const char *path, ss_error *err)
+{
+	ss_buf p = SS_BUF_INIT;
+	int ret;
+
+	ss_buf_printf(&p, "%s/.git/skillsync", path);
+	ret = ss_fs_mkdir_p(p.ptr, 0700, err);
+	ss_buf_printf(&p, "/partial-clone");
+	if (!ret)
+		ret = ss_fs_write_atomic(p.ptr, "", 0, 0600, err);
+	ss_buf_release(&p);
+	return ret;
+}
+
 /* Builds the clone at path, holding its lock (*lock, also on failure: the caller releases it
  * once the clone has its final name). */
 static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **lock,
@@ -218,12 +234,14 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 	ss_fetch_opts fo;
 	clone_out co;
 	ss_oid zero;
+	ss_buf marker = SS_BUF_INIT;
 	int ret = -1;
 
 	memset(&me, 0, sizeof(me));
 	if (ss_http_new(&http, NULL, err) < 0 || pick_me(o->as, &me, err) < 0)
 		goto out;
-	if (ss_repo_init(&repo, path, err) < 0 || cmd_lock_clone(ctx, repo, lock, NULL) < 0 ||
+	if (ss_repo_init(&repo, path, err) < 0 || mark_partial(path, err) < 0 ||
+	    cmd_lock_clone(ctx, repo, lock, NULL) < 0 ||
 	    ss_state_open(&st, ss_repo_gitdir(repo), err) < 0)
 		goto out;
 	if (ss_state_begin(st, err) < 0 ||
@@ -275,8 +293,14 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 	    ss_worktree_checkout(repo, &res->commit, err) < 0)
 		goto out;
 	*nskills = res->added;
+	ss_buf_printf(&marker, "%s/%s", path, PARTIAL_MARKER);
+	if (unlink(marker.ptr) < 0) {
+		ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", marker.ptr, strerror(errno));
+		goto out;
+	}
 	ret = 0;
 out:
+	ss_buf_release(&marker);
 	ss_space_free(sp);
 	ss_state_free(st);
 	ss_repo_free(repo);
@@ -313,6 +337,17 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (access(partial.ptr, F_OK) == 0) {
 		/* left by a killed clone, or another clone into dir is building it now */
+		ss_buf_printf(&lockpath, "%s/%s", partial.ptr, PARTIAL_MARKER);
+		if (access(lockpath.ptr, F_OK) < 0) {
+			ss_error_set(
+			    &ctx->err, SS_EEXISTS,
+			    "'%s' already exists and was not left by a clone: remove it or "
+			    "clone into another directory",
+			    partial.ptr);
+			ret = cmd_fail(&ctx->err);
+			goto out;
+		}
+		ss_buf_clear(&lockpath);
 		ss_buf_printf(&lockpath, "%s/.git/skillsync/lock", partial.ptr);
 		if (access(lockpath.ptr, F_OK) == 0 &&
 		    cmd_lock_path(ctx, lockpath.ptr, &lock) < 0) {

@@ -72,9 +72,20 @@ int cmd_open_clone(ss_ctx *ctx);
 /* The exit code for an SS_E* code. */
 int cmd_exit_code(int code);
 
-/* Prints a JSON-safe version of s, quoted, to stdout (for the commands' --json output); null
- * when s is NULL. */
+/*
+ * Printing text that came from elsewhere (handles, notes, reasons, record keys, servers' words,
+ * commit messages): always through these, which follow core/utf8.h's escape rule.
+ */
+/* s as a quoted JSON string on stdout (the commands' --json output); null when s is NULL. */
 void cmd_print_json_string(const char *s);
+/* s with its unsafe characters as \xNN, in tmp (cleared first; "" for NULL): for printf. */
+const char *cmd_safe(ss_buf *tmp, const char *s);
+/* The same, printed on out. */
+void cmd_print_safe(FILE *out, const char *s);
+/* "warning: skipped '<key>' of '<member>': <reason>" on stderr (clone, fetch, pull). */
+void cmd_print_skip(const char *did, const char *handle, const char *rkey, const char *reason);
+/* A note's first line, at most max bytes (0: all), " ..." when something is left out. */
+void cmd_print_note(FILE *out, const char *note, size_t max);
 
 /*
  * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
@@ -86,9 +97,6 @@ struct ss_lock;
 int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
 /* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
 int cmd_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
-
-/* Prints s with control characters as \xNN (for text that came from the network). */
-void cmd_print_safe(FILE *out, const char *s);
 
 /* The members of the clone (cmd/provenance.c), for printing handles. */
 typedef struct cmd_member_list {

@@ -12,6 +12,7 @@
 #include "core/fs.h"
 #include "core/merge.h"
 #include "core/repo.h"
+#include "core/secret.h"
 
 /* A commit message read from a file or stdin is at most this long. */
 #define MESSAGE_MAX (1024 * 1024)
@@ -77,10 +78,12 @@ static const char *editor_name(void)
 	return "vi";
 }
 
-/* Runs the editor on path as git does: through the shell, the path as "$1". */
+/* Runs the editor on path as git does: through the shell, the path as "$1"; its environment
+ * is ours without skillsync's secrets. */
 static int run_editor(const char *editor, const char *path, ss_error *err)
 {
 	ss_buf script = SS_BUF_INIT;
+	char **env = ss_secret_child_env();
 	int status = 0;
 	pid_t pid;
 
@@ -89,13 +92,15 @@ static int run_editor(const char *editor, const char *path, ss_error *err)
 	pid = fork();
 	if (pid < 0) {
 		ss_buf_release(&script);
+		free(env);
 		return ss_error_set(err, SS_ERROR, "cannot start the editor '%s'", editor);
 	}
 	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", script.ptr, editor, path, (char *)NULL);
+		execle("/bin/sh", "sh", "-c", script.ptr, editor, path, (char *)NULL, env);
 		_exit(127);
 	}
 	ss_buf_release(&script);
+	free(env);
 	while (waitpid(pid, &status, 0) < 0)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)

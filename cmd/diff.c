@@ -188,8 +188,11 @@ static void print_text(const diff_run *d)
 			printf("  not yours: nothing sent");
 		else if (g->item && g->item->write->renamed_from)
 			printf("  renamed from %s", g->item->write->renamed_from);
-		else if (g->item && g->item->write->based_on)
-			printf("  your own version of %s's", g->item->write->based_on);
+		else if (g->item && g->item->write->based_on) {
+			printf("  your own version of ");
+			cmd_print_safe(stdout, g->item->write->based_on);
+			printf("'s");
+		}
 		putchar('\n');
 		for (size_t j = g->first; j < g->first + g->count; j++) {
 			const ss_change *c = &d->changes.items[j];

@@ -14,6 +14,7 @@
 #include "core/history.h"
 #include "core/mem.h"
 #include "core/repo.h"
+#include "core/utf8.h"
 
 static void format_time(char out[32], int64_t t)
 {
@@ -24,10 +25,12 @@ static void format_time(char out[32], int64_t t)
 		snprintf(out, 32, "%" PRId64, t);
 }
 
-/* Prints text with each line indented by four spaces (git log's body), no trailing blanks. */
+/* Prints text with each line indented by four spaces (git log's body), no trailing blanks;
+ * through the escape rule: a tracking commit quotes the space's notes. */
 static void print_indented(const char *text)
 {
 	size_t len = strlen(text);
+	ss_buf line = SS_BUF_INIT;
 
 	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
 		len--;
@@ -35,12 +38,15 @@ static void print_indented(const char *text)
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
 
+		ss_buf_clear(&line);
+		ss_utf8_escape(&line, p, n, SS_ESCAPE_TEXT);
 		if (n)
-			printf("    %.*s\n", (int)n, p);
+			printf("    %s\n", line.ptr);
 		else
 			putchar('\n');
 		p += n + 1;
 	}
+	ss_buf_release(&line);
 }
 
 /* The message as `log <skill>` shows it: the subject, then what the body says about skill. */
@@ -65,6 +71,7 @@ static void print_message(const ss_history_entry *e, const char *skill)
 static void print_text(const ss_history *h, const char *skill)
 {
 	char hex[SS_OID_HEXSZ + 1], when[32];
+	ss_buf text = SS_BUF_INIT;
 
 	for (size_t i = 0; i < h->count; i++) {
 		const ss_history_entry *e = &h->items[i];
@@ -78,11 +85,14 @@ static void print_text(const ss_history *h, const char *skill)
 			printf(e->merged ? " (space)\n" : " (space, not merged yet)\n");
 		else
 			printf(e->kind == SS_HISTORY_MERGE ? " (merge)\n" : "\n");
-		if (e->kind != SS_HISTORY_SPACE)
-			printf("Author: %s <%s>\n", e->info.author_name, e->info.author_email);
+		if (e->kind != SS_HISTORY_SPACE) {
+			printf("Author: %s", cmd_safe(&text, e->info.author_name));
+			printf(" <%s>\n", cmd_safe(&text, e->info.author_email));
+		}
 		printf("Date:   %s\n\n", when);
 		print_message(e, skill);
 	}
+	ss_buf_release(&text);
 }
 
 static void print_json(const ss_history *h, const char *skill)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/secret.h"
 #include "core/buf.h"
 #include "sync/http.h"
 #include "sync/session.h"
@@ -70,7 +71,8 @@ static int prompt(const char *who, ss_buf *out, ss_error *err)
 
 int cmd_login(ss_ctx *ctx, int argc, char **argv)
 {
-	const char *who = NULL, *env = getenv("SKILLSYNC_PASSWORD");
+	const char *who = NULL;
+	char *env = getenv(SS_SECRET_ENV_PASSWORD);
 	ss_session_info info = {0};
 	ss_buf password = SS_BUF_INIT;
 	bool from_stdin = false;
@@ -92,6 +94,7 @@ int cmd_login(ss_ctx *ctx, int argc, char **argv)
 		else
 			who = argv[i];
 	}
+	ss_buf_secret(&password);
 	if (!who)
 		return cmd_usage_error(ctx, "missing <handle-or-did>");
 	if (from_stdin) {
@@ -101,6 +104,7 @@ int cmd_login(ss_ctx *ctx, int argc, char **argv)
 		}
 	} else if (env && *env) {
 		ss_buf_puts(&password, env);
+		ss_secret_wipe(env, strlen(env)); /* our one copy is password's */
 	} else if (prompt(who, &password, &ctx->err) < 0) {
 		goto fail;
 	}
@@ -111,14 +115,16 @@ int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
 		goto fail;
-	printf("signed in as %s (%s) on %s\n", info.handle ? info.handle : info.did, info.did,
-	       info.pds);
+	printf("signed in as ");
+	cmd_print_safe(stdout, info.handle ? info.handle : info.did);
+	printf(" (%s) on ", info.did);
+	cmd_print_safe(stdout, info.pds);
+	putchar('\n');
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
 	ret = cmd_fail(&ctx->err);
 out:
-	memset(password.ptr, 0, password.len);
 	ss_buf_release(&password);
 	ss_session_info_release(&info);
 	ss_http_free(http);

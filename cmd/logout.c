@@ -25,7 +25,9 @@ int cmd_logout(ss_ctx *ctx, int argc, char **argv)
 		ret = cmd_fail(&ctx->err);
 		goto out;
 	}
-	printf("signed out of %s (%s)\n", info.handle ? info.handle : info.did, info.did);
+	printf("signed out of ");
+	cmd_print_safe(stdout, info.handle ? info.handle : info.did);
+	printf(" (%s)\n", info.did);
 	ret = SS_EXIT_OK;
 out:
 	ss_session_info_release(&info);

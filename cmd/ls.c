@@ -33,16 +33,22 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 		printf("%s\n", l->count ? "," : "");
 		cmd_print_json_provenance(e->rkey, &l->members, &p);
 	} else {
-		printf("%-24s %-9s %-28s %s", e->rkey, ss_view_why_name(w->why),
-		       cmd_who(&l->members, w->did), w->updated_at ? w->updated_at : "-");
+		ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
+
+		printf("%-24s %-9s %-28s %s", cmd_safe(&name, e->rkey), ss_view_why_name(w->why),
+		       cmd_safe(&who, cmd_who(&l->members, w->did)),
+		       w->updated_at ? cmd_safe(&when, w->updated_at) : "-");
 		if (p.count > 1) {
 			printf("  shadows ");
 			for (size_t i = 1; i < p.count; i++)
 				printf("%s%s%s", i > 1 ? ", " : "",
-				       cmd_who(&l->members, p.versions[i].did),
+				       cmd_safe(&who, cmd_who(&l->members, p.versions[i].did)),
 				       p.versions[i].valid ? "" : " (invalid)");
 		}
 		putchar('\n');
+		ss_buf_release(&name);
+		ss_buf_release(&who);
+		ss_buf_release(&when);
 	}
 	l->count++;
 	ss_provenance_release(&p);

@@ -8,7 +8,9 @@
 
 #include "cmd/cmd.h"
 #include "core/repo.h"
+#include "core/secret.h"
 #include "core/state.h"
+#include "core/utf8.h"
 
 static int cmd_help(ss_ctx *ctx, int argc, char **argv);
 
@@ -246,7 +248,10 @@ int cmd_exit_code(int code)
 
 int cmd_fail(const ss_error *err)
 {
-	fprintf(stderr, "skillsync: %s\n", err->message[0] ? err->message : "unknown error");
+	/* Messages quote what servers and records said: printed through the escape rule. */
+	fputs("skillsync: ", stderr);
+	cmd_print_safe(stderr, err->message[0] ? err->message : "unknown error");
+	fputc('\n', stderr);
 	return cmd_exit_code(err->code);
 }
 
@@ -264,36 +269,51 @@ int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 
 void cmd_print_json_string(const char *s)
 {
+	ss_buf b = SS_BUF_INIT;
+
 	if (!s) {
 		fputs("null", stdout);
 		return;
 	}
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", stdout);
-			break;
-		case '\\':
-			fputs("\\\\", stdout);
-			break;
-		case '\n':
-			fputs("\\n", stdout);
-			break;
-		case '\r':
-			fputs("\\r", stdout);
-			break;
-		case '\t':
-			fputs("\\t", stdout);
-			break;
-		default:
-			if (*p < 0x20)
-				printf("\\u%04x", *p);
-			else
-				putchar(*p);
-		}
-	}
-	putchar('"');
+	ss_utf8_escape(&b, s, strlen(s), SS_ESCAPE_JSON);
+	printf("\"%s\"", b.ptr);
+	ss_buf_release(&b);
+}
+
+const char *cmd_safe(ss_buf *tmp, const char *s)
+{
+	ss_buf_clear(tmp);
+	if (s)
+		ss_utf8_escape(tmp, s, strlen(s), SS_ESCAPE_TEXT);
+	return tmp->ptr;
+}
+
+void cmd_print_safe(FILE *out, const char *s)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	fputs(cmd_safe(&b, s), out);
+	ss_buf_release(&b);
+}
+
+void cmd_print_skip(const char *did, const char *handle, const char *rkey, const char *reason)
+{
+	fputs("warning: skipped '", stderr);
+	cmd_print_safe(stderr, rkey);
+	fputs("' of '", stderr);
+	cmd_print_safe(stderr, handle ? handle : did);
+	fputs("': ", stderr);
+	cmd_print_safe(stderr, reason);
+	fputc('\n', stderr);
+}
+
+void cmd_print_note(FILE *out, const char *note, size_t max)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	ss_utf8_escape_line(&b, note, max);
+	fputs(b.ptr, out);
+	ss_buf_release(&b);
 }
 
 static bool wants_help(int argc, char **argv)
@@ -318,10 +338,13 @@ int cmd_open_clone(ss_ctx *ctx)
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "not a skillsync clone (or any of the parent directories)");
-	if (rc < 0 || (rc = ss_state_open(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err)) < 0)
+	if (rc < 0)
 		goto fail;
-	rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
-	free(authority);
+	rc = ss_state_open_existing(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err);
+	if (rc == 0) {
+		rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
+		free(authority);
+	}
 	if (rc == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",
@@ -343,6 +366,7 @@ int main(int argc, char **argv)
 	ss_ctx ctx;
 	int ret;
 
+	ss_secret_no_dumps(); /* sessions' tokens and passwords pass through memory */
 	memset(&ctx, 0, sizeof(ctx));
 	if (argc < 2) {
 		print_main_help(stderr);

@@ -29,6 +29,7 @@ static const char *role_name(ss_state_role r)
 static int list(ss_ctx *ctx, bool json)
 {
 	cmd_member_list m;
+	ss_buf text = SS_BUF_INIT;
 
 	if (cmd_members_load(ctx, &m) < 0)
 		return cmd_fail(&ctx->err);
@@ -46,12 +47,14 @@ static int list(ss_ctx *ctx, bool json)
 			cmd_print_json_string(x->rev);
 			putchar('}');
 		} else {
-			printf("%-10s %-30s %s\n", role_name(x->role), x->handle ? x->handle : "-",
-			       x->did);
+			printf("%-10s %-30s ", role_name(x->role),
+			       x->handle ? cmd_safe(&text, x->handle) : "-");
+			printf("%s\n", cmd_safe(&text, x->did));
 		}
 	}
 	if (json)
 		printf("]\n");
+	ss_buf_release(&text);
 	cmd_members_release(&m);
 	return SS_EXIT_OK;
 }

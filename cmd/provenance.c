@@ -61,16 +61,6 @@ void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const
 	printf("]}");
 }
 
-void cmd_print_safe(FILE *out, const char *s)
-{
-	for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
-		if (*c < 0x20 || *c == 0x7f)
-			fprintf(out, "\\x%02x", *c);
-		else
-			fputc(*c, out);
-	}
-}
-
 int cmd_members_load(ss_ctx *ctx, cmd_member_list *out)
 {
 	out->list = NULL;

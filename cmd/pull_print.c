@@ -16,24 +16,6 @@ bool cmd_pull_changed(const cmd_pull_run *run)
 	       (r->merge_ran && r->merge.kind != SS_MERGE_UP_TO_DATE);
 }
 
-/* Text from the network, on one line: control characters as \xNN, cut at max bytes (0: no
- * cut) on a UTF-8 boundary, stopping at the first newline. */
-static void put_safe(FILE *out, const char *s, size_t max)
-{
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p && *p != '\n'; p++, n++) {
-		if (max && n >= max && (*p & 0xC0) != 0x80) {
-			fputs("...", out);
-			return;
-		}
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\x%02x", *p);
-		else
-			fputc(*p, out);
-	}
-}
-
 static const char *kind_word(ss_change_kind kind)
 {
 	switch (kind) {
@@ -53,33 +35,26 @@ static void print_changes(const ss_pull_changes *c)
 		const ss_pull_change *x = &c->items[i];
 
 		printf("  %-7s ", kind_word(x->kind));
-		put_safe(stdout, x->name, 0);
+		cmd_print_safe(stdout, x->name);
 		if (x->did) {
 			printf(" (");
-			put_safe(stdout, x->handle ? x->handle : x->did, 0);
+			cmd_print_safe(stdout, x->handle ? x->handle : x->did);
 			printf(x->mine ? ", yours)" : ")");
 		}
 		if (x->note) {
 			printf(": ");
-			put_safe(stdout, x->note, NOTE_MAX);
+			cmd_print_note(stdout, x->note, NOTE_MAX);
 		}
 		putchar('\n');
 	}
 }
 
-/* "warning: skipped '<key>' of '<member>': <reason>", as clone prints it. */
 static void print_skips(const cmd_pull_run *run)
 {
 	for (size_t i = 0; i < run->nskips; i++) {
 		const cmd_pull_skip *s = &run->skips[i];
 
-		fputs("warning: skipped '", stderr);
-		put_safe(stderr, s->rkey, 0);
-		fputs("' of '", stderr);
-		put_safe(stderr, s->handle ? s->handle : s->did, 0);
-		fputs("': ", stderr);
-		put_safe(stderr, s->reason, 0);
-		fputc('\n', stderr);
+		cmd_print_skip(s->did, s->handle, s->rkey, s->reason);
 	}
 }
 
@@ -131,7 +106,7 @@ void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err)
 	case SS_MERGE_CONFLICTED:
 		for (size_t i = 0; i < r->merge.npaths; i++) {
 			printf("conflict: ");
-			put_safe(stdout, r->merge.paths[i], 0);
+			cmd_print_safe(stdout, r->merge.paths[i]);
 			putchar('\n');
 		}
 		break;

@@ -14,15 +14,18 @@
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {
+	ss_buf who = SS_BUF_INIT;
+
 	ss_buf_clear(b);
 	if (n->kind == SS_PLAN_NEXT_APPLIES)
 		ss_buf_printf(b, "'%s': deleting your version; %s's version will apply", n->name,
-		              n->who);
+		              cmd_safe(&who, n->who));
 	else
 		ss_buf_printf(b,
 		              "'%s': deleted here, but it is %s's skill and you have no version of "
 		              "it: nothing to send, it stays in the space",
-		              n->name, n->who ? n->who : "someone else");
+		              n->name, n->who ? cmd_safe(&who, n->who) : "someone else");
+	ss_buf_release(&who);
 	return b->ptr;
 }
 
@@ -50,7 +53,7 @@ static void print_text(const ss_push_result *r, bool dry)
 		if (it->write->renamed_from)
 			printf(" (renamed from %s)", it->write->renamed_from);
 		else if (it->write->based_on)
-			printf(" (your own version of %s's)", it->write->based_on);
+			printf(" (your own version of %s's)", cmd_safe(&b, it->write->based_on));
 		putchar('\n');
 	}
 	if (!dry)

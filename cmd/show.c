@@ -64,6 +64,7 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	char *me = NULL, *authority = NULL;
 	ss_provenance p;
 	cmd_member_list members = {NULL, 0};
+	ss_buf text = SS_BUF_INIT;
 	int ret = SS_EXIT_OK;
 
 	for (int i = 1; i < argc; i++) {
@@ -98,14 +99,17 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		putchar('\n');
 		goto out;
 	}
-	printf("%s\n", name);
+	cmd_print_safe(stdout, name);
+	putchar('\n');
 	if (!p.nvalid)
 		printf("  no valid version: not in the view\n");
 	for (size_t i = 0; i < p.count; i++) {
 		const ss_provenance_version *v = &p.versions[i];
 
-		printf("%s %s  %s  updated %s\n", i == 0 && p.nvalid ? "*" : " ",
-		       cmd_who(&members, v->did), v->did, v->updated_at ? v->updated_at : "-");
+		printf("%s %s  ", i == 0 && p.nvalid ? "*" : " ",
+		       cmd_safe(&text, cmd_who(&members, v->did)));
+		printf("%s  updated ", cmd_safe(&text, v->did));
+		printf("%s\n", v->updated_at ? cmd_safe(&text, v->updated_at) : "-");
 		if (i == 0 && p.nvalid)
 			printf("    %s\n", why_text(v->why));
 		else if (v->valid)
@@ -117,6 +121,7 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		}
 	}
 out:
+	ss_buf_release(&text);
 	cmd_members_release(&members);
 	ss_provenance_release(&p);
 	free(me);

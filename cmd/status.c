@@ -67,6 +67,7 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 {
 	ss_provenance p;
 	const char *next = NULL;
+	ss_buf who = SS_BUF_INIT;
 	bool mine = false;
 
 	if (ss_provenance_load(r->ctx->state, name, r->me, r->authority, &p, &r->ctx->err) < 0)
@@ -79,12 +80,13 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 	}
 	if (mine && next)
 		ss_buf_printf(&r->notices, "'%s': deleting your version; %s's version will apply\n",
-		              name, cmd_who(&r->members, next));
+		              name, cmd_safe(&who, cmd_who(&r->members, next)));
 	else if (!mine && next)
 		ss_buf_printf(&r->notices,
 		              "'%s': deleted here, but it is %s's skill and you have no version of "
 		              "it: nothing will be sent, it stays in the space\n",
-		              name, cmd_who(&r->members, next));
+		              name, cmd_safe(&who, cmd_who(&r->members, next)));
+	ss_buf_release(&who);
 	ss_provenance_release(&p);
 	return 0;
 }

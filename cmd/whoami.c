@@ -38,9 +38,14 @@ int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 		ss_error_set(&ctx->err, SS_EAUTH, "not signed in (run 'skillsync login <handle>')");
 		return cmd_fail(&ctx->err);
 	} else {
-		for (size_t i = 0; i < n; i++)
-			printf("%s %s %s\n", list[i].handle ? list[i].handle : "-", list[i].did,
-			       list[i].pds);
+		ss_buf text = SS_BUF_INIT;
+
+		for (size_t i = 0; i < n; i++) {
+			printf("%s ", list[i].handle ? cmd_safe(&text, list[i].handle) : "-");
+			printf("%s ", cmd_safe(&text, list[i].did));
+			printf("%s\n", cmd_safe(&text, list[i].pds));
+		}
+		ss_buf_release(&text);
 	}
 	ss_session_list_free(list, n);
 	return SS_EXIT_OK;

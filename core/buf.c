@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/secret.h"
 
 char ss_buf_empty[1];
 
@@ -14,12 +15,20 @@ void ss_buf_init(ss_buf *b)
 	b->len = 0;
 	b->alloc = 0;
 	b->max = 0;
+	b->secret = 0;
+}
+
+void ss_buf_secret(ss_buf *b)
+{
+	b->secret = 1;
 }
 
 void ss_buf_release(ss_buf *b)
 {
 	if (!b)
 		return;
+	if (b->alloc && b->secret)
+		ss_secret_wipe(b->ptr, b->alloc);
 	if (b->alloc)
 		free(b->ptr);
 	ss_buf_init(b);
@@ -27,6 +36,8 @@ void ss_buf_release(ss_buf *b)
 
 void ss_buf_clear(ss_buf *b)
 {
+	if (b->alloc && b->secret)
+		ss_secret_wipe(b->ptr, b->len);
 	b->len = 0;
 	if (b->alloc)
 		b->ptr[0] = '\0';
@@ -60,6 +71,19 @@ static int reserve(ss_buf *b, size_t extra)
 		size_t alloc = 0;
 		ss_xgrow((void **)&p, 1, want < 64 ? 64 : want, &alloc);
 		p[0] = '\0';
+		b->ptr = p;
+		b->alloc = alloc;
+		return 0;
+	}
+	if (b->secret) {
+		/* realloc would leave the old bytes behind in freed memory */
+		char *p = NULL;
+		size_t alloc = 0;
+
+		ss_xgrow((void **)&p, 1, want, &alloc);
+		memcpy(p, b->ptr, b->len + 1);
+		ss_secret_wipe(b->ptr, b->alloc);
+		free(b->ptr);
 		b->ptr = p;
 		b->alloc = alloc;
 		return 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/mem.h"
+#include "core/secret.h"
 
 int ss_fs_read_file(ss_buf *out, const char *path, size_t max, ss_error *err)
 {
@@ -47,6 +48,8 @@ int ss_fs_read_file(ss_buf *out, const char *path, size_t max, ss_error *err)
 out:
 	if (ret < 0)
 		ss_buf_truncate(out, start);
+	if (out->secret)
+		ss_secret_wipe(chunk, sizeof(chunk));
 	close(fd);
 	return ret;
 }
@@ -66,6 +69,22 @@ int ss_fs_write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* fsyncs the directory that holds path. */
+static int sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir =
+	    slash ? ss_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : ss_xstrdup(".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = -1;
+
+	if (fd >= 0) {
+		ret = fsync(fd);
+		close(fd);
+	}
+	free(dir);
+	return ret;
 }
 
 int ss_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, ss_error *err)
@@ -92,6 +111,11 @@ int ss_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mo
 	}
 	fd = -1;
 	if (rename(tmp.ptr, path) < 0) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	/* The rename itself lasts only once the directory holding it is on disk. */
+	if (sync_parent(path) < 0) {
 		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
@@ -137,39 +161,69 @@ int ss_fs_mkdir_p(const char *path, mode_t mode, ss_error *err)
 	return ret;
 }
 
-int ss_fs_remove_tree(const char *path, ss_error *err)
+/* Removes everything inside the directory dfd (closed here), never following a symlink: each
+ * entry is opened relative to its parent with O_NOFOLLOW, so a symlink swapped in meanwhile is
+ * removed as a link, never entered. */
+static int remove_inside(int dfd, const char *path, ss_error *err)
 {
-	struct stat st;
-	DIR *dir;
+	DIR *dir = fdopendir(dfd);
 	struct dirent *de;
-	ss_buf child = SS_BUF_INIT;
 	int ret = 0;
 
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0
-		                       : ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path,
-		                                      strerror(errno));
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlink(path) < 0)
-			return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path,
-			                    strerror(errno));
-		return 0;
-	}
-	dir = opendir(path);
-	if (!dir)
+	if (!dir) {
+		close(dfd);
 		return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
+	}
 	while (ret == 0 && (de = readdir(dir)) != NULL) {
+		ss_buf child = SS_BUF_INIT;
+		int cfd;
+
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		ss_buf_clear(&child);
 		ss_fs_join(&child, path, de->d_name);
-		ret = ss_fs_remove_tree(child.ptr, err);
+		if (unlinkat(dirfd(dir), de->d_name, 0) == 0)
+			goto next;
+		if (errno != EISDIR && errno != EPERM) {
+			ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", child.ptr,
+			                   strerror(errno));
+			goto next;
+		}
+		cfd =
+		    openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", child.ptr,
+			                   strerror(errno));
+			goto next;
+		}
+		ret = remove_inside(cfd, child.ptr, err);
+		if (ret == 0 && unlinkat(dirfd(dir), de->d_name, AT_REMOVEDIR) < 0)
+			ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", child.ptr,
+			                   strerror(errno));
+	next:
+		ss_buf_release(&child);
 	}
 	closedir(dir);
-	ss_buf_release(&child);
-	if (ret == 0 && rmdir(path) < 0)
-		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
 	return ret;
+}
+
+int ss_fs_remove_tree(const char *path, ss_error *err)
+{
+	int fd;
+
+	if (unlink(path) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
+	if (remove_inside(fd, path, err) < 0)
+		return -1;
+	if (rmdir(path) < 0)
+		return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
+	return 0;
 }
 
 int ss_fs_join(ss_buf *out, const char *dir, const char *name)

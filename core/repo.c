@@ -126,9 +126,10 @@ out:
 }
 
 /*
- * Fills the paths of repo->git, creates the state directory and neutralises git's special
- * files; the attributes file is written in a new clone (init) or in an existing one (its state
- * database exists), never in another git repository a command happens to be run in.
+ * Fills the paths of repo->git, creates the state directory only for a new clone (init) and
+ * neutralises git's special files; the attributes file is written in a new clone or in an
+ * existing one (its state database exists): opening a repository that is not a clone writes
+ * nothing into it.
  */
 static int finish(ss_repo *repo, bool init, ss_error *err)
 {
@@ -147,7 +148,7 @@ static int finish(ss_repo *repo, bool init, ss_error *err)
 	ss_fs_join(&db, repo->statedir, "state.db");
 	clone = init || lstat(db.ptr, &st) == 0;
 	ss_buf_release(&db);
-	if (ss_fs_mkdir_p(repo->statedir, 0700, err) < 0 ||
+	if ((init && ss_fs_mkdir_p(repo->statedir, 0700, err) < 0) ||
 	    neutralise_git_files(repo, clone, err) < 0)
 		return ss_error_prefix(err, "cannot prepare the clone's state");
 	return 0;

@@ -365,3 +365,17 @@ void ss_state_members_free(ss_state_member *members, size_t n)
 		ss_state_member_release(&members[i]);
 	free(members);
 }
+
+int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	struct stat sb;
+	int rc;
+
+	ss_fs_join(&path, gitdir, "skillsync/state.db");
+	rc = lstat(path.ptr, &sb);
+	if (rc < 0)
+		ss_error_set(err, SS_ENOTFOUND, "no local state '%s'", path.ptr);
+	ss_buf_release(&path);
+	return rc < 0 ? SS_ENOTFOUND : ss_state_open(out, gitdir, err);
+}

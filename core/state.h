@@ -29,6 +29,9 @@ typedef struct ss_state ss_state;
 
 /* Opens (creating when missing) <gitdir>/skillsync/state.db and brings its schema up to date. */
 int ss_state_open(ss_state **out, const char *gitdir, ss_error *err);
+/* The same for a clone's existing state: SS_ENOTFOUND, with nothing created, when it has none
+ * (a git repository that is not a clone). */
+int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err);
 void ss_state_free(ss_state *st);
 
 /* One transaction; nested begin is an error. rollback is harmless without a transaction. */

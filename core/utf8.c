@@ -1,5 +1,7 @@
 #include "core/utf8.h"
 
+#include <string.h>
+
 size_t ss_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	size_t len;
@@ -65,4 +67,70 @@ size_t ss_utf8_cut(const char *s, size_t len, size_t max)
 	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
 		max--;
 	return max;
+}
+
+/* True for the characters the escape rule in utf8.h calls unsafe (a valid code point). */
+static bool unsafe(uint32_t c)
+{
+	return (c < 0x20 && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == 0x061c ||
+	       (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2060 && c <= 0x2069) || c == 0xfeff;
+}
+
+static void escape_json(ss_buf *out, uint32_t c)
+{
+	switch (c) {
+	case '"':
+		ss_buf_puts(out, "\\\"");
+		break;
+	case '\\':
+		ss_buf_puts(out, "\\\\");
+		break;
+	case '\t':
+		ss_buf_puts(out, "\\t");
+		break;
+	case '\n':
+		ss_buf_puts(out, "\\n");
+		break;
+	case '\r':
+		ss_buf_puts(out, "\\r");
+		break;
+	default:
+		ss_buf_printf(out, "\\u%04x", (unsigned)c);
+	}
+}
+
+void ss_utf8_escape(ss_buf *out, const char *s, size_t len, ss_escape_style style)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		uint32_t c = 0;
+		size_t n = ss_utf8_next(u + i, len - i, &c);
+
+		if (style == SS_ESCAPE_JSON) {
+			if (!n)
+				ss_buf_puts(out, "\\ufffd");
+			else if (unsafe(c) || c == '"' || c == '\\' || c == '\t')
+				escape_json(out, c);
+			else
+				ss_buf_put(out, u + i, n);
+		} else if (!n || unsafe(c)) {
+			for (size_t k = 0; k < (n ? n : 1); k++)
+				ss_buf_printf(out, "\\x%02x", u[i + k]);
+		} else {
+			ss_buf_put(out, u + i, n);
+		}
+		i += n ? n : 1;
+	}
+}
+
+void ss_utf8_escape_line(ss_buf *out, const char *s, size_t max)
+{
+	size_t line = strcspn(s, "\n");
+	size_t n = max && line > max ? ss_utf8_cut(s, line, max) : line;
+
+	ss_utf8_escape(out, s, n, SS_ESCAPE_TEXT);
+	if (n < line || s[line])
+		ss_buf_puts(out, " ...");
 }

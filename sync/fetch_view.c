@@ -8,6 +8,7 @@
 #include "core/crash.h"
 #include "core/mem.h"
 #include "core/tree.h"
+#include "core/utf8.h"
 #include "core/view.h"
 #include "sync/fetch_internal.h"
 
@@ -129,18 +130,21 @@ typedef struct changes {
 	size_t omitted;
 } changes;
 
+static void escape(ss_buf *out, const char *s)
+{
+	ss_utf8_escape(out, s, strlen(s), SS_ESCAPE_TEXT);
+}
+
 static void note_line(changes *ch, const char *did, const char *rkey)
 {
 	ss_state_record r;
 	ss_error ignored;
-	size_t n;
 
 	memset(&r, 0, sizeof(r));
 	if (ss_state_record_get(ch->f->st, did, rkey, &r, &ignored) == 0 && r.note && *r.note) {
-		n = strcspn(r.note, "\n");
 		ss_buf_puts(&ch->body, "    note: ");
-		ss_buf_put(&ch->body, r.note, n > 400 ? 400 : n);
-		ss_buf_puts(&ch->body, n > 400 || r.note[n] ? " ...\n" : "\n");
+		ss_utf8_escape_line(&ch->body, r.note, 400);
+		ss_buf_putc(&ch->body, '\n');
 	}
 	ss_state_record_release(&r);
 }
@@ -152,11 +156,18 @@ static void change_line(changes *ch, const char *what, const char *rkey, const c
 		ch->omitted++;
 		return;
 	}
-	ss_buf_printf(&ch->body, "%s %s", what, rkey);
-	if (did)
-		ss_buf_printf(&ch->body, " by %s", ss_fetch_who(ch->f, did));
-	if (old_did && (!did || strcmp(old_did, did)))
-		ss_buf_printf(&ch->body, " (was %s)", ss_fetch_who(ch->f, old_did));
+	/* Each field is one line of the message, whatever the space sent (utf8.h's escape). */
+	ss_buf_printf(&ch->body, "%s ", what);
+	escape(&ch->body, rkey);
+	if (did) {
+		ss_buf_puts(&ch->body, " by ");
+		escape(&ch->body, ss_fetch_who(ch->f, did));
+	}
+	if (old_did && (!did || strcmp(old_did, did))) {
+		ss_buf_puts(&ch->body, " (was ");
+		escape(&ch->body, ss_fetch_who(ch->f, old_did));
+		ss_buf_putc(&ch->body, ')');
+	}
 	ss_buf_putc(&ch->body, '\n');
 	if (did)
 		note_line(ch, did, rkey);

@@ -8,6 +8,7 @@
 
 #include "core/env.h"
 #include "core/mem.h"
+#include "core/secret.h"
 #include "sync/http_priv.h"
 #include "sync/url.h"
 
@@ -215,6 +216,7 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 	ss_buf line = SS_BUF_INIT;
 	int ret;
 
+	ss_buf_secret(&line); /* the Authorization header */
 	if ((ret = ss_url_check(req->url, err)) < 0)
 		return ret;
 	memset(x, 0, sizeof(*x));
@@ -245,7 +247,6 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 		ss_buf_printf(&line, "Authorization: Bearer %s", req->bearer);
 		x->headers = curl_slist_append(x->headers, line.ptr);
 		/* The token leaves no copy behind in freed memory we own. */
-		memset(line.ptr, 0, line.len);
 		ss_buf_clear(&line);
 	}
 	if (is_post(req)) {
@@ -269,7 +270,7 @@ void ss_http__xfer_release(ss_http_xfer *x)
 {
 	/* The bearer header line lives in this list: wipe it before freeing. */
 	for (struct curl_slist *l = x->headers; l; l = l->next)
-		memset(l->data, 0, strlen(l->data));
+		ss_secret_wipe(l->data, strlen(l->data));
 	curl_slist_free_all(x->headers);
 	x->headers = NULL;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/mem.h"
+#include "core/secret.h"
 #include "sync/http_priv.h"
 
 typedef struct item {
@@ -57,9 +58,7 @@ static void item_free(item *it)
 	ss_http_response_release(&it->resp);
 	free(it->method);
 	free(it->url);
-	if (it->bearer)
-		memset(it->bearer, 0, strlen(it->bearer));
-	free(it->bearer);
+	ss_secret_free(it->bearer);
 	free(it->content_type);
 	free(it->body);
 	free(it);

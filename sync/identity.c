@@ -303,6 +303,26 @@ static bool names_handle(const ss_xrpc_did_doc *doc, const char *handle)
 	return false;
 }
 
+/*
+ * The handle a DID's document claims, when it is one: valid handle syntax and resolving back to
+ * the same DID (anyone can write any alsoKnownAs, another member's or the authority's handle
+ * included). NULL otherwise: the DID then stands for the account.
+ */
+static char *verified_handle(ss_http *http, const char *did, const ss_xrpc_did_doc *doc)
+{
+	char *handle, *back = NULL;
+
+	if (!doc->handle || !ss_identity_is_handle(doc->handle))
+		return NULL;
+	handle = lowercase(doc->handle);
+	if (ss_identity_resolve_handle(http, handle, &back, NULL) < 0 || strcmp(back, did)) {
+		free(handle);
+		handle = NULL;
+	}
+	free(back);
+	return handle;
+}
+
 int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err)
 {
 	ss_xrpc_did_doc doc = {0};
@@ -334,7 +354,7 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
 		goto out;
 	}
 	out->did = did;
-	out->handle = handle ? handle : doc.handle ? lowercase(doc.handle) : NULL;
+	out->handle = handle ? handle : verified_handle(http, did, &doc);
 	out->pds = ss_xstrdup(doc.pds);
 	did = handle = NULL;
 	ret = 0;

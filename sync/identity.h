@@ -39,7 +39,8 @@ int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss
 
 /*
  * A handle or DID -> DID, verified handle and PDS. For a handle, the document must point back
- * to it; for a DID, the handle is the document's (not checked against DNS).
+ * to it; for a DID, the document's handle is kept only when it is a valid handle that resolves
+ * back to the same DID (else handle is NULL and the DID is shown).
  */
 int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err);
 

@@ -13,6 +13,7 @@
 
 #include "core/fs.h"
 #include "core/mem.h"
+#include "core/secret.h"
 #include "sync/identity.h"
 
 #define SESSION_SUFFIX ".session"
@@ -23,20 +24,13 @@ typedef struct stored {
 	char *did, *handle, *pds, *access, *refresh;
 } stored;
 
-static void wipe_free(char *s)
-{
-	if (s)
-		memset(s, 0, strlen(s));
-	free(s);
-}
-
 static void stored_release(stored *s)
 {
 	free(s->did);
 	free(s->handle);
 	free(s->pds);
-	wipe_free(s->access);
-	wipe_free(s->refresh);
+	ss_secret_free(s->access);
+	ss_secret_free(s->refresh);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -142,7 +136,7 @@ static int parse_stored(const char *path, char *text, stored *s, ss_error *err)
 		else if (!strcmp(line, "refresh"))
 			field = &s->refresh;
 		if (field) {
-			wipe_free(*field);
+			ss_secret_free(*field);
 			*field = ss_xstrdup(sp + 1);
 		}
 	}
@@ -158,11 +152,13 @@ static int parse_stored(const char *path, char *text, stored *s, ss_error *err)
 static int load(const char *path, stored *s, ss_error *err)
 {
 	ss_buf text = SS_BUF_INIT;
-	int ret = ss_fs_read_file(&text, path, MAX_SESSION, err);
+	int ret;
+
+	ss_buf_secret(&text);
+	ret = ss_fs_read_file(&text, path, MAX_SESSION, err);
 
 	if (!ret)
 		ret = parse_stored(path, text.ptr, s, err);
-	memset(text.ptr, 0, text.len);
 	ss_buf_release(&text);
 	return ret;
 }
@@ -181,6 +177,7 @@ static int save(const stored *s, ss_error *err)
 	if (!one_line_value(s->did) || !one_line_value(s->pds) || !one_line_value(s->access) ||
 	    !one_line_value(s->refresh) || (s->handle && !one_line_value(s->handle)))
 		return ss_error_set(err, SS_ERROR, "the server sent a session that cannot be kept");
+	ss_buf_secret(&text);
 	if ((ret = session_path(&path, s->did, err)) < 0)
 		goto out;
 	ss_buf_printf(&text, "# skillsync session: private, do not share\ndid %s\n", s->did);
@@ -189,7 +186,6 @@ static int save(const stored *s, ss_error *err)
 	ss_buf_printf(&text, "pds %s\naccess %s\nrefresh %s\n", s->pds, s->access, s->refresh);
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
 out:
-	memset(text.ptr, 0, text.len);
 	ss_buf_release(&text);
 	ss_buf_release(&path);
 	return ret;
@@ -356,16 +352,11 @@ static int refresh(ss_xrpc *x, void *payload, ss_error *err)
 			             h->label, h->label);
 		goto out;
 	}
-	wipe_free(s.access);
-	wipe_free(s.refresh);
+	ss_secret_free(s.access);
+	ss_secret_free(s.refresh);
 	s.access = fresh.access_jwt;
 	s.refresh = fresh.refresh_jwt;
 	fresh.access_jwt = fresh.refresh_jwt = NULL;
-	if (fresh.handle) {
-		free(s.handle);
-		s.handle = fresh.handle;
-		fresh.handle = NULL;
-	}
 	if ((ret = save(&s, err)) < 0)
 		goto out;
 	ss_xrpc_set_token(x, s.access);
@@ -429,7 +420,8 @@ int ss_session_login(ss_http *http, const char *who, const char *password, ss_se
 		goto out;
 	}
 	s.did = ss_xstrdup(id.did);
-	s.handle = sess.handle ? ss_xstrdup(sess.handle) : id.handle ? ss_xstrdup(id.handle) : NULL;
+	/* The verified handle (identity.h), not the one the server's answer names. */
+	s.handle = id.handle ? ss_xstrdup(id.handle) : NULL;
 	s.pds = ss_xstrdup(id.pds);
 	s.access = sess.access_jwt;
 	s.refresh = sess.refresh_jwt;

@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include "core/mem.h"
+#include "core/secret.h"
+#include "core/utf8.h"
 #include "sync/url.h"
 #include "sync/xrpc_priv.h"
 
@@ -39,20 +41,13 @@ int ss_xrpc_new(ss_xrpc **out, ss_http *http, const char *service, ss_error *err
 	return 0;
 }
 
-static void wipe_free(char *s)
-{
-	if (s)
-		memset(s, 0, strlen(s));
-	free(s);
-}
-
 void ss_xrpc_free(ss_xrpc *x)
 {
 	if (!x)
 		return;
 	if (x->free_payload)
 		x->free_payload(x->refresh_payload);
-	wipe_free(x->token);
+	ss_secret_free(x->token);
 	free(x->service);
 	free(x);
 }
@@ -69,7 +64,7 @@ ss_http *ss_xrpc_http(const ss_xrpc *x)
 
 void ss_xrpc_set_token(ss_xrpc *x, const char *access_jwt)
 {
-	wipe_free(x->token);
+	ss_secret_free(x->token);
 	x->token = access_jwt ? ss_xstrdup(access_jwt) : NULL;
 }
 
@@ -167,51 +162,50 @@ int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error 
 	return 0;
 }
 
-/* Copies a server's text into dst for a one-line message: controls become spaces, cut. */
-static void one_line(char *dst, size_t cap, const char *src)
-{
-	size_t n = 0;
-
-	for (; src && *src && n + 1 < cap && n < MAX_SERVER_MESSAGE; src++)
-		dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? ' ' : *src;
-	dst[n] = '\0';
-}
-
 int ss_xrpc__error(const char *nsid, long status, const ss_buf *body, size_t request_len,
                    ss_error *err)
 {
-	char name[128] = "", message[MAX_SERVER_MESSAGE + 1] = "";
+	ss_buf name = SS_BUF_INIT, message = SS_BUF_INIT;
 	json_t *v = json_loadb(body->ptr, body->len, JSON_ALLOW_NUL, NULL);
-	int code = SS_ERROR;
+	int code = SS_ERROR, ret;
 
+	/* The server's words, on one line through core/utf8.h's escape rule, cut. */
 	if (json_is_object(v)) {
 		json_t *e = json_object_get(v, "error"), *m = json_object_get(v, "message");
 
 		if (json_is_string(e))
-			one_line(name, sizeof(name), json_string_value(e));
+			ss_utf8_escape_line(&name, json_string_value(e), MAX_SERVER_MESSAGE);
 		if (json_is_string(m))
-			one_line(message, sizeof(message), json_string_value(m));
+			ss_utf8_escape_line(&message, json_string_value(m), MAX_SERVER_MESSAGE);
 	}
 	json_decref(v);
-	if (status == 413)
-		return ss_error_set(err, SS_ETOOBIG,
-		                    "%s: the request of %zu bytes is too large for the server "
-		                    "(HTTP 413%s%s)",
-		                    nsid, request_len, name[0] ? ": " : "", name);
-	if (status == 401 || !strcmp(name, "AuthenticationRequired") ||
-	    !strcmp(name, "AuthMissing") || !strcmp(name, "InvalidToken") ||
-	    !strcmp(name, "ExpiredToken"))
+	if (status == 413) {
+		ret = ss_error_set(err, SS_ETOOBIG,
+		                   "%s: the request of %zu bytes is too large for the server "
+		                   "(HTTP 413%s%s)",
+		                   nsid, request_len, name.len ? ": " : "", name.ptr);
+		goto out;
+	}
+	if (status == 401 || !strcmp(name.ptr, "AuthenticationRequired") ||
+	    !strcmp(name.ptr, "AuthMissing") || !strcmp(name.ptr, "InvalidToken") ||
+	    !strcmp(name.ptr, "ExpiredToken"))
 		code = SS_EAUTH;
-	else if (!strcmp(name, "InvalidSwap"))
+	else if (!strcmp(name.ptr, "InvalidSwap"))
 		code = SS_ECONFLICT;
-	else if (!strcmp(name, "RecordNotFound") || status == 404)
+	else if (!strcmp(name.ptr, "RecordNotFound") || status == 404)
 		code = SS_ENOTFOUND;
 	else if (status >= 500)
 		code = SS_ENETWORK;
-	if (!name[0])
-		return ss_error_set(err, code, "%s: the server answered HTTP %ld", nsid, status);
-	return ss_error_set(err, code, "%s: %s%s%s%s", nsid, name, message[0] ? ": " : "", message,
-	                    code == SS_ECONFLICT ? " (changed remotely)" : "");
+	if (!name.len)
+		ret = ss_error_set(err, code, "%s: the server answered HTTP %ld", nsid, status);
+	else
+		ret =
+		    ss_error_set(err, code, "%s: %s%s%s%s", nsid, name.ptr, message.len ? ": " : "",
+		                 message.ptr, code == SS_ECONFLICT ? " (changed remotely)" : "");
+out:
+	ss_buf_release(&name);
+	ss_buf_release(&message);
+	return ret;
 }
 
 static bool expiring(const char *token)
@@ -241,6 +235,8 @@ int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *
 	int ret;
 
 	ss_http_response_init(&resp);
+	if (call->secret)
+		ss_buf_secret(&resp.body);
 	ss_xrpc__url(&url, x->service, call->nsid, call->params);
 	if (hook && x->token && expiring(x->token) &&
 	    (ret = x->refresh(x, x->refresh_payload, err)) < 0)

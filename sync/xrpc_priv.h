@@ -18,6 +18,7 @@ typedef struct ss_xrpc_call {
 	size_t body_len;
 	bool auth;
 	const char *bearer;
+	bool secret; /* the answer holds tokens: its bytes are wiped (core/secret.h) */
 } ss_xrpc_call;
 
 /* Performs call; on success *out (may be NULL) is the parsed answer object (json_decref it). */

@@ -2,10 +2,13 @@
  * xrpc_server.c: com.atproto.server.* sessions, identity.resolveHandle, and reading DID
  * documents (JSON stays in the XRPC module).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/secret.h"
+#include "core/utf8.h"
 #include "sync/xrpc_priv.h"
 
 #define NSID_CREATE  "com.atproto.server.createSession"
@@ -14,21 +17,14 @@
 #define NSID_GET     "com.atproto.server.getSession"
 #define NSID_RESOLVE "com.atproto.identity.resolveHandle"
 
-static void wipe_free(char *s)
-{
-	if (s)
-		memset(s, 0, strlen(s));
-	free(s);
-}
-
 void ss_xrpc_session_release(ss_xrpc_session *s)
 {
 	if (!s)
 		return;
 	free(s->did);
 	free(s->handle);
-	wipe_free(s->access_jwt);
-	wipe_free(s->refresh_jwt);
+	ss_secret_free(s->access_jwt);
+	ss_secret_free(s->refresh_jwt);
 	free(s->pds);
 	memset(s, 0, sizeof(*s));
 }
@@ -76,28 +72,56 @@ static int tokens_present(const char *nsid, ss_xrpc_session *s, ss_error *err)
 	return ss_error_set(err, SS_ERROR, "%s: the server's answer has no tokens", nsid);
 }
 
+/* Wipes the tokens inside an answer before jansson frees it. */
+static void wipe_tokens(json_t *v)
+{
+	const char *keys[] = {"accessJwt", "refreshJwt"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *s = json_object_get(v, keys[i]);
+
+		if (json_is_string(s))
+			ss_secret_wipe((void *)(uintptr_t)json_string_value(s),
+			               json_string_length(s));
+	}
+}
+
+/* Runs a session call whose answer holds tokens: no copy of them is left behind. */
+static int session_call(ss_xrpc *x, ss_xrpc_call *call, ss_xrpc_session *out, ss_error *err)
+{
+	json_t *v = NULL;
+	int ret;
+
+	call->secret = true;
+	ret = ss_xrpc__call(x, call, &v, err);
+	if (!ret && !(ret = session_from(call->nsid, v, out, err)))
+		ret = tokens_present(call->nsid, out, err);
+	wipe_tokens(v);
+	json_decref(v);
+	return ret;
+}
+
 int ss_xrpc_create_session(ss_xrpc *x, const char *identifier, const char *password,
                            ss_xrpc_session *out, ss_error *err)
 {
-	json_t *body = json_pack("{s:s, s:s}", "identifier", identifier, "password", password);
 	ss_xrpc_call call = {.nsid = NSID_CREATE, .post = true};
-	json_t *v = NULL;
-	size_t len;
-	char *text;
+	ss_buf body = SS_BUF_INIT;
 	int ret;
 
-	if (!body)
+	/* Written here rather than by jansson, whose copy of the password would not be wiped. */
+	if (!ss_utf8_valid(identifier, strlen(identifier)) ||
+	    !ss_utf8_valid(password, strlen(password)))
 		return ss_error_set(err, SS_EINVALID, "the identifier or password is not UTF-8");
-	text = ss_xrpc__dump(body, &len);
-	json_decref(body);
-	call.body = text;
-	call.body_len = len;
-	ret = ss_xrpc__call(x, &call, &v, err);
-	memset(text, 0, len); /* the password */
-	free(text);
-	if (!ret && !(ret = session_from(NSID_CREATE, v, out, err)))
-		ret = tokens_present(NSID_CREATE, out, err);
-	json_decref(v);
+	ss_buf_secret(&body);
+	ss_buf_puts(&body, "{\"identifier\":\"");
+	ss_utf8_escape(&body, identifier, strlen(identifier), SS_ESCAPE_JSON);
+	ss_buf_puts(&body, "\",\"password\":\"");
+	ss_utf8_escape(&body, password, strlen(password), SS_ESCAPE_JSON);
+	ss_buf_puts(&body, "\"}");
+	call.body = body.ptr;
+	call.body_len = body.len;
+	ret = session_call(x, &call, out, err);
+	ss_buf_release(&body);
 	return ret;
 }
 
@@ -106,13 +130,8 @@ int ss_xrpc_refresh_session(ss_xrpc *x, const char *refresh_jwt, ss_xrpc_session
 {
 	ss_xrpc_call call = {
 	    .nsid = NSID_REFRESH, .post = true, .auth = true, .bearer = refresh_jwt};
-	json_t *v = NULL;
-	int ret = ss_xrpc__call(x, &call, &v, err);
 
-	if (!ret && !(ret = session_from(NSID_REFRESH, v, out, err)))
-		ret = tokens_present(NSID_REFRESH, out, err);
-	json_decref(v);
-	return ret;
+	return session_call(x, &call, out, err);
 }
 
 int ss_xrpc_delete_session(ss_xrpc *x, const char *refresh_jwt, ss_error *err)

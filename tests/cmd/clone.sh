@@ -210,13 +210,25 @@ grep -q "^skillsync: '$m2_handle' is not signed in" err1 || fail "--as not signe
 [ ! -e nobody ] && [ ! -e nobody.skillsync-partial ] || fail "--as not signed in left a directory"
 "$SKILLSYNC" clone "$auth_handle" space 2>err2 && fail "cloned into a non-empty directory"
 grep -q "destination path 'space' already exists and is not an empty directory" err2 || fail "message: $(cat err2)"
+# A directory of that name that no clone made (no marker inside) is refused, left as it is.
 mkdir -p again.skillsync-partial/junk
+rc=0
+"$SKILLSYNC" clone "$auth_handle" again >/dev/null 2>err3 || rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <err3)" = 1 ] || fail "unmarked partial: exit $rc: $(cat err3)"
+grep -q "^skillsync: 'again.skillsync-partial' already exists and was not left by a clone" err3 ||
+	fail "unmarked partial said: $(cat err3)"
+[ -d again.skillsync-partial/junk ] && [ ! -e again ] || fail "an unmarked partial was touched"
+# One a killed clone left (its marker inside) is removed and the clone starts again.
+mkdir -p again.skillsync-partial/.git/skillsync
+touch again.skillsync-partial/.git/skillsync/partial-clone
 "$SKILLSYNC" clone "$auth_handle" again --member "$m1_handle" >/dev/null 2>err3 || { cat err3; fail "rerun"; }
 grep -q "Removing 'again.skillsync-partial' left by an interrupted clone" err3 || fail "no cleanup message"
 [ ! -e again.skillsync-partial ] && [ -d again/.git ] || fail "partial clone not replaced"
+[ ! -e again/.git/skillsync/partial-clone ] || fail "a finished clone keeps the partial marker"
 # A partial clone whose lock is held (another clone into the same directory is building it):
 # refused after the wait, naming the holder, and its work is not removed.
 mkdir -p busy.skillsync-partial/.git/skillsync
+touch busy.skillsync-partial/.git/skillsync/partial-clone
 (
 	exec 9>>busy.skillsync-partial/.git/skillsync/lock
 	flock -x 9

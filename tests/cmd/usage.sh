@@ -58,7 +58,7 @@ run "$tmp/plain" 129 ls extra
 grep -qx "skillsync ls: unexpected argument 'extra' (see 'skillsync ls --help')" "$tmp/err" ||
 	fail "ls extra: $(cat "$tmp/err")"
 
-# Valid commands that need a clone: one line saying there is none, exit 1.
+# Valid commands that need a clone: one line saying there is none, exit 1, nothing written.
 for args in ls "show pdf" status commit diff "diff --stat" push "push --dry-run" members \
 	"members add someone.test" fetch pull log; do
 	# shellcheck disable=SC2086 # the words of $args are the arguments
@@ -71,6 +71,8 @@ for args in ls "show pdf" status commit diff "diff --stat" push "push --dry-run"
 	one_line "$args in a git repository"
 	grep -qx "skillsync: '.*' is a git repository but not a skillsync clone" "$tmp/err" ||
 		fail "$args in a git repository: $(cat "$tmp/err")"
+	# ... and leaves that repository as it was: no state created in it.
+	[ ! -e "$tmp/gitrepo/.git/skillsync" ] || fail "$args created .git/skillsync in a git repository"
 done
 
 # Unknown commands and options of skillsync itself.

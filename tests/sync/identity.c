@@ -116,6 +116,9 @@ static void test_identity__test_handles_resolve_through_plc(void **state)
 typedef struct liar {
 	int fd;
 	const char *did;
+	pthread_t thread;
+	char *saved; /* $SKILLSYNC_HANDLE_RESOLVER before */
+	ss_buf url;
 } liar;
 
 static void *serve_once(void *p)
@@ -139,39 +142,72 @@ static void *serve_once(void *p)
 	return NULL;
 }
 
-static void test_identity__also_known_as_must_point_back(void **state)
+/* Starts l answering one resolveHandle on loopback, as $SKILLSYNC_HANDLE_RESOLVER. */
+static void liar_start(liar *l)
 {
-	const ss_test_account *alice = ss_test_pds_account("alice");
 	struct sockaddr_in a;
 	socklen_t len = sizeof(a);
-	char *saved = strdup(getenv("SKILLSYNC_HANDLE_RESOLVER"));
-	ss_buf url = SS_BUF_INIT;
-	liar l = {.did = alice->did};
-	pthread_t t;
+
+	l->saved = strdup(getenv("SKILLSYNC_HANDLE_RESOLVER"));
+	ss_buf_init(&l->url);
+	l->fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(l->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(l->fd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(listen(l->fd, 1), 0);
+	ss_buf_printf(&l->url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+	setenv("SKILLSYNC_HANDLE_RESOLVER", l->url.ptr, 1);
+	assert_int_equal(pthread_create(&l->thread, NULL, serve_once, l), 0);
+}
+
+/* Waits for l's one answer and puts the resolver back. */
+static void liar_stop(liar *l)
+{
+	pthread_join(l->thread, NULL);
+	close(l->fd);
+	setenv("SKILLSYNC_HANDLE_RESOLVER", l->saved, 1);
+	free(l->saved);
+	ss_buf_release(&l->url);
+}
+
+/* A DID's document claims a handle that resolves to another DID (alice.test "is" bob, says
+ * the resolver): the handle is not kept, the DID stands for the account. */
+static void test_identity__did_document_handle_must_resolve_back(void **state)
+{
+	const ss_test_account *alice = ss_test_pds_account("alice");
+	const ss_test_account *bob = ss_test_pds_account("bob");
+	liar l = {.did = bob->did};
 	ss_identity id;
 	ss_http *http;
 	ss_error err;
 
-	l.fd = socket(AF_INET, SOCK_STREAM, 0);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(l.fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(l.fd, (struct sockaddr *)&a, &len), 0);
-	assert_int_equal(listen(l.fd, 1), 0);
-	ss_buf_printf(&url, "http://127.0.0.1:%d", ntohs(a.sin_port));
-	setenv("SKILLSYNC_HANDLE_RESOLVER", url.ptr, 1);
-	assert_int_equal(pthread_create(&t, NULL, serve_once, &l), 0);
+	liar_start(&l);
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	assert_int_equal(ss_identity_resolve(http, alice->did, &id, &err), 0);
+	assert_string_equal(id.did, alice->did);
+	assert_null(id.handle);
+	ss_identity_release(&id);
+	liar_stop(&l);
+	ss_http_free(http);
+}
+
+static void test_identity__also_known_as_must_point_back(void **state)
+{
+	const ss_test_account *alice = ss_test_pds_account("alice");
+	liar l = {.did = alice->did};
+	ss_identity id;
+	ss_http *http;
+	ss_error err;
+
+	liar_start(&l);
 	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
 	/* mallory.test "is" alice's DID, says the resolver; alice's document disagrees. */
 	assert_int_equal(ss_identity_resolve(http, "mallory.test", &id, &err), SS_EINVALID);
 	assert_non_null(strstr(err.message, "handle 'mallory.test' resolves to"));
 	assert_non_null(strstr(err.message, "its DID document names 'alice.test'"));
-	pthread_join(t, NULL);
-	close(l.fd);
-	setenv("SKILLSYNC_HANDLE_RESOLVER", saved, 1);
-	free(saved);
-	ss_buf_release(&url);
+	liar_stop(&l);
 	ss_http_free(http);
 }
 
@@ -184,6 +220,7 @@ int test_identity_run(void)
 	    cmocka_unit_test(test_identity__special_handle_needs_a_resolver),
 	    cmocka_unit_test(test_identity__test_handles_resolve_through_plc),
 	    cmocka_unit_test(test_identity__also_known_as_must_point_back),
+	    cmocka_unit_test(test_identity__did_document_handle_must_resolve_back),
 	};
 	return cmocka_run_group_tests_name("sync/identity", tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "core/mem.h"
 #include "sync/http.h"
 #include "sync/xrpc.h"
+#include "sync/xrpc_priv.h"
 #include "sync/pds.h"
 
 #define COLL "garden.engram.skill"
@@ -70,6 +71,21 @@ static void test_xrpc__jwt_exp_is_read_from_the_payload(void **state)
 	assert_int_equal(ss_xrpc_jwt_exp("not-a-jwt", &exp, &err), SS_EINVALID);
 	/* {"sub":"x"}: no exp */
 	assert_int_equal(ss_xrpc_jwt_exp("e30.eyJzdWIiOiJ4In0.c2ln", &exp, &err), SS_EINVALID);
+}
+
+/* A server's error text is quoted on one line, its escapes written as \xNN. */
+static void test_xrpc__server_error_text_is_escaped(void **state)
+{
+	ss_buf body = SS_BUF_INIT;
+	ss_error err;
+
+	ss_buf_puts(&body, "{\"error\":\"Bad\\u001b[2J\",\"message\":\"red \\u001b[31m\\u009b "
+	                   "text\\nskillsync: forged\"}");
+	assert_int_equal(ss_xrpc__error("com.atproto.repo.putRecord", 400, &body, 10, &err),
+	                 SS_ERROR);
+	assert_string_equal(err.message, "com.atproto.repo.putRecord: Bad\\x1b[2J: red "
+	                                 "\\x1b[31m\\xc2\\x9b text ...");
+	ss_buf_release(&body);
 }
 
 static void test_xrpc__did_doc_gives_pds_and_handle(void **state)
@@ -422,6 +438,7 @@ int test_xrpc_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_xrpc__jwt_exp_is_read_from_the_payload),
+	    cmocka_unit_test(test_xrpc__server_error_text_is_escaped),
 	    cmocka_unit_test(test_xrpc__did_doc_gives_pds_and_handle),
 	    cmocka_unit_test_setup_teardown(test_xrpc__wrong_password_is_an_auth_error, setup,
 	                                    teardown),

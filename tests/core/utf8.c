@@ -1,0 +1,70 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/utf8.h"
+
+static void check(const char *in, size_t len, ss_escape_style style, const char *want)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	ss_utf8_escape(&b, in, len, style);
+	assert_string_equal(b.ptr, want);
+	ss_buf_release(&b);
+}
+
+static void test_utf8__escape_text_keeps_one_line(void **state)
+{
+	const char *forged = "mem.test\033[31m\nremoved good by auth.test";
+
+	check(forged, strlen(forged), SS_ESCAPE_TEXT,
+	      "mem.test\\x1b[31m\\x0aremoved good by auth.test");
+	/* carriage return, DEL, C1 CSI (U+009B), right-to-left override, invalid bytes */
+	check("a\rb\177c", 5, SS_ESCAPE_TEXT, "a\\x0db\\x7fc");
+	check("\xc2\x9b"
+	      "2J",
+	      4, SS_ESCAPE_TEXT, "\\xc2\\x9b2J");
+	check("x\xe2\x80\xaey", 5, SS_ESCAPE_TEXT, "x\\xe2\\x80\\xaey");
+	check("\xff\xc3", 2, SS_ESCAPE_TEXT, "\\xff\\xc3");
+	/* what is safe stays: tab, text in any script, a backslash */
+	check("caf\xc3\xa9\t\xe6\x97\xa5 \\n", 12, SS_ESCAPE_TEXT, "caf\xc3\xa9\t\xe6\x97\xa5 \\n");
+	check("a\0b", 3, SS_ESCAPE_TEXT, "a\\x00b");
+}
+
+static void test_utf8__escape_json_is_valid_json(void **state)
+{
+	check("say \"hi\"\\\n\t\033[0m", 15, SS_ESCAPE_JSON, "say \\\"hi\\\"\\\\\\n\\t\\u001b[0m");
+	check("\xc2\x9b\xe2\x80\xae\xef\xbb\xbf", 8, SS_ESCAPE_JSON, "\\u009b\\u202e\\ufeff");
+	check("bad\xff\xfe!", 6, SS_ESCAPE_JSON, "bad\\ufffd\\ufffd!");
+	check("caf\xc3\xa9\x7f", 6, SS_ESCAPE_JSON, "caf\xc3\xa9\\u007f");
+}
+
+static void test_utf8__escape_line_first_line_cut(void **state)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	ss_utf8_escape_line(&b, "short note", 0);
+	assert_string_equal(b.ptr, "short note");
+	ss_buf_clear(&b);
+	ss_utf8_escape_line(&b, "first\033]0;x\nsecond line", 0);
+	assert_string_equal(b.ptr, "first\\x1b]0;x ...");
+	ss_buf_clear(&b);
+	/* cut on a character boundary: "é" is two bytes */
+	ss_utf8_escape_line(&b, "ab\xc3\xa9z", 3);
+	assert_string_equal(b.ptr, "ab ...");
+	ss_buf_release(&b);
+}
+
+int test_utf8_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_utf8__escape_text_keeps_one_line),
+	    cmocka_unit_test(test_utf8__escape_json_is_valid_json),
+	    cmocka_unit_test(test_utf8__escape_line_first_line_cut),
+	};
+	return cmocka_run_group_tests_name("utf8", tests, NULL, NULL);
+}
