@@ -15,14 +15,7 @@
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {
 	ss_buf_clear(b);
-	if (n->kind == SS_PLAN_NEXT_APPLIES)
-		ss_buf_printf(b, "'%s': deleting your version; %s's version will apply", n->name,
-		              n->who);
-	else
-		ss_buf_printf(b,
-		              "'%s': deleted here, but it is %s's skill and you have no version of "
-		              "it: nothing to send, it stays in the space",
-		              n->name, n->who ? n->who : "someone else");
+	cmd_notice_format(b, n->kind, n->name, n->who);
 	return b->ptr;
 }
 

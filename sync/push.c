@@ -138,8 +138,8 @@ out:
 int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *opts,
                 ss_push_result *out, ss_error *err)
 {
-	char *me = NULL, *tracking_hex = NULL, head_hex[SS_OID_HEXSZ + 1];
-	ss_oid tracking, head;
+	char tracking_hex[SS_OID_HEXSZ + 1], head_hex[SS_OID_HEXSZ + 1];
+	ss_push_plan pv;
 	ss_state_member member;
 	ss_journal j;
 	ss_journal_write *jw = NULL;
@@ -148,12 +148,18 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 	int rc, ret = -1;
 
 	memset(out, 0, sizeof(*out));
+	memset(&pv, 0, sizeof(pv));
 	memset(&member, 0, sizeof(member));
 	memset(&j, 0, sizeof(j));
-	rc = ss_state_config_get(st, "me", &me, err);
-	if (rc < 0) {
-		ret = rc == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
-		goto out;
+	{
+		char *me = NULL;
+
+		rc = ss_state_config_get(st, "me", &me, err);
+		free(me);
+		if (rc < 0) {
+			ret = rc == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
+			goto out;
+		}
 	}
 	if (!dry && (ret = ss_push_recover(repo, st, sp, &out->recovered, err)) < 0)
 		goto out;
@@ -166,42 +172,25 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		                   "'skillsync commit' before pushing");
 		goto out;
 	}
-	ss_oid_clear(&tracking);
-	if (ss_state_config_get(st, "tracking", &tracking_hex, err) == 0 &&
-	    ss_oid_parse(&tracking, tracking_hex, err) < 0)
-		goto out;
-	if ((rc = ss_commit_read_ref(repo, "HEAD", &head, err)) < 0) {
-		ret = rc == SS_ENOTFOUND ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
-		                         : rc;
+	rc =
+	    ss_push_preview(repo, st, now, dry ? SS_OUTGOING_NOTES : SS_OUTGOING_RECORDS, &pv, err);
+	out->outgoing = pv.outgoing;
+	pv.outgoing = NULL;
+	if (rc < 0) {
+		ret = rc;
 		goto out;
 	}
-	if (!ss_oid_is_zero(&tracking)) {
-		bool in;
-
-		if (ss_push_contains(repo, &head, &tracking, &in, err) < 0)
-			goto out;
-		if (!in) {
-			/* HEAD against a view it has not merged would undo the others' changes */
-			ret =
-			    ss_error_set(err, SS_ECONFLICT,
-			                 "the space changed since your last pull (fetched, not "
-			                 "merged): nothing was pushed; run 'skillsync pull' first");
-			goto out;
-		}
-	}
-	if (ss_outgoing_new(&out->outgoing, repo, st, me, &tracking, &head, now,
-	                    dry ? SS_OUTGOING_NOTES : SS_OUTGOING_RECORDS, err) < 0)
-		goto out;
 	if (dry || ss_outgoing_count(out->outgoing) == 0) {
 		ret = 0;
 		goto out;
 	}
-	if ((rc = ss_state_member_get(st, me, &member, err)) < 0 && rc != SS_ENOTFOUND)
+	if ((rc = ss_state_member_get(st, pv.me, &member, err)) < 0 && rc != SS_ENOTFOUND)
 		goto out;
-	ss_oid_fmt(head_hex, &head);
+	ss_oid_fmt(head_hex, &pv.head);
+	ss_oid_fmt(tracking_hex, &pv.tracking);
 	jw = ss_xcalloc(ss_outgoing_count(out->outgoing) + 1, sizeof(*jw));
 	j.base_commit = member.commit;
-	j.base_tracking = tracking_hex ? tracking_hex : "";
+	j.base_tracking = ss_oid_is_zero(&pv.tracking) ? "" : tracking_hex;
 	j.head = head_hex;
 	j.push_time = ss_outgoing_time(out->outgoing);
 	j.writes = jw;
@@ -227,15 +216,14 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		ss_state_rollback(st);
 		goto out;
 	}
-	ret = send_batches(repo, st, sp, me, &j, out->outgoing, out, err);
+	ret = send_batches(repo, st, sp, pv.me, &j, out->outgoing, out, err);
 out:
 	for (size_t i = 0; jw && i < j.nwrites; i++) {
 		free((char *)(uintptr_t)jw[i].tree);
 		free((char *)(uintptr_t)jw[i].cid);
 	}
 	free(jw);
-	free(me);
-	free(tracking_hex);
+	ss_push_plan_release(&pv);
 	ss_state_member_release(&member);
 	return ret;
 }

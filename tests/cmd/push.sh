@@ -164,9 +164,10 @@ grep -q "Your branch is up to date with the space." "$work/st" && grep -q "worki
 r1=$(rev "$me_did")
 tv push | grep -q "everything up to date" || fail "second push"
 [ "$(rev "$me_did")" = "$r1" ] || fail "a second push wrote"
-[ "$(git show -s --format=%P HEAD | wc -w)" = 2 ] || fail "main does not merge the push's tracking commit"
-[ "$(git diff HEAD^1 HEAD --stat)" = "" ] || fail "the push's merge changed files"
-git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "tracking not in main"
+# The space now holds exactly main's skills (README.md stays outside): the tracking ref simply
+# names main's commit, as git push moves origin/main; no merge commit.
+[ "$(git rev-parse refs/remotes/space/main)" = "$(git rev-parse HEAD)" ] || fail "tracking is not main after the push"
+[ "$(git log --merges --format=%s)" = "" ] || fail "merge commits after a plain push: $(git log --merges --oneline)"
 
 # Delete: my version of shared (m1 has one: it will apply); authonly is not mine (nothing sent).
 git rm -rq shared authonly
@@ -177,6 +178,12 @@ tv commit -m "Drop shared and authonly" >"$work/out" || fail "commit delete: $(c
 tv push >"$work/out" || fail "push delete: $(cat "$work/out")"
 grep -q "'shared': deleting your version; $m1_handle's version will apply" "$work/out" || fail "push delete: $(cat "$work/out")"
 grep -q "'authonly': deleted here, but it is $auth_handle's skill" "$work/out" || fail "push not mine: $(cat "$work/out")"
+# authonly stays in the space's view but not on main: two lines really differ, so main merges
+# the push's tracking commit, changing no file.
+[ "$(git show -s --format=%P HEAD | wc -w)" = 2 ] || fail "main does not merge the push's tracking commit"
+[ "$(git diff HEAD^1 HEAD --stat)" = "" ] || fail "the push's merge changed files"
+git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "tracking not in main"
+[ ! -e authonly ] || fail "the push's merge brought authonly back"
 [ "$(get "$me_did" shared)" = missing ] || fail "my shared still there"
 [ "$(get "$m1_did" shared)" != missing ] || fail "m1's shared was deleted"
 [ "$(get "$auth_did" authonly)" != missing ] || fail "the authority's authonly was deleted"
