@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "core/pds.h" /* SS_PDS_MAX_REQUEST */
 #include "core/buf.h"
 #include "core/report.h"
 
@@ -24,8 +25,6 @@ struct ss_skill;
 #define SS_MAX_PATH          512
 #define SS_MAX_CONTENT       200000
 #define SS_MAX_NOTE          2000
-/* The PDS refuses request bodies over this many bytes. */
-#define SS_PDS_MAX_REQUEST 1000000
 /* Room kept for the request around the record (repo, collection, rkey, swap CIDs, a note). */
 #define SS_RECORD_ENVELOPE 16384
 /* The largest encoded record (compact JSON, as ss_record_encode writes it) we accept. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pds.h"
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/mem.h"
@@ -16,8 +17,8 @@
 
 /* Room for one write's JSON around its record (op, collection, rkey, punctuation). */
 #define WRITE_OVERHEAD 256
-#define MAX_WRITES     200
-#define MAX_BODY       (SS_PDS_MAX_REQUEST - SS_RECORD_ENVELOPE)
+/* Room for the writes of one request: what the PDS takes, less the request's own envelope. */
+#define MAX_BODY (SS_PDS_MAX_REQUEST - SS_RECORD_ENVELOPE)
 
 void ss_push_result_release(ss_push_result *r)
 {
@@ -27,32 +28,25 @@ void ss_push_result_release(ss_push_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static ss_space_op space_op(ss_plan_op op)
-{
-	return op == SS_PLAN_CREATE   ? SS_SPACE_CREATE
-	       : op == SS_PLAN_UPDATE ? SS_SPACE_UPDATE
-	                              : SS_SPACE_DELETE;
-}
-
-/* Assigns each write its request: at most MAX_WRITES writes and MAX_BODY bytes each. */
+/* Assigns each write its request (core/pds.h); returns the number of requests. */
 static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 {
-	size_t batch = 0, count = 0, bytes = 0;
+	size_t n = ss_outgoing_count(o), batch = 0;
+	size_t *sizes = ss_xcalloc(n ? n : 1, sizeof(*sizes));
 
-	for (size_t i = 0; i < ss_outgoing_count(o); i++) {
+	for (size_t i = 0; i < n; i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(o, i);
-		size_t size = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD;
-
-		if (count && (count == MAX_WRITES || bytes + size > MAX_BODY)) {
-			batch++;
-			count = 0;
-			bytes = 0;
-		}
-		jw[i].batch = batch;
-		count++;
-		bytes += size;
+		sizes[i] = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD;
 	}
-	return ss_outgoing_count(o) ? batch + 1 : 0;
+	for (size_t start = 0; start < n; batch++) {
+		size_t fit = ss_pds_batch_fit(sizes + start, n - start, MAX_BODY);
+
+		for (size_t i = start; i < start + fit; i++)
+			jw[i].batch = batch;
+		start += fit;
+	}
+	free(sizes);
+	return batch;
 }
 
 static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *me, ss_journal *j,
@@ -71,7 +65,7 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		memset(&applied, 0, sizeof(applied));
 		while (first + n < j->nwrites && j->writes[first + n].batch == b) {
 			const ss_outgoing_item *it = ss_outgoing_get(o, first + n);
-			sw[n].op = space_op(it->write->op);
+			sw[n].op = it->write->op;
 			sw[n].rkey = it->write->name;
 			sw[n].value_json = it->record;
 			n++;
