@@ -35,15 +35,11 @@ ss_git_identity
 ss_pds_env
 cd "$work"
 ss_push_fixture
-skill() { # skill <name> <line>
-	mkdir -p "$1"
-	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$1" "$1" "$1" "$2" >"$1/SKILL.md"
-}
 echo "my skills" >README.md
-skill mine-pushed "Pushed by the old release."
+ss_skill mine-pushed "Pushed by the old release."
 "$SKILLSYNC" commit -m "Add mine-pushed and a README" >/dev/null
 "$SKILLSYNC" push >/dev/null
-skill local-draft "Committed, not pushed."
+ss_skill local-draft "Committed, not pushed."
 "$SKILLSYNC" commit -m "Add local-draft" >/dev/null
 "$SKILLSYNC" status | grep -q "push would send: create local-draft" || fail "the fixture's status"
 rm -f .git/skillsync/lock

@@ -13,22 +13,16 @@ lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config
-ss_git_identity
-ss_pds_env
+ss_sandbox
 
 ss_accounts . "" auth m1 me
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
 for who in auth m1 me; do
-	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"
+	declare "${who}_did=$(ss_json "$work/$who.json" did)" "${who}_handle=$(ss_json "$work/$who.json" handle)"
 done
 put() {
 	local who=$1 when=$2
 	shift 2
-	SS_FILL_TOKEN=$(field "$who" accessJwt) "$fill" --pds "$pds" --did "$(field "$who" did)" \
+	SS_FILL_TOKEN=$(ss_json "$work/$who.json" accessJwt) "$fill" --pds "$pds" --did "$(ss_json "$work/$who.json" did)" \
 		--updated-at "$when" --put "$@" >/dev/null
 }
 sk() { for d in "$valid/$1"/*/; do echo "${d%/}"; done; }
@@ -64,7 +58,7 @@ python3 "$check" "$lexicon" bad.json >bad.out 2>&1 && fail "the lexicon checker 
 grep -q "files\[0\]: required field 'content' missing" bad.out || fail "checker: $(cat bad.out)"
 grep -q "not in the form" bad.out || fail "checker datetime: $(cat bad.out)"
 
-SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$me_handle" >/dev/null
+SKILLSYNC_PASSWORD=$(ss_json "$work/me.json" password) "$SKILLSYNC" login "$me_handle" >/dev/null
 "$SKILLSYNC" clone "$auth_handle" space --member "$m1_handle" >/dev/null 2>&1 || fail "clone"
 cd space
 

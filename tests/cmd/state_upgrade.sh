@@ -12,12 +12,7 @@ fill=$(dirname "$SKILLSYNC")/ss-fill
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config
-ss_git_identity
-ss_pds_env
+ss_sandbox
 ss_accounts "$work" "" auth me
 tar -C "$work" -xzf "$SS_TESTDATA/state/fabd418.tar.gz"
 db=$work/space/.git/skillsync/state.db
@@ -55,10 +50,7 @@ grep -q "Your branch has 1 commit not yet pushed; push would send: create local-
 	fail "status: $(cat "$work/st")"
 
 # Online: the authority changes pdf-forms; the pull merges it with the unpushed commit.
-mkdir -p "$work/authsrc" && cp -r "$SS_TESTDATA/skills/valid/basic/pdf-forms" "$work/authsrc/"
-printf '\nChanged after the upgrade.\n' >>"$work/authsrc/pdf-forms/SKILL.md"
-SS_FILL_TOKEN=$(ss_json "$work/auth.json" accessJwt) "$fill" --pds "$pds" \
-	--did "$(ss_json "$work/auth.json" did)" --put "$work/authsrc/pdf-forms" >/dev/null
+ss_auth_change "Changed after the upgrade."
 "$SKILLSYNC" pull >"$work/out" 2>&1 || fail "pull: $(cat "$work/out")"
 grep -q "Changed after the upgrade." pdf-forms/SKILL.md || fail "the pull did not bring the change"
 [ -f local-draft/SKILL.md ] && [ -f mine-pushed/SKILL.md ] && [ -f README.md ] ||
