@@ -6,44 +6,32 @@
 # work met (a change from the space and a local commit not pushed yet).
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
-fill=$(dirname "$SKILLSYNC")/ss-fill
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config
-ss_git_identity
-ss_pds_env
+ss_sandbox
 ss_push_fixture
 
-skill() { # skill <name> <last line>
-	mkdir -p "$1"
-	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$1" "$1" "$1" "$2" >"$1/SKILL.md"
-}
-# the authority changes pdf-forms, a skill of theirs I never touch
+# the authority changes pdf-forms, a ss_skill of theirs I never touch
 auth_round=0
 auth_change() {
 	auth_round=$((auth_round + 1))
-	rm -rf "$work/authsrc" && mkdir -p "$work/authsrc"
-	cp -r "$SS_TESTDATA/skills/valid/basic/pdf-forms" "$work/authsrc/"
-	printf '\nauthority round %s\n' "$auth_round" >>"$work/authsrc/pdf-forms/SKILL.md"
-	SS_FILL_TOKEN=$(ss_json "$work/auth.json" accessJwt) "$fill" --pds "$pds" \
-		--did "$(ss_json "$work/auth.json" did)" --put "$work/authsrc/pdf-forms" >/dev/null
+	ss_auth_change "authority round $auth_round"
 }
 merges() { git rev-list --merges --count HEAD; }
 tracking_is_main() { [ "$(git rev-parse refs/remotes/space/main)" = "$(git rev-parse HEAD)" ]; }
 push() { "$SKILLSYNC" push >"$work/out" 2>&1 || fail "push $1: $(cat "$work/out")"; }
 pull() { "$SKILLSYNC" pull >"$work/out" 2>&1 || fail "pull $1: $(cat "$work/out")"; }
 
+# skillsync's commits take the identity from git config (log tells them from the space's)
+git config user.name Tester && git config user.email t@example.test
 # A top-level file outside the skills lives on main only; it must not make the history fork.
 echo "my skills" >README.md
 git add README.md && git commit -qm "Add a README"
 
 # One member alone: ten pushes, ten pulls, no merge commit.
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	skill "mine$((i % 3))" "round $i"
+	ss_skill "mine$((i % 3))" "round $i"
 	"$SKILLSYNC" commit -m "Round $i" >/dev/null || fail "commit $i"
 	push "$i"
 	tracking_is_main || fail "push $i: the tracking ref is not main's commit"
@@ -62,7 +50,7 @@ expect=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	auth_change
 	if [ $((i % 3)) = 0 ]; then
-		skill "mine$((i % 3))" "both $i"
+		ss_skill "mine$((i % 3))" "both $i"
 		"$SKILLSYNC" commit -m "Both $i" >/dev/null || fail "commit both $i"
 		pull "both $i"
 		expect=$((expect + 1))
@@ -73,7 +61,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 		pull "$i"
 		tracking_is_main || fail "pull $i: did not fast-forward to the space's change"
 		grep -q "authority round $auth_round" pdf-forms/SKILL.md || fail "pull $i did not bring the change"
-		skill "mine$((i % 3))" "alone $i"
+		ss_skill "mine$((i % 3))" "alone $i"
 		"$SKILLSYNC" commit -m "Alone $i" >/dev/null || fail "commit alone $i"
 		push "$i"
 		tracking_is_main || fail "push $i: the tracking ref is not main's commit"
@@ -81,6 +69,17 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	[ "$(merges)" = "$expect" ] || fail "round $i: $(merges) merge commits, expected $expect: $(git log --merges --oneline)"
 done
 [ -f README.md ] && [ "$(git status --porcelain)" = "" ] || fail "not clean: $(git status --short)"
+# log still tells my commits from the space's, though the tracking history now holds both.
+"$SKILLSYNC" log --json >"$work/log.json" || fail "log --json"
+python3 - "$work/log.json" <<'PY' || fail "log kinds: $(cat "$work/log.json")"
+import json, sys
+kinds = {}
+for e in json.load(open(sys.argv[1])):
+    kinds.setdefault(e["subject"].split(" ")[0], set()).add(e["kind"])
+assert kinds["Round"] == {"local"} and kinds["Alone"] == {"local"}, kinds
+assert kinds["Both"] == {"local"} and kinds["Merge"] == {"merge"}, kinds
+assert kinds["pull:"] == {"space"}, kinds
+PY
 # The space holds what main holds.
 ss_records "$me_did" >"$work/mine.json"
 for d in mine0 mine1 mine2; do
@@ -90,7 +89,7 @@ done
 # (a plan against a view main has not merged would undo the others' change); status says pull.
 auth_change
 "$SKILLSYNC" fetch >/dev/null || fail "fetch"
-skill mine1 "after the fetch"
+ss_skill mine1 "after the fetch"
 "$SKILLSYNC" commit -m "After the fetch" >/dev/null || fail "commit after the fetch"
 for cmd in "push" "push --dry-run" "diff --pushed" "diff --pushed --json"; do
 	set +e
