@@ -88,6 +88,9 @@ int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool
 /* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
 int cmd_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 
+/* The length of path without its trailing slashes ("pdf/" -> 3; "/" keeps its one). */
+size_t cmd_path_len(const char *path);
+
 /* Prints s with control characters as \xNN (for text that came from the network). */
 void cmd_print_safe(FILE *out, const char *s);
 

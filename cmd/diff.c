@@ -11,7 +11,7 @@
 #include "cmd/cmd.h"
 #include "core/commit.h"
 #include "core/mem.h"
-#include "core/note.h"
+#include "core/time.h"
 #include "core/outgoing.h"
 #include "core/worktree.h"
 #include "sync/push.h"
@@ -79,7 +79,7 @@ static int load_pushed(diff_run *d, char ***paths, size_t *npaths)
 	ss_push_plan pv;
 	int rc;
 
-	rc = ss_push_preview(d->ctx->repo, d->ctx->state, ss_note_time_now_ms(), SS_OUTGOING_NOTES,
+	rc = ss_push_preview(d->ctx->repo, d->ctx->state, ss_time_now() / 1000, SS_OUTGOING_NOTES,
 	                     &pv, &d->ctx->err);
 	d->out = pv.outgoing;
 	pv.outgoing = NULL;
@@ -258,13 +258,8 @@ static int parse(diff_run *d, int argc, char **argv)
 		else if (!dashdash && a[0] == '-')
 			return cmd_usage_error(d->ctx, "unknown option '%s'", a);
 		else {
-			size_t len = strlen(a);
-			while (len > 1 && a[len - 1] == '/')
-				len--;
 			ss_xgrow((void **)&d->names, sizeof(*d->names), d->nnames + 1, &d->anames);
-			d->names[d->nnames] = ss_xmalloc(len + 1);
-			memcpy(d->names[d->nnames], a, len);
-			d->names[d->nnames++][len] = '\0';
+			d->names[d->nnames++] = ss_xstrndup(a, cmd_path_len(a));
 		}
 	}
 	if (staged && pushed)

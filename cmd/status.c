@@ -14,7 +14,7 @@
 #include "core/lock.h"
 #include "core/mem.h"
 #include "core/merge.h"
-#include "core/note.h"
+#include "core/time.h"
 #include "core/outgoing.h"
 #include "core/provenance.h"
 #include "core/repo.h"
@@ -185,7 +185,7 @@ static int load(cmd_status_run *r)
 		if (drop_pushed(r, &tracking) < 0)
 			goto out;
 		/* SS_ECONFLICT: main has not merged the view; r->behind says to pull */
-		rc = ss_push_preview(r->ctx->repo, r->ctx->state, ss_note_time_now_ms(), 0, &pv,
+		rc = ss_push_preview(r->ctx->repo, r->ctx->state, ss_time_now() / 1000, 0, &pv,
 		                     &r->ctx->err);
 		r->out = pv.outgoing;
 		pv.outgoing = NULL;
