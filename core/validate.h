@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "core/pds.h" /* SS_PDS_MAX_REQUEST */
 #include "core/buf.h"
+#include "core/pds.h" /* SS_PDS_MAX_REQUEST */
 #include "core/report.h"
 
 struct ss_skill;

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pds.h"
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/mem.h"
 #include "core/merge.h"
+#include "core/pds.h"
 #include "core/time.h"
 #include "core/validate.h"
 #include "sync/fetch.h"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pds.h"
 #include "core/mem.h"
+#include "core/pds.h"
 #include "sync/xrpc_priv.h"
 
 #define NSID_APPLY "com.atproto.repo.applyWrites"
