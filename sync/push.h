@@ -88,8 +88,4 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
  */
 int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err);
 
-/* *out: whether commit is tip or one of its ancestors. */
-int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
-                     ss_error *err);
-
 #endif
