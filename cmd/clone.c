@@ -325,8 +325,7 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	dir = o.dir ? ss_xstrdup(o.dir) : default_dir(o.authority);
-	for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--)
-		dir[len - 1] = '\0';
+	dir[cmd_path_len(dir)] = '\0';
 	ss_buf_printf(&partial, "%s.skillsync-partial", dir);
 	if (occupied(dir)) {
 		ss_error_set(&ctx->err, SS_EEXISTS,

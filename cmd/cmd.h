@@ -16,6 +16,7 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/plan.h"
 #include "core/provenance.h"
 #include "core/state.h"
 
@@ -98,6 +99,9 @@ int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool
 /* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
 int cmd_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 
+/* The length of path without its trailing slashes ("pdf/" -> 3; "/" keeps its one). */
+size_t cmd_path_len(const char *path);
+
 /* The members of the clone (cmd/provenance.c), for printing handles. */
 typedef struct cmd_member_list {
 	ss_state_member *list;
@@ -109,6 +113,9 @@ void cmd_members_release(cmd_member_list *m);
 const char *cmd_who(const cmd_member_list *m, const char *did);
 /* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...]}. */
 void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const ss_provenance *p);
+
+/* Appends what deleting name does in the space (cmd/notice.c), one line without newline. */
+void cmd_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, const char *who);
 
 /* Where `commit` gets its message (cmd/commit_msg.c). */
 typedef struct cmd_commit_msg_opts {

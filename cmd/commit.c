@@ -136,13 +136,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, commit_args *a)
 		} else if (!dashdash && arg[0] == '-') {
 			return cmd_usage_error(ctx, "unknown option '%s'", arg);
 		} else {
-			size_t len = strlen(arg);
-			while (len > 1 && arg[len - 1] == '/')
-				len--;
 			ss_xgrow((void **)&a->names, sizeof(*a->names), a->nnames + 1, &a->anames);
-			a->names[a->nnames] = ss_xmalloc(len + 1);
-			memcpy(a->names[a->nnames], arg, len);
-			a->names[a->nnames++][len] = '\0';
+			a->names[a->nnames++] = ss_xstrndup(arg, cmd_path_len(arg));
 		}
 	}
 	if (a->nmessages && a->file)

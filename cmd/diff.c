@@ -11,9 +11,10 @@
 #include "cmd/cmd.h"
 #include "core/commit.h"
 #include "core/mem.h"
-#include "core/note.h"
+#include "core/time.h"
 #include "core/outgoing.h"
 #include "core/worktree.h"
+#include "sync/push.h"
 
 typedef enum side { SIDE_WORKDIR, SIDE_STAGED, SIDE_PUSHED } side;
 
@@ -53,14 +54,14 @@ static size_t top_len(const char *path)
 	return slash ? (size_t)(slash - path) : strlen(path);
 }
 
-static int commit_tree(ss_ctx *ctx, const char *ref_or_hex, bool is_hex, ss_oid *tree, bool *have)
+/* HEAD's tree; *have false before the first commit. */
+static int head_tree(ss_ctx *ctx, ss_oid *tree, bool *have)
 {
 	ss_oid c;
 	int rc;
 
 	*have = false;
-	rc = is_hex ? ss_oid_parse(&c, ref_or_hex, &ctx->err)
-	            : ss_commit_read_ref(ctx->repo, ref_or_hex, &c, &ctx->err);
+	rc = ss_commit_read_ref(ctx->repo, "HEAD", &c, &ctx->err);
 	if (rc == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0 || ss_commit_tree(ctx->repo, &c, tree, &ctx->err) < 0)
@@ -69,26 +70,29 @@ static int commit_tree(ss_ctx *ctx, const char *ref_or_hex, bool is_hex, ss_oid 
 	return 0;
 }
 
-/* --pushed: the outgoing writes; the paths are the changed skills (outside files never go). */
+/*
+ * --pushed: the outgoing writes (ss_push_preview: refused, like push, when main has not merged
+ * the view); the paths are the changed skills (outside files never go).
+ */
 static int load_pushed(diff_run *d, char ***paths, size_t *npaths)
 {
-	char *me = NULL, *tracking = NULL;
-	ss_oid t, head;
-	int ret = -1;
+	ss_push_plan pv;
+	int rc;
 
-	ss_state_config_get(d->ctx->state, "me", &me, NULL);
-	ss_oid_clear(&t);
-	if (ss_state_config_get(d->ctx->state, "tracking", &tracking, NULL) == 0 &&
-	    ss_oid_parse(&t, tracking, &d->ctx->err) < 0)
-		goto out;
-	if (ss_commit_read_ref(d->ctx->repo, "HEAD", &head, &d->ctx->err) < 0 ||
-	    ss_outgoing_new(&d->out, d->ctx->repo, d->ctx->state, me, &t, &head,
-	                    ss_note_time_now_ms(), SS_OUTGOING_NOTES, &d->ctx->err) < 0)
-		goto out;
-	if (commit_tree(d->ctx, tracking ? tracking : "", tracking != NULL, &d->old_tree,
-	                &d->have_old) < 0 ||
-	    commit_tree(d->ctx, "HEAD", false, &d->new_tree, &d->have_new) < 0)
-		goto out;
+	rc = ss_push_preview(d->ctx->repo, d->ctx->state, ss_time_now() / 1000, SS_OUTGOING_NOTES,
+	                     &pv, &d->ctx->err);
+	d->out = pv.outgoing;
+	pv.outgoing = NULL;
+	if (rc == 0 && !ss_oid_is_zero(&pv.tracking) &&
+	    ss_commit_tree(d->ctx->repo, &pv.tracking, &d->old_tree, &d->ctx->err) < 0)
+		rc = -1;
+	d->have_old = rc == 0 && !ss_oid_is_zero(&pv.tracking);
+	if (rc == 0 && ss_commit_tree(d->ctx->repo, &pv.head, &d->new_tree, &d->ctx->err) < 0)
+		rc = -1;
+	d->have_new = rc == 0;
+	ss_push_plan_release(&pv);
+	if (rc < 0)
+		return -1;
 	{
 		const ss_plan *plan = ss_outgoing_plan(d->out);
 		size_t n = ss_outgoing_count(d->out) + ss_plan_notice_count(plan);
@@ -104,11 +108,7 @@ static int load_pushed(diff_run *d, char ***paths, size_t *npaths)
 			if (ss_plan_notice_get(plan, i)->kind == SS_PLAN_NOT_MINE)
 				(*paths)[(*npaths)++] = ss_plan_notice_get(plan, i)->name;
 	}
-	ret = 0;
-out:
-	free(me);
-	free(tracking);
-	return ret;
+	return 0;
 }
 
 static void set_change(diff_run *d, group *g)
@@ -261,13 +261,8 @@ static int parse(diff_run *d, int argc, char **argv)
 		else if (!dashdash && a[0] == '-')
 			return cmd_usage_error(d->ctx, "unknown option '%s'", a);
 		else {
-			size_t len = strlen(a);
-			while (len > 1 && a[len - 1] == '/')
-				len--;
 			ss_xgrow((void **)&d->names, sizeof(*d->names), d->nnames + 1, &d->anames);
-			d->names[d->nnames] = ss_xmalloc(len + 1);
-			memcpy(d->names[d->nnames], a, len);
-			d->names[d->nnames++][len] = '\0';
+			d->names[d->nnames++] = ss_xstrndup(a, cmd_path_len(a));
 		}
 	}
 	if (staged && pushed)
@@ -313,8 +308,7 @@ int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 	} else {
 		if (ss_worktree_status(ctx->repo, &d.status, &ctx->err) < 0)
 			goto fail;
-		if (d.side == SIDE_STAGED &&
-		    commit_tree(ctx, "HEAD", false, &d.old_tree, &d.have_old) < 0)
+		if (d.side == SIDE_STAGED && head_tree(ctx, &d.old_tree, &d.have_old) < 0)
 			goto fail;
 		paths = ss_xcalloc(d.nnames + 1, sizeof(*paths));
 		for (size_t i = 0; i < d.nnames; i++)

@@ -132,10 +132,8 @@ static void print_json(const ss_history *h, const char *skill)
 /* A skill name as given on the command line: "name" or "name/" (completion adds a slash). */
 static char *skill_arg(const char *arg)
 {
-	size_t n = strlen(arg);
+	size_t n = cmd_path_len(arg);
 
-	while (n && arg[n - 1] == '/')
-		n--;
 	if (!n || memchr(arg, '/', n) || (n == 1 && arg[0] == '.') ||
 	    (n == 2 && !strncmp(arg, "..", 2)))
 		return NULL;

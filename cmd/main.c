@@ -89,7 +89,8 @@ static const ss_command commands[] = {
      "the unified diff.\n"
      "\n"
      "    --staged    the index against HEAD (also --cached)\n"
-     "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD\n"
+     "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD;\n"
+     "                like push, refused (exit 3) while a fetch is not merged: pull first\n"
      "    --stat      the summary only\n"
      "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
      "                removed}]}] (with --pushed also op and note per skill)\n"},

@@ -14,18 +14,8 @@
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {
-	ss_buf who = SS_BUF_INIT;
-
 	ss_buf_clear(b);
-	if (n->kind == SS_PLAN_NEXT_APPLIES)
-		ss_buf_printf(b, "'%s': deleting your version; %s's version will apply", n->name,
-		              cmd_safe(&who, n->who));
-	else
-		ss_buf_printf(b,
-		              "'%s': deleted here, but it is %s's skill and you have no version of "
-		              "it: nothing to send, it stays in the space",
-		              n->name, n->who ? cmd_safe(&who, n->who) : "someone else");
-	ss_buf_release(&who);
+	cmd_notice_format(b, n->kind, n->name, n->who);
 	return b->ptr;
 }
 

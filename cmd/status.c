@@ -14,7 +14,7 @@
 #include "core/lock.h"
 #include "core/mem.h"
 #include "core/merge.h"
-#include "core/note.h"
+#include "core/time.h"
 #include "core/outgoing.h"
 #include "core/provenance.h"
 #include "core/repo.h"
@@ -67,7 +67,6 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 {
 	ss_provenance p;
 	const char *next = NULL;
-	ss_buf who = SS_BUF_INIT;
 	bool mine = false;
 
 	if (ss_provenance_load(r->ctx->state, name, r->me, r->authority, &p, &r->ctx->err) < 0)
@@ -78,15 +77,11 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 		else if (!next)
 			next = p.versions[i].did;
 	}
-	if (mine && next)
-		ss_buf_printf(&r->notices, "'%s': deleting your version; %s's version will apply\n",
-		              name, cmd_safe(&who, cmd_who(&r->members, next)));
-	else if (!mine && next)
-		ss_buf_printf(&r->notices,
-		              "'%s': deleted here, but it is %s's skill and you have no version of "
-		              "it: nothing will be sent, it stays in the space\n",
-		              name, cmd_safe(&who, cmd_who(&r->members, next)));
-	ss_buf_release(&who);
+	if (next) {
+		cmd_notice_format(&r->notices, mine ? SS_PLAN_NEXT_APPLIES : SS_PLAN_NOT_MINE, name,
+		                  cmd_who(&r->members, next));
+		ss_buf_putc(&r->notices, '\n');
+	}
 	ss_provenance_release(&p);
 	return 0;
 }
@@ -181,36 +176,29 @@ static int load(cmd_status_run *r)
 		goto out;
 	have_head = rc == 0;
 	if (have_head && !ss_oid_is_zero(&tracking)) {
-		bool in;
+		ss_push_plan pv;
 
 		if (count_behind(r, &head, &tracking) < 0 ||
-		    ss_push_contains(r->ctx->repo, &head, &tracking, &in, &r->ctx->err) < 0 ||
 		    ss_commit_log(r->ctx->repo, &tracking, &head, NULL, 0, &r->ahead,
 		                  &r->ctx->err) < 0)
 			goto out;
 		if (drop_pushed(r, &tracking) < 0)
 			goto out;
-		/* against a view main has not merged, a plan would undo the others' changes */
-		if (in && ss_outgoing_new(&r->out, r->ctx->repo, r->ctx->state, r->me, &tracking,
-		                          &head, ss_note_time_now_ms(), 0, &r->ctx->err) < 0)
+		/* SS_ECONFLICT: main has not merged the view; r->behind says to pull */
+		rc = ss_push_preview(r->ctx->repo, r->ctx->state, ss_time_now() / 1000, 0, &pv,
+		                     &r->ctx->err);
+		r->out = pv.outgoing;
+		pv.outgoing = NULL;
+		ss_push_plan_release(&pv);
+		if (rc < 0 && rc != SS_ECONFLICT)
 			goto out;
 	}
 	if (r->out) {
 		const ss_plan *plan = ss_outgoing_plan(r->out);
 		for (size_t i = 0; i < ss_plan_notice_count(plan); i++) {
 			const ss_plan_notice *n = ss_plan_notice_get(plan, i);
-			if (n->kind == SS_PLAN_NEXT_APPLIES)
-				ss_buf_printf(
-				    &r->notices,
-				    "'%s': deleting your version; %s's version will apply\n",
-				    n->name, n->who);
-			else
-				ss_buf_printf(
-				    &r->notices,
-				    "'%s': deleted here, but it is %s's skill and you have "
-				    "no version of it: nothing will be sent, it stays in the "
-				    "space\n",
-				    n->name, n->who ? n->who : "someone else");
+			cmd_notice_format(&r->notices, n->kind, n->name, n->who);
+			ss_buf_putc(&r->notices, '\n');
 		}
 	}
 	for (size_t i = 0; i < r->s.count; i++) {

@@ -30,13 +30,10 @@ typedef struct vstate {
 /* The prefix that turns a report's "<name>/<file>" into a path as the person gave it. */
 static void label_prefix(const char *skilldir, ss_buf *out)
 {
-	size_t len = strlen(skilldir);
 	const char *slash;
 
 	ss_buf_clear(out);
-	while (len > 1 && skilldir[len - 1] == '/')
-		len--;
-	ss_buf_put(out, skilldir, len);
+	ss_buf_put(out, skilldir, cmd_path_len(skilldir));
 	slash = strrchr(out->ptr, '/');
 	if (!slash || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
 		/* "pdf", ".", "a/..": the report's "<name>/" says enough */

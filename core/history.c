@@ -71,6 +71,18 @@ static bool in_set(const oid_set *s, const ss_oid *id)
 	return s->count && bsearch(id, s->ids, s->count, sizeof(ss_oid), oid_cmp) != NULL;
 }
 
+/*
+ * Whether skillsync wrote the commit as a tracking commit (its own author). Needed for the
+ * commits reachable from both main and the tracking ref: after a push the ref may name main's
+ * own commit, so the person's commits are in the tracking history too.
+ */
+static bool by_skillsync(const ss_commit_info *c)
+{
+	return c->author_name && c->author_email &&
+	       !strcmp(c->author_name, SS_COMMIT_DEFAULT_NAME) &&
+	       !strcmp(c->author_email, SS_COMMIT_DEFAULT_EMAIL);
+}
+
 /* Moves the commits of list into h (the list is emptied). */
 static void take(ss_history *h, size_t *alloc, ss_commit_list *list, bool merged,
                  const oid_set *local)
@@ -82,10 +94,14 @@ static void take(ss_history *h, size_t *alloc, ss_commit_list *list, bool merged
 		e = &h->items[h->count++];
 		e->info = list->items[i];
 		e->merged = merged;
-		if (!merged || !in_set(local, &e->info.oid))
+		if (!merged)
 			e->kind = SS_HISTORY_SPACE;
+		else if (e->info.nparents > 1)
+			e->kind = SS_HISTORY_MERGE;
+		else if (in_set(local, &e->info.oid) || !by_skillsync(&e->info))
+			e->kind = SS_HISTORY_LOCAL;
 		else
-			e->kind = e->info.nparents > 1 ? SS_HISTORY_MERGE : SS_HISTORY_LOCAL;
+			e->kind = SS_HISTORY_SPACE;
 	}
 	free(list->items);
 	list->items = NULL;

@@ -4,10 +4,12 @@
  * view, whose messages say what changed, who changed it, and the records' notes).
  *
  * The history is every commit reachable from main, then the tracking commits fetched but not
- * merged yet (listed first, as the newest). Each entry says where it came from: a tracking
- * commit is one reachable from the tracking ref; anything else is the person's commit or a
- * merge. Work follows the length of the history asked for, never the size of the space (a
- * skill's history compares one top-level entry per commit).
+ * merged yet (listed first, as the newest). Each entry says where it came from: a merge; a
+ * tracking commit (fetched and not merged, or reachable from the tracking ref and authored by
+ * skillsync itself: after a push the tracking ref may name main's own commit); else the
+ * person's commit. A person without a git identity commits as skillsync's default author, so
+ * their pushed commits read as the space's. Work follows the length of the history asked for,
+ * never the size of the space (a skill's history compares one top-level entry per commit).
  */
 #ifndef SS_HISTORY_H
 #define SS_HISTORY_H

@@ -8,6 +8,7 @@
 #include "core/note.h"
 #include "core/outgoing_internal.h"
 #include "core/skilldir.h"
+#include "core/time.h"
 #include "core/tree.h"
 #include "core/view.h"
 
@@ -219,7 +220,12 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	o->repo = repo;
 	o->st = st;
 	o->me = me ? ss_xstrdup(me) : NULL;
-	ss_note_time_format(o->time, push_ms);
+	{
+		ss_buf t = SS_BUF_INIT;
+
+		ss_time_format(push_ms * 1000, &t);
+		o->time = ss_buf_detach(&t, NULL);
+	}
 	if (tracking && !ss_oid_is_zero(tracking)) {
 		o->tracking = *tracking;
 		if (ss_commit_tree(repo, tracking, &o->tracking_tree, err) < 0)
@@ -272,6 +278,7 @@ void ss_outgoing_free(ss_outgoing *o)
 	free(o->outside);
 	ss_plan_free(o->plan);
 	free(o->me);
+	free(o->time);
 	free(o);
 }
 

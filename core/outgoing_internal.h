@@ -18,7 +18,7 @@ struct ss_outgoing {
 	ss_repo *repo;
 	ss_state *st;
 	char *me;
-	char time[SS_NOTE_TIME_LEN];
+	char *time; /* the push time as a record datetime */
 	ss_oid tracking, tracking_tree, head, head_tree;
 	ss_plan_change *changes; /* names and renamed_from owned */
 	size_t nchanges, changes_alloc;

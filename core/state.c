@@ -120,11 +120,10 @@ static int migrate(ss_state *st, ss_error *err)
 	}
 	version = sqlite3_column_int(s, 0);
 	if (version < 0 || (size_t)version > NMIGRATIONS) {
-		ret = ss_error_set(
-		    err, SS_EINVALID,
-		    "local state '%s' has schema version %d, newer than this skillsync "
-		    "knows (%zu)",
-		    st->path, version, NMIGRATIONS);
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "local state '%s' was made by a newer skillsync (schema version "
+		                   "%d, this one knows up to %zu): upgrade skillsync",
+		                   st->path, version, NMIGRATIONS);
 		goto out;
 	}
 	for (size_t i = (size_t)version; i < NMIGRATIONS; i++)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/pds.h" /* SS_PDS_MAX_REQUEST */
 #include "core/report.h"
 
 struct ss_skill;
@@ -30,8 +31,6 @@ struct ss_skill;
  * no more, and a skill whose SKILL.md (as ss_skill_md writes it) is larger is refused, so a
  * record that validates always gives a SKILL.md that reads back. */
 #define SS_MAX_SKILLMD (SS_MAX_INSTRUCTIONS + 65536)
-/* The PDS refuses request bodies over this many bytes. */
-#define SS_PDS_MAX_REQUEST 1000000
 /* Room kept for the request around the record (repo, collection, rkey, swap CIDs, a note). */
 #define SS_RECORD_ENVELOPE 16384
 /* The largest encoded record (compact JSON, as ss_record_encode writes it) we accept. */

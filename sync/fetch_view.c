@@ -7,6 +7,7 @@
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/mem.h"
+#include "core/outgoing.h"
 #include "core/tree.h"
 #include "core/utf8.h"
 #include "core/view.h"
@@ -192,13 +193,33 @@ static int on_old_entry(const ss_state_view_entry *e, void *payload)
 	return 0;
 }
 
-static int build_tree(ss_fetch_run_ctx *f, const calc *c, ss_oid *out, ss_error *err)
+/*
+ * The view's tree. Entries of the previous tracking tree outside the skills stay: after a push
+ * the tracking ref may name main's own commit (sync/push_finish.c), and a README there must not
+ * look deleted by the space.
+ */
+static int build_tree(ss_fetch_run_ctx *f, const calc *c, const ss_oid *parent_tree, ss_oid *out,
+                      ss_error *err)
 {
 	ss_tree_top *t = NULL;
+	ss_tree_list old = {0};
 	int ret = -1;
 
 	if (ss_tree_top_new(&t, f->repo, NULL, false, err) < 0)
 		return -1;
+	if (parent_tree && ss_tree_list_top(f->repo, parent_tree, &old, err) < 0)
+		goto out;
+	for (size_t i = 0; i < old.count; i++) {
+		ss_oid sub;
+		bool skill;
+
+		if (ss_outgoing_is_skill(f->repo, parent_tree, old.entries[i].name, &sub, &skill,
+		                         err) < 0)
+			goto out;
+		if (!skill && ss_tree_top_set(t, old.entries[i].name, &old.entries[i].oid,
+		                              old.entries[i].mode, err) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < c->nout; i++) {
 		ss_oid oid;
 
@@ -208,6 +229,7 @@ static int build_tree(ss_fetch_run_ctx *f, const calc *c, ss_oid *out, ss_error 
 	}
 	ret = ss_tree_top_write(t, out, err);
 out:
+	ss_tree_list_release(&old);
 	ss_tree_top_free(t);
 	return ret;
 }
@@ -258,13 +280,13 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 	if (ch.omitted)
 		ss_buf_printf(&ch.body, "... and %zu more\n", ch.omitted);
 
-	if (build_tree(f, &c, &tree, err) < 0)
-		goto out;
 	rc = ss_commit_read_ref(f->repo, SS_REPO_TRACKING_REF, &parent, err);
 	if (rc < 0 && rc != SS_ENOTFOUND)
 		goto out;
 	has_parent = rc == 0;
 	if (has_parent && ss_commit_tree(f->repo, &parent, &parent_tree, err) < 0)
+		goto out;
+	if (build_tree(f, &c, has_parent ? &parent_tree : NULL, &tree, err) < 0)
 		goto out;
 	if (has_parent && ss_oid_equal(&tree, &parent_tree)) {
 		commit = parent;

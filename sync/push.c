@@ -9,15 +9,16 @@
 #include "core/crash.h"
 #include "core/mem.h"
 #include "core/merge.h"
-#include "core/note.h"
+#include "core/pds.h"
+#include "core/time.h"
 #include "core/validate.h"
 #include "sync/fetch.h"
 #include "sync/push_internal.h"
 
 /* Room for one write's JSON around its record (op, collection, rkey, punctuation). */
 #define WRITE_OVERHEAD 256
-#define MAX_WRITES     200
-#define MAX_BODY       (SS_PDS_MAX_REQUEST - SS_RECORD_ENVELOPE)
+/* Room for the writes of one request: what the PDS takes, less the request's own envelope. */
+#define MAX_BODY (SS_PDS_MAX_REQUEST - SS_RECORD_ENVELOPE)
 
 void ss_push_result_release(ss_push_result *r)
 {
@@ -27,32 +28,25 @@ void ss_push_result_release(ss_push_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static ss_space_op space_op(ss_plan_op op)
-{
-	return op == SS_PLAN_CREATE   ? SS_SPACE_CREATE
-	       : op == SS_PLAN_UPDATE ? SS_SPACE_UPDATE
-	                              : SS_SPACE_DELETE;
-}
-
-/* Assigns each write its request: at most MAX_WRITES writes and MAX_BODY bytes each. */
+/* Assigns each write its request (core/pds.h); returns the number of requests. */
 static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 {
-	size_t batch = 0, count = 0, bytes = 0;
+	size_t n = ss_outgoing_count(o), batch = 0;
+	size_t *sizes = ss_xcalloc(n ? n : 1, sizeof(*sizes));
 
-	for (size_t i = 0; i < ss_outgoing_count(o); i++) {
+	for (size_t i = 0; i < n; i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(o, i);
-		size_t size = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD;
-
-		if (count && (count == MAX_WRITES || bytes + size > MAX_BODY)) {
-			batch++;
-			count = 0;
-			bytes = 0;
-		}
-		jw[i].batch = batch;
-		count++;
-		bytes += size;
+		sizes[i] = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD;
 	}
-	return ss_outgoing_count(o) ? batch + 1 : 0;
+	for (size_t start = 0; start < n; batch++) {
+		size_t fit = ss_pds_batch_fit(sizes + start, n - start, MAX_BODY);
+
+		for (size_t i = start; i < start + fit; i++)
+			jw[i].batch = batch;
+		start += fit;
+	}
+	free(sizes);
+	return batch;
 }
 
 static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *me, ss_journal *j,
@@ -71,7 +65,7 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		memset(&applied, 0, sizeof(applied));
 		while (first + n < j->nwrites && j->writes[first + n].batch == b) {
 			const ss_outgoing_item *it = ss_outgoing_get(o, first + n);
-			sw[n].op = space_op(it->write->op);
+			sw[n].op = it->write->op;
 			sw[n].rkey = it->write->name;
 			sw[n].value_json = it->record;
 			n++;
@@ -138,22 +132,28 @@ out:
 int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *opts,
                 ss_push_result *out, ss_error *err)
 {
-	char *me = NULL, *tracking_hex = NULL, head_hex[SS_OID_HEXSZ + 1];
-	ss_oid tracking, head;
+	char tracking_hex[SS_OID_HEXSZ + 1], head_hex[SS_OID_HEXSZ + 1];
+	ss_push_plan pv;
 	ss_state_member member;
 	ss_journal j;
 	ss_journal_write *jw = NULL;
-	int64_t now = opts && opts->now_ms ? opts->now_ms : ss_note_time_now_ms();
+	int64_t now = opts && opts->now_ms ? opts->now_ms : ss_time_now() / 1000;
 	bool dry = opts && opts->dry_run;
 	int rc, ret = -1;
 
 	memset(out, 0, sizeof(*out));
+	memset(&pv, 0, sizeof(pv));
 	memset(&member, 0, sizeof(member));
 	memset(&j, 0, sizeof(j));
-	rc = ss_state_config_get(st, "me", &me, err);
-	if (rc < 0) {
-		ret = rc == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
-		goto out;
+	{
+		char *me = NULL;
+
+		rc = ss_state_config_get(st, "me", &me, err);
+		free(me);
+		if (rc < 0) {
+			ret = rc == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
+			goto out;
+		}
 	}
 	if (!dry && (ret = ss_push_recover(repo, st, sp, &out->recovered, err)) < 0)
 		goto out;
@@ -166,42 +166,25 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		                   "'skillsync commit' before pushing");
 		goto out;
 	}
-	ss_oid_clear(&tracking);
-	if (ss_state_config_get(st, "tracking", &tracking_hex, err) == 0 &&
-	    ss_oid_parse(&tracking, tracking_hex, err) < 0)
-		goto out;
-	if ((rc = ss_commit_read_ref(repo, "HEAD", &head, err)) < 0) {
-		ret = rc == SS_ENOTFOUND ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
-		                         : rc;
+	rc =
+	    ss_push_preview(repo, st, now, dry ? SS_OUTGOING_NOTES : SS_OUTGOING_RECORDS, &pv, err);
+	out->outgoing = pv.outgoing;
+	pv.outgoing = NULL;
+	if (rc < 0) {
+		ret = rc;
 		goto out;
 	}
-	if (!ss_oid_is_zero(&tracking)) {
-		bool in;
-
-		if (ss_push_contains(repo, &head, &tracking, &in, err) < 0)
-			goto out;
-		if (!in) {
-			/* HEAD against a view it has not merged would undo the others' changes */
-			ret =
-			    ss_error_set(err, SS_ECONFLICT,
-			                 "the space changed since your last pull (fetched, not "
-			                 "merged): nothing was pushed; run 'skillsync pull' first");
-			goto out;
-		}
-	}
-	if (ss_outgoing_new(&out->outgoing, repo, st, me, &tracking, &head, now,
-	                    dry ? SS_OUTGOING_NOTES : SS_OUTGOING_RECORDS, err) < 0)
-		goto out;
 	if (dry || ss_outgoing_count(out->outgoing) == 0) {
 		ret = 0;
 		goto out;
 	}
-	if ((rc = ss_state_member_get(st, me, &member, err)) < 0 && rc != SS_ENOTFOUND)
+	if ((rc = ss_state_member_get(st, pv.me, &member, err)) < 0 && rc != SS_ENOTFOUND)
 		goto out;
-	ss_oid_fmt(head_hex, &head);
+	ss_oid_fmt(head_hex, &pv.head);
+	ss_oid_fmt(tracking_hex, &pv.tracking);
 	jw = ss_xcalloc(ss_outgoing_count(out->outgoing) + 1, sizeof(*jw));
 	j.base_commit = member.commit;
-	j.base_tracking = tracking_hex ? tracking_hex : "";
+	j.base_tracking = ss_oid_is_zero(&pv.tracking) ? "" : tracking_hex;
 	j.head = head_hex;
 	j.push_time = ss_outgoing_time(out->outgoing);
 	j.writes = jw;
@@ -227,15 +210,14 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		ss_state_rollback(st);
 		goto out;
 	}
-	ret = send_batches(repo, st, sp, me, &j, out->outgoing, out, err);
+	ret = send_batches(repo, st, sp, pv.me, &j, out->outgoing, out, err);
 out:
 	for (size_t i = 0; jw && i < j.nwrites; i++) {
 		free((char *)(uintptr_t)jw[i].tree);
 		free((char *)(uintptr_t)jw[i].cid);
 	}
 	free(jw);
-	free(me);
-	free(tracking_hex);
+	ss_push_plan_release(&pv);
 	ss_state_member_release(&member);
 	return ret;
 }

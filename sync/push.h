@@ -6,8 +6,10 @@
  * in requests of at most 200 writes and ~1,000,000 bytes, the first guarded by my repo's
  * commit as of the last fetch (moved meanwhile: SS_ECONFLICT "pull first", nothing written),
  * each next one by the commit the previous made; then, in one state transaction, record the
- * new CIDs, my repo's new commit, and a new tracking commit (parent: the previous one) whose
- * tree is the new view, pushed skills keeping the exact subtrees HEAD has; the ref follows.
+ * new CIDs, my repo's new commit, and the tracking commit: HEAD itself when the new view holds
+ * exactly HEAD's skills (as git push moves origin/main: no merge on main), else a new commit
+ * (parent: the previous one) whose tree is the new view, pushed skills keeping the exact
+ * subtrees HEAD has, which ss_push_conclude merges into main; the ref follows.
  *
  * Crash safety: the journal (core/state_journal.h) is written before any request. A run killed
  * anywhere leaves it; the next push, or pull (which must call ss_push_recover before it
@@ -47,6 +49,25 @@ typedef struct ss_push_result {
 
 void ss_push_result_release(ss_push_result *r);
 
+/* What a push would send now (filled by ss_push_preview). */
+typedef struct ss_push_plan {
+	ss_outgoing *outgoing; /* the writes, notes and notices; NULL until computed */
+	char *me;              /* my DID; NULL in a read-only clone */
+	ss_oid head;           /* the commit a push would send */
+	ss_oid tracking;       /* the tracking commit it is compared with; zero: none */
+} ss_push_plan;
+
+/*
+ * Computes, without writing anything, what pushing HEAD now would send (core/outgoing.h with
+ * flags, push time now_ms): the one computation behind push, `push --dry-run`, `status` and
+ * `diff --pushed`. SS_EINVALID when nothing is committed yet; SS_ECONFLICT "run 'skillsync
+ * pull' first" when HEAD does not contain the tracking commit (a fetch brought changes not
+ * merged yet: a plan against that view would undo them). Release *out in every case.
+ */
+int ss_push_preview(ss_repo *repo, ss_state *st, int64_t now_ms, unsigned flags, ss_push_plan *out,
+                    ss_error *err);
+void ss_push_plan_release(ss_push_plan *p);
+
 int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *opts,
                 ss_push_result *out, ss_error *err);
 
@@ -57,18 +78,14 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err);
 
 /*
- * Makes main contain the tracking commit the last push made, so that main is not "behind" and
- * the next pull has nothing to merge: a merge commit of HEAD and that tracking commit whose
- * tree is HEAD's own (the tracking commit only holds what HEAD pushed, so merging changes no
- * file). Done only when the tracking ref is still the push's commit (config
+ * Makes main contain the tracking commit the last push made when that is not HEAD itself (the
+ * view differs from main), so that main is not "behind" and the next pull has nothing to
+ * merge: a merge commit of HEAD and that tracking commit whose tree is HEAD's own (merging
+ * changes no file). Done only when the tracking ref is still the push's commit (config
  * "pushed_tracking"), main does not contain it yet, main contains the pushed HEAD (config
  * "pushed"), and no merge is in progress; a push runs it after its ref update, and
  * ss_push_recover runs it to finish a push killed before. *concluded (may be NULL).
  */
 int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err);
-
-/* *out: whether commit is tip or one of its ancestors. */
-int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
-                     ss_error *err);
 
 #endif

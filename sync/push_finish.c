@@ -5,6 +5,7 @@
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/mem.h"
+#include "core/outgoing.h"
 #include "core/time.h"
 #include "core/tree.h"
 #include "sync/fetch.h"
@@ -14,8 +15,9 @@
  * After my record of rkey is deleted, the name leaves the view and the tracking tree: when
  * another member has a version, the next fetch computes the view again and brings it in as an
  * addition, which the next pull checks out ("deleting your version; <who>'s version will
- * apply"). Putting it in this tracking commit instead would make main, which merges it at
- * once (see ss_push_conclude), look as if the person had deleted the other version too.
+ * apply"). Putting it in this tracking commit instead would make main, which contains it at
+ * once (it is main's commit, or ss_push_conclude merges it), look as if the person had deleted
+ * the other version too.
  * No member's repo has moved for that fetch (mine is recorded as of this push), so config
  * "view_stale" tells it to compute the view anyway.
  */
@@ -60,6 +62,65 @@ static int apply_put(ss_state *st, const char *me, const ss_journal_write *w, co
 	return 0;
 }
 
+/*
+ * Whether two top trees hold the same skills: every top-level name that differs between them
+ * is outside the skills in both (a README on main, say), so the tracking ref may name the
+ * commit with the other tree (see ss_push_finish).
+ */
+static int same_skills(ss_repo *repo, const ss_oid *a, const ss_oid *b, bool *same, ss_error *err)
+{
+	ss_changes top = {0};
+	int ret = -1;
+
+	*same = false;
+	if (ss_tree_diff_top(repo, a, b, &top, err) < 0)
+		return -1;
+	for (size_t i = 0; i < top.count; i++) {
+		ss_oid sub;
+		bool skill_a, skill_b;
+
+		if (ss_outgoing_is_skill(repo, a, top.items[i].path, &sub, &skill_a, err) < 0 ||
+		    ss_outgoing_is_skill(repo, b, top.items[i].path, &sub, &skill_b, err) < 0)
+			goto out;
+		if (skill_a || skill_b) {
+			ret = 0;
+			goto out;
+		}
+	}
+	*same = true;
+	ret = 0;
+out:
+	ss_changes_release(&top);
+	return ret;
+}
+
+/*
+ * The tracking commit for the new view tree: the pushed HEAD itself when it holds the same
+ * skills (the usual case: my versions win for me), as `git push` moves origin/main, so main
+ * needs no merge; else a new commit on the previous tracking commit, which ss_push_conclude
+ * merges into main.
+ */
+static int tracking_commit(ss_repo *repo, const ss_push_landed *l, const ss_oid *tree,
+                           const ss_oid *old, const char *msg, ss_oid *out, ss_error *err)
+{
+	ss_oid head, head_tree;
+	ss_commit_opts co;
+	bool same = false;
+
+	if (ss_oid_parse(&head, l->head, err) < 0 ||
+	    ss_commit_tree(repo, &head, &head_tree, err) < 0 ||
+	    same_skills(repo, tree, &head_tree, &same, err) < 0)
+		return -1;
+	if (same) {
+		*out = head;
+		return 0;
+	}
+	memset(&co, 0, sizeof(co));
+	co.author_name = SS_COMMIT_DEFAULT_NAME;
+	co.author_email = SS_COMMIT_DEFAULT_EMAIL;
+	return ss_commit_create(repo, &co, tree, old, old ? 1 : 0, msg, out, err);
+}
+
 int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
                    ss_oid *tracking, ss_error *err)
 {
@@ -67,7 +128,6 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 	ss_buf msg = SS_BUF_INIT;
 	char *old_hex = NULL, hex[SS_OID_HEXSZ + 1];
 	ss_oid old, tree, commit;
-	ss_commit_opts co;
 	bool in_txn = false, have_old;
 	int ret = -1;
 
@@ -96,12 +156,8 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 			goto out;
 	}
 	ss_buf_putc(&msg, '\n');
-	memset(&co, 0, sizeof(co));
-	co.author_name = SS_COMMIT_DEFAULT_NAME;
-	co.author_email = SS_COMMIT_DEFAULT_EMAIL;
 	if (ss_tree_top_write(top, &tree, err) < 0 ||
-	    ss_commit_create(repo, &co, &tree, have_old ? &old : NULL, have_old ? 1 : 0, msg.ptr,
-	                     &commit, err) < 0)
+	    tracking_commit(repo, l, &tree, have_old ? &old : NULL, msg.ptr, &commit, err) < 0)
 		goto out;
 	ss_oid_fmt(hex, &commit);
 	if ((l->commit && ss_state_member_set_head(st, me, l->commit, l->rev, err) < 0) ||

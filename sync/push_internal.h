@@ -1,6 +1,7 @@
 /*
- * push_internal.h: what sync/push*.c share. push.c runs a push; push_finish.c turns landed
- * writes into the state and a new tracking commit, and recovers an interrupted push.
+ * push_internal.h: what sync/push*.c share. push.c runs a push over push_preview.c's plan;
+ * push_finish.c turns landed writes into the state and the tracking commit; push_recover.c
+ * finishes an interrupted push; push_conclude.c merges a tracking commit that is not main's.
  */
 #ifndef SS_PUSH_INTERNAL_H
 #define SS_PUSH_INTERNAL_H
@@ -23,5 +24,9 @@ typedef struct ss_push_landed {
  */
 int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
                    ss_oid *tracking, ss_error *err);
+
+/* *out: whether commit is tip or one of its ancestors. */
+int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
+                     ss_error *err);
 
 #endif

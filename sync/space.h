@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/plan.h"
 #include "core/state.h"
 
 typedef struct ss_space ss_space;
@@ -72,15 +73,9 @@ typedef struct ss_space_listener {
 	void *payload;
 } ss_space_listener;
 
-/* A write to my repo. */
-typedef enum ss_space_op {
-	SS_SPACE_CREATE = 1,
-	SS_SPACE_UPDATE,
-	SS_SPACE_DELETE,
-} ss_space_op;
-
+/* A write to my repo (the plan's op; each transport translates it once). */
 typedef struct ss_space_write {
-	ss_space_op op;
+	ss_plan_op op;
 	const char *rkey;
 	const char *value_json; /* create/update: the record, JSON text */
 } ss_space_write;

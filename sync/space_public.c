@@ -151,9 +151,9 @@ static int pub_apply(ss_space *sp, const ss_space_write *writes, size_t n, const
 	memset(&res, 0, sizeof(res));
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
-		xw[i].op = writes[i].op == SS_SPACE_CREATE   ? SS_XRPC_CREATE
-		           : writes[i].op == SS_SPACE_UPDATE ? SS_XRPC_UPDATE
-		                                             : SS_XRPC_DELETE;
+		xw[i].op = writes[i].op == SS_PLAN_CREATE   ? SS_XRPC_CREATE
+		           : writes[i].op == SS_PLAN_UPDATE ? SS_XRPC_UPDATE
+		                                            : SS_XRPC_DELETE;
 		xw[i].collection = SS_SKILL_COLLECTION;
 		xw[i].rkey = writes[i].rkey;
 		xw[i].value_json = writes[i].value_json;

@@ -25,9 +25,6 @@
 #include "core/error.h"
 #include "sync/http.h"
 
-/* The PDS's limits on one applyWrites request: writes and body bytes. */
-#define SS_XRPC_MAX_WRITES     200
-#define SS_XRPC_MAX_BODY       1000000
 #define SS_XRPC_LIST_PAGE_SIZE 100
 
 typedef struct ss_xrpc ss_xrpc;
@@ -143,10 +140,10 @@ typedef struct ss_xrpc_apply_result {
 void ss_xrpc_apply_result_release(ss_xrpc_apply_result *r);
 
 /*
- * applyWrites, split into requests of at most SS_XRPC_MAX_WRITES writes and SS_XRPC_MAX_BODY
- * bytes. The first request is guarded by swap_commit (NULL: unguarded), each next one by the
- * commit the previous one made, so nobody's write can slip in between. On failure out still
- * says what was applied before it.
+ * applyWrites, split into requests by the PDS's limits (core/pds.h: ss_pds_batch_fit). The first
+ * request is guarded by swap_commit (NULL: unguarded), each next one by the commit the previous one
+ * made, so nobody's write can slip in between. On failure out still says what was applied before
+ * it.
  */
 int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writes, size_t n,
                          const char *swap_commit, ss_xrpc_apply_result *out, ss_error *err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/pds.h"
 #include "sync/xrpc_priv.h"
 
 #define NSID_APPLY "com.atproto.repo.applyWrites"
@@ -85,6 +86,7 @@ int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writ
 {
 	char **texts = ss_xcalloc(n ? n : 1, sizeof(char *));
 	size_t *lens = ss_xcalloc(n ? n : 1, sizeof(size_t));
+	size_t *sizes = ss_xcalloc(n ? n : 1, sizeof(size_t)); /* with the comma */
 	ss_buf body = SS_BUF_INIT;
 	json_t *jrepo = json_string(repo);
 	char *repo_text = NULL, *swap = swap_commit ? ss_xstrdup(swap_commit) : NULL;
@@ -97,20 +99,21 @@ int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writ
 		goto out;
 	}
 	repo_text = ss_xrpc__dump(jrepo, &repo_len);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if ((ret = write_text(&writes[i], i, &texts[i], &lens[i], err)) < 0)
 			goto out;
+		sizes[i] = lens[i] + 1;
+	}
 	while (start < n) {
 		size_t overhead = strlen("{\"repo\":,\"writes\":[]}") + repo_len + SWAP_ROOM;
-		size_t end = start, size = overhead;
+		size_t end;
 		ss_xrpc_call call = {.nsid = NSID_APPLY, .post = true, .auth = true};
 		json_t *v = NULL;
 
-		/* As many writes as fit; a single write over the limit goes alone (the server
-		 * then refuses it as too large, with its size). */
-		while (end < n && end - start < SS_XRPC_MAX_WRITES &&
-		       (end == start || size + lens[end] + 1 <= SS_XRPC_MAX_BODY))
-			size += lens[end++] + 1;
+		end = start + ss_pds_batch_fit(sizes + start, n - start,
+		                               overhead < SS_PDS_MAX_REQUEST
+		                                   ? SS_PDS_MAX_REQUEST - overhead
+		                                   : 0);
 		ss_buf_clear(&body);
 		ss_buf_printf(&body, "{\"repo\":%s,", repo_text);
 		if (swap) {
@@ -146,6 +149,7 @@ out:
 		free(texts[i]);
 	free(texts);
 	free(lens);
+	free(sizes);
 	free(repo_text);
 	free(swap);
 	json_decref(jrepo);

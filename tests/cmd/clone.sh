@@ -19,16 +19,15 @@ ss_pds_env
 
 # Four fresh accounts: the authority, two members, and me. Their secrets stay in files.
 ss_accounts . "" auth m1 m2 me
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1.json" "$2"; }
 for who in auth m1 m2 me; do
-	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"
+	declare "${who}_did=$(ss_json "$who.json" did)" "${who}_handle=$(ss_json "$who.json" handle)"
 done
 
 # put <who> <updatedAt> <skill-dir>...: the records, encoded by core/record (ss-fill).
 put() {
 	local who=$1 when=$2
 	shift 2
-	SS_FILL_TOKEN=$(field "$who" accessJwt) "$fill" --pds "$pds" --did "$(field "$who" did)" \
+	SS_FILL_TOKEN=$(ss_json "$who.json" accessJwt) "$fill" --pds "$pds" --did "$(ss_json "$who.json" did)" \
 		--updated-at "$when" --put "$@"
 }
 # sk <case>: the skill directory of testdata/skills/valid/<case>.
@@ -61,7 +60,7 @@ req = urllib.request.Request(pds + "/xrpc/com.atproto.repo.putRecord",
 urllib.request.urlopen(req, timeout=60).read()
 PY
 raw() {
-	SS_TOKEN=$(field "$1" accessJwt) python3 raw.py "$pds" "$(field "$1" did)" "$2" ${3+"$3"}
+	SS_TOKEN=$(ss_json "$1.json" accessJwt) python3 raw.py "$pds" "$(ss_json "$1.json" did)" "$2" ${3+"$3"}
 }
 
 old=2026-01-01T00:00:00.000Z
@@ -103,7 +102,7 @@ python3 -c 'import json, sys; print(json.dumps({"name": "manyfiles", "descriptio
 	raw m1 manyfiles
 
 # Clone as me.
-SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$me_handle" >/dev/null
+SKILLSYNC_PASSWORD=$(ss_json "me.json" password) "$SKILLSYNC" login "$me_handle" >/dev/null
 "$SKILLSYNC" clone "$auth_handle" space --member "$m1_handle" --member "$m2_handle" \
 	--member "$auth_handle" >out 2>err || { cat err; fail "clone failed"; }
 grep -q "^Cloned 11 skills from 4 members (10 invalid records skipped)" out || { cat out err; fail "summary"; }

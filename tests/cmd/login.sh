@@ -9,15 +9,13 @@ export SKILLSYNC_CONFIG_HOME="$tmp/config"
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
-# field <json-file> <python expression on d>
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 ss_pds_env
 ss_accounts "$tmp" "" login
 mv "$tmp/login.json" "$tmp/acct.json"
-handle=$(field "$tmp/acct.json" 'd["handle"]')
-did=$(field "$tmp/acct.json" 'd["did"]')
-pw=$(field "$tmp/acct.json" 'd["password"]')
+handle=$(ss_json "$tmp/acct.json" handle)
+did=$(ss_json "$tmp/acct.json" did)
+pw=$(ss_json "$tmp/acct.json" password)
 export HOME="$tmp/home" # skillsync never sees the real one (set after the PDS tools ran)
 sessions="$SKILLSYNC_CONFIG_HOME/sessions"
 log="$tmp/out.log" # everything skillsync prints, to look for the password afterwards

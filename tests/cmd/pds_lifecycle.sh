@@ -8,7 +8,6 @@ set -euo pipefail
 pds_dir=$SS_SOURCE_DIR/tests/pds
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 answers() { curl -sf -o /dev/null --max-time 10 "$1/xrpc/com.atproto.server.describeServer"; }
 
 tmp=$(mktemp -d)
@@ -18,9 +17,9 @@ if "$pds_dir/start" 2>"$tmp/err"; then fail "start without a directory succeeded
 grep -q '^usage: tests/pds/start <dir>$' "$tmp/err" || fail "start without a directory: $(cat "$tmp/err")"
 
 "$pds_dir/start" "$tmp/a" >"$tmp/out"
-pid=$(field "$tmp/a/pds.json" pid)
-url=$(field "$tmp/a/pds.json" pds)
-fixture=$(field "$SS_PDS_INFO" pds)
+pid=$(ss_json "$tmp/a/pds.json" pid)
+url=$(ss_json "$tmp/a/pds.json" pds)
+fixture=$(ss_json "$SS_PDS_INFO" pds)
 [ "$url" != "$fixture" ] || fail "second harness got the fixture's port"
 answers "$url" || fail "second harness does not answer"
 [ "$(stat -c %a "$tmp/a")" = 700 ] || fail "state directory is not mode 0700"

@@ -13,14 +13,13 @@ export SKILLSYNC_CONFIG_HOME="$tmp/config"
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 ss_pds_env
 ss_accounts "$tmp" pull auth me m2 m3
 export HOME="$tmp/home"
-handle() { field "$tmp/$1.json" 'd["handle"]'; }
-did() { field "$tmp/$1.json" 'd["did"]'; }
-token() { field "$tmp/$1.json" 'd["accessJwt"]'; }
+handle() { ss_json "$tmp/$1.json" handle; }
+did() { ss_json "$tmp/$1.json" did; }
+token() { ss_json "$tmp/$1.json" accessJwt; }
 
 now() { python3 -c 'import datetime; print(datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z")'; }
 
@@ -80,7 +79,7 @@ put auth beta $'beta by the authority\n'
 put m2 beta $'beta by m2\n' "m2's beta"
 put m2 gamma $'line 1\nline 2\nline 3\n' "first gamma" notes.md $'a\nb\n'
 put m3 delta $'delta 1\n' "m3's delta"
-SKILLSYNC_PASSWORD=$(field "$tmp/me.json" 'd["password"]') run 0 "$SKILLSYNC" login "$(handle me)"
+SKILLSYNC_PASSWORD=$(ss_json "$tmp/me.json" password) run 0 "$SKILLSYNC" login "$(handle me)"
 cd "$tmp"
 run 0 "$SKILLSYNC" clone "$(handle auth)" space --member "$(handle m2)"
 cd space

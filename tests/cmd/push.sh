@@ -13,22 +13,16 @@ lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config
-ss_git_identity
-ss_pds_env
+ss_sandbox
 
 ss_accounts . "" auth m1 me
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/$1.json" "$2"; }
 for who in auth m1 me; do
-	declare "${who}_did=$(field "$who" did)" "${who}_handle=$(field "$who" handle)"
+	declare "${who}_did=$(ss_json "$work/$who.json" did)" "${who}_handle=$(ss_json "$work/$who.json" handle)"
 done
 put() {
 	local who=$1 when=$2
 	shift 2
-	SS_FILL_TOKEN=$(field "$who" accessJwt) "$fill" --pds "$pds" --did "$(field "$who" did)" \
+	SS_FILL_TOKEN=$(ss_json "$work/$who.json" accessJwt) "$fill" --pds "$pds" --did "$(ss_json "$work/$who.json" did)" \
 		--updated-at "$when" --put "$@" >/dev/null
 }
 sk() { for d in "$valid/$1"/*/; do echo "${d%/}"; done; }
@@ -64,7 +58,7 @@ python3 "$check" "$lexicon" bad.json >bad.out 2>&1 && fail "the lexicon checker 
 grep -q "files\[0\]: required field 'content' missing" bad.out || fail "checker: $(cat bad.out)"
 grep -q "not in the form" bad.out || fail "checker datetime: $(cat bad.out)"
 
-SKILLSYNC_PASSWORD=$(field me password) "$SKILLSYNC" login "$me_handle" >/dev/null
+SKILLSYNC_PASSWORD=$(ss_json "$work/me.json" password) "$SKILLSYNC" login "$me_handle" >/dev/null
 "$SKILLSYNC" clone "$auth_handle" space --member "$m1_handle" >/dev/null 2>&1 || fail "clone"
 cd space
 
@@ -164,9 +158,10 @@ grep -q "Your branch is up to date with the space." "$work/st" && grep -q "worki
 r1=$(rev "$me_did")
 tv push | grep -q "everything up to date" || fail "second push"
 [ "$(rev "$me_did")" = "$r1" ] || fail "a second push wrote"
-[ "$(git show -s --format=%P HEAD | wc -w)" = 2 ] || fail "main does not merge the push's tracking commit"
-[ "$(git diff HEAD^1 HEAD --stat)" = "" ] || fail "the push's merge changed files"
-git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "tracking not in main"
+# The space now holds exactly main's skills (README.md stays outside): the tracking ref simply
+# names main's commit, as git push moves origin/main; no merge commit.
+[ "$(git rev-parse refs/remotes/space/main)" = "$(git rev-parse HEAD)" ] || fail "tracking is not main after the push"
+[ "$(git log --merges --format=%s)" = "" ] || fail "merge commits after a plain push: $(git log --merges --oneline)"
 
 # Delete: my version of shared (m1 has one: it will apply); authonly is not mine (nothing sent).
 git rm -rq shared authonly
@@ -177,6 +172,12 @@ tv commit -m "Drop shared and authonly" >"$work/out" || fail "commit delete: $(c
 tv push >"$work/out" || fail "push delete: $(cat "$work/out")"
 grep -q "'shared': deleting your version; $m1_handle's version will apply" "$work/out" || fail "push delete: $(cat "$work/out")"
 grep -q "'authonly': deleted here, but it is $auth_handle's skill" "$work/out" || fail "push not mine: $(cat "$work/out")"
+# authonly stays in the space's view but not on main: two lines really differ, so main merges
+# the push's tracking commit, changing no file.
+[ "$(git show -s --format=%P HEAD | wc -w)" = 2 ] || fail "main does not merge the push's tracking commit"
+[ "$(git diff HEAD^1 HEAD --stat)" = "" ] || fail "the push's merge changed files"
+git merge-base --is-ancestor refs/remotes/space/main HEAD || fail "tracking not in main"
+[ ! -e authonly ] || fail "the push's merge brought authonly back"
 [ "$(get "$me_did" shared)" = missing ] || fail "my shared still there"
 [ "$(get "$m1_did" shared)" != missing ] || fail "m1's shared was deleted"
 [ "$(get "$auth_did" authonly)" != missing ] || fail "the authority's authonly was deleted"

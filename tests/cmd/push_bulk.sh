@@ -9,13 +9,7 @@ lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config
-ss_git_identity
-ss_pds_env
-field() { ss_json "$work/$1.json" "$2"; }
+ss_sandbox
 ss_push_fixture
 
 # all my records into $work/mine.json ({"records": [...]}, every page).

@@ -7,17 +7,10 @@
 # first", no false conflict, status clean.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
-fill=$(dirname "$SKILLSYNC")/ss-fill
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SKILLSYNC_CONFIG_HOME=$work/config
-ss_git_identity
-ss_pds_env
-field() { ss_json "$work/$1.json" "$2"; }
+ss_sandbox
 ss_push_fixture
 
 rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$me_did" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
@@ -32,27 +25,18 @@ for r in json.load(sys.stdin)["records"]:
 print("\n".join(sorted(out)))
 PY
 }
-# expected: what the records must say after a converged push: each skill directory's name and
+# expected: what the records must say after a converged push: each ss_skill directory's name and
 # the last line of its SKILL.md.
 expected() {
 	for d in */; do
 		if [ -f "$d/SKILL.md" ] && [ "$d" != pdf-forms/ ]; then echo "${d%/} $(tail -n 1 "$d/SKILL.md")"; fi
 	done | sort
 }
-skill() { # skill <name> <last line>
-	mkdir -p "$1"
-	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$1" "$1" "$1" "$2" >"$1/SKILL.md"
-}
-
-# the authority updates pdf-forms (a skill of theirs I never touch): the pull must bring it
+# the authority updates pdf-forms (a ss_skill of theirs I never touch): the pull must bring it
 auth_round=0
 auth_change() {
 	auth_round=$((auth_round + 1))
-	rm -rf "$work/authsrc" && mkdir -p "$work/authsrc"
-	cp -r "$SS_TESTDATA/skills/valid/basic/pdf-forms" "$work/authsrc/"
-	printf '\nauthority round %s\n' "$auth_round" >>"$work/authsrc/pdf-forms/SKILL.md"
-	SS_FILL_TOKEN=$(field auth accessJwt) "$fill" --pds "$pds" --did "$(field auth did)" \
-		--put "$work/authsrc/pdf-forms" >/dev/null
+	ss_auth_change "authority round $auth_round"
 }
 # kept <point>: a record that already had the killed run's time keeps it (not written twice)
 kept() {
@@ -115,22 +99,22 @@ crash() {
 	echo "$point ($msg, then $how): converged"
 }
 
-skill a "a one"
-skill b "b one"
-skill c "c one"
+ss_skill a "a one"
+ss_skill b "b one"
+ss_skill c "c one"
 crash before-batch-1 "create a b c"
 # After that: the writes of each kind, each point.
 n=0
 for point in after-batch-1 before-state before-ref before-main before-batch-1; do
 	n=$((n + 1))
 	printf '%s\n' "a round $n" >>a/SKILL.md
-	skill "new$n" "new$n one"
-	if [ -d c ]; then git rm -rq c; else skill c "c again $n"; fi
+	ss_skill "new$n" "new$n one"
+	if [ -d c ]; then git rm -rq c; else ss_skill c "c again $n"; fi
 	crash "$point" "round $n at $point"
 done
 
 # Two requests (250 creates, then 250 updates): killed between them, and before the second.
-for i in $(seq -w 1 250); do skill "many-$i" "many $i one"; done
+for i in $(seq -w 1 250); do ss_skill "many-$i" "many $i one"; done
 crash after-batch-1 "250 new skills"
 for i in $(seq -w 1 250); do printf 'many %s two\n' "$i" >>"many-$i/SKILL.md"; done
 crash before-batch-2 "250 updated skills"
@@ -141,8 +125,8 @@ crash before-batch-2 "250 updated skills"
 for point in before-batch-1 after-batch-1 before-state before-ref before-main; do
 	n=$((n + 1))
 	printf '%s\n' "a round $n" >>a/SKILL.md
-	skill "new$n" "new$n one"
-	if [ -d c ]; then git rm -rq c; else skill c "c again $n"; fi
+	ss_skill "new$n" "new$n one"
+	if [ -d c ]; then git rm -rq c; else ss_skill c "c again $n"; fi
 	crash "$point" "round $n at $point" pull
 done
 # Killed between two requests: the pull records the first 200, the push sends the rest.

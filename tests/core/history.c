@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -13,10 +14,14 @@
 #include "support/gitrepo.h"
 #include "support/support.h"
 
-/* A commit at a given time (so that the order is known), with up to two parents. */
+/*
+ * A commit at a given time (so that the order is known), with up to two parents; authored by
+ * skillsync (a tracking commit) when message starts with "fetch" or "clone", else by the tester.
+ */
 static ss_oid commit_at(ss_repo *repo, const char *ref, const char *const *files, const ss_oid *p1,
                         const ss_oid *p2, int64_t when, const char *message)
 {
+	bool space = !strncmp(message, "fetch", 5) || !strncmp(message, "clone", 5);
 	ss_commit_opts opts = {0};
 	ss_oid tree = ss_test_tree(repo, files), parents[2], oid;
 	size_t n = 0;
@@ -27,8 +32,8 @@ static ss_oid commit_at(ss_repo *repo, const char *ref, const char *const *files
 	if (p2)
 		parents[n++] = *p2;
 	opts.ref = ref;
-	opts.author_name = "tester";
-	opts.author_email = "tester@example.com";
+	opts.author_name = space ? SS_COMMIT_DEFAULT_NAME : "tester";
+	opts.author_email = space ? SS_COMMIT_DEFAULT_EMAIL : "tester@example.com";
 	opts.time = when;
 	if (ss_commit_create(repo, &opts, &tree, parents, n, message, &oid, &err) < 0)
 		fail_msg("%s", err.message);
@@ -100,6 +105,30 @@ static void test_history__kinds_and_unmerged_first(void **state)
 	assert_int_equal(ss_history_list(repo, NULL, 2, &h, &err), 0);
 	assert_int_equal(h.count, 2);
 	assert_true(ss_oid_equal(&h.items[1].info.oid, &s.m));
+	ss_history_release(&h);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* After a push the tracking ref names main's own commit: mine stays mine in the history. */
+static void test_history__tracking_ref_at_main(void **state)
+{
+	char *dir;
+	story s;
+	ss_repo *repo = told(&dir, &s);
+	ss_history h;
+	ss_error err;
+
+	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &s.m, NULL, "push", NULL) < 0)
+		fail_msg("cannot move the tracking ref");
+	assert_int_equal(ss_history_list(repo, NULL, 0, &h, &err), 0);
+	assert_int_equal(h.count, 4);
+	assert_int_equal(find(&h, &s.m)->kind, SS_HISTORY_MERGE);
+	assert_int_equal(find(&h, &s.c1)->kind, SS_HISTORY_LOCAL);
+	assert_int_equal(find(&h, &s.t1)->kind, SS_HISTORY_SPACE);
+	assert_int_equal(find(&h, &s.c0)->kind, SS_HISTORY_SPACE);
+	for (size_t i = 0; i < h.count; i++)
+		assert_true(h.items[i].merged);
 	ss_history_release(&h);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
@@ -186,6 +215,7 @@ int test_history_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_history__kinds_and_unmerged_first),
+	    cmocka_unit_test(test_history__tracking_ref_at_main),
 	    cmocka_unit_test(test_history__one_skill),
 	    cmocka_unit_test(test_history__empty_repository),
 	    cmocka_unit_test(test_history__excerpt),

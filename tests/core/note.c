@@ -205,19 +205,6 @@ static void test_note__invalid_utf8_in_subject_is_replaced(void **state)
 	ss_buf_release(&b);
 }
 
-static void test_note__datetime_form(void **state)
-{
-	char t[SS_NOTE_TIME_LEN];
-
-	ss_note_time_format(t, INT64_C(1796078220000)); /* 2026-11-30T22:37:00Z */
-	assert_string_equal(t, "2026-11-30T22:37:00.000Z");
-	ss_note_time_format(t, INT64_C(1796078220007));
-	assert_string_equal(t, "2026-11-30T22:37:00.007Z");
-	ss_note_time_format(t, ss_note_time_now_ms());
-	assert_int_equal(strlen(t), 24);
-	assert_true(t[23] == 'Z' && t[10] == 'T' && t[19] == '.');
-}
-
 int test_note_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,7 +214,6 @@ int test_note_run(void)
 	    cmocka_unit_test(test_note__created_renamed_based_on),
 	    cmocka_unit_test(test_note__cut_on_utf8_boundary_with_ellipsis),
 	    cmocka_unit_test(test_note__invalid_utf8_in_subject_is_replaced),
-	    cmocka_unit_test(test_note__datetime_form),
 	};
 	return cmocka_run_group_tests_name("note", tests, NULL, NULL);
 }

@@ -269,6 +269,9 @@ static void test_record__datetimes_compare_as_instants(void **state)
 	ss_buf_clear(&out);
 	ss_time_format(0, &out);
 	assert_string_equal(out.ptr, "1970-01-01T00:00:00.000Z");
+	ss_buf_clear(&out); /* a push time: milliseconds, always three digits */
+	ss_time_format(INT64_C(1796078220007000), &out);
+	assert_string_equal(out.ptr, "2026-11-30T22:37:00.007Z");
 	static const char *const bad[] = {
 	    "2026-01-01",
 	    "2026-01-01T00:00:00",

@@ -11,6 +11,34 @@ fail() {
 # ss_json <file> <key>: one top-level field of a JSON file.
 ss_json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
+# ss_sandbox: a new temporary directory $work (removed at exit) becomes the current directory,
+# with skillsync's config inside it, the fixed git identity and the test PDS's environment.
+ss_sandbox() {
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	cd "$work"
+	export SKILLSYNC_CONFIG_HOME=$work/config
+	ss_git_identity
+	ss_pds_env
+}
+
+# ss_skill <name> <last line>: a valid skill directory <name> in the current directory whose
+# SKILL.md ends with <last line>.
+ss_skill() {
+	mkdir -p "$1"
+	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$1" "$1" "$1" "$2" >"$1/SKILL.md"
+}
+
+# ss_auth_change <line>: the authority of ss_push_fixture ($work/auth.json) rewrites its
+# pdf-forms (testdata's basic one) with <line> appended.
+ss_auth_change() {
+	rm -rf "$work/authsrc" && mkdir -p "$work/authsrc"
+	cp -r "$SS_TESTDATA/skills/valid/basic/pdf-forms" "$work/authsrc/"
+	printf '\n%s\n' "$1" >>"$work/authsrc/pdf-forms/SKILL.md"
+	SS_FILL_TOKEN=$(ss_json "$work/auth.json" accessJwt) "$(dirname "$SKILLSYNC")/ss-fill" \
+		--pds "$pds" --did "$(ss_json "$work/auth.json" did)" --put "$work/authsrc/pdf-forms" >/dev/null
+}
+
 # ss_pds_env: sets $pds and $plc from $SS_PDS_INFO and points skillsync's identity resolution
 # (SKILLSYNC_PLC_URL, SKILLSYNC_HANDLE_RESOLVER) at the test PDS.
 ss_pds_env() {

@@ -1,0 +1,47 @@
+/* push_preview.c: what a push would send, read-only (see ss_push_preview). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/commit.h"
+#include "sync/push_internal.h"
+
+void ss_push_plan_release(ss_push_plan *p)
+{
+	if (!p)
+		return;
+	ss_outgoing_free(p->outgoing);
+	free(p->me);
+	memset(p, 0, sizeof(*p));
+}
+
+int ss_push_preview(ss_repo *repo, ss_state *st, int64_t now_ms, unsigned flags, ss_push_plan *out,
+                    ss_error *err)
+{
+	char *tracking_hex = NULL;
+	bool in = true;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = ss_state_config_get(st, "me", &out->me, err);
+	if (rc < 0 && rc != SS_ENOTFOUND)
+		return rc;
+	rc = ss_state_config_get(st, "tracking", &tracking_hex, err);
+	if (rc < 0 && rc != SS_ENOTFOUND)
+		return rc;
+	rc = tracking_hex ? ss_oid_parse(&out->tracking, tracking_hex, err) : 0;
+	free(tracking_hex);
+	if (rc < 0)
+		return rc;
+	if ((rc = ss_commit_read_ref(repo, "HEAD", &out->head, err)) < 0)
+		return rc == SS_ENOTFOUND ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
+		                          : rc;
+	if (!ss_oid_is_zero(&out->tracking) &&
+	    (rc = ss_push_contains(repo, &out->head, &out->tracking, &in, err)) < 0)
+		return rc;
+	if (!in) /* HEAD against a view it has not merged would undo the others' changes */
+		return ss_error_set(err, SS_ECONFLICT,
+		                    "the space changed since your last pull (fetched, not merged): "
+		                    "nothing can be pushed; run 'skillsync pull' first");
+	return ss_outgoing_new(&out->outgoing, repo, st, out->me, &out->tracking, &out->head,
+	                       now_ms, flags, err);
+}
