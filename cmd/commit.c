@@ -63,7 +63,7 @@ static size_t check_skill(const char *workdir, const char *name)
 
 	ss_error_clear(&err);
 	ss_fs_join(&path, workdir, name);
-	rc = ss_skill_read_dir(path.ptr, &skill, r, &err);
+	rc = ss_skilldir_read(path.ptr, &skill, r, &err);
 	if (rc < 0 && rc != SS_EINVALID)
 		ss_report_error(r, name, NULL, "%s", err.message);
 	for (size_t i = 0; i < ss_report_count(r); i++) {
@@ -269,7 +269,7 @@ out:
 	free(a.messages);
 	free(names);
 	free(pick);
-	ss_status_release(&s);
+	ss_worktree_status_release(&s);
 	ss_lock_release(lock);
 	ss_buf_release(&msg);
 	ss_buf_release(&summary);

@@ -354,8 +354,8 @@ out:
 	free(d.names);
 	free(paths);
 	free(pushed_paths);
-	ss_changes_release(&d.changes);
-	ss_status_release(&d.status);
+	ss_tree_changes_release(&d.changes);
+	ss_worktree_status_release(&d.status);
 	ss_outgoing_free(d.out);
 	ss_buf_release(&patch);
 	return ret;

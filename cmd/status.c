@@ -45,7 +45,7 @@ static void check_invalid(cmd_status_run *r)
 		if (lstat(path.ptr, &sb) < 0 || !S_ISDIR(sb.st_mode))
 			continue;
 		rep = ss_report_new();
-		if (ss_skill_read_dir(path.ptr, &skill, rep, &err) < 0 && !ss_report_errors(rep))
+		if (ss_skilldir_read(path.ptr, &skill, rep, &err) < 0 && !ss_report_errors(rep))
 			ss_report_error(rep, e->name, NULL, "%s", err.message);
 		for (size_t j = 0; j < ss_report_count(rep); j++) {
 			const ss_report_item *it = ss_report_at(rep, j);
@@ -283,7 +283,7 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		cmd_status_print_text(&r);
 	ret = SS_EXIT_OK;
 out:
-	ss_status_release(&r.s);
+	ss_worktree_status_release(&r.s);
 	ss_outgoing_free(r.out);
 	ss_commit_list_release(&r.ahead);
 	ss_buf_release(&r.notices);

@@ -66,7 +66,8 @@ static void print_unmerged(const ss_status *s)
 		printf("  %s%s  (%zu conflicted file%s)\n", e->name, e->file ? "" : "/",
 		       e->nconflicts, e->nconflicts == 1 ? "" : "s");
 		for (size_t j = 0; j < e->nconflicts; j++)
-			printf("    %-15s %s\n", ss_conflict_kind_name(e->conflicts[j].kind),
+			printf("    %-15s %s\n",
+			       ss_worktree_conflict_kind_name(e->conflicts[j].kind),
 			       e->conflicts[j].path);
 	}
 	putchar('\n');
@@ -114,7 +115,8 @@ static void print_unmerged_json(const ss_status *s)
 			cmd_print_json_string(e->name);
 			printf(",\"path\":");
 			cmd_print_json_string(e->conflicts[j].path);
-			printf(",\"kind\":\"%s\"}", ss_conflict_kind_name(e->conflicts[j].kind));
+			printf(",\"kind\":\"%s\"}",
+			       ss_worktree_conflict_kind_name(e->conflicts[j].kind));
 			first = false;
 		}
 	}

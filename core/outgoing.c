@@ -248,7 +248,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 out:
 	ss_outgoing_lookup_release(&l);
 	free(l.authority);
-	ss_changes_release(&top);
+	ss_tree_changes_release(&top);
 	ss_outgoing_free(o);
 	return ret;
 }

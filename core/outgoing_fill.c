@@ -237,7 +237,7 @@ out:
 	free(nf);
 	free(subj);
 	ss_commit_list_release(&log);
-	ss_changes_release(&files);
+	ss_tree_changes_release(&files);
 	return ret;
 }
 

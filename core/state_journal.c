@@ -19,7 +19,7 @@ const char ss_state_journal_schema[] =
     " seq INTEGER PRIMARY KEY, batch INTEGER NOT NULL, op INTEGER NOT NULL,"
     " rkey TEXT NOT NULL, swap_cid TEXT, created_at TEXT, tree TEXT, note TEXT, cid TEXT);";
 
-void ss_journal_release(ss_journal *j)
+void ss_state_journal_release(ss_journal *j)
 {
 	if (!j)
 		return;
@@ -174,7 +174,7 @@ int ss_state_journal_get(ss_state *st, ss_journal *out, ss_error *err)
 	ret = 0;
 out:
 	sqlite3_finalize(s);
-	ss_journal_release(&j);
+	ss_state_journal_release(&j);
 	return ret;
 }
 

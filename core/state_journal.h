@@ -46,7 +46,7 @@ typedef struct ss_journal {
 } ss_journal;
 
 /* Frees what ss_state_journal_get handed out. */
-void ss_journal_release(ss_journal *j);
+void ss_state_journal_release(ss_journal *j);
 
 /* Saves j (its sent/landed/commit/cid fields are ignored: nothing sent yet). */
 int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err);

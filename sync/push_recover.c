@@ -185,7 +185,7 @@ out:
 	free(done);
 	free(me);
 	ss_space_heads_free(heads, nheads);
-	ss_journal_release(&j);
+	ss_state_journal_release(&j);
 	return ret;
 }
 
