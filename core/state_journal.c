@@ -235,9 +235,3 @@ int ss_state_journal_clear(ss_state *st, ss_error *err)
 		return -1;
 	return ss_state_exec(st, err, "DELETE FROM push_journal", 0, NULL, NULL, NULL, NULL);
 }
-
-int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err)
-{
-	return ss_state_exec(st, err, "DELETE FROM view WHERE rkey = ?1", 1, rkey, NULL, NULL,
-	                     NULL);
-}

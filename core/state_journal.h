@@ -65,8 +65,4 @@ int ss_state_journal_landed(ss_state *st, size_t batch, char *const *cids, size_
 /* Removes the journal (a missing one is fine). */
 int ss_state_journal_clear(ss_state *st, ss_error *err);
 
-/* Removes name from the view table (a missing name is fine): the push deleted the last
- * version of it. */
-int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err);
-
 #endif

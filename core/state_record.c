@@ -190,6 +190,12 @@ int ss_state_view_put(ss_state *st, const ss_state_view_entry *e, ss_error *err)
 	                     4, e->rkey, e->did, e->cid, e->tree);
 }
 
+int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err)
+{
+	return ss_state_exec(st, err, "DELETE FROM view WHERE rkey = ?1", 1, rkey, NULL, NULL,
+	                     NULL);
+}
+
 int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, ss_error *err)
 {
 	sqlite3_stmt *s = NULL;
