@@ -359,7 +359,7 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 			ret = cmd_fail(&ctx->err);
 			goto out;
 		}
-		ss_lock_release(lock);
+		ss_lock_free(lock);
 		lock = NULL;
 	}
 	fprintf(stderr, "Cloning into '%s'...\n", dir);
@@ -393,7 +393,7 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 out:
 	free(o.members);
 	free(dir);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	ss_buf_release(&partial);
 	ss_buf_release(&lockpath);
 	return ret;

@@ -90,7 +90,7 @@ void cmd_print_note(FILE *out, const char *note, size_t max);
 /*
  * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
  * SS_ELOCKED naming the holder) and finishes or undoes a merge a killed run left
- * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_release.
+ * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_free.
  */
 struct ss_repo;
 struct ss_lock;

@@ -270,7 +270,7 @@ out:
 	free(names);
 	free(pick);
 	ss_worktree_status_release(&s);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	ss_buf_release(&msg);
 	ss_buf_release(&summary);
 	return ret;

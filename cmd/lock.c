@@ -51,7 +51,7 @@ int cmd_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
 		return ret;
 	ret = ss_merge_recover(repo, recovered, &ctx->err);
 	if (ret < 0) {
-		ss_lock_release(lock);
+		ss_lock_free(lock);
 		return ret;
 	}
 	*out = lock;

@@ -115,7 +115,7 @@ out:
 	ss_state_member_release(&old);
 	ss_identity_release(&id);
 	ss_http_free(http);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return ret < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
 }
 

@@ -107,7 +107,7 @@ out:
 	}
 	ss_space_free(sp);
 	ss_http_free(http);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return ret;
 }
 

@@ -155,6 +155,6 @@ out:
 	ss_push_result_release(&r);
 	ss_space_free(sp);
 	ss_http_free(http);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return ret;
 }

@@ -250,7 +250,7 @@ static int check_interrupted(cmd_status_run *r)
 	if (ret < 0)
 		return ret;
 	r->interrupted = ss_merge_interrupted(r->ctx->repo);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return 0;
 }
 
