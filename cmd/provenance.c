@@ -70,6 +70,8 @@ int cmd_members_load(ss_ctx *ctx, cmd_member_list *out)
 
 void cmd_members_release(cmd_member_list *m)
 {
+	if (!m)
+		return;
 	ss_state_members_free(m->list, m->n);
 	m->list = NULL;
 	m->n = 0;

@@ -129,7 +129,8 @@ out:
 
 void ss_outgoing_lookup_release(ss_outgoing_lookup *l)
 {
-	lookup_reset(l);
+	if (l)
+		lookup_reset(l);
 }
 
 /* ---- the tree diff ---- */

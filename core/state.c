@@ -361,7 +361,7 @@ int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_err
 
 void ss_state_members_free(ss_state_member *members, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; members && i < n; i++)
 		ss_state_member_release(&members[i]);
 	free(members);
 }
