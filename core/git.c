@@ -1,4 +1,4 @@
-#include "core/git.h"
+#include "core/git_priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 
 #include "core/mem.h"
 #include "core/note.h"
-#include "core/outgoing_internal.h"
+#include "core/outgoing_priv.h"
 #include "core/skilldir.h"
 #include "core/tree.h"
 #include "core/view.h"

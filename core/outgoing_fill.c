@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "core/outgoing_internal.h"
+#include "core/outgoing_priv.h"
 #include "core/record.h"
 #include "core/report.h"
 #include "core/skill.h"

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "core/fs.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 struct ss_repo {

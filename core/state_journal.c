@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "core/state_internal.h"
+#include "core/state_priv.h"
 
 /* Schema: the migration core/state.c runs (see its list). */
 const char ss_state_journal_schema[] =

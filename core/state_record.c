@@ -1,5 +1,5 @@
 /* state_record.c: fetched record versions and the view table of the local state. */
-#include "core/state_internal.h"
+#include "core/state_priv.h"
 
 #include <stdint.h>
 #include <stdlib.h>

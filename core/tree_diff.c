@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 /* Walks tree below the path prefix in dir (which it restores before returning). */

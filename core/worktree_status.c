@@ -7,7 +7,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 #include "core/skilldir.h"
 

@@ -8,7 +8,7 @@
 #include "core/time.h"
 #include "core/tree.h"
 #include "sync/fetch.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 /*
  * After my record of rkey is deleted, the name leaves the view and the tracking tree: when

@@ -7,7 +7,7 @@
 #include "core/record.h"
 #include "core/report.h"
 #include "core/skill.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 typedef struct probe {
 	ss_state *st;

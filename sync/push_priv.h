@@ -1,9 +1,9 @@
 /*
- * push_internal.h: what sync/push*.c share. push.c runs a push; push_finish.c turns landed
+ * push_priv.h: what sync/push*.c share. push.c runs a push; push_finish.c turns landed
  * writes into the state and a new tracking commit, and recovers an interrupted push.
  */
-#ifndef SS_PUSH_INTERNAL_H
-#define SS_PUSH_INTERNAL_H
+#ifndef SS_PUSH_PRIV_H
+#define SS_PUSH_PRIV_H
 
 #include "core/state_journal.h"
 #include "sync/push.h"
