@@ -6,7 +6,9 @@
  * `int cmd_<name>(struct ss_ctx *ctx, int argc, char **argv)`; argv[0] is the command's name,
  * and `--help` never reaches it (the dispatcher answers it from the command table). A command
  * that works in a clone parses its options first (a bad one is a usage error, exit 129, in a
- * clone or not), then calls cmd_open_clone.
+ * clone or not), then calls cli_open_clone.
+ *
+ * Names: `cmd_<name>` is a command and nothing else; what the commands share is `cli_*`.
  */
 #ifndef SS_CMD_H
 #define SS_CMD_H
@@ -31,7 +33,7 @@ enum {
 	SS_EXIT_USAGE = 129,  /* unknown command or option, missing argument */
 };
 
-/* What a command works on (the command opens it with cmd_open_clone after its options). */
+/* What a command works on (the command opens it with cli_open_clone after its options). */
 enum {
 	SS_NEED_NOTHING = 0,
 	SS_NEED_CLONE = 1 << 0, /* a skillsync clone around the current directory: repo + state */
@@ -43,7 +45,7 @@ struct ss_state;
 typedef struct ss_ctx {
 	const char *cmd; /* the command's name, for messages */
 	ss_error err;
-	struct ss_repo *repo;   /* set by cmd_open_clone; the dispatcher frees it */
+	struct ss_repo *repo;   /* set by cli_open_clone; the dispatcher frees it */
 	struct ss_state *state; /* the clone's local state: the same */
 } ss_ctx;
 
@@ -56,10 +58,10 @@ typedef struct ss_command {
 } ss_command;
 
 /* Prints "skillsync: <message>" on stderr and returns the exit code for err->code. */
-int cmd_fail(const ss_error *err);
+int cli_fail(const ss_error *err);
 
 /* Prints "skillsync <cmd>: <message> (see 'skillsync <cmd> --help')"; returns SS_EXIT_USAGE. */
-int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
+int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
 
 /*
  * Opens the clone around the current directory and its local state into ctx->repo and
@@ -67,25 +69,25 @@ int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
  * "not a skillsync clone ..." (or why the clone cannot be opened) and returns the exit code.
  * Calling it again once open does nothing.
  */
-int cmd_open_clone(ss_ctx *ctx);
+int cli_open_clone(ss_ctx *ctx);
 
 /* The exit code for an SS_E* code. */
-int cmd_exit_code(int code);
+int cli_exit_code(int code);
 
 /*
  * Printing text that came from elsewhere (handles, notes, reasons, record keys, servers' words,
  * commit messages): always through these, which follow core/utf8.h's escape rule.
  */
 /* s as a quoted JSON string on stdout (the commands' --json output); null when s is NULL. */
-void cmd_print_json_string(const char *s);
+void cli_print_json_string(const char *s);
 /* s with its unsafe characters as \xNN, in tmp (cleared first; "" for NULL): for printf. */
-const char *cmd_safe(ss_buf *tmp, const char *s);
+const char *cli_safe(ss_buf *tmp, const char *s);
 /* The same, printed on out. */
-void cmd_print_safe(FILE *out, const char *s);
+void cli_print_safe(FILE *out, const char *s);
 /* "warning: skipped '<key>' of '<member>': <reason>" on stderr (clone, fetch, pull). */
-void cmd_print_skip(const char *did, const char *handle, const char *rkey, const char *reason);
+void cli_print_skip(const char *did, const char *handle, const char *rkey, const char *reason);
 /* A note's first line, at most max bytes (0: all), " ..." when something is left out. */
-void cmd_print_note(FILE *out, const char *note, size_t max);
+void cli_print_note(FILE *out, const char *note, size_t max);
 
 /*
  * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
@@ -94,31 +96,31 @@ void cmd_print_note(FILE *out, const char *note, size_t max);
  */
 struct ss_repo;
 struct ss_lock;
-int cmd_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
+int cli_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
 /* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
-int cmd_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
+int cli_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 
 /* The members of the clone (cmd/provenance.c), for printing handles. */
-typedef struct cmd_member_list {
+typedef struct cli_member_list {
 	ss_state_member *list;
 	size_t n;
-} cmd_member_list;
-int cmd_members_load(ss_ctx *ctx, cmd_member_list *out);
-void cmd_members_release(cmd_member_list *m);
+} cli_member_list;
+int cli_members_load(ss_ctx *ctx, cli_member_list *out);
+void cli_members_release(cli_member_list *m);
 /* The member's handle when known, else did (borrowed). */
-const char *cmd_who(const cmd_member_list *m, const char *did);
+const char *cli_who(const cli_member_list *m, const char *did);
 /* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...]}. */
-void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const ss_provenance *p);
+void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p);
 
 /* Where `commit` gets its message (cmd/commit_msg.c). */
-typedef struct cmd_commit_msg_opts {
+typedef struct cli_commit_msg_opts {
 	const char **messages; /* -m, joined by blank lines */
 	size_t nmessages;
 	const char *file;    /* -F (- for stdin) */
 	const char *summary; /* '#' lines for the editor: what is being committed */
-} cmd_commit_msg_opts;
+} cli_commit_msg_opts;
 /* Fills out with the cleaned message; returns an exit code (SS_EXIT_OK: use it). */
-int cmd_commit_message(ss_ctx *ctx, const cmd_commit_msg_opts *o, ss_buf *out);
+int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);
 int cmd_clone(ss_ctx *ctx, int argc, char **argv);

@@ -123,18 +123,18 @@ static int parse(ss_ctx *ctx, int argc, char **argv, commit_args *a)
 
 		if (!dashdash && (!strcmp(arg, "-m") || !strcmp(arg, "--message"))) {
 			if (++i >= argc)
-				return cmd_usage_error(ctx, "'%s' needs a message", arg);
+				return cli_usage_error(ctx, "'%s' needs a message", arg);
 			ss_xgrow((void **)&a->messages, sizeof(*a->messages), a->nmessages + 1,
 			         &a->amessages);
 			a->messages[a->nmessages++] = argv[i];
 		} else if (!dashdash && (!strcmp(arg, "-F") || !strcmp(arg, "--file"))) {
 			if (++i >= argc)
-				return cmd_usage_error(ctx, "'%s' needs a file", arg);
+				return cli_usage_error(ctx, "'%s' needs a file", arg);
 			a->file = argv[i];
 		} else if (!dashdash && !strcmp(arg, "--")) {
 			dashdash = true;
 		} else if (!dashdash && arg[0] == '-') {
-			return cmd_usage_error(ctx, "unknown option '%s'", arg);
+			return cli_usage_error(ctx, "unknown option '%s'", arg);
 		} else {
 			size_t len = strlen(arg);
 			while (len > 1 && arg[len - 1] == '/')
@@ -146,7 +146,7 @@ static int parse(ss_ctx *ctx, int argc, char **argv, commit_args *a)
 		}
 	}
 	if (a->nmessages && a->file)
-		return cmd_usage_error(ctx, "-m and -F cannot be used together");
+		return cli_usage_error(ctx, "-m and -F cannot be used together");
 	return SS_EXIT_OK;
 }
 
@@ -196,10 +196,10 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&s, 0, sizeof(s));
 	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK ||
-	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	workdir = ss_repo_workdir(ctx->repo);
-	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
+	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;
 	merging = s.merging;
@@ -240,8 +240,8 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	{
-		cmd_commit_msg_opts mo = {a.messages, a.nmessages, a.file, summary.ptr};
-		if ((ret = cmd_commit_message(ctx, &mo, &msg)) != SS_EXIT_OK)
+		cli_commit_msg_opts mo = {a.messages, a.nmessages, a.file, summary.ptr};
+		if ((ret = cli_commit_message(ctx, &mo, &msg)) != SS_EXIT_OK)
 			goto out;
 	}
 	if (ss_commit_stage(ctx->repo, a.nnames ? names : NULL, a.nnames ? nnames : 0, &ctx->err) <
@@ -261,7 +261,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
-	ret = cmd_fail(&ctx->err);
+	ret = cli_fail(&ctx->err);
 out:
 	for (size_t i = 0; i < a.nnames; i++)
 		free(a.names[i]);

@@ -191,7 +191,7 @@ static void print_text(const diff_run *d)
 			printf("  renamed from %s", g->item->write->renamed_from);
 		else if (g->item && g->item->write->based_on) {
 			printf("  your own version of ");
-			cmd_print_safe(stdout, g->item->write->based_on);
+			cli_print_safe(stdout, g->item->write->based_on);
 			printf("'s");
 		}
 		putchar('\n');
@@ -213,7 +213,7 @@ static void print_json(const diff_run *d)
 		const group *g = &d->groups[i];
 
 		printf("%s{\"name\":", i ? "," : "");
-		cmd_print_json_string(g->name);
+		cli_print_json_string(g->name);
 		printf(",\"change\":\"%s\",\"outside\":%s,", g->change,
 		       g->outside ? "true" : "false");
 		if (d->side == SIDE_PUSHED) {
@@ -223,7 +223,7 @@ static void print_json(const diff_run *d)
 			else
 				printf("null");
 			printf(",\"note\":");
-			cmd_print_json_string(g->item ? g->item->note : NULL);
+			cli_print_json_string(g->item ? g->item->note : NULL);
 			putchar(',');
 		}
 		printf("\"added\":%zu,\"removed\":%zu,\"changed\":%zu,\"lines\":{\"added\":%zu,"
@@ -233,7 +233,7 @@ static void print_json(const diff_run *d)
 			const ss_change *c = &d->changes.items[j];
 			static const char *kinds[] = {"", "added", "removed", "changed"};
 			printf("%s{\"path\":", j > g->first ? "," : "");
-			cmd_print_json_string(file_path(c));
+			cli_print_json_string(file_path(c));
 			printf(",\"change\":\"%s\",\"added\":%zu,\"removed\":%zu,\"binary\":%s}",
 			       kinds[c->kind], c->added_lines, c->removed_lines,
 			       c->binary ? "true" : "false");
@@ -260,7 +260,7 @@ static int parse(diff_run *d, int argc, char **argv)
 		else if (!dashdash && !strcmp(a, "--"))
 			dashdash = true;
 		else if (!dashdash && a[0] == '-')
-			return cmd_usage_error(d->ctx, "unknown option '%s'", a);
+			return cli_usage_error(d->ctx, "unknown option '%s'", a);
 		else {
 			size_t len = strlen(a);
 			while (len > 1 && a[len - 1] == '/')
@@ -272,7 +272,7 @@ static int parse(diff_run *d, int argc, char **argv)
 		}
 	}
 	if (staged && pushed)
-		return cmd_usage_error(d->ctx, "--staged and --pushed cannot be used together");
+		return cli_usage_error(d->ctx, "--staged and --pushed cannot be used together");
 	d->side = pushed ? SIDE_PUSHED : staged ? SIDE_STAGED : SIDE_WORKDIR;
 	return SS_EXIT_OK;
 }
@@ -298,7 +298,7 @@ int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
 	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK ||
-	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	ret = SS_EXIT_ERROR;
 	if (d.side == SIDE_PUSHED) {
@@ -344,7 +344,7 @@ print:
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
-	ret = cmd_fail(&ctx->err);
+	ret = cli_fail(&ctx->err);
 out:
 	for (size_t i = 0; i < d.ngroups; i++)
 		free((char *)(uintptr_t)d.groups[i].name);

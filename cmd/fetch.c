@@ -6,5 +6,5 @@
 
 int cmd_fetch(ss_ctx *ctx, int argc, char **argv)
 {
-	return cmd_pull_main(ctx, argc, argv, false);
+	return cli_pull_main(ctx, argc, argv, false);
 }

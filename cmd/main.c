@@ -218,7 +218,7 @@ static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 		return SS_EXIT_OK;
 	}
 	if (argc > 2)
-		return cmd_usage_error(ctx, "too many arguments");
+		return cli_usage_error(ctx, "too many arguments");
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
@@ -226,7 +226,7 @@ static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 	return SS_EXIT_OK;
 }
 
-int cmd_exit_code(int code)
+int cli_exit_code(int code)
 {
 	switch (code) {
 	case SS_OK:
@@ -246,16 +246,16 @@ int cmd_exit_code(int code)
 	}
 }
 
-int cmd_fail(const ss_error *err)
+int cli_fail(const ss_error *err)
 {
 	/* Messages quote what servers and records said: printed through the escape rule. */
 	fputs("skillsync: ", stderr);
-	cmd_print_safe(stderr, err->message[0] ? err->message : "unknown error");
+	cli_print_safe(stderr, err->message[0] ? err->message : "unknown error");
 	fputc('\n', stderr);
-	return cmd_exit_code(err->code);
+	return cli_exit_code(err->code);
 }
 
-int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
+int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -267,7 +267,7 @@ int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 	return SS_EXIT_USAGE;
 }
 
-void cmd_print_json_string(const char *s)
+void cli_print_json_string(const char *s)
 {
 	ss_buf b = SS_BUF_INIT;
 
@@ -280,7 +280,7 @@ void cmd_print_json_string(const char *s)
 	ss_buf_release(&b);
 }
 
-const char *cmd_safe(ss_buf *tmp, const char *s)
+const char *cli_safe(ss_buf *tmp, const char *s)
 {
 	ss_buf_clear(tmp);
 	if (s)
@@ -288,26 +288,26 @@ const char *cmd_safe(ss_buf *tmp, const char *s)
 	return tmp->ptr;
 }
 
-void cmd_print_safe(FILE *out, const char *s)
+void cli_print_safe(FILE *out, const char *s)
 {
 	ss_buf b = SS_BUF_INIT;
 
-	fputs(cmd_safe(&b, s), out);
+	fputs(cli_safe(&b, s), out);
 	ss_buf_release(&b);
 }
 
-void cmd_print_skip(const char *did, const char *handle, const char *rkey, const char *reason)
+void cli_print_skip(const char *did, const char *handle, const char *rkey, const char *reason)
 {
 	fputs("warning: skipped '", stderr);
-	cmd_print_safe(stderr, rkey);
+	cli_print_safe(stderr, rkey);
 	fputs("' of '", stderr);
-	cmd_print_safe(stderr, handle ? handle : did);
+	cli_print_safe(stderr, handle ? handle : did);
 	fputs("': ", stderr);
-	cmd_print_safe(stderr, reason);
+	cli_print_safe(stderr, reason);
 	fputc('\n', stderr);
 }
 
-void cmd_print_note(FILE *out, const char *note, size_t max)
+void cli_print_note(FILE *out, const char *note, size_t max)
 {
 	ss_buf b = SS_BUF_INIT;
 
@@ -327,7 +327,7 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-int cmd_open_clone(ss_ctx *ctx)
+int cli_open_clone(ss_ctx *ctx)
 {
 	char *authority = NULL;
 	int rc;
@@ -357,7 +357,7 @@ fail:
 	ss_repo_free(ctx->repo);
 	ctx->state = NULL;
 	ctx->repo = NULL;
-	return cmd_fail(&ctx->err);
+	return cli_fail(&ctx->err);
 }
 
 int main(int argc, char **argv)
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 	}
 	ctx.cmd = c->name;
 	ret = c->fn(&ctx, argc - 1, argv + 1);
-	ss_state_free(ctx.state); /* opened by the command (cmd_open_clone) after its options */
+	ss_state_free(ctx.state); /* opened by the command (cli_open_clone) after its options */
 	ss_repo_free(ctx.repo);
 	return ret;
 }

@@ -26,7 +26,7 @@
 #include "sync/push.h"
 
 /* Problems of the changed skills in the working tree, as `commit` would find them. */
-static void check_invalid(cmd_status_run *r)
+static void check_invalid(cli_status_run *r)
 {
 	const char *workdir = ss_repo_workdir(r->ctx->repo);
 	ss_buf path = SS_BUF_INIT, line = SS_BUF_INIT;
@@ -64,7 +64,7 @@ static void check_invalid(cmd_status_run *r)
 }
 
 /* A skill deleted in the working tree: what deleting it will do in the space. */
-static int deletion_notice(cmd_status_run *r, const char *name)
+static int deletion_notice(cli_status_run *r, const char *name)
 {
 	ss_provenance p;
 	const char *next = NULL;
@@ -81,19 +81,19 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 	}
 	if (mine && next)
 		ss_buf_printf(&r->notices, "'%s': deleting your version; %s's version will apply\n",
-		              name, cmd_safe(&who, cmd_who(&r->members, next)));
+		              name, cli_safe(&who, cli_who(&r->members, next)));
 	else if (!mine && next)
 		ss_buf_printf(&r->notices,
 		              "'%s': deleted here, but it is %s's skill and you have no version of "
 		              "it: nothing will be sent, it stays in the space\n",
-		              name, cmd_safe(&who, cmd_who(&r->members, next)));
+		              name, cli_safe(&who, cli_who(&r->members, next)));
 	ss_buf_release(&who);
 	ss_provenance_release(&p);
 	return 0;
 }
 
 /* Leaves out of r->ahead the commits the last push sent (reachable from config "pushed"). */
-static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
+static int drop_pushed(cli_status_run *r, const ss_oid *tracking)
 {
 	ss_commit_list sent = {0};
 	char *hex = NULL;
@@ -132,7 +132,7 @@ static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
  * brings in (its MERGE_HEAD is the tracking commit a pull merged: then none; a fetch since
  * then may have added more).
  */
-static int count_behind(cmd_status_run *r, const ss_oid *head, const ss_oid *tracking)
+static int count_behind(cli_status_run *r, const ss_oid *head, const ss_oid *tracking)
 {
 	ss_commit_list behind = {0}, merged = {0};
 	ss_oid merging;
@@ -161,7 +161,7 @@ out:
 	return ret;
 }
 
-static int load(cmd_status_run *r)
+static int load(cli_status_run *r)
 {
 	char *tracking_hex = NULL;
 	ss_oid tracking, head;
@@ -169,7 +169,7 @@ static int load(cmd_status_run *r)
 	int rc, ret = -1;
 
 	if (ss_worktree_status(r->ctx->repo, &r->s, &r->ctx->err) < 0 ||
-	    cmd_members_load(r->ctx, &r->members) < 0)
+	    cli_members_load(r->ctx, &r->members) < 0)
 		return -1;
 	ss_state_config_get(r->ctx->state, "me", &r->me, NULL);
 	ss_state_config_get(r->ctx->state, "authority", &r->authority, NULL);
@@ -235,7 +235,7 @@ out:
  * half updated, so they are not shown as edits. The journal also exists while a running pull
  * writes the files: then wait for it, as a locked command would, and look again.
  */
-static int check_interrupted(cmd_status_run *r)
+static int check_interrupted(cli_status_run *r)
 {
 	ss_buf path = SS_BUF_INIT;
 	ss_lock *lock = NULL;
@@ -245,7 +245,7 @@ static int check_interrupted(cmd_status_run *r)
 	if (!ss_merge_interrupted(r->ctx->repo))
 		return 0;
 	ss_fs_join(&path, ss_repo_statedir(r->ctx->repo), "lock");
-	ret = cmd_lock_path(r->ctx, path.ptr, &lock);
+	ret = cli_lock_path(r->ctx, path.ptr, &lock);
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;
@@ -256,7 +256,7 @@ static int check_interrupted(cmd_status_run *r)
 
 int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
-	cmd_status_run r;
+	cli_status_run r;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
@@ -267,20 +267,20 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			r.json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	if (check_interrupted(&r) < 0 || (!r.interrupted && load(&r) < 0)) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (r.json)
-		cmd_status_print_json(&r);
+		cli_status_print_json(&r);
 	else
-		cmd_status_print_text(&r);
+		cli_status_print_text(&r);
 	ret = SS_EXIT_OK;
 out:
 	ss_worktree_status_release(&r.s);
@@ -288,7 +288,7 @@ out:
 	ss_commit_list_release(&r.ahead);
 	ss_buf_release(&r.notices);
 	ss_buf_release(&r.invalid);
-	cmd_members_release(&r.members);
+	cli_members_release(&r.members);
 	free(r.me);
 	free(r.authority);
 	return ret;

@@ -52,11 +52,11 @@ static void print_json_item(const ss_report_item *it, const char *prefix, bool f
 
 	ss_buf_printf(&file, "%s%s", prefix, it->file);
 	printf("%s{\"file\":", first ? "" : ",");
-	cmd_print_json_string(file.ptr);
+	cli_print_json_string(file.ptr);
 	fputs(",\"field\":", stdout);
-	cmd_print_json_string(it->field);
+	cli_print_json_string(it->field);
 	fputs(",\"message\":", stdout);
-	cmd_print_json_string(it->message);
+	cli_print_json_string(it->message);
 	putchar('}');
 	ss_buf_release(&file);
 }
@@ -65,9 +65,9 @@ static void print_json(const char *skilldir, const char *name, bool valid, const
                        const char *prefix)
 {
 	fputs("{\"path\":", stdout);
-	cmd_print_json_string(skilldir);
+	cli_print_json_string(skilldir);
 	fputs(",\"name\":", stdout);
-	cmd_print_json_string(name);
+	cli_print_json_string(name);
 	printf(",\"valid\":%s", valid ? "true" : "false");
 	for (int sev = SS_SEV_ERROR; sev <= SS_SEV_WARNING; sev++) {
 		bool first = true;
@@ -256,7 +256,7 @@ int cmd_validate(ss_ctx *ctx, int argc, char **argv)
 			st.json = true;
 		} else if (!dashdash && argv[i][0] == '-' && argv[i][1]) {
 			free((void *)paths);
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		} else {
 			paths[npaths++] = argv[i];
 		}
