@@ -6,7 +6,8 @@
  * `int cmd_<name>(struct ss_ctx *ctx, int argc, char **argv)`; argv[0] is the command's name,
  * and `--help` never reaches it (the dispatcher answers it from the command table). A command
  * that works in a clone parses its options first (a bad one is a usage error, exit 129, in a
- * clone or not), then calls cli_open_clone.
+ * clone or not), then calls cli_open_clone. So the dispatcher never opens the clone itself
+ * (git's RUN_SETUP opens it before parsing); the command table has no "needs" field.
  *
  * Names: `cmd_<name>` is a command and nothing else; what the commands share is `cli_*`.
  */
@@ -33,12 +34,6 @@ enum {
 	SS_EXIT_USAGE = 129,  /* unknown command or option, missing argument */
 };
 
-/* What a command works on (the command opens it with cli_open_clone after its options). */
-enum {
-	SS_NEED_NOTHING = 0,
-	SS_NEED_CLONE = 1 << 0, /* a skillsync clone around the current directory: repo + state */
-};
-
 struct ss_repo;
 struct ss_state;
 
@@ -52,7 +47,6 @@ typedef struct ss_ctx {
 typedef struct ss_command {
 	const char *name;
 	int (*fn)(ss_ctx *ctx, int argc, char **argv);
-	int needs;
 	const char *summary; /* one line for `skillsync --help` */
 	const char *usage;   /* the whole `skillsync <name> --help` text */
 } ss_command;

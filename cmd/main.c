@@ -15,7 +15,7 @@
 static int cmd_help(ss_ctx *ctx, int argc, char **argv);
 
 static const ss_command commands[] = {
-    {"validate", cmd_validate, SS_NEED_NOTHING, "check skills against the format and the lexicon",
+    {"validate", cmd_validate, "check skills against the format and the lexicon",
      "usage: skillsync validate [--json] [<path>...]\n"
      "\n"
      "Checks skill directories against the Agent Skills frontmatter rules and the\n"
@@ -25,7 +25,7 @@ static const ss_command commands[] = {
      "    --json    print one JSON object per skill per line, with its errors and warnings\n"
      "\n"
      "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"},
-    {"clone", cmd_clone, SS_NEED_NOTHING, "copy a memory space into a new git working tree",
+    {"clone", cmd_clone, "copy a memory space into a new git working tree",
      "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
      "<handle-or-did>]\n"
      "\n"
@@ -39,21 +39,21 @@ static const ss_command commands[] = {
      "                       'skillsync members add|remove')\n"
      "    --as <h>           the signed-in account that is you (default: the only one signed\n"
      "                       in; with none, a read-only clone with no \"mine\")\n"},
-    {"ls", cmd_ls, SS_NEED_CLONE, "list the skills in the view and where they come from",
+    {"ls", cmd_ls, "list the skills in the view and where they come from",
      "usage: skillsync ls [--json]\n"
      "\n"
      "One line per skill in the view: its name, why its version wins (mine, authority,\n"
      "newest), who wrote it, when it was updated, and the versions it shadows.\n"
      "\n"
      "    --json    print a JSON array of {name, winner, shadows}\n"},
-    {"show", cmd_show, SS_NEED_CLONE, "show every version of one skill and which one wins",
+    {"show", cmd_show, "show every version of one skill and which one wins",
      "usage: skillsync show <name> [--json]\n"
      "\n"
      "Every member's version of the skill, best first: the one in the view and why, then the\n"
      "ones it shadows, then invalid ones with the reason they are never candidates.\n"
      "\n"
      "    --json    print a JSON object {name, winner, shadows}\n"},
-    {"status", cmd_status, SS_NEED_CLONE, "show changed skills, conflicts and what push would send",
+    {"status", cmd_status, "show changed skills, conflicts and what push would send",
      "usage: skillsync status [--json]\n"
      "\n"
      "Where main stands against the space: the commits not yet pushed and what 'push' would\n"
@@ -68,7 +68,7 @@ static const ss_command commands[] = {
      "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
      "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
      "              only branch and interrupted)\n"},
-    {"commit", cmd_commit, SS_NEED_CLONE, "record the changed skills on main",
+    {"commit", cmd_commit, "record the changed skills on main",
      "usage: skillsync commit [-m <message>... | -F <file>] [--] [<skill>...]\n"
      "\n"
      "Checks every changed skill (or only the skills named) with the rules of 'validate',\n"
@@ -80,7 +80,7 @@ static const ss_command commands[] = {
      "\n"
      "    -m, --message <msg>   the message (several -m make paragraphs)\n"
      "    -F, --file <file>     read the message from <file> (- for stdin); not with -m\n"},
-    {"diff", cmd_diff, SS_NEED_CLONE, "show changes by skill, then as a unified diff",
+    {"diff", cmd_diff, "show changes by skill, then as a unified diff",
      "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
      "\n"
      "Without an option: the working tree against the index (what 'commit' would stage).\n"
@@ -93,7 +93,7 @@ static const ss_command commands[] = {
      "    --stat      the summary only\n"
      "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
      "                removed}]}] (with --pushed also op and note per skill)\n"},
-    {"push", cmd_push, SS_NEED_CLONE, "send your committed skill changes to your repo",
+    {"push", cmd_push, "send your committed skill changes to your repo",
      "usage: skillsync push [--dry-run] [--json]\n"
      "\n"
      "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
@@ -106,7 +106,7 @@ static const ss_command commands[] = {
      "\n"
      "    -n, --dry-run   show what would be sent, send nothing\n"
      "    --json          print the writes, notes and notices as JSON\n"},
-    {"login", cmd_login, SS_NEED_NOTHING, "sign in to an account's PDS and keep the session",
+    {"login", cmd_login, "sign in to an account's PDS and keep the session",
      "usage: skillsync login [--password-stdin] <handle-or-did>\n"
      "\n"
      "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
@@ -115,19 +115,19 @@ static const ss_command commands[] = {
      "from a prompt on the terminal; never from the command line.\n"
      "\n"
      "    --password-stdin    read the password from the first line of stdin\n"},
-    {"logout", cmd_logout, SS_NEED_NOTHING, "end a session and forget it",
+    {"logout", cmd_logout, "end a session and forget it",
      "usage: skillsync logout [<handle-or-did>]\n"
      "\n"
      "Ends the session on the server (best effort) and removes it locally. Without an\n"
      "argument, the only signed-in account.\n"},
-    {"whoami", cmd_whoami, SS_NEED_NOTHING, "show the signed-in accounts",
+    {"whoami", cmd_whoami, "show the signed-in accounts",
      "usage: skillsync whoami [--json]\n"
      "\n"
      "Prints each signed-in account: handle, DID and PDS, one a line. Exit status 5 when\n"
      "none is signed in (with --json: prints [] and exits 0).\n"
      "\n"
      "    --json    print a JSON array of {did, handle, pds}\n"},
-    {"members", cmd_members, SS_NEED_CLONE, "list, add or remove the space's members",
+    {"members", cmd_members, "list, add or remove the space's members",
      "usage: skillsync members [--json]\n"
      "       skillsync members add <handle-or-did>\n"
      "       skillsync members remove <handle-or-did>\n"
@@ -136,7 +136,7 @@ static const ss_command commands[] = {
      "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
      "\n"
      "    --json    print a JSON array of {did, handle, role, rev}\n"},
-    {"fetch", cmd_fetch, SS_NEED_CLONE, "bring the space's changes into the tracking ref",
+    {"fetch", cmd_fetch, "bring the space's changes into the tracking ref",
      "usage: skillsync fetch [--quiet] [--json]\n"
      "\n"
      "Asks each member's repo for its revision (one small request per member), lists the\n"
@@ -148,7 +148,7 @@ static const ss_command commands[] = {
      "    --json        print one JSON object: the changes, skipped records, requests sent\n"
      "\n"
      "Exit status: 0, 4 network, 5 authentication, 6 another skillsync holds the clone.\n"},
-    {"pull", cmd_pull, SS_NEED_CLONE, "fetch, then merge the space's changes into main",
+    {"pull", cmd_pull, "fetch, then merge the space's changes into main",
      "usage: skillsync pull [--ff-only] [--quiet] [--json]\n"
      "\n"
      "Fetches (see 'skillsync fetch --help'), then merges the space's view into main: a\n"
@@ -166,7 +166,7 @@ static const ss_command commands[] = {
      "Exit status: 0 up to date or merged, 1 failure (e.g. uncommitted changes in the way),\n"
      "2 conflicts to resolve, 4 network, 5 authentication, 6 another skillsync holds the\n"
      "clone.\n"},
-    {"log", cmd_log, SS_NEED_CLONE, "show the history: who changed what, and the notes",
+    {"log", cmd_log, "show the history: who changed what, and the notes",
      "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
      "\n"
      "The clone's history, newest first: what the space changed (one commit per fetch that\n"
@@ -178,8 +178,7 @@ static const ss_command commands[] = {
      "    -n, --max-count <n>   show at most n commits\n"
      "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
      "                          merged, date, author, subject, message, about}\n"},
-    {"help", cmd_help, SS_NEED_NOTHING, "show help for a command",
-     "usage: skillsync help [<command>]\n"},
+    {"help", cmd_help, "show help for a command", "usage: skillsync help [<command>]\n"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
