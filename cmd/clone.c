@@ -310,7 +310,25 @@ out:
 	return ret;
 }
 
-int cmd_clone(ss_ctx *ctx, int argc, char **argv)
+static int cmd_clone(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_clone_def = {
+    "clone", cmd_clone, "copy a memory space into a new git working tree",
+    "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
+    "<handle-or-did>]\n"
+    "\n"
+    "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
+    "view: for each name, your own version, else the authority's, else the most recently\n"
+    "updated one. The space is the authority's repo and the members' repos; records that fail\n"
+    "validation are skipped with one warning each. The clone is an ordinary git repository;\n"
+    "refs/remotes/space/main holds the view as fetched, and the local state lives in .git/.\n"
+    "\n"
+    "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
+    "                       'skillsync members add|remove')\n"
+    "    --as <h>           the signed-in account that is you (default: the only one signed\n"
+    "                       in; with none, a read-only clone with no \"mine\")\n"};
+
+static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 {
 	clone_opts o;
 	char *dir = NULL;

@@ -2,9 +2,11 @@
  * cmd.h: what every command shares: the context the dispatcher hands it, the exit codes, and
  * the two ways a command reports failure (a usage error, or an ss_error).
  *
- * Only cmd/ prints and picks exit codes. A command exports exactly
- * `int cmd_<name>(struct ss_ctx *ctx, int argc, char **argv)`; argv[0] is the command's name,
- * and `--help` never reaches it (the dispatcher answers it from the command table). A command
+ * Only cmd/ prints and picks exit codes. A command's file exports exactly its table entry,
+ * `const ss_command cmd_<name>_def`, defined just above its
+ * `static int cmd_<name>(ss_ctx *ctx, int argc, char **argv)` so that the help text sits next
+ * to the options it describes; cmd/main.c's table lists the entries. argv[0] is the command's
+ * name, and `--help` never reaches it (the dispatcher answers it from the entry). A command
  * that works in a clone parses its options first (a bad one is a usage error, exit 129, in a
  * clone or not), then calls cli_open_clone. So the dispatcher never opens the clone itself
  * (git's RUN_SETUP opens it before parsing); the command table has no "needs" field.
@@ -116,20 +118,21 @@ typedef struct cli_commit_msg_opts {
 /* Fills out with the cleaned message; returns an exit code (SS_EXIT_OK: use it). */
 int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 
-int cmd_validate(ss_ctx *ctx, int argc, char **argv);
-int cmd_clone(ss_ctx *ctx, int argc, char **argv);
-int cmd_ls(ss_ctx *ctx, int argc, char **argv);
-int cmd_show(ss_ctx *ctx, int argc, char **argv);
-int cmd_status(ss_ctx *ctx, int argc, char **argv);
-int cmd_members(ss_ctx *ctx, int argc, char **argv);
-int cmd_push(ss_ctx *ctx, int argc, char **argv);
-int cmd_commit(ss_ctx *ctx, int argc, char **argv);
-int cmd_diff(ss_ctx *ctx, int argc, char **argv);
-int cmd_login(ss_ctx *ctx, int argc, char **argv);
-int cmd_logout(ss_ctx *ctx, int argc, char **argv);
-int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
-int cmd_log(ss_ctx *ctx, int argc, char **argv);
-int cmd_fetch(ss_ctx *ctx, int argc, char **argv);
-int cmd_pull(ss_ctx *ctx, int argc, char **argv);
+/* The commands (cmd/<name>.c each). */
+extern const ss_command cmd_validate_def;
+extern const ss_command cmd_clone_def;
+extern const ss_command cmd_ls_def;
+extern const ss_command cmd_show_def;
+extern const ss_command cmd_status_def;
+extern const ss_command cmd_members_def;
+extern const ss_command cmd_push_def;
+extern const ss_command cmd_commit_def;
+extern const ss_command cmd_diff_def;
+extern const ss_command cmd_login_def;
+extern const ss_command cmd_logout_def;
+extern const ss_command cmd_whoami_def;
+extern const ss_command cmd_log_def;
+extern const ss_command cmd_fetch_def;
+extern const ss_command cmd_pull_def;
 
 #endif

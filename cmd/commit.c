@@ -179,7 +179,23 @@ static int select_entries(ss_ctx *ctx, const commit_args *a, const ss_status *s,
 	return SS_EXIT_OK;
 }
 
-int cmd_commit(ss_ctx *ctx, int argc, char **argv)
+static int cmd_commit(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_commit_def = {
+    "commit", cmd_commit, "record the changed skills on main",
+    "usage: skillsync commit [-m <message>... | -F <file>] [--] [<skill>...]\n"
+    "\n"
+    "Checks every changed skill (or only the skills named) with the rules of 'validate',\n"
+    "stages it and commits it on main. Any problem refuses the whole commit with one line\n"
+    "per problem. Files outside skill directories (a README, .gitignore) may be committed\n"
+    "but are never pushed. Without -m or -F, an editor opens ($GIT_EDITOR, $VISUAL,\n"
+    "$EDITOR, else vi) when a terminal is attached; a waiting merge is concluded with its\n"
+    "own message when none is given and there is no terminal.\n"
+    "\n"
+    "    -m, --message <msg>   the message (several -m make paragraphs)\n"
+    "    -F, --file <file>     read the message from <file> (- for stdin); not with -m\n"};
+
+static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 {
 	commit_args a;
 	ss_status s;

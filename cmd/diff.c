@@ -285,7 +285,24 @@ static bool named(const diff_run *d, const char *name)
 	return false;
 }
 
-int cmd_diff(ss_ctx *ctx, int argc, char **argv)
+static int cmd_diff(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_diff_def = {
+    "diff", cmd_diff, "show changes by skill, then as a unified diff",
+    "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
+    "\n"
+    "Without an option: the working tree against the index (what 'commit' would stage).\n"
+    "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
+    "comes first, each file marked A (added), M (modified) or D (deleted) as in git, then\n"
+    "the unified diff.\n"
+    "\n"
+    "    --staged    the index against HEAD (also --cached)\n"
+    "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD\n"
+    "    --stat      the summary only\n"
+    "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
+    "                removed}]}] (with --pushed also op and note per skill)\n"};
+
+static int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 {
 	diff_run d;
 	char **pushed_paths = NULL;

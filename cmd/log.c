@@ -155,7 +155,23 @@ static int parse_count(const char *s, size_t *out)
 	return 0;
 }
 
-int cmd_log(ss_ctx *ctx, int argc, char **argv)
+static int cmd_log(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_log_def = {
+    "log", cmd_log, "show the history: who changed what, and the notes",
+    "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
+    "\n"
+    "The clone's history, newest first: what the space changed (one commit per fetch that\n"
+    "changed the view, saying skill by skill what changed, who changed it, and the record's\n"
+    "note), your commits, and the merges that brought the space's changes in. Changes fetched\n"
+    "but not merged yet come first, marked \"not merged yet\". With <skill>, only the commits\n"
+    "that changed that skill, and of each fetch only what it says about that skill.\n"
+    "\n"
+    "    -n, --max-count <n>   show at most n commits\n"
+    "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
+    "                          merged, date, author, subject, message, about}\n"};
+
+static int cmd_log(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
 	size_t max = 0;

@@ -69,7 +69,20 @@ static int prompt(const char *who, ss_buf *out, ss_error *err)
 	return 0;
 }
 
-int cmd_login(ss_ctx *ctx, int argc, char **argv)
+static int cmd_login(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_login_def = {
+    "login", cmd_login, "sign in to an account's PDS and keep the session",
+    "usage: skillsync login [--password-stdin] <handle-or-did>\n"
+    "\n"
+    "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
+    "$SKILLSYNC_CONFIG_HOME (default $XDG_CONFIG_HOME/skillsync or ~/.config/skillsync).\n"
+    "The password (an app password is best) comes from $SKILLSYNC_PASSWORD, from stdin, or\n"
+    "from a prompt on the terminal; never from the command line.\n"
+    "\n"
+    "    --password-stdin    read the password from the first line of stdin\n"};
+
+static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *who = NULL;
 	char *env = getenv(SS_SECRET_ENV_PASSWORD);

@@ -6,7 +6,16 @@
 #include "sync/http.h"
 #include "sync/session.h"
 
-int cmd_logout(ss_ctx *ctx, int argc, char **argv)
+static int cmd_logout(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_logout_def = {
+    "logout", cmd_logout, "end a session and forget it",
+    "usage: skillsync logout [<handle-or-did>]\n"
+    "\n"
+    "Ends the session on the server (best effort) and removes it locally. Without an\n"
+    "argument, the only signed-in account.\n"};
+
+static int cmd_logout(ss_ctx *ctx, int argc, char **argv)
 {
 	ss_session_info info = {0};
 	const char *who = NULL;

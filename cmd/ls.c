@@ -55,7 +55,18 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	return 0;
 }
 
-int cmd_ls(ss_ctx *ctx, int argc, char **argv)
+static int cmd_ls(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_ls_def = {
+    "ls", cmd_ls, "list the skills in the view and where they come from",
+    "usage: skillsync ls [--json]\n"
+    "\n"
+    "One line per skill in the view: its name, why its version wins (mine, authority,\n"
+    "newest), who wrote it, when it was updated, and the versions it shadows.\n"
+    "\n"
+    "    --json    print a JSON array of {name, winner, shadows}\n"};
+
+static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 {
 	ls_ctx l;
 	char *me = NULL, *authority = NULL;

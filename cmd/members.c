@@ -119,7 +119,20 @@ out:
 	return ret < 0 ? cli_fail(&ctx->err) : SS_EXIT_OK;
 }
 
-int cmd_members(ss_ctx *ctx, int argc, char **argv)
+static int cmd_members(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_members_def = {
+    "members", cmd_members, "list, add or remove the space's members",
+    "usage: skillsync members [--json]\n"
+    "       skillsync members add <handle-or-did>\n"
+    "       skillsync members remove <handle-or-did>\n"
+    "\n"
+    "The accounts whose skill records make up the space: the authority, the members, and\n"
+    "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
+    "\n"
+    "    --json    print a JSON array of {did, handle, role, rev}\n"};
+
+static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
 	int ret;

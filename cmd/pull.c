@@ -150,7 +150,29 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 	return code;
 }
 
-int cmd_pull(ss_ctx *ctx, int argc, char **argv)
+static int cmd_pull(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_pull_def = {
+    "pull", cmd_pull, "fetch, then merge the space's changes into main",
+    "usage: skillsync pull [--ff-only] [--quiet] [--json]\n"
+    "\n"
+    "Fetches (see 'skillsync fetch --help'), then merges the space's view into main: a\n"
+    "fast-forward when main has no commits of its own, else a three-way merge. Conflicting\n"
+    "edits of the same lines leave conflict markers; 'skillsync status' lists them; fix them\n"
+    "and run 'skillsync commit'. Uncommitted changes are never overwritten: when the merge\n"
+    "would touch them, pull fetches, then stops naming the files. Made for cron and systemd\n"
+    "timers (docs/SCHEDULE.md): it never prompts, and a second run waits for the first\n"
+    "($SKILLSYNC_LOCK_WAIT seconds, default 5), then gives up.\n"
+    "\n"
+    "    --ff-only     merge only when main can fast-forward; else stop (exit status 1)\n"
+    "    -q, --quiet   print nothing unless something changed or failed\n"
+    "    --json        print one JSON object: fetch, merge, changes, requests sent, error\n"
+    "\n"
+    "Exit status: 0 up to date or merged, 1 failure (e.g. uncommitted changes in the way),\n"
+    "2 conflicts to resolve, 4 network, 5 authentication, 6 another skillsync holds the\n"
+    "clone.\n"};
+
+static int cmd_pull(ss_ctx *ctx, int argc, char **argv)
 {
 	return cli_pull_main(ctx, argc, argv, true);
 }

@@ -102,7 +102,24 @@ static void print_json(const ss_push_result *r, bool dry)
 	ss_buf_release(&b);
 }
 
-int cmd_push(ss_ctx *ctx, int argc, char **argv)
+static int cmd_push(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_push_def = {
+    "push", cmd_push, "send your committed skill changes to your repo",
+    "usage: skillsync push [--dry-run] [--json]\n"
+    "\n"
+    "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
+    "your own repo: a new skill is created, a changed one updated (a skill whose version came\n"
+    "from someone else becomes your own version), a deleted one removed (only yours; when\n"
+    "another member has one, theirs applies after). Each record carries a note made from the\n"
+    "commit subjects and a summary of what changed. If your repo moved since the last fetch,\n"
+    "nothing is written: run 'skillsync pull' first (exit status 3). Files outside skill\n"
+    "directories are never pushed.\n"
+    "\n"
+    "    -n, --dry-run   show what would be sent, send nothing\n"
+    "    --json          print the writes, notes and notices as JSON\n"};
+
+static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 {
 	bool dry = false, json = false;
 	ss_lock *lock = NULL;

@@ -57,7 +57,18 @@ static void print_shadowed(const cli_member_list *m, const ss_provenance_version
 	}
 }
 
-int cmd_show(ss_ctx *ctx, int argc, char **argv)
+static int cmd_show(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_show_def = {
+    "show", cmd_show, "show every version of one skill and which one wins",
+    "usage: skillsync show <name> [--json]\n"
+    "\n"
+    "Every member's version of the skill, best first: the one in the view and why, then the\n"
+    "ones it shadows, then invalid ones with the reason they are never candidates.\n"
+    "\n"
+    "    --json    print a JSON object {name, winner, shadows}\n"};
+
+static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
 	bool json = false;

@@ -254,7 +254,26 @@ static int check_interrupted(cli_status_run *r)
 	return 0;
 }
 
-int cmd_status(ss_ctx *ctx, int argc, char **argv)
+static int cmd_status(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_status_def = {
+    "status", cmd_status, "show changed skills, conflicts and what push would send",
+    "usage: skillsync status [--json]\n"
+    "\n"
+    "Where main stands against the space: the commits not yet pushed and what 'push' would\n"
+    "send, the space's changes fetched but not merged yet ('skillsync pull'), a merge that\n"
+    "waits to be concluded. Then the changed, new and deleted skills, staged and not staged,\n"
+    "the conflicted files of a waiting merge and what each side did (fix them, then\n"
+    "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
+    "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
+    "they are never pushed. After a pull killed while it updated the files, status says only\n"
+    "that ('skillsync pull' finishes it): the half-written files are not your edits.\n"
+    "\n"
+    "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
+    "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
+    "              only branch and interrupted)\n"};
+
+static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
 	cli_status_run r;
 	int ret;

@@ -242,7 +242,21 @@ static void check_path(vstate *st, const char *path)
 	}
 }
 
-int cmd_validate(ss_ctx *ctx, int argc, char **argv)
+static int cmd_validate(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_validate_def = {
+    "validate", cmd_validate, "check skills against the format and the lexicon",
+    "usage: skillsync validate [--json] [<path>...]\n"
+    "\n"
+    "Checks skill directories against the Agent Skills frontmatter rules and the\n"
+    "garden.engram.skill lexicon's limits. A path is a skill directory, a SKILL.md, or a\n"
+    "directory of skills (default: the skills in the current directory).\n"
+    "\n"
+    "    --json    print one JSON object per skill per line, with its errors and warnings\n"
+    "\n"
+    "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"};
+
+static int cmd_validate(ss_ctx *ctx, int argc, char **argv)
 {
 	vstate st = {false, 0, 0, false};
 	const char **paths = ss_xcalloc((size_t)argc + 1, sizeof(*paths));

@@ -5,7 +5,18 @@
 #include "cmd/cmd.h"
 #include "sync/session.h"
 
-int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
+static int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_whoami_def = {
+    "whoami", cmd_whoami, "show the signed-in accounts",
+    "usage: skillsync whoami [--json]\n"
+    "\n"
+    "Prints each signed-in account: handle, DID and PDS, one a line. Exit status 5 when\n"
+    "none is signed in (with --json: prints [] and exits 0).\n"
+    "\n"
+    "    --json    print a JSON array of {did, handle, pds}\n"};
+
+static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 {
 	ss_session_info *list = NULL;
 	bool json = false;
