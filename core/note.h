@@ -1,5 +1,5 @@
 /*
- * note.h: the `note` a pushed record carries (what changed and why), and the record datetimes.
+ * note.h: the `note` a pushed record carries (what changed and why).
  *
  * Pure: no I/O, no git. The caller hands over the commit subjects since the last push that
  * touched the skill (the why) and the skill's file changes (the what); the note reads

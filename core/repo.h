@@ -3,8 +3,9 @@
  *
  * A clone is an ordinary git repository: `refs/heads/main` is the person's branch, the tracking
  * ref SS_REPO_TRACKING_REF holds the view as the space had it at the last fetch, and skillsync's
- * own files (state database, lock) live in <gitdir>/skillsync/. An ss_repo is opened once by the
- * dispatcher and passed to the tree, commit, worktree and merge modules.
+ * own files (state database, lock) live in <gitdir>/skillsync/. A command opens its ss_repo once
+ * (cmd/: cli_open_clone, after its options) and passes it to the tree, commit, worktree and
+ * merge modules.
  *
  * Rules: each open ss_repo holds one reference on libgit2's global state (git_libgit2_init in
  * ss_repo_init/ss_repo_open, git_libgit2_shutdown in ss_repo_free), so nobody else initialises

@@ -1,4 +1,4 @@
-/* push_finish.c: landed writes -> state and tracking commit; recovery of a killed push. */
+/* push_finish.c: landed writes -> state and tracking commit (after a push, or its recovery). */
 #include <stdlib.h>
 #include <string.h>
 

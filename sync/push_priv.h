@@ -1,6 +1,7 @@
 /*
  * push_priv.h: what sync/push*.c share. push.c runs a push; push_finish.c turns landed
- * writes into the state and a new tracking commit, and recovers an interrupted push.
+ * writes into the state and a new tracking commit; push_recover.c finishes a killed push from
+ * what the server says landed; push_conclude.c lets main take in the tracking commit.
  */
 #ifndef SS_PUSH_PRIV_H
 #define SS_PUSH_PRIV_H
