@@ -13,7 +13,6 @@
 #include "core/mem.h"
 #include "core/note.h"
 #include "core/outgoing.h"
-#include "core/time.h"
 #include "core/worktree.h"
 
 typedef enum side { SIDE_WORKDIR, SIDE_STAGED, SIDE_PUSHED } side;
@@ -83,8 +82,8 @@ static int load_pushed(diff_run *d, char ***paths, size_t *npaths)
 	    ss_oid_parse(&t, tracking, &d->ctx->err) < 0)
 		goto out;
 	if (ss_commit_read_ref(d->ctx->repo, "HEAD", &head, &d->ctx->err) < 0 ||
-	    ss_outgoing_new(&d->out, d->ctx->repo, d->ctx->state, me, &t, &head, ss_time_now_ms(),
-	                    SS_OUTGOING_NOTES, &d->ctx->err) < 0)
+	    ss_outgoing_new(&d->out, d->ctx->repo, d->ctx->state, me, &t, &head,
+	                    ss_note_time_now_ms(), SS_OUTGOING_NOTES, &d->ctx->err) < 0)
 		goto out;
 	if (commit_tree(d->ctx, tracking ? tracking : "", tracking != NULL, &d->old_tree,
 	                &d->have_old) < 0 ||

@@ -21,7 +21,6 @@
 #include "core/report.h"
 #include "core/skill.h"
 #include "core/skilldir.h"
-#include "core/time.h"
 #include "core/worktree.h"
 #include "sync/push.h"
 
@@ -193,7 +192,7 @@ static int load(cli_status_run *r)
 			goto out;
 		/* against a view main has not merged, a plan would undo the others' changes */
 		if (in && ss_outgoing_new(&r->out, r->ctx->repo, r->ctx->state, r->me, &tracking,
-		                          &head, ss_time_now_ms(), 0, &r->ctx->err) < 0)
+		                          &head, ss_note_time_now_ms(), 0, &r->ctx->err) < 0)
 			goto out;
 	}
 	if (r->out) {

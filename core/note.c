@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "core/linediff.h"
 #include "core/mem.h"
@@ -73,6 +74,36 @@ void ss_note_cut(ss_buf *b, size_t max)
 		keep--;
 	ss_buf_truncate(b, keep);
 	ss_buf_puts(b, ELLIPSIS);
+}
+
+/* ---- time ---- */
+
+void ss_note_time_format(char out[SS_NOTE_TIME_LEN], int64_t unix_ms)
+{
+	time_t secs = (time_t)(unix_ms / 1000);
+	int ms = (int)(unix_ms % 1000);
+	struct tm tm;
+
+	if (ms < 0) {
+		ms += 1000;
+		secs--;
+	}
+	gmtime_r(&secs, &tm);
+	strftime(out, SS_NOTE_TIME_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
+	out[19] = '.';
+	out[20] = (char)('0' + ms / 100);
+	out[21] = (char)('0' + ms / 10 % 10);
+	out[22] = (char)('0' + ms % 10);
+	out[23] = 'Z';
+	out[24] = '\0';
+}
+
+int64_t ss_note_time_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- where changed lines are: headings and frontmatter keys ---- */

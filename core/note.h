@@ -1,5 +1,5 @@
 /*
- * note.h: the `note` a pushed record carries (what changed and why).
+ * note.h: the `note` a pushed record carries (what changed and why), and the record datetimes.
  *
  * Pure: no I/O, no git. The caller hands over the commit subjects since the last push that
  * touched the skill (the why) and the skill's file changes (the what); the note reads
@@ -25,6 +25,8 @@
 #include "core/buf.h"
 
 #define SS_NOTE_MAX 2000
+/* "2026-11-29T22:37:00.000Z" and its NUL. */
+#define SS_NOTE_TIME_LEN 25
 
 typedef enum ss_note_file_kind {
 	SS_NOTE_FILE_ADDED,
@@ -65,5 +67,11 @@ void ss_note_cut(ss_buf *b, size_t max);
 
 /* Appends s to out with every invalid UTF-8 sequence replaced by U+FFFD. */
 void ss_note_put_utf8(ss_buf *out, const char *s, size_t len);
+
+/* Formats a time (milliseconds since the epoch, UTC) as 2026-11-29T22:37:00.000Z. */
+void ss_note_time_format(char out[SS_NOTE_TIME_LEN], int64_t unix_ms);
+
+/* The current time in milliseconds since the epoch. */
+int64_t ss_note_time_now_ms(void);
 
 #endif

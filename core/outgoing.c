@@ -220,7 +220,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	o->repo = repo;
 	o->st = st;
 	o->me = me ? ss_xstrdup(me) : NULL;
-	ss_time_format_ms(o->time, push_ms);
+	ss_note_time_format(o->time, push_ms);
 	if (tracking && !ss_oid_is_zero(tracking)) {
 		o->tracking = *tracking;
 		if (ss_commit_tree(repo, tracking, &o->tracking_tree, err) < 0)

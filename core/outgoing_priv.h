@@ -11,7 +11,6 @@
 #include "core/commit.h"
 #include "core/note.h"
 #include "core/outgoing.h"
-#include "core/time.h"
 
 #define SS_OUTGOING_SKILL_MD "SKILL.md"
 
@@ -19,7 +18,7 @@ struct ss_outgoing {
 	ss_repo *repo;
 	ss_state *st;
 	char *me;
-	char time[SS_TIME_MS_LEN];
+	char time[SS_NOTE_TIME_LEN];
 	ss_oid tracking, tracking_tree, head, head_tree;
 	ss_plan_change *changes; /* names and renamed_from owned */
 	size_t nchanges, changes_alloc;

@@ -74,7 +74,7 @@ typedef struct ss_plan ss_plan;
 
 /*
  * Computes the plan for the changes (in any order; each name at most once). push_time is the
- * record datetime of this push (see ss_time_format_ms).
+ * record datetime of this push (see ss_note_time_format).
  */
 int ss_plan_new(ss_plan **out, const ss_plan_change *changes, size_t nchanges,
                 ss_plan_lookup_fn lookup, void *payload, const char *push_time, ss_error *err);

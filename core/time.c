@@ -1,7 +1,6 @@
 #include "core/time.h"
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -129,18 +128,4 @@ int64_t ss_time_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-void ss_time_format_ms(char out[SS_TIME_MS_LEN], int64_t ms)
-{
-	ss_buf b = SS_BUF_INIT;
-
-	ss_time_format(ms * 1000, &b);
-	snprintf(out, SS_TIME_MS_LEN, "%s", b.ptr);
-	ss_buf_release(&b);
-}
-
-int64_t ss_time_now_ms(void)
-{
-	return ss_time_now() / 1000;
 }

@@ -24,13 +24,4 @@ void ss_time_format(int64_t us, ss_buf *out);
 /* The current instant. */
 int64_t ss_time_now(void);
 
-/* "2026-11-29T22:37:00.000Z" and its NUL. */
-#define SS_TIME_MS_LEN 25
-
-/* Formats ms (milliseconds since the epoch) as ss_time_format does, into out. */
-void ss_time_format_ms(char out[SS_TIME_MS_LEN], int64_t ms);
-
-/* The current time in milliseconds since the epoch. */
-int64_t ss_time_now_ms(void);
-
 #endif

@@ -10,7 +10,6 @@
 #include "core/mem.h"
 #include "core/merge.h"
 #include "core/note.h"
-#include "core/time.h"
 #include "core/validate.h"
 #include "sync/fetch.h"
 #include "sync/push_priv.h"
@@ -144,7 +143,7 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 	ss_state_member member;
 	ss_journal j;
 	ss_journal_write *jw = NULL;
-	int64_t now = opts && opts->now_ms ? opts->now_ms : ss_time_now_ms();
+	int64_t now = opts && opts->now_ms ? opts->now_ms : ss_note_time_now_ms();
 	bool dry = opts && opts->dry_run;
 	int rc, ret = -1;
 

@@ -8,7 +8,6 @@
 
 #include "core/buf.h"
 #include "core/note.h"
-#include "core/time.h"
 
 static const char skill_old[] = "---\n"
                                 "name: pdf\n"
@@ -208,13 +207,13 @@ static void test_note__invalid_utf8_in_subject_is_replaced(void **state)
 
 static void test_note__datetime_form(void **state)
 {
-	char t[SS_TIME_MS_LEN];
+	char t[SS_NOTE_TIME_LEN];
 
-	ss_time_format_ms(t, INT64_C(1796078220000)); /* 2026-11-30T22:37:00Z */
+	ss_note_time_format(t, INT64_C(1796078220000)); /* 2026-11-30T22:37:00Z */
 	assert_string_equal(t, "2026-11-30T22:37:00.000Z");
-	ss_time_format_ms(t, INT64_C(1796078220007));
+	ss_note_time_format(t, INT64_C(1796078220007));
 	assert_string_equal(t, "2026-11-30T22:37:00.007Z");
-	ss_time_format_ms(t, ss_time_now_ms());
+	ss_note_time_format(t, ss_note_time_now_ms());
 	assert_int_equal(strlen(t), 24);
 	assert_true(t[23] == 'Z' && t[10] == 'T' && t[19] == '.');
 }
