@@ -77,7 +77,7 @@ static int encode(fill *f, const ss_skill *s, char **out)
 static int read_skill(fill *f, const char *dir, ss_skill **out)
 {
 	ss_report *rep = ss_report_new();
-	int rc = ss_skill_read_dir(dir, out, rep, &f->err);
+	int rc = ss_skilldir_read(dir, out, rep, &f->err);
 
 	if (rc == SS_EINVALID)
 		ss_report_to_error(rep, &f->err);

@@ -3,7 +3,7 @@
 
 #include "cmd/cmd.h"
 
-size_t cmd_path_len(const char *path)
+size_t cli_path_len(const char *path)
 {
 	size_t len = strlen(path);
 

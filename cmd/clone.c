@@ -52,7 +52,7 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 
 		if (!strcmp(a, "--member") || !strcmp(a, "-m") || !strcmp(a, "--as")) {
 			if (i + 1 >= argc)
-				return cmd_usage_error(ctx, "'%s' needs a handle or DID", a);
+				return cli_usage_error(ctx, "'%s' needs a handle or DID", a);
 			if (!strcmp(a, "--as")) {
 				o->as = argv[++i];
 			} else {
@@ -67,7 +67,7 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 		} else if (!strncmp(a, "--as=", 5)) {
 			o->as = a + 5;
 		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error(ctx, "unknown option '%s'", a);
+			return cli_usage_error(ctx, "unknown option '%s'", a);
 		} else if (positional == 0) {
 			o->authority = a;
 			positional++;
@@ -75,11 +75,11 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 			o->dir = a;
 			positional++;
 		} else {
-			return cmd_usage_error(ctx, "too many arguments");
+			return cli_usage_error(ctx, "too many arguments");
 		}
 	}
 	if (!o->authority)
-		return cmd_usage_error(ctx, "missing the space's authority (a handle or DID)");
+		return cli_usage_error(ctx, "missing the space's authority (a handle or DID)");
 	return 0;
 }
 
@@ -129,7 +129,7 @@ static void report(void *payload, const char *did, const char *handle, const cha
 
 	if (co->progress)
 		fputs("\r\033[K", stderr);
-	cmd_print_skip(did, handle, rkey, reason);
+	cli_print_skip(did, handle, rkey, reason);
 }
 
 static void progress(void *payload, size_t records, size_t done, size_t members)
@@ -241,7 +241,7 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 	if (ss_http_new(&http, NULL, err) < 0 || pick_me(o->as, &me, err) < 0)
 		goto out;
 	if (ss_repo_init(&repo, path, err) < 0 || mark_partial(path, err) < 0 ||
-	    cmd_lock_clone(ctx, repo, lock, NULL) < 0 ||
+	    cli_lock_clone(ctx, repo, lock, NULL) < 0 ||
 	    ss_state_open(&st, ss_repo_gitdir(repo), err) < 0)
 		goto out;
 	if (ss_state_begin(st, err) < 0 ||
@@ -310,7 +310,25 @@ out:
 	return ret;
 }
 
-int cmd_clone(ss_ctx *ctx, int argc, char **argv)
+static int cmd_clone(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_clone_def = {
+    "clone", cmd_clone, "copy a memory space into a new git working tree",
+    "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
+    "<handle-or-did>]\n"
+    "\n"
+    "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
+    "view: for each name, your own version, else the authority's, else the most recently\n"
+    "updated one. The space is the authority's repo and the members' repos; records that fail\n"
+    "validation are skipped with one warning each. The clone is an ordinary git repository;\n"
+    "refs/remotes/space/main holds the view as fetched, and the local state lives in .git/.\n"
+    "\n"
+    "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
+    "                       'skillsync members add|remove')\n"
+    "    --as <h>           the signed-in account that is you (default: the only one signed\n"
+    "                       in; with none, a read-only clone with no \"mine\")\n"};
+
+static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 {
 	clone_opts o;
 	char *dir = NULL;
@@ -325,13 +343,13 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	dir = o.dir ? ss_xstrdup(o.dir) : default_dir(o.authority);
-	dir[cmd_path_len(dir)] = '\0';
+	dir[cli_path_len(dir)] = '\0';
 	ss_buf_printf(&partial, "%s.skillsync-partial", dir);
 	if (occupied(dir)) {
 		ss_error_set(&ctx->err, SS_EEXISTS,
 		             "destination path '%s' already exists and is not an empty directory",
 		             dir);
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (access(partial.ptr, F_OK) == 0) {
@@ -343,27 +361,27 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 			    "'%s' already exists and was not left by a clone: remove it or "
 			    "clone into another directory",
 			    partial.ptr);
-			ret = cmd_fail(&ctx->err);
+			ret = cli_fail(&ctx->err);
 			goto out;
 		}
 		ss_buf_clear(&lockpath);
 		ss_buf_printf(&lockpath, "%s/.git/skillsync/lock", partial.ptr);
 		if (access(lockpath.ptr, F_OK) == 0 &&
-		    cmd_lock_path(ctx, lockpath.ptr, &lock) < 0) {
-			ret = cmd_fail(&ctx->err);
+		    cli_lock_path(ctx, lockpath.ptr, &lock) < 0) {
+			ret = cli_fail(&ctx->err);
 			goto out;
 		}
 		fprintf(stderr, "Removing '%s' left by an interrupted clone\n", partial.ptr);
 		if (ss_fs_remove_tree(partial.ptr, &ctx->err) < 0) {
-			ret = cmd_fail(&ctx->err);
+			ret = cli_fail(&ctx->err);
 			goto out;
 		}
-		ss_lock_release(lock);
+		ss_lock_free(lock);
 		lock = NULL;
 	}
 	fprintf(stderr, "Cloning into '%s'...\n", dir);
 	if (build(ctx, &o, partial.ptr, &lock, &res, &nskills, &ctx->err) < 0) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		if (access(partial.ptr, F_OK) == 0) /* not when it failed before making one */
 			fprintf(stderr,
 			        "skillsync: the partial clone stays in '%s'; run the same clone "
@@ -374,13 +392,13 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (access(dir, F_OK) == 0 && rmdir(dir) < 0) {
 		ss_error_set(&ctx->err, SS_ERROR, "cannot replace empty directory '%s': %s", dir,
 		             strerror(errno));
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (rename(partial.ptr, dir) < 0) {
 		ss_error_set(&ctx->err, SS_ERROR, "cannot rename '%s' to '%s': %s", partial.ptr,
 		             dir, strerror(errno));
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	printf("Cloned %zu skill%s from %zu member%s", nskills, nskills == 1 ? "" : "s", res.listed,
@@ -392,7 +410,7 @@ int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 out:
 	free(o.members);
 	free(dir);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	ss_buf_release(&partial);
 	ss_buf_release(&lockpath);
 	return ret;

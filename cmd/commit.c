@@ -63,7 +63,7 @@ static size_t check_skill(const char *workdir, const char *name)
 
 	ss_error_clear(&err);
 	ss_fs_join(&path, workdir, name);
-	rc = ss_skill_read_dir(path.ptr, &skill, r, &err);
+	rc = ss_skilldir_read(path.ptr, &skill, r, &err);
 	if (rc < 0 && rc != SS_EINVALID)
 		ss_report_error(r, name, NULL, "%s", err.message);
 	for (size_t i = 0; i < ss_report_count(r); i++) {
@@ -123,25 +123,25 @@ static int parse(ss_ctx *ctx, int argc, char **argv, commit_args *a)
 
 		if (!dashdash && (!strcmp(arg, "-m") || !strcmp(arg, "--message"))) {
 			if (++i >= argc)
-				return cmd_usage_error(ctx, "'%s' needs a message", arg);
+				return cli_usage_error(ctx, "'%s' needs a message", arg);
 			ss_xgrow((void **)&a->messages, sizeof(*a->messages), a->nmessages + 1,
 			         &a->amessages);
 			a->messages[a->nmessages++] = argv[i];
 		} else if (!dashdash && (!strcmp(arg, "-F") || !strcmp(arg, "--file"))) {
 			if (++i >= argc)
-				return cmd_usage_error(ctx, "'%s' needs a file", arg);
+				return cli_usage_error(ctx, "'%s' needs a file", arg);
 			a->file = argv[i];
 		} else if (!dashdash && !strcmp(arg, "--")) {
 			dashdash = true;
 		} else if (!dashdash && arg[0] == '-') {
-			return cmd_usage_error(ctx, "unknown option '%s'", arg);
+			return cli_usage_error(ctx, "unknown option '%s'", arg);
 		} else {
 			ss_xgrow((void **)&a->names, sizeof(*a->names), a->nnames + 1, &a->anames);
-			a->names[a->nnames++] = ss_xstrndup(arg, cmd_path_len(arg));
+			a->names[a->nnames++] = ss_xstrndup(arg, cli_path_len(arg));
 		}
 	}
 	if (a->nmessages && a->file)
-		return cmd_usage_error(ctx, "-m and -F cannot be used together");
+		return cli_usage_error(ctx, "-m and -F cannot be used together");
 	return SS_EXIT_OK;
 }
 
@@ -174,7 +174,23 @@ static int select_entries(ss_ctx *ctx, const commit_args *a, const ss_status *s,
 	return SS_EXIT_OK;
 }
 
-int cmd_commit(ss_ctx *ctx, int argc, char **argv)
+static int cmd_commit(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_commit_def = {
+    "commit", cmd_commit, "record the changed skills on main",
+    "usage: skillsync commit [-m <message>... | -F <file>] [--] [<skill>...]\n"
+    "\n"
+    "Checks every changed skill (or only the skills named) with the rules of 'validate',\n"
+    "stages it and commits it on main. Any problem refuses the whole commit with one line\n"
+    "per problem. Files outside skill directories (a README, .gitignore) may be committed\n"
+    "but are never pushed. Without -m or -F, an editor opens ($GIT_EDITOR, $VISUAL,\n"
+    "$EDITOR, else vi) when a terminal is attached; a waiting merge is concluded with its\n"
+    "own message when none is given and there is no terminal.\n"
+    "\n"
+    "    -m, --message <msg>   the message (several -m make paragraphs)\n"
+    "    -F, --file <file>     read the message from <file> (- for stdin); not with -m\n"};
+
+static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 {
 	commit_args a;
 	ss_status s;
@@ -191,10 +207,10 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&s, 0, sizeof(s));
 	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK ||
-	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	workdir = ss_repo_workdir(ctx->repo);
-	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
+	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;
 	merging = s.merging;
@@ -235,8 +251,8 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	{
-		cmd_commit_msg_opts mo = {a.messages, a.nmessages, a.file, summary.ptr};
-		if ((ret = cmd_commit_message(ctx, &mo, &msg)) != SS_EXIT_OK)
+		cli_commit_msg_opts mo = {a.messages, a.nmessages, a.file, summary.ptr};
+		if ((ret = cli_commit_message(ctx, &mo, &msg)) != SS_EXIT_OK)
 			goto out;
 	}
 	if (ss_commit_stage(ctx->repo, a.nnames ? names : NULL, a.nnames ? nnames : 0, &ctx->err) <
@@ -256,7 +272,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
-	ret = cmd_fail(&ctx->err);
+	ret = cli_fail(&ctx->err);
 out:
 	for (size_t i = 0; i < a.nnames; i++)
 		free(a.names[i]);
@@ -264,8 +280,8 @@ out:
 	free(a.messages);
 	free(names);
 	free(pick);
-	ss_status_release(&s);
-	ss_lock_release(lock);
+	ss_worktree_status_release(&s);
+	ss_lock_free(lock);
 	ss_buf_release(&msg);
 	ss_buf_release(&summary);
 	return ret;

@@ -134,7 +134,7 @@ out:
 	return ret;
 }
 
-int cmd_commit_message(ss_ctx *ctx, const cmd_commit_msg_opts *o, ss_buf *out)
+int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out)
 {
 	ss_buf_clear(out);
 	if (o->nmessages) {
@@ -149,15 +149,15 @@ int cmd_commit_message(ss_ctx *ctx, const cmd_commit_msg_opts *o, ss_buf *out)
 		             ? read_stdin(out, &ctx->err)
 		             : ss_fs_read_file(out, o->file, MESSAGE_MAX, &ctx->err);
 		if (rc < 0)
-			return cmd_fail(&ctx->err);
+			return cli_fail(&ctx->err);
 		clean(out, false);
 	} else if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		if (from_editor(ctx->repo, o->summary, out, &ctx->err) < 0)
-			return cmd_fail(&ctx->err);
+			return cli_fail(&ctx->err);
 	} else if (ss_merge_in_progress(ctx->repo)) {
 		/* concluding a merge without a terminal (a script, cron): its own message */
 		if (ss_merge_message(ctx->repo, out, &ctx->err) < 0)
-			return cmd_fail(&ctx->err);
+			return cli_fail(&ctx->err);
 		clean(out, true);
 	} else {
 		fprintf(stderr, "skillsync: no commit message: give one with -m <message> or "

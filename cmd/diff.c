@@ -190,7 +190,7 @@ static void print_text(const diff_run *d)
 			printf("  renamed from %s", g->item->write->renamed_from);
 		else if (g->item && g->item->write->based_on) {
 			printf("  your own version of ");
-			cmd_print_safe(stdout, g->item->write->based_on);
+			cli_print_safe(stdout, g->item->write->based_on);
 			printf("'s");
 		}
 		putchar('\n');
@@ -212,7 +212,7 @@ static void print_json(const diff_run *d)
 		const group *g = &d->groups[i];
 
 		printf("%s{\"name\":", i ? "," : "");
-		cmd_print_json_string(g->name);
+		cli_print_json_string(g->name);
 		printf(",\"change\":\"%s\",\"outside\":%s,", g->change,
 		       g->outside ? "true" : "false");
 		if (d->side == SIDE_PUSHED) {
@@ -222,7 +222,7 @@ static void print_json(const diff_run *d)
 			else
 				printf("null");
 			printf(",\"note\":");
-			cmd_print_json_string(g->item ? g->item->note : NULL);
+			cli_print_json_string(g->item ? g->item->note : NULL);
 			putchar(',');
 		}
 		printf("\"added\":%zu,\"removed\":%zu,\"changed\":%zu,\"lines\":{\"added\":%zu,"
@@ -232,7 +232,7 @@ static void print_json(const diff_run *d)
 			const ss_change *c = &d->changes.items[j];
 			static const char *kinds[] = {"", "added", "removed", "changed"};
 			printf("%s{\"path\":", j > g->first ? "," : "");
-			cmd_print_json_string(file_path(c));
+			cli_print_json_string(file_path(c));
 			printf(",\"change\":\"%s\",\"added\":%zu,\"removed\":%zu,\"binary\":%s}",
 			       kinds[c->kind], c->added_lines, c->removed_lines,
 			       c->binary ? "true" : "false");
@@ -259,14 +259,14 @@ static int parse(diff_run *d, int argc, char **argv)
 		else if (!dashdash && !strcmp(a, "--"))
 			dashdash = true;
 		else if (!dashdash && a[0] == '-')
-			return cmd_usage_error(d->ctx, "unknown option '%s'", a);
+			return cli_usage_error(d->ctx, "unknown option '%s'", a);
 		else {
 			ss_xgrow((void **)&d->names, sizeof(*d->names), d->nnames + 1, &d->anames);
-			d->names[d->nnames++] = ss_xstrndup(a, cmd_path_len(a));
+			d->names[d->nnames++] = ss_xstrndup(a, cli_path_len(a));
 		}
 	}
 	if (staged && pushed)
-		return cmd_usage_error(d->ctx, "--staged and --pushed cannot be used together");
+		return cli_usage_error(d->ctx, "--staged and --pushed cannot be used together");
 	d->side = pushed ? SIDE_PUSHED : staged ? SIDE_STAGED : SIDE_WORKDIR;
 	return SS_EXIT_OK;
 }
@@ -279,7 +279,25 @@ static bool named(const diff_run *d, const char *name)
 	return false;
 }
 
-int cmd_diff(ss_ctx *ctx, int argc, char **argv)
+static int cmd_diff(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_diff_def = {
+    "diff", cmd_diff, "show changes by skill, then as a unified diff",
+    "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
+    "\n"
+    "Without an option: the working tree against the index (what 'commit' would stage).\n"
+    "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
+    "comes first, each file marked A (added), M (modified) or D (deleted) as in git, then\n"
+    "the unified diff.\n"
+    "\n"
+    "    --staged    the index against HEAD (also --cached)\n"
+    "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD;\n"
+    "                like push, refused (exit 3) while a fetch is not merged: pull first\n"
+    "    --stat      the summary only\n"
+    "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
+    "                removed}]}] (with --pushed also op and note per skill)\n"};
+
+static int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 {
 	diff_run d;
 	char **pushed_paths = NULL;
@@ -292,7 +310,7 @@ int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
 	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK ||
-	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	ret = SS_EXIT_ERROR;
 	if (d.side == SIDE_PUSHED) {
@@ -337,7 +355,7 @@ print:
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
-	ret = cmd_fail(&ctx->err);
+	ret = cli_fail(&ctx->err);
 out:
 	for (size_t i = 0; i < d.ngroups; i++)
 		free((char *)(uintptr_t)d.groups[i].name);
@@ -347,8 +365,8 @@ out:
 	free(d.names);
 	free(paths);
 	free(pushed_paths);
-	ss_changes_release(&d.changes);
-	ss_status_release(&d.status);
+	ss_tree_changes_release(&d.changes);
+	ss_worktree_status_release(&d.status);
 	ss_outgoing_free(d.out);
 	ss_buf_release(&patch);
 	return ret;

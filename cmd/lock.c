@@ -3,7 +3,7 @@
  * run left behind in git (a merge; the push journal and a tracking ref behind the state are
  * finished by sync/pull.c and sync/push.c, in that order). Every command that writes the
  * state, the refs or the files takes it here: commit, push, fetch, pull, members add and
- * remove, and clone while it builds the new clone (cmd_lock_path).
+ * remove, and clone while it builds the new clone (cli_lock_path).
  *
  * The wait for another run is SS_LOCK_WAIT_MS, or $SKILLSYNC_LOCK_WAIT seconds (0 to 3600;
  * 0: do not wait), so a scheduler can choose between waiting and skipping a run.
@@ -26,7 +26,7 @@ static int lock_wait_ms(unsigned *out, ss_error *err)
 	return 0;
 }
 
-int cmd_lock_path(ss_ctx *ctx, const char *path, ss_lock **out)
+int cli_lock_path(ss_ctx *ctx, const char *path, ss_lock **out)
 {
 	unsigned wait_ms;
 	int ret = lock_wait_ms(&wait_ms, &ctx->err);
@@ -36,7 +36,7 @@ int cmd_lock_path(ss_ctx *ctx, const char *path, ss_lock **out)
 	return ss_lock_acquire(out, path, wait_ms, &ctx->err);
 }
 
-int cmd_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
+int cli_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
 {
 	ss_buf path = SS_BUF_INIT;
 	ss_lock *lock = NULL;
@@ -45,13 +45,13 @@ int cmd_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
 	if (recovered)
 		*recovered = false;
 	ss_fs_join(&path, ss_repo_statedir(repo), "lock");
-	ret = cmd_lock_path(ctx, path.ptr, &lock);
+	ret = cli_lock_path(ctx, path.ptr, &lock);
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;
 	ret = ss_merge_recover(repo, recovered, &ctx->err);
 	if (ret < 0) {
-		ss_lock_release(lock);
+		ss_lock_free(lock);
 		return ret;
 	}
 	*out = lock;

@@ -86,8 +86,8 @@ static void print_text(const ss_history *h, const char *skill)
 		else
 			printf(e->kind == SS_HISTORY_MERGE ? " (merge)\n" : "\n");
 		if (e->kind != SS_HISTORY_SPACE) {
-			printf("Author: %s", cmd_safe(&text, e->info.author_name));
-			printf(" <%s>\n", cmd_safe(&text, e->info.author_email));
+			printf("Author: %s", cli_safe(&text, e->info.author_name));
+			printf(" <%s>\n", cli_safe(&text, e->info.author_email));
 		}
 		printf("Date:   %s\n\n", when);
 		print_message(e, skill);
@@ -110,18 +110,18 @@ static void print_json(const ss_history *h, const char *skill)
 		       i ? "," : "", hex, ss_history_kind_name(e->kind),
 		       e->merged ? "true" : "false", when);
 		printf("\"author\":{\"name\":");
-		cmd_print_json_string(e->info.author_name);
+		cli_print_json_string(e->info.author_name);
 		printf(",\"email\":");
-		cmd_print_json_string(e->info.author_email);
+		cli_print_json_string(e->info.author_email);
 		printf("},\"subject\":");
-		cmd_print_json_string(e->info.subject);
+		cli_print_json_string(e->info.subject);
 		printf(",\"message\":");
-		cmd_print_json_string(e->info.message);
+		cli_print_json_string(e->info.message);
 		if (skill && e->kind == SS_HISTORY_SPACE) {
 			ss_buf_clear(&part);
 			ss_history_excerpt(e->info.message + strlen(e->info.subject), skill, &part);
 			printf(",\"about\":");
-			cmd_print_json_string(part.ptr);
+			cli_print_json_string(part.ptr);
 		}
 		putchar('}');
 	}
@@ -132,7 +132,7 @@ static void print_json(const ss_history *h, const char *skill)
 /* A skill name as given on the command line: "name" or "name/" (completion adds a slash). */
 static char *skill_arg(const char *arg)
 {
-	size_t n = cmd_path_len(arg);
+	size_t n = cli_path_len(arg);
 
 	if (!n || memchr(arg, '/', n) || (n == 1 && arg[0] == '.') ||
 	    (n == 2 && !strncmp(arg, "..", 2)))
@@ -153,7 +153,23 @@ static int parse_count(const char *s, size_t *out)
 	return 0;
 }
 
-int cmd_log(ss_ctx *ctx, int argc, char **argv)
+static int cmd_log(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_log_def = {
+    "log", cmd_log, "show the history: who changed what, and the notes",
+    "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
+    "\n"
+    "The clone's history, newest first: what the space changed (one commit per fetch that\n"
+    "changed the view, saying skill by skill what changed, who changed it, and the record's\n"
+    "note), your commits, and the merges that brought the space's changes in. Changes fetched\n"
+    "but not merged yet come first, marked \"not merged yet\". With <skill>, only the commits\n"
+    "that changed that skill, and of each fetch only what it says about that skill.\n"
+    "\n"
+    "    -n, --max-count <n>   show at most n commits\n"
+    "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
+    "                          merged, date, author, subject, message, about}\n"};
+
+static int cmd_log(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
 	size_t max = 0;
@@ -167,24 +183,24 @@ int cmd_log(ss_ctx *ctx, int argc, char **argv)
 		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--max-count")) {
 			if (i + 1 == argc || parse_count(argv[i + 1], &max) < 0) {
 				free(skill);
-				return cmd_usage_error(ctx, "'%s' needs a number", argv[i]);
+				return cli_usage_error(ctx, "'%s' needs a number", argv[i]);
 			}
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			free(skill);
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		} else if (skill) {
 			free(skill);
-			return cmd_usage_error(ctx, "too many arguments");
+			return cli_usage_error(ctx, "too many arguments");
 		} else if (!(skill = skill_arg(argv[i]))) {
-			return cmd_usage_error(ctx, "'%s' is not a skill name", argv[i]);
+			return cli_usage_error(ctx, "'%s' is not a skill name", argv[i]);
 		}
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	ret = ss_history_list(ctx->repo, skill, max, &h, &ctx->err);
 	if (ret < 0) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (json)

@@ -69,7 +69,20 @@ static int prompt(const char *who, ss_buf *out, ss_error *err)
 	return 0;
 }
 
-int cmd_login(ss_ctx *ctx, int argc, char **argv)
+static int cmd_login(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_login_def = {
+    "login", cmd_login, "sign in to an account's PDS and keep the session",
+    "usage: skillsync login [--password-stdin] <handle-or-did>\n"
+    "\n"
+    "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
+    "$SKILLSYNC_CONFIG_HOME (default $XDG_CONFIG_HOME/skillsync or ~/.config/skillsync).\n"
+    "The password (an app password is best) comes from $SKILLSYNC_PASSWORD, from stdin, or\n"
+    "from a prompt on the terminal; never from the command line.\n"
+    "\n"
+    "    --password-stdin    read the password from the first line of stdin\n"};
+
+static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *who = NULL;
 	char *env = getenv(SS_SECRET_ENV_PASSWORD);
@@ -84,19 +97,19 @@ int cmd_login(ss_ctx *ctx, int argc, char **argv)
 			from_stdin = true;
 		else if (!strcmp(argv[i], "--password") || !strncmp(argv[i], "--password=", 11) ||
 		         !strcmp(argv[i], "-p"))
-			return cmd_usage_error(ctx,
+			return cli_usage_error(ctx,
 			                       "passwords are never taken from the command line: "
 			                       "use SKILLSYNC_PASSWORD or --password-stdin");
 		else if (argv[i][0] == '-' && argv[i][1])
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else if (who)
-			return cmd_usage_error(ctx, "too many arguments");
+			return cli_usage_error(ctx, "too many arguments");
 		else
 			who = argv[i];
 	}
 	ss_buf_secret(&password);
 	if (!who)
-		return cmd_usage_error(ctx, "missing <handle-or-did>");
+		return cli_usage_error(ctx, "missing <handle-or-did>");
 	if (from_stdin) {
 		if (read_line(STDIN_FILENO, &password) < 0) {
 			ss_error_set(&ctx->err, SS_EAUTH, "cannot read the password from stdin");
@@ -116,14 +129,14 @@ int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	    ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
 		goto fail;
 	printf("signed in as ");
-	cmd_print_safe(stdout, info.handle ? info.handle : info.did);
+	cli_print_safe(stdout, info.handle ? info.handle : info.did);
 	printf(" (%s) on ", info.did);
-	cmd_print_safe(stdout, info.pds);
+	cli_print_safe(stdout, info.pds);
 	putchar('\n');
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
-	ret = cmd_fail(&ctx->err);
+	ret = cli_fail(&ctx->err);
 out:
 	ss_buf_release(&password);
 	ss_session_info_release(&info);

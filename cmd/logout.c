@@ -6,7 +6,16 @@
 #include "sync/http.h"
 #include "sync/session.h"
 
-int cmd_logout(ss_ctx *ctx, int argc, char **argv)
+static int cmd_logout(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_logout_def = {
+    "logout", cmd_logout, "end a session and forget it",
+    "usage: skillsync logout [<handle-or-did>]\n"
+    "\n"
+    "Ends the session on the server (best effort) and removes it locally. Without an\n"
+    "argument, the only signed-in account.\n"};
+
+static int cmd_logout(ss_ctx *ctx, int argc, char **argv)
 {
 	ss_session_info info = {0};
 	const char *who = NULL;
@@ -15,18 +24,18 @@ int cmd_logout(ss_ctx *ctx, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1])
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		if (who)
-			return cmd_usage_error(ctx, "too many arguments");
+			return cli_usage_error(ctx, "too many arguments");
 		who = argv[i];
 	}
 	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_logout(http, who, &info, &ctx->err) < 0) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	printf("signed out of ");
-	cmd_print_safe(stdout, info.handle ? info.handle : info.did);
+	cli_print_safe(stdout, info.handle ? info.handle : info.did);
 	printf(" (%s)\n", info.did);
 	ret = SS_EXIT_OK;
 out:

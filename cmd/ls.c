@@ -11,7 +11,7 @@ typedef struct ls_ctx {
 	ss_state *st;
 	const char *me, *authority;
 	bool json;
-	cmd_member_list members;
+	cli_member_list members;
 	size_t count;
 	ss_error *err;
 } ls_ctx;
@@ -31,18 +31,18 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	w = &p.versions[0];
 	if (l->json) {
 		printf("%s\n", l->count ? "," : "");
-		cmd_print_json_provenance(e->rkey, &l->members, &p);
+		cli_print_json_provenance(e->rkey, &l->members, &p);
 	} else {
 		ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
 
-		printf("%-24s %-9s %-28s %s", cmd_safe(&name, e->rkey), ss_view_why_name(w->why),
-		       cmd_safe(&who, cmd_who(&l->members, w->did)),
-		       w->updated_at ? cmd_safe(&when, w->updated_at) : "-");
+		printf("%-24s %-9s %-28s %s", cli_safe(&name, e->rkey), ss_view_why_name(w->why),
+		       cli_safe(&who, cli_who(&l->members, w->did)),
+		       w->updated_at ? cli_safe(&when, w->updated_at) : "-");
 		if (p.count > 1) {
 			printf("  shadows ");
 			for (size_t i = 1; i < p.count; i++)
 				printf("%s%s%s", i > 1 ? ", " : "",
-				       cmd_safe(&who, cmd_who(&l->members, p.versions[i].did)),
+				       cli_safe(&who, cli_who(&l->members, p.versions[i].did)),
 				       p.versions[i].valid ? "" : " (invalid)");
 		}
 		putchar('\n');
@@ -55,7 +55,18 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	return 0;
 }
 
-int cmd_ls(ss_ctx *ctx, int argc, char **argv)
+static int cmd_ls(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_ls_def = {
+    "ls", cmd_ls, "list the skills in the view and where they come from",
+    "usage: skillsync ls [--json]\n"
+    "\n"
+    "One line per skill in the view: its name, why its version wins (mine, authority,\n"
+    "newest), who wrote it, when it was updated, and the versions it shadows.\n"
+    "\n"
+    "    --json    print a JSON array of {name, winner, shadows}\n"};
+
+static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 {
 	ls_ctx l;
 	char *me = NULL, *authority = NULL;
@@ -66,11 +77,11 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			l.json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		return ret;
 	ss_state_config_get(ctx->state, "me", &me, NULL);
 	ss_state_config_get(ctx->state, "authority", &authority, NULL);
@@ -78,8 +89,8 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	l.me = me;
 	l.authority = authority;
 	l.err = &ctx->err;
-	if (cmd_members_load(ctx, &l.members) < 0) {
-		ret = cmd_fail(&ctx->err);
+	if (cli_members_load(ctx, &l.members) < 0) {
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (l.json)
@@ -88,14 +99,14 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	if (l.json)
 		printf("%s]\n", l.count ? "\n" : "");
 	if (ret < 0) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (!l.json && !l.count)
 		fprintf(stderr, "no skills in this space yet\n");
 	ret = SS_EXIT_OK;
 out:
-	cmd_members_release(&l.members);
+	cli_members_release(&l.members);
 	free(me);
 	free(authority);
 	return ret;

@@ -28,11 +28,11 @@ static const char *role_name(ss_state_role r)
 
 static int list(ss_ctx *ctx, bool json)
 {
-	cmd_member_list m;
+	cli_member_list m;
 	ss_buf text = SS_BUF_INIT;
 
-	if (cmd_members_load(ctx, &m) < 0)
-		return cmd_fail(&ctx->err);
+	if (cli_members_load(ctx, &m) < 0)
+		return cli_fail(&ctx->err);
 	if (json)
 		putchar('[');
 	for (size_t i = 0; i < m.n; i++) {
@@ -40,22 +40,22 @@ static int list(ss_ctx *ctx, bool json)
 
 		if (json) {
 			printf("%s{\"did\":", i ? "," : "");
-			cmd_print_json_string(x->did);
+			cli_print_json_string(x->did);
 			printf(",\"handle\":");
-			cmd_print_json_string(x->handle);
+			cli_print_json_string(x->handle);
 			printf(",\"role\":\"%s\",\"rev\":", role_name(x->role));
-			cmd_print_json_string(x->rev);
+			cli_print_json_string(x->rev);
 			putchar('}');
 		} else {
 			printf("%-10s %-30s ", role_name(x->role),
-			       x->handle ? cmd_safe(&text, x->handle) : "-");
-			printf("%s\n", cmd_safe(&text, x->did));
+			       x->handle ? cli_safe(&text, x->handle) : "-");
+			printf("%s\n", cli_safe(&text, x->did));
 		}
 	}
 	if (json)
 		printf("]\n");
 	ss_buf_release(&text);
-	cmd_members_release(&m);
+	cli_members_release(&m);
 	return SS_EXIT_OK;
 }
 
@@ -69,7 +69,7 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 	int rc, ret = -1;
 
 	memset(&old, 0, sizeof(old));
-	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
+	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
 	    ss_http_new(&http, NULL, &ctx->err) < 0)
 		goto out;
 	if (ss_identity_resolve(http, who, &id, &ctx->err) < 0) {
@@ -115,19 +115,32 @@ out:
 	ss_state_member_release(&old);
 	ss_identity_release(&id);
 	ss_http_free(http);
-	ss_lock_release(lock);
-	return ret < 0 ? cmd_fail(&ctx->err) : SS_EXIT_OK;
+	ss_lock_free(lock);
+	return ret < 0 ? cli_fail(&ctx->err) : SS_EXIT_OK;
 }
 
-int cmd_members(ss_ctx *ctx, int argc, char **argv)
+static int cmd_members(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_members_def = {
+    "members", cmd_members, "list, add or remove the space's members",
+    "usage: skillsync members [--json]\n"
+    "       skillsync members add <handle-or-did>\n"
+    "       skillsync members remove <handle-or-did>\n"
+    "\n"
+    "The accounts whose skill records make up the space: the authority, the members, and\n"
+    "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
+    "\n"
+    "    --json    print a JSON array of {did, handle, role, rev}\n"};
+
+static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
 	int ret;
 
 	if (argc >= 2 && (!strcmp(argv[1], "add") || !strcmp(argv[1], "remove"))) {
 		if (argc != 3)
-			return cmd_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
-		if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+			return cli_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
+		if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 			return ret;
 		return change(ctx, !strcmp(argv[1], "add"), argv[2]);
 	}
@@ -135,11 +148,11 @@ int cmd_members(ss_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		return ret;
 	return list(ctx, json);
 }

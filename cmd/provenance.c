@@ -5,7 +5,7 @@
 
 #include "cmd/cmd.h"
 
-const char *cmd_who(const cmd_member_list *m, const char *did)
+const char *cli_who(const cli_member_list *m, const char *did)
 {
 	for (size_t i = 0; m && i < m->n; i++)
 		if (!strcmp(m->list[i].did, did))
@@ -16,19 +16,19 @@ const char *cmd_who(const cmd_member_list *m, const char *did)
 static void print_field(const char *key, const char *value, bool comma)
 {
 	printf("\"%s\":", key);
-	cmd_print_json_string(value);
+	cli_print_json_string(value);
 	if (comma)
 		putchar(',');
 }
 
-static const char *handle_of(const cmd_member_list *m, const char *did)
+static const char *handle_of(const cli_member_list *m, const char *did)
 {
-	const char *w = cmd_who(m, did);
+	const char *w = cli_who(m, did);
 
 	return w == did ? NULL : w;
 }
 
-static void print_version(const cmd_member_list *m, const ss_provenance_version *v)
+static void print_version(const cli_member_list *m, const ss_provenance_version *v)
 {
 	print_field("did", v->did, true);
 	print_field("handle", handle_of(m, v->did), true);
@@ -39,7 +39,7 @@ static void print_version(const cmd_member_list *m, const ss_provenance_version 
 	print_field("reason", v->reason, false);
 }
 
-void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const ss_provenance *p)
+void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p)
 {
 	size_t first = p->nvalid ? 1 : 0;
 
@@ -61,15 +61,17 @@ void cmd_print_json_provenance(const char *name, const cmd_member_list *m, const
 	printf("]}");
 }
 
-int cmd_members_load(ss_ctx *ctx, cmd_member_list *out)
+int cli_members_load(ss_ctx *ctx, cli_member_list *out)
 {
 	out->list = NULL;
 	out->n = 0;
 	return ss_state_members_list(ctx->state, &out->list, &out->n, &ctx->err);
 }
 
-void cmd_members_release(cmd_member_list *m)
+void cli_members_release(cli_member_list *m)
 {
+	if (!m)
+		return;
 	ss_state_members_free(m->list, m->n);
 	m->list = NULL;
 	m->n = 0;

@@ -24,8 +24,8 @@
 static void on_skip(void *payload, const char *did, const char *handle, const char *rkey,
                     const char *reason)
 {
-	cmd_pull_run *run = payload;
-	cmd_pull_skip *s;
+	cli_pull_run *run = payload;
+	cli_pull_skip *s;
 
 	ss_xgrow((void **)&run->skips, sizeof(*run->skips), run->nskips + 1, &run->skips_alloc);
 	s = &run->skips[run->nskips++];
@@ -37,14 +37,14 @@ static void on_skip(void *payload, const char *did, const char *handle, const ch
 
 static void on_progress(void *payload, size_t records, size_t done, size_t members)
 {
-	cmd_pull_run *run = payload;
+	cli_pull_run *run = payload;
 
 	if (run->progress)
 		fprintf(stderr, "\rfetching: %zu records, %zu of %zu members listed", records, done,
 		        members);
 }
 
-static void run_release(cmd_pull_run *run)
+static void run_release(cli_pull_run *run)
 {
 	for (size_t i = 0; i < run->nskips; i++) {
 		free(run->skips[i].did);
@@ -73,7 +73,7 @@ static int open_space(ss_state *st, ss_http **http, ss_space **sp, ss_error *err
 	return ret;
 }
 
-static int run(ss_ctx *ctx, cmd_pull_run *r, bool ff_only)
+static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 {
 	ss_repo *repo = ctx->repo;
 	ss_state *st = ctx->state;
@@ -94,7 +94,7 @@ static int run(ss_ctx *ctx, cmd_pull_run *r, bool ff_only)
 	popts.merge = r->merge;
 	popts.ff_only = ff_only;
 	popts.fetch = &fopts;
-	if ((ret = cmd_lock_clone(ctx, repo, &lock, &r->merge_recovered)) < 0 ||
+	if ((ret = cli_lock_clone(ctx, repo, &lock, &r->merge_recovered)) < 0 ||
 	    (ret = open_space(st, &http, &sp, &ctx->err)) < 0)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
@@ -107,13 +107,13 @@ out:
 	}
 	ss_space_free(sp);
 	ss_http_free(http);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return ret;
 }
 
-int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
+int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 {
-	cmd_pull_run r;
+	cli_pull_run r;
 	bool ff_only = false;
 	int code;
 
@@ -127,30 +127,52 @@ int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		else if (merge && !strcmp(argv[i], "--ff-only"))
 			ff_only = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((code = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((code = cli_open_clone(ctx)) != SS_EXIT_OK)
 		return code;
 	r.progress = !r.quiet && !r.json && isatty(STDERR_FILENO);
 	r.code = run(ctx, &r, ff_only);
 	if (r.code < 0 && ctx->err.code < 0)
 		r.code = ctx->err.code; /* some layers return -1 with the precise code in err */
-	code = r.code < 0 ? cmd_exit_code(r.code) : SS_EXIT_OK;
+	code = r.code < 0 ? cli_exit_code(r.code) : SS_EXIT_OK;
 	if (r.json) {
-		if (!r.quiet || r.code < 0 || cmd_pull_changed(&r))
-			cmd_pull_print_json(&r, r.code < 0 ? &ctx->err : NULL);
+		if (!r.quiet || r.code < 0 || cli_pull_changed(&r))
+			cli_pull_print_json(&r, r.code < 0 ? &ctx->err : NULL);
 		if (r.code < 0)
-			cmd_fail(&ctx->err);
+			cli_fail(&ctx->err);
 	} else {
-		cmd_pull_print_text(&r, r.code < 0 ? &ctx->err : NULL);
+		cli_pull_print_text(&r, r.code < 0 ? &ctx->err : NULL);
 	}
 	run_release(&r);
 	return code;
 }
 
-int cmd_pull(ss_ctx *ctx, int argc, char **argv)
+static int cmd_pull(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_pull_def = {
+    "pull", cmd_pull, "fetch, then merge the space's changes into main",
+    "usage: skillsync pull [--ff-only] [--quiet] [--json]\n"
+    "\n"
+    "Fetches (see 'skillsync fetch --help'), then merges the space's view into main: a\n"
+    "fast-forward when main has no commits of its own, else a three-way merge. Conflicting\n"
+    "edits of the same lines leave conflict markers; 'skillsync status' lists them; fix them\n"
+    "and run 'skillsync commit'. Uncommitted changes are never overwritten: when the merge\n"
+    "would touch them, pull fetches, then stops naming the files. Made for cron and systemd\n"
+    "timers (docs/SCHEDULE.md): it never prompts, and a second run waits for the first\n"
+    "($SKILLSYNC_LOCK_WAIT seconds, default 5), then gives up.\n"
+    "\n"
+    "    --ff-only     merge only when main can fast-forward; else stop (exit status 1)\n"
+    "    -q, --quiet   print nothing unless something changed or failed\n"
+    "    --json        print one JSON object: fetch, merge, changes, requests sent, error\n"
+    "\n"
+    "Exit status: 0 up to date or merged, 1 failure (e.g. uncommitted changes in the way),\n"
+    "2 conflicts to resolve, 4 network, 5 authentication, 6 another skillsync holds the\n"
+    "clone.\n"};
+
+static int cmd_pull(ss_ctx *ctx, int argc, char **argv)
 {
-	return cmd_pull_main(ctx, argc, argv, true);
+	return cli_pull_main(ctx, argc, argv, true);
 }

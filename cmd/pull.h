@@ -12,29 +12,29 @@
 #include "cmd/cmd.h"
 #include "sync/pull.h"
 
-typedef struct cmd_pull_skip {
+typedef struct cli_pull_skip {
 	char *did, *handle, *rkey, *reason;
-} cmd_pull_skip;
+} cli_pull_skip;
 
 /* What a run did, for printing. */
-typedef struct cmd_pull_run {
+typedef struct cli_pull_run {
 	bool merge; /* pull (else fetch) */
 	bool quiet, json, progress;
 	bool merge_recovered;
 	ss_pull_result result;
-	cmd_pull_skip *skips; /* invalid records reported by the fetch */
+	cli_pull_skip *skips; /* invalid records reported by the fetch */
 	size_t nskips, skips_alloc;
 	uint64_t requests; /* HTTP requests sent */
 	int code;          /* 0, or the SS_E* code the run stopped with */
-} cmd_pull_run;
+} cli_pull_run;
 
 /* Parses the options (--ff-only for pull only), runs, prints; returns the exit code. */
-int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge);
+int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge);
 
 /* Prints what the run did (cmd/pull_print.c). Text goes to stdout, the failure to stderr. */
-void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err);
-void cmd_pull_print_json(const cmd_pull_run *run, const ss_error *err);
+void cli_pull_print_text(const cli_pull_run *run, const ss_error *err);
+void cli_pull_print_json(const cli_pull_run *run, const ss_error *err);
 /* Whether the run changed anything worth printing under --quiet. */
-bool cmd_pull_changed(const cmd_pull_run *run);
+bool cli_pull_changed(const cli_pull_run *run);
 
 #endif

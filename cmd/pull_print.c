@@ -7,7 +7,7 @@
 /* At most this many bytes of a note's first line in text output (the JSON has all of it). */
 #define NOTE_MAX 100
 
-bool cmd_pull_changed(const cmd_pull_run *run)
+bool cli_pull_changed(const cli_pull_run *run)
 {
 	const ss_pull_result *r = &run->result;
 
@@ -35,26 +35,26 @@ static void print_changes(const ss_pull_changes *c)
 		const ss_pull_change *x = &c->items[i];
 
 		printf("  %-7s ", kind_word(x->kind));
-		cmd_print_safe(stdout, x->name);
+		cli_print_safe(stdout, x->name);
 		if (x->did) {
 			printf(" (");
-			cmd_print_safe(stdout, x->handle ? x->handle : x->did);
+			cli_print_safe(stdout, x->handle ? x->handle : x->did);
 			printf(x->mine ? ", yours)" : ")");
 		}
 		if (x->note) {
 			printf(": ");
-			cmd_print_note(stdout, x->note, NOTE_MAX);
+			cli_print_note(stdout, x->note, NOTE_MAX);
 		}
 		putchar('\n');
 	}
 }
 
-static void print_skips(const cmd_pull_run *run)
+static void print_skips(const cli_pull_run *run)
 {
 	for (size_t i = 0; i < run->nskips; i++) {
-		const cmd_pull_skip *s = &run->skips[i];
+		const cli_pull_skip *s = &run->skips[i];
 
-		cmd_print_skip(s->did, s->handle, s->rkey, s->reason);
+		cli_print_skip(s->did, s->handle, s->rkey, s->reason);
 	}
 }
 
@@ -64,10 +64,10 @@ static bool main_moved(const ss_pull_result *r, const ss_error *err)
 	       (r->merge.kind == SS_MERGE_FAST_FORWARD || r->merge.kind == SS_MERGE_MERGED);
 }
 
-void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err)
+void cli_pull_print_text(const cli_pull_run *run, const ss_error *err)
 {
 	const ss_pull_result *r = &run->result;
-	bool quiet = run->quiet && !err && !cmd_pull_changed(run);
+	bool quiet = run->quiet && !err && !cli_pull_changed(run);
 	size_t nchanges = r->fetched.count;
 	char hex[SS_OID_HEXSZ + 1];
 
@@ -106,7 +106,7 @@ void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err)
 	case SS_MERGE_CONFLICTED:
 		for (size_t i = 0; i < r->merge.npaths; i++) {
 			printf("conflict: ");
-			cmd_print_safe(stdout, r->merge.paths[i]);
+			cli_print_safe(stdout, r->merge.paths[i]);
 			putchar('\n');
 		}
 		break;
@@ -114,7 +114,7 @@ void cmd_pull_print_text(const cmd_pull_run *run, const ss_error *err)
 out:
 	fflush(stdout);
 	if (err)
-		cmd_fail(err);
+		cli_fail(err);
 }
 
 static void json_change_list(const ss_pull_changes *c)
@@ -124,25 +124,25 @@ static void json_change_list(const ss_pull_changes *c)
 		const ss_pull_change *x = &c->items[i];
 
 		printf("%s{\"name\":", i ? "," : "");
-		cmd_print_json_string(x->name);
+		cli_print_json_string(x->name);
 		printf(",\"change\":\"%s\",\"by\":", kind_word(x->kind));
 		if (x->did) {
 			printf("{\"did\":");
-			cmd_print_json_string(x->did);
+			cli_print_json_string(x->did);
 			printf(",\"handle\":");
-			cmd_print_json_string(x->handle);
+			cli_print_json_string(x->handle);
 			printf(",\"mine\":%s}", x->mine ? "true" : "false");
 		} else {
 			printf("null");
 		}
 		printf(",\"note\":");
-		cmd_print_json_string(x->note);
+		cli_print_json_string(x->note);
 		putchar('}');
 	}
 	putchar(']');
 }
 
-static const char *merge_word(const cmd_pull_run *run, const ss_error *err)
+static const char *merge_word(const cli_pull_run *run, const ss_error *err)
 {
 	const ss_pull_result *r = &run->result;
 
@@ -170,7 +170,7 @@ static const char *merge_word(const cmd_pull_run *run, const ss_error *err)
 	return "failed";
 }
 
-void cmd_pull_print_json(const cmd_pull_run *run, const ss_error *err)
+void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 {
 	const ss_pull_result *r = &run->result;
 	const ss_fetch_result *f = &r->fetch;
@@ -193,13 +193,13 @@ void cmd_pull_print_json(const cmd_pull_run *run, const ss_error *err)
 	json_change_list(&r->fetched);
 	printf(",\"skips\":[");
 	for (size_t i = 0; i < run->nskips; i++) {
-		const cmd_pull_skip *s = &run->skips[i];
+		const cli_pull_skip *s = &run->skips[i];
 		printf("%s{\"did\":", i ? "," : "");
-		cmd_print_json_string(s->did);
+		cli_print_json_string(s->did);
 		printf(",\"rkey\":");
-		cmd_print_json_string(s->rkey);
+		cli_print_json_string(s->rkey);
 		printf(",\"reason\":");
-		cmd_print_json_string(s->reason);
+		cli_print_json_string(s->reason);
 		putchar('}');
 	}
 	printf("]}");
@@ -216,14 +216,14 @@ void cmd_pull_print_json(const cmd_pull_run *run, const ss_error *err)
 		printf(",\"paths\":[");
 		for (size_t i = 0; r->merge_ran && i < r->merge.npaths; i++) {
 			printf("%s", i ? "," : "");
-			cmd_print_json_string(r->merge.paths[i]);
+			cli_print_json_string(r->merge.paths[i]);
 		}
 		printf("]}");
 	}
 	printf(",\"requests\":%llu,\"error\":", (unsigned long long)run->requests);
 	if (err) {
 		printf("{\"code\":\"%s\",\"message\":", ss_error_name(err->code));
-		cmd_print_json_string(err->message);
+		cli_print_json_string(err->message);
 		putchar('}');
 	} else {
 		printf("null");

@@ -15,7 +15,7 @@
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {
 	ss_buf_clear(b);
-	cmd_notice_format(b, n->kind, n->name, n->who);
+	cli_notice_format(b, n->kind, n->name, n->who);
 	return b->ptr;
 }
 
@@ -43,7 +43,7 @@ static void print_text(const ss_push_result *r, bool dry)
 		if (it->write->renamed_from)
 			printf(" (renamed from %s)", it->write->renamed_from);
 		else if (it->write->based_on)
-			printf(" (your own version of %s's)", cmd_safe(&b, it->write->based_on));
+			printf(" (your own version of %s's)", cli_safe(&b, it->write->based_on));
 		putchar('\n');
 	}
 	if (!dry)
@@ -63,36 +63,53 @@ static void print_json(const ss_push_result *r, bool dry)
 	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
 		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(it->write->op));
-		cmd_print_json_string(it->write->name);
+		cli_print_json_string(it->write->name);
 		if (it->write->renamed_from) {
 			printf(",\"renamedFrom\":");
-			cmd_print_json_string(it->write->renamed_from);
+			cli_print_json_string(it->write->renamed_from);
 		}
 		if (it->write->based_on) {
 			printf(",\"basedOn\":");
-			cmd_print_json_string(it->write->based_on);
+			cli_print_json_string(it->write->based_on);
 		}
 		if (it->note) {
 			printf(",\"note\":");
-			cmd_print_json_string(it->note);
+			cli_print_json_string(it->note);
 		}
 		putchar('}');
 	}
 	printf("],\"notices\":[");
 	for (size_t i = 0; i < ss_plan_notice_count(plan); i++) {
 		printf("%s", i ? "," : "");
-		cmd_print_json_string(notice_text(ss_plan_notice_get(plan, i), &b));
+		cli_print_json_string(notice_text(ss_plan_notice_get(plan, i), &b));
 	}
 	printf("],\"outside\":[");
 	for (size_t i = 0; i < ss_outgoing_outside_count(r->outgoing); i++) {
 		printf("%s", i ? "," : "");
-		cmd_print_json_string(ss_outgoing_outside(r->outgoing, i));
+		cli_print_json_string(ss_outgoing_outside(r->outgoing, i));
 	}
 	printf("]}\n");
 	ss_buf_release(&b);
 }
 
-int cmd_push(ss_ctx *ctx, int argc, char **argv)
+static int cmd_push(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_push_def = {
+    "push", cmd_push, "send your committed skill changes to your repo",
+    "usage: skillsync push [--dry-run] [--json]\n"
+    "\n"
+    "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
+    "your own repo: a new skill is created, a changed one updated (a skill whose version came\n"
+    "from someone else becomes your own version), a deleted one removed (only yours; when\n"
+    "another member has one, theirs applies after). Each record carries a note made from the\n"
+    "commit subjects and a summary of what changed. If your repo moved since the last fetch,\n"
+    "nothing is written: run 'skillsync pull' first (exit status 3). Files outside skill\n"
+    "directories are never pushed.\n"
+    "\n"
+    "    -n, --dry-run   show what would be sent, send nothing\n"
+    "    --json          print the writes, notes and notices as JSON\n"};
+
+static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 {
 	bool dry = false, json = false;
 	ss_lock *lock = NULL;
@@ -109,15 +126,15 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		else if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		return ret;
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
-	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0)
+	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0)
 		goto fail;
 	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||
 	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
@@ -131,7 +148,7 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 	ret = SS_EXIT_OK;
 	goto out;
 fail:
-	ret = cmd_fail(&ctx->err);
+	ret = cli_fail(&ctx->err);
 out:
 	if (http && getenv("SKILLSYNC_STATS")) {
 		/* For bench/: what the push cost on the wire. */
@@ -145,6 +162,6 @@ out:
 	ss_push_result_release(&r);
 	ss_space_free(sp);
 	ss_http_free(http);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return ret;
 }

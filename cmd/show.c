@@ -37,7 +37,7 @@ static const char *kind_text(ss_view_why why)
 }
 
 /* "    a member's version, shadowed by yours": what v is and what shadows it. */
-static void print_shadowed(const cmd_member_list *m, const ss_provenance_version *v,
+static void print_shadowed(const cli_member_list *m, const ss_provenance_version *v,
                            const ss_provenance_version *winner)
 {
 	printf("    %s, shadowed by ", kind_text(v->why));
@@ -49,7 +49,7 @@ static void print_shadowed(const cmd_member_list *m, const ss_provenance_version
 		printf("the authority's\n");
 		return;
 	default:
-		cmd_print_safe(stdout, cmd_who(m, winner->did));
+		cli_print_safe(stdout, cli_who(m, winner->did));
 		if (winner->updated_us == v->updated_us)
 			printf("'s (updated at the same time: the smaller DID wins)\n");
 		else
@@ -57,13 +57,24 @@ static void print_shadowed(const cmd_member_list *m, const ss_provenance_version
 	}
 }
 
-int cmd_show(ss_ctx *ctx, int argc, char **argv)
+static int cmd_show(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_show_def = {
+    "show", cmd_show, "show every version of one skill and which one wins",
+    "usage: skillsync show <name> [--json]\n"
+    "\n"
+    "Every member's version of the skill, best first: the one in the view and why, then the\n"
+    "ones it shadows, then invalid ones with the reason they are never candidates.\n"
+    "\n"
+    "    --json    print a JSON object {name, winner, shadows}\n"};
+
+static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
 	bool json = false;
 	char *me = NULL, *authority = NULL;
 	ss_provenance p;
-	cmd_member_list members = {NULL, 0};
+	cli_member_list members = {NULL, 0};
 	ss_buf text = SS_BUF_INIT;
 	int ret = SS_EXIT_OK;
 
@@ -71,35 +82,35 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else if (!name)
 			name = argv[i];
 		else
-			return cmd_usage_error(ctx, "too many arguments");
+			return cli_usage_error(ctx, "too many arguments");
 	}
 	if (!name)
-		return cmd_usage_error(ctx, "missing the skill's name");
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+		return cli_usage_error(ctx, "missing the skill's name");
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		return ret;
 	ss_state_config_get(ctx->state, "me", &me, NULL);
 	ss_state_config_get(ctx->state, "authority", &authority, NULL);
 	memset(&p, 0, sizeof(p));
-	if (cmd_members_load(ctx, &members) < 0 ||
+	if (cli_members_load(ctx, &members) < 0 ||
 	    ss_provenance_load(ctx->state, name, me, authority, &p, &ctx->err) < 0) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (!p.count) {
 		ss_error_set(&ctx->err, SS_ENOTFOUND, "skill '%s' is not in this space", name);
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (json) {
-		cmd_print_json_provenance(name, &members, &p);
+		cli_print_json_provenance(name, &members, &p);
 		putchar('\n');
 		goto out;
 	}
-	cmd_print_safe(stdout, name);
+	cli_print_safe(stdout, name);
 	putchar('\n');
 	if (!p.nvalid)
 		printf("  no valid version: not in the view\n");
@@ -107,22 +118,22 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		const ss_provenance_version *v = &p.versions[i];
 
 		printf("%s %s  ", i == 0 && p.nvalid ? "*" : " ",
-		       cmd_safe(&text, cmd_who(&members, v->did)));
-		printf("%s  updated ", cmd_safe(&text, v->did));
-		printf("%s\n", v->updated_at ? cmd_safe(&text, v->updated_at) : "-");
+		       cli_safe(&text, cli_who(&members, v->did)));
+		printf("%s  updated ", cli_safe(&text, v->did));
+		printf("%s\n", v->updated_at ? cli_safe(&text, v->updated_at) : "-");
 		if (i == 0 && p.nvalid)
 			printf("    %s\n", why_text(v->why));
 		else if (v->valid)
 			print_shadowed(&members, v, &p.versions[0]);
 		else {
 			printf("    invalid: ");
-			cmd_print_safe(stdout, v->reason ? v->reason : "unknown");
+			cli_print_safe(stdout, v->reason ? v->reason : "unknown");
 			putchar('\n');
 		}
 	}
 out:
 	ss_buf_release(&text);
-	cmd_members_release(&members);
+	cli_members_release(&members);
 	ss_provenance_release(&p);
 	free(me);
 	free(authority);

@@ -25,7 +25,7 @@
 #include "sync/push.h"
 
 /* Problems of the changed skills in the working tree, as `commit` would find them. */
-static void check_invalid(cmd_status_run *r)
+static void check_invalid(cli_status_run *r)
 {
 	const char *workdir = ss_repo_workdir(r->ctx->repo);
 	ss_buf path = SS_BUF_INIT, line = SS_BUF_INIT;
@@ -44,7 +44,7 @@ static void check_invalid(cmd_status_run *r)
 		if (lstat(path.ptr, &sb) < 0 || !S_ISDIR(sb.st_mode))
 			continue;
 		rep = ss_report_new();
-		if (ss_skill_read_dir(path.ptr, &skill, rep, &err) < 0 && !ss_report_errors(rep))
+		if (ss_skilldir_read(path.ptr, &skill, rep, &err) < 0 && !ss_report_errors(rep))
 			ss_report_error(rep, e->name, NULL, "%s", err.message);
 		for (size_t j = 0; j < ss_report_count(rep); j++) {
 			const ss_report_item *it = ss_report_at(rep, j);
@@ -63,7 +63,7 @@ static void check_invalid(cmd_status_run *r)
 }
 
 /* A skill deleted in the working tree: what deleting it will do in the space. */
-static int deletion_notice(cmd_status_run *r, const char *name)
+static int deletion_notice(cli_status_run *r, const char *name)
 {
 	ss_provenance p;
 	const char *next = NULL;
@@ -78,8 +78,8 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 			next = p.versions[i].did;
 	}
 	if (next) {
-		cmd_notice_format(&r->notices, mine ? SS_PLAN_NEXT_APPLIES : SS_PLAN_NOT_MINE, name,
-		                  cmd_who(&r->members, next));
+		cli_notice_format(&r->notices, mine ? SS_PLAN_NEXT_APPLIES : SS_PLAN_NOT_MINE, name,
+		                  cli_who(&r->members, next));
 		ss_buf_putc(&r->notices, '\n');
 	}
 	ss_provenance_release(&p);
@@ -87,7 +87,7 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 }
 
 /* Leaves out of r->ahead the commits the last push sent (reachable from config "pushed"). */
-static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
+static int drop_pushed(cli_status_run *r, const ss_oid *tracking)
 {
 	ss_commit_list sent = {0};
 	char *hex = NULL;
@@ -126,7 +126,7 @@ static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
  * brings in (its MERGE_HEAD is the tracking commit a pull merged: then none; a fetch since
  * then may have added more).
  */
-static int count_behind(cmd_status_run *r, const ss_oid *head, const ss_oid *tracking)
+static int count_behind(cli_status_run *r, const ss_oid *head, const ss_oid *tracking)
 {
 	ss_commit_list behind = {0}, merged = {0};
 	ss_oid merging;
@@ -155,7 +155,7 @@ out:
 	return ret;
 }
 
-static int load(cmd_status_run *r)
+static int load(cli_status_run *r)
 {
 	char *tracking_hex = NULL;
 	ss_oid tracking, head;
@@ -163,7 +163,7 @@ static int load(cmd_status_run *r)
 	int rc, ret = -1;
 
 	if (ss_worktree_status(r->ctx->repo, &r->s, &r->ctx->err) < 0 ||
-	    cmd_members_load(r->ctx, &r->members) < 0)
+	    cli_members_load(r->ctx, &r->members) < 0)
 		return -1;
 	ss_state_config_get(r->ctx->state, "me", &r->me, NULL);
 	ss_state_config_get(r->ctx->state, "authority", &r->authority, NULL);
@@ -197,7 +197,7 @@ static int load(cmd_status_run *r)
 		const ss_plan *plan = ss_outgoing_plan(r->out);
 		for (size_t i = 0; i < ss_plan_notice_count(plan); i++) {
 			const ss_plan_notice *n = ss_plan_notice_get(plan, i);
-			cmd_notice_format(&r->notices, n->kind, n->name, n->who);
+			cli_notice_format(&r->notices, n->kind, n->name, n->who);
 			ss_buf_putc(&r->notices, '\n');
 		}
 	}
@@ -222,7 +222,7 @@ out:
  * half updated, so they are not shown as edits. The journal also exists while a running pull
  * writes the files: then wait for it, as a locked command would, and look again.
  */
-static int check_interrupted(cmd_status_run *r)
+static int check_interrupted(cli_status_run *r)
 {
 	ss_buf path = SS_BUF_INIT;
 	ss_lock *lock = NULL;
@@ -232,18 +232,37 @@ static int check_interrupted(cmd_status_run *r)
 	if (!ss_merge_interrupted(r->ctx->repo))
 		return 0;
 	ss_fs_join(&path, ss_repo_statedir(r->ctx->repo), "lock");
-	ret = cmd_lock_path(r->ctx, path.ptr, &lock);
+	ret = cli_lock_path(r->ctx, path.ptr, &lock);
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;
 	r->interrupted = ss_merge_interrupted(r->ctx->repo);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	return 0;
 }
 
-int cmd_status(ss_ctx *ctx, int argc, char **argv)
+static int cmd_status(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_status_def = {
+    "status", cmd_status, "show changed skills, conflicts and what push would send",
+    "usage: skillsync status [--json]\n"
+    "\n"
+    "Where main stands against the space: the commits not yet pushed and what 'push' would\n"
+    "send, the space's changes fetched but not merged yet ('skillsync pull'), a merge that\n"
+    "waits to be concluded. Then the changed, new and deleted skills, staged and not staged,\n"
+    "the conflicted files of a waiting merge and what each side did (fix them, then\n"
+    "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
+    "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
+    "they are never pushed. After a pull killed while it updated the files, status says only\n"
+    "that ('skillsync pull' finishes it): the half-written files are not your edits.\n"
+    "\n"
+    "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
+    "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
+    "              only branch and interrupted)\n"};
+
+static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
-	cmd_status_run r;
+	cli_status_run r;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
@@ -254,28 +273,28 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			r.json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	if (check_interrupted(&r) < 0 || (!r.interrupted && load(&r) < 0)) {
-		ret = cmd_fail(&ctx->err);
+		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (r.json)
-		cmd_status_print_json(&r);
+		cli_status_print_json(&r);
 	else
-		cmd_status_print_text(&r);
+		cli_status_print_text(&r);
 	ret = SS_EXIT_OK;
 out:
-	ss_status_release(&r.s);
+	ss_worktree_status_release(&r.s);
 	ss_outgoing_free(r.out);
 	ss_commit_list_release(&r.ahead);
 	ss_buf_release(&r.notices);
 	ss_buf_release(&r.invalid);
-	cmd_members_release(&r.members);
+	cli_members_release(&r.members);
 	free(r.me);
 	free(r.authority);
 	return ret;

@@ -14,7 +14,7 @@
 #include "core/outgoing.h"
 #include "core/worktree.h"
 
-typedef struct cmd_status_run {
+typedef struct cli_status_run {
 	ss_ctx *ctx;
 	bool json;
 	bool interrupted; /* a pull was killed midway: nothing else is gathered */
@@ -26,11 +26,11 @@ typedef struct cmd_status_run {
 	ss_buf notices;       /* one line each */
 	ss_buf invalid;       /* one line per problem */
 	size_t ninvalid;
-	cmd_member_list members;
+	cli_member_list members;
 	char *me, *authority;
-} cmd_status_run;
+} cli_status_run;
 
-void cmd_status_print_text(const cmd_status_run *r);
-void cmd_status_print_json(const cmd_status_run *r);
+void cli_status_print_text(const cli_status_run *r);
+void cli_status_print_json(const cli_status_run *r);
 
 #endif

@@ -66,13 +66,14 @@ static void print_unmerged(const ss_status *s)
 		printf("  %s%s  (%zu conflicted file%s)\n", e->name, e->file ? "" : "/",
 		       e->nconflicts, e->nconflicts == 1 ? "" : "s");
 		for (size_t j = 0; j < e->nconflicts; j++)
-			printf("    %-15s %s\n", ss_conflict_kind_name(e->conflicts[j].kind),
+			printf("    %-15s %s\n",
+			       ss_worktree_conflict_kind_name(e->conflicts[j].kind),
 			       e->conflicts[j].path);
 	}
 	putchar('\n');
 }
 
-static size_t count_ahead(const cmd_status_run *r)
+static size_t count_ahead(const cli_status_run *r)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->ahead.count; i++)
@@ -93,7 +94,7 @@ static void print_lines_json(const char *lines)
 		memcpy(one, p, n);
 		one[n] = '\0';
 		printf("%s", first ? "" : ",");
-		cmd_print_json_string(one);
+		cli_print_json_string(one);
 		free(one);
 		first = false;
 		p += n + (nl ? 1 : 0);
@@ -111,17 +112,18 @@ static void print_unmerged_json(const ss_status *s)
 
 		for (size_t j = 0; j < e->nconflicts; j++) {
 			printf("%s{\"name\":", first ? "" : ",");
-			cmd_print_json_string(e->name);
+			cli_print_json_string(e->name);
 			printf(",\"path\":");
-			cmd_print_json_string(e->conflicts[j].path);
-			printf(",\"kind\":\"%s\"}", ss_conflict_kind_name(e->conflicts[j].kind));
+			cli_print_json_string(e->conflicts[j].path);
+			printf(",\"kind\":\"%s\"}",
+			       ss_worktree_conflict_kind_name(e->conflicts[j].kind));
 			first = false;
 		}
 	}
 	putchar(']');
 }
 
-void cmd_status_print_json(const cmd_status_run *r)
+void cli_status_print_json(const cli_status_run *r)
 {
 	char hex[SS_OID_HEXSZ + 1];
 	bool first = true;
@@ -135,7 +137,7 @@ void cmd_status_print_json(const cmd_status_run *r)
 	for (size_t i = 0; i < r->s.count; i++) {
 		const ss_status_entry *e = &r->s.entries[i];
 		printf("%s{\"name\":", i ? "," : "");
-		cmd_print_json_string(e->name);
+		cli_print_json_string(e->name);
 		printf(",\"outside\":%s,\"staged\":\"%s\",\"unstaged\":\"%s\",\"conflicted\":%s}",
 		       e->outside ? "true" : "false", kind_name(e->staged), kind_name(e->unstaged),
 		       e->conflicted ? "true" : "false");
@@ -146,7 +148,7 @@ void cmd_status_print_json(const cmd_status_run *r)
 	for (size_t i = 0; r->out && i < ss_outgoing_count(r->out); i++) {
 		const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
 		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(w->op));
-		cmd_print_json_string(w->name);
+		cli_print_json_string(w->name);
 		putchar('}');
 	}
 	printf("],\"unpushedCommits\":[");
@@ -156,7 +158,7 @@ void cmd_status_print_json(const cmd_status_run *r)
 			continue;
 		ss_oid_fmt(hex, &c->oid);
 		printf("%s{\"id\":\"%s\",\"subject\":", first ? "" : ",", hex);
-		cmd_print_json_string(c->subject);
+		cli_print_json_string(c->subject);
 		putchar('}');
 		first = false;
 	}
@@ -168,7 +170,7 @@ void cmd_status_print_json(const cmd_status_run *r)
 }
 
 /* Where main stands against the space, and a merge that waits. */
-static void print_branch(const cmd_status_run *r)
+static void print_branch(const cli_status_run *r)
 {
 	size_t npush = r->out ? ss_outgoing_count(r->out) : 0, nahead = count_ahead(r);
 	char hex[SS_OID_HEXSZ + 1];
@@ -208,7 +210,7 @@ static void print_branch(const cmd_status_run *r)
 		printf("Your branch is up to date with the space.\n");
 }
 
-void cmd_status_print_text(const cmd_status_run *r)
+void cli_status_print_text(const cli_status_run *r)
 {
 	if (r->interrupted) {
 		printf(

@@ -33,7 +33,7 @@ static void label_prefix(const char *skilldir, ss_buf *out)
 	const char *slash;
 
 	ss_buf_clear(out);
-	ss_buf_put(out, skilldir, cmd_path_len(skilldir));
+	ss_buf_put(out, skilldir, cli_path_len(skilldir));
 	slash = strrchr(out->ptr, '/');
 	if (!slash || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
 		/* "pdf", ".", "a/..": the report's "<name>/" says enough */
@@ -49,11 +49,11 @@ static void print_json_item(const ss_report_item *it, const char *prefix, bool f
 
 	ss_buf_printf(&file, "%s%s", prefix, it->file);
 	printf("%s{\"file\":", first ? "" : ",");
-	cmd_print_json_string(file.ptr);
+	cli_print_json_string(file.ptr);
 	fputs(",\"field\":", stdout);
-	cmd_print_json_string(it->field);
+	cli_print_json_string(it->field);
 	fputs(",\"message\":", stdout);
-	cmd_print_json_string(it->message);
+	cli_print_json_string(it->message);
 	putchar('}');
 	ss_buf_release(&file);
 }
@@ -62,9 +62,9 @@ static void print_json(const char *skilldir, const char *name, bool valid, const
                        const char *prefix)
 {
 	fputs("{\"path\":", stdout);
-	cmd_print_json_string(skilldir);
+	cli_print_json_string(skilldir);
 	fputs(",\"name\":", stdout);
-	cmd_print_json_string(name);
+	cli_print_json_string(name);
 	printf(",\"valid\":%s", valid ? "true" : "false");
 	for (int sev = SS_SEV_ERROR; sev <= SS_SEV_WARNING; sev++) {
 		bool first = true;
@@ -118,7 +118,7 @@ static void check_skill(vstate *st, const char *skilldir, const char *missing_md
 	base_name(skilldir, &name);
 	if (missing_md)
 		ss_report_error(r, missing_md, NULL, "no SKILL.md (not a skill directory)");
-	ret = missing_md ? SS_EINVALID : ss_skill_read_dir(skilldir, &skill, r, &err);
+	ret = missing_md ? SS_EINVALID : ss_skilldir_read(skilldir, &skill, r, &err);
 	if (ret < 0 && ret != SS_EINVALID)
 		ss_report_error(r, name.ptr, NULL, "%s", err.message);
 	label_prefix(skilldir, &prefix);
@@ -239,7 +239,21 @@ static void check_path(vstate *st, const char *path)
 	}
 }
 
-int cmd_validate(ss_ctx *ctx, int argc, char **argv)
+static int cmd_validate(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_validate_def = {
+    "validate", cmd_validate, "check skills against the format and the lexicon",
+    "usage: skillsync validate [--json] [<path>...]\n"
+    "\n"
+    "Checks skill directories against the Agent Skills frontmatter rules and the\n"
+    "garden.engram.skill lexicon's limits. A path is a skill directory, a SKILL.md, or a\n"
+    "directory of skills (default: the skills in the current directory).\n"
+    "\n"
+    "    --json    print one JSON object per skill per line, with its errors and warnings\n"
+    "\n"
+    "Exit status: 0 when every skill is valid (warnings allowed), 1 when any is not.\n"};
+
+static int cmd_validate(ss_ctx *ctx, int argc, char **argv)
 {
 	vstate st = {false, 0, 0, false};
 	const char **paths = ss_xcalloc((size_t)argc + 1, sizeof(*paths));
@@ -253,7 +267,7 @@ int cmd_validate(ss_ctx *ctx, int argc, char **argv)
 			st.json = true;
 		} else if (!dashdash && argv[i][0] == '-' && argv[i][1]) {
 			free((void *)paths);
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		} else {
 			paths[npaths++] = argv[i];
 		}

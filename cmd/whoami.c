@@ -5,7 +5,18 @@
 #include "cmd/cmd.h"
 #include "sync/session.h"
 
-int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
+static int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_whoami_def = {
+    "whoami", cmd_whoami, "show the signed-in accounts",
+    "usage: skillsync whoami [--json]\n"
+    "\n"
+    "Prints each signed-in account: handle, DID and PDS, one a line. Exit status 5 when\n"
+    "none is signed in (with --json: prints [] and exits 0).\n"
+    "\n"
+    "    --json    print a JSON array of {did, handle, pds}\n"};
+
+static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 {
 	ss_session_info *list = NULL;
 	bool json = false;
@@ -15,35 +26,35 @@ int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (argv[i][0] == '-')
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[i]);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
-			return cmd_usage_error(ctx, "too many arguments");
+			return cli_usage_error(ctx, "too many arguments");
 	}
 	if (ss_session_list(&list, &n, &ctx->err) < 0)
-		return cmd_fail(&ctx->err);
+		return cli_fail(&ctx->err);
 	if (json) {
 		printf("[");
 		for (size_t i = 0; i < n; i++) {
 			printf("%s{\"did\":", i ? "," : "");
-			cmd_print_json_string(list[i].did);
+			cli_print_json_string(list[i].did);
 			printf(",\"handle\":");
-			cmd_print_json_string(list[i].handle);
+			cli_print_json_string(list[i].handle);
 			printf(",\"pds\":");
-			cmd_print_json_string(list[i].pds);
+			cli_print_json_string(list[i].pds);
 			printf("}");
 		}
 		printf("]\n");
 	} else if (!n) {
 		ss_session_list_free(list, n);
 		ss_error_set(&ctx->err, SS_EAUTH, "not signed in (run 'skillsync login <handle>')");
-		return cmd_fail(&ctx->err);
+		return cli_fail(&ctx->err);
 	} else {
 		ss_buf text = SS_BUF_INIT;
 
 		for (size_t i = 0; i < n; i++) {
-			printf("%s ", list[i].handle ? cmd_safe(&text, list[i].handle) : "-");
-			printf("%s ", cmd_safe(&text, list[i].did));
-			printf("%s\n", cmd_safe(&text, list[i].pds));
+			printf("%s ", list[i].handle ? cli_safe(&text, list[i].handle) : "-");
+			printf("%s ", cli_safe(&text, list[i].did));
+			printf("%s\n", cli_safe(&text, list[i].pds));
 		}
 		ss_buf_release(&text);
 	}

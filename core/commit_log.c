@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 void ss_commit_list_release(ss_commit_list *list)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_error *err)

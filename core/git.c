@@ -1,4 +1,4 @@
-#include "core/git.h"
+#include "core/git_priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,6 +145,6 @@ int ss_git_diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
 	changes.count = 0;
 	ret = 0;
 out:
-	ss_changes_release(&changes);
+	ss_tree_changes_release(&changes);
 	return ret;
 }

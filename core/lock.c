@@ -90,7 +90,7 @@ int ss_lock_acquire(ss_lock **out, const char *path, unsigned wait_ms, ss_error 
 	return 0;
 }
 
-void ss_lock_release(ss_lock *lock)
+void ss_lock_free(ss_lock *lock)
 {
 	if (!lock)
 		return;

@@ -27,6 +27,6 @@ typedef struct ss_lock ss_lock;
 int ss_lock_acquire(ss_lock **out, const char *path, unsigned wait_ms, ss_error *err);
 
 /* Releases the lock and frees it; NULL is fine. */
-void ss_lock_release(ss_lock *lock);
+void ss_lock_free(ss_lock *lock);
 
 #endif

@@ -29,7 +29,7 @@
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/fs.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 void ss_merge_result_release(ss_merge_result *result)

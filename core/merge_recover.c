@@ -8,7 +8,7 @@
 #include "core/buf.h"
 #include "core/commit.h"
 #include "core/fs.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 /* Parses "old <hex>\n<kind> <hex>\n". */

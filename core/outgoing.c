@@ -6,7 +6,7 @@
 
 #include "core/mem.h"
 #include "core/note.h"
-#include "core/outgoing_internal.h"
+#include "core/outgoing_priv.h"
 #include "core/skilldir.h"
 #include "core/time.h"
 #include "core/tree.h"
@@ -130,7 +130,8 @@ out:
 
 void ss_outgoing_lookup_release(ss_outgoing_lookup *l)
 {
-	lookup_reset(l);
+	if (l)
+		lookup_reset(l);
 }
 
 /* ---- the tree diff ---- */
@@ -254,7 +255,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 out:
 	ss_outgoing_lookup_release(&l);
 	free(l.authority);
-	ss_changes_release(&top);
+	ss_tree_changes_release(&top);
 	ss_outgoing_free(o);
 	return ret;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "core/outgoing_internal.h"
+#include "core/outgoing_priv.h"
 #include "core/record.h"
 #include "core/report.h"
 #include "core/skill.h"
@@ -237,7 +237,7 @@ out:
 	free(nf);
 	free(subj);
 	ss_commit_list_release(&log);
-	ss_changes_release(&files);
+	ss_tree_changes_release(&files);
 	return ret;
 }
 

@@ -6,7 +6,7 @@
  * text as hostile: wrong types, oversize or unsafe values, a name that is not the record key,
  * too many files all become report errors (never a crash, never work beyond the input's size,
  * which is capped at SS_RECORD_MAX_INPUT). A decoded skill passed every ss_validate rule, so it
- * is safe to write with ss_skill_write_dir(). Extra frontmatter keys travel in the record's
+ * is safe to write with ss_skilldir_write(). Extra frontmatter keys travel in the record's
  * "frontmatter" object.
  */
 #ifndef SS_RECORD_H

@@ -3,8 +3,9 @@
  *
  * A clone is an ordinary git repository: `refs/heads/main` is the person's branch, the tracking
  * ref SS_REPO_TRACKING_REF holds the view as the space had it at the last fetch, and skillsync's
- * own files (state database, lock) live in <gitdir>/skillsync/. An ss_repo is opened once by the
- * dispatcher and passed to the tree, commit, worktree and merge modules.
+ * own files (state database, lock) live in <gitdir>/skillsync/. A command opens its ss_repo once
+ * (cmd/: cli_open_clone, after its options) and passes it to the tree, commit, worktree and
+ * merge modules.
  *
  * Rules: each open ss_repo holds one reference on libgit2's global state (git_libgit2_init in
  * ss_repo_init/ss_repo_open, git_libgit2_shutdown in ss_repo_free), so nobody else initialises
@@ -17,27 +18,12 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/oid.h"
 
 #define SS_REPO_MAIN_REF     "refs/heads/main"
 #define SS_REPO_TRACKING_REF "refs/remotes/space/main"
 
 typedef struct ss_repo ss_repo;
-
-/* A git object id (SHA-1), without exposing libgit2's types. */
-#define SS_OID_RAWSZ 20
-#define SS_OID_HEXSZ 40
-typedef struct ss_oid {
-	unsigned char id[SS_OID_RAWSZ];
-} ss_oid;
-
-/* Writes the 40 hex digits and a NUL into out. */
-void ss_oid_fmt(char out[SS_OID_HEXSZ + 1], const ss_oid *oid);
-/* Parses exactly 40 hex digits; SS_EINVALID otherwise. */
-int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err);
-bool ss_oid_equal(const ss_oid *a, const ss_oid *b);
-/* The all-zero id means "no object" (e.g. "the ref must not exist yet"). */
-bool ss_oid_is_zero(const ss_oid *oid);
-void ss_oid_clear(ss_oid *oid);
 
 /*
  * Creates a new repository with a working tree at path (created if missing) whose HEAD points

@@ -22,7 +22,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 /* Above the mempack in the batch's database: reads and writes go there first. */

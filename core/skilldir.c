@@ -131,7 +131,7 @@ bool ss_skilldir_outside(const char *name, bool is_dir)
 	return !is_dir || name[0] == '.';
 }
 
-int ss_skill_read_dir(const char *dir, ss_skill **out, ss_report *report, ss_error *err)
+int ss_skilldir_read(const char *dir, ss_skill **out, ss_report *report, ss_error *err)
 {
 	char *real = realpath(dir, NULL);
 	const char *slash;

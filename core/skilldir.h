@@ -33,12 +33,12 @@ bool ss_skilldir_outside(const char *name, bool is_dir);
  * go into report; returns 0 and sets *out when there were no errors, SS_EINVALID when the skill
  * has errors, another negative code (with err set) when dir cannot be read at all.
  */
-int ss_skill_read_dir(const char *dir, struct ss_skill **out, ss_report *report, ss_error *err);
+int ss_skilldir_read(const char *dir, struct ss_skill **out, ss_report *report, ss_error *err);
 
 /*
  * Writes skill into dir (created if missing; any file already there makes it fail with
  * SS_EEXISTS). Returns 0, or a negative code with err set.
  */
-int ss_skill_write_dir(const struct ss_skill *skill, const char *dir, ss_error *err);
+int ss_skilldir_write(const struct ss_skill *skill, const char *dir, ss_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* skilldir_write.c: ss_skill_write_dir (see core/skilldir.h). */
+/* skilldir_write.c: ss_skilldir_write (see core/skilldir.h). */
 #include "core/skilldir.h"
 
 #include <errno.h>
@@ -75,7 +75,7 @@ out:
 	return ret;
 }
 
-int ss_skill_write_dir(const ss_skill *skill, const char *dir, ss_error *err)
+int ss_skilldir_write(const ss_skill *skill, const char *dir, ss_error *err)
 {
 	write_ctx w = {-1, dir, err};
 	struct stat st;

@@ -1,5 +1,5 @@
 /* state.c: opening, migrations, transactions, config and members of the local state. */
-#include "core/state_internal.h"
+#include "core/state_priv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static const char schema_v1[] =
 
 /*
  * migrations[i] takes the schema from version i to i + 1. Append only; a sibling file's
- * tables come in as an entry pointing at SQL it declares in core/state_internal.h.
+ * tables come in as an entry pointing at SQL it declares in core/state_priv.h.
  */
 static const char *const migrations[] = {
     schema_v1,
@@ -360,7 +360,7 @@ int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_err
 
 void ss_state_members_free(ss_state_member *members, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; members && i < n; i++)
 		ss_state_member_release(&members[i]);
 	free(members);
 }

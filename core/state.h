@@ -127,6 +127,8 @@ void ss_state_view_entry_release(ss_state_view_entry *e);
 /* Empties the view table (within the caller's transaction, before the new entries). */
 int ss_state_view_clear(ss_state *st, ss_error *err);
 int ss_state_view_put(ss_state *st, const ss_state_view_entry *e, ss_error *err);
+/* Removes rkey from the view table (a missing one is fine): a push deleted its last version. */
+int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err);
 /* SS_ENOTFOUND when rkey is not in the view. */
 int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, ss_error *err);
 /* Every entry ordered by rkey; the entry is borrowed for the call; non-zero from fn stops. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "core/state_internal.h"
+#include "core/state_priv.h"
 
 /* Schema: the migration core/state.c runs (see its list). */
 const char ss_state_journal_schema[] =
@@ -19,7 +19,7 @@ const char ss_state_journal_schema[] =
     " seq INTEGER PRIMARY KEY, batch INTEGER NOT NULL, op INTEGER NOT NULL,"
     " rkey TEXT NOT NULL, swap_cid TEXT, created_at TEXT, tree TEXT, note TEXT, cid TEXT);";
 
-void ss_journal_release(ss_journal *j)
+void ss_state_journal_release(ss_journal *j)
 {
 	if (!j)
 		return;
@@ -174,7 +174,7 @@ int ss_state_journal_get(ss_state *st, ss_journal *out, ss_error *err)
 	ret = 0;
 out:
 	sqlite3_finalize(s);
-	ss_journal_release(&j);
+	ss_state_journal_release(&j);
 	return ret;
 }
 
@@ -234,10 +234,4 @@ int ss_state_journal_clear(ss_state *st, ss_error *err)
 	    0)
 		return -1;
 	return ss_state_exec(st, err, "DELETE FROM push_journal", 0, NULL, NULL, NULL, NULL);
-}
-
-int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err)
-{
-	return ss_state_exec(st, err, "DELETE FROM view WHERE rkey = ?1", 1, rkey, NULL, NULL,
-	                     NULL);
 }

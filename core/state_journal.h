@@ -46,7 +46,7 @@ typedef struct ss_journal {
 } ss_journal;
 
 /* Frees what ss_state_journal_get handed out. */
-void ss_journal_release(ss_journal *j);
+void ss_state_journal_release(ss_journal *j);
 
 /* Saves j (its sent/landed/commit/cid fields are ignored: nothing sent yet). */
 int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err);
@@ -64,9 +64,5 @@ int ss_state_journal_landed(ss_state *st, size_t batch, char *const *cids, size_
 
 /* Removes the journal (a missing one is fine). */
 int ss_state_journal_clear(ss_state *st, ss_error *err);
-
-/* Removes name from the view table (a missing name is fine): the push deleted the last
- * version of it. */
-int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* state_record.c: fetched record versions and the view table of the local state. */
-#include "core/state_internal.h"
+#include "core/state_priv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -188,6 +188,12 @@ int ss_state_view_put(ss_state *st, const ss_state_view_entry *e, ss_error *err)
 	                     "INSERT OR REPLACE INTO view (rkey, did, cid, tree)"
 	                     " VALUES (?1, ?2, ?3, ?4)",
 	                     4, e->rkey, e->did, e->cid, e->tree);
+}
+
+int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err)
+{
+	return ss_state_exec(st, err, "DELETE FROM view WHERE rkey = ?1", 1, rkey, NULL, NULL,
+	                     NULL);
 }
 
 int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, ss_error *err)

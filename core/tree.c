@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 #include "core/validate.h"
 

@@ -129,7 +129,7 @@ typedef struct ss_changes {
 	size_t count;
 } ss_changes;
 
-void ss_changes_release(ss_changes *changes);
+void ss_tree_changes_release(ss_changes *changes);
 
 /*
  * Compares the top-level entries of two trees by id (no recursion), sorted by name: a name

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 
 /* Walks tree below the path prefix in dir (which it restores before returning). */
@@ -161,7 +161,7 @@ void ss_tree_list_release(ss_tree_list *list)
 	list->count = 0;
 }
 
-void ss_changes_release(ss_changes *changes)
+void ss_tree_changes_release(ss_changes *changes)
 {
 	if (!changes)
 		return;
@@ -236,7 +236,7 @@ int ss_tree_diff_top(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_tr
 	c.items = NULL;
 	c.count = 0;
 out:
-	ss_changes_release(&c);
+	ss_tree_changes_release(&c);
 	git_tree_free(a);
 	git_tree_free(b);
 	return ret;

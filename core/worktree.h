@@ -50,7 +50,7 @@ typedef struct ss_conflict {
 } ss_conflict;
 
 /* "both modified", "deleted here", ... for messages. */
-const char *ss_conflict_kind_name(ss_conflict_kind kind);
+const char *ss_worktree_conflict_kind_name(ss_conflict_kind kind);
 
 typedef struct ss_status_entry {
 	char *name;              /* the top-level directory or file */
@@ -73,7 +73,7 @@ typedef struct ss_status {
 
 /* Status of the index vs HEAD and the working directory vs index; ignored files left out. */
 int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err);
-void ss_status_release(ss_status *status);
+void ss_worktree_status_release(ss_status *status);
 
 /* What a diff compares. */
 typedef enum ss_diff_kind {

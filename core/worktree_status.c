@@ -7,7 +7,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/git.h"
+#include "core/git_priv.h"
 #include "core/mem.h"
 #include "core/skilldir.h"
 
@@ -64,7 +64,7 @@ static ss_status_kind kind_of(bool before, bool after)
 	return SS_STATUS_NONE;
 }
 
-const char *ss_conflict_kind_name(ss_conflict_kind kind)
+const char *ss_worktree_conflict_kind_name(ss_conflict_kind kind)
 {
 	switch (kind) {
 	case SS_CONFLICT_BOTH_MODIFIED:
@@ -194,7 +194,7 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 	st.count = 0;
 	ret = 0;
 out:
-	ss_status_release(&st);
+	ss_worktree_status_release(&st);
 	for (size_t i = 0; i < n; i++)
 		free(items[i].path);
 	free(items);
@@ -204,7 +204,7 @@ out:
 	return ret;
 }
 
-void ss_status_release(ss_status *status)
+void ss_worktree_status_release(ss_status *status)
 {
 	if (!status)
 		return;

@@ -9,7 +9,7 @@
 #include "core/mem.h"
 #include "core/render.h"
 #include "core/tree.h"
-#include "sync/fetch_internal.h"
+#include "sync/fetch_priv.h"
 
 /* An unchanged record keeps its verdict, and its subtree when the object store still has it. */
 static bool tree_usable(ss_fetch_run_ctx *f, const ss_state_record *old)

@@ -11,7 +11,7 @@
 #include "core/tree.h"
 #include "core/utf8.h"
 #include "core/view.h"
-#include "sync/fetch_internal.h"
+#include "sync/fetch_priv.h"
 
 /* Past this size the tracking commit's message only counts the remaining
  * changes. */

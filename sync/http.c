@@ -268,6 +268,8 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 
 void ss_http__xfer_release(ss_http_xfer *x)
 {
+	if (!x)
+		return;
 	/* The bearer header line lives in this list: wipe it before freeing. */
 	for (struct curl_slist *l = x->headers; l; l = l->next)
 		ss_secret_wipe(l->data, strlen(l->data));

@@ -107,7 +107,7 @@ static int changes_between(ss_repo *repo, ss_state *st, const ss_oid *from, cons
 			describe(st, me, c);
 	}
 	free(me);
-	ss_changes_release(&diff);
+	ss_tree_changes_release(&diff);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
  *   1. finish what a killed run left, in this order: a merge killed midway was already
  *      finished or undone by the caller right after taking the lock (ss_merge_recover, in
- *      cmd_lock_clone); then an interrupted push (ss_push_recover: the server says what
+ *      cli_lock_clone); then an interrupted push (ss_push_recover: the server says what
  *      landed; it also concludes a push's tracking commit into main); then a fetch or push
  *      killed between its state commit and its ref update (ss_fetch_recover);
  *   2. fetch (sync/fetch.h): one request per member, records listed only for members that

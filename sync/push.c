@@ -13,7 +13,7 @@
 #include "core/time.h"
 #include "core/validate.h"
 #include "sync/fetch.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 /* Room for one write's JSON around its record (op, collection, rkey, punctuation). */
 #define WRITE_OVERHEAD 256

@@ -4,7 +4,7 @@
 
 #include "core/commit.h"
 #include "core/merge.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
                      ss_error *err)

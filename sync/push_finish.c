@@ -1,4 +1,4 @@
-/* push_finish.c: landed writes -> state and tracking commit; recovery of a killed push. */
+/* push_finish.c: landed writes -> state and tracking commit (after a push, or its recovery). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +9,7 @@
 #include "core/time.h"
 #include "core/tree.h"
 #include "sync/fetch.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 /*
  * After my record of rkey is deleted, the name leaves the view and the tracking tree: when
@@ -90,7 +90,7 @@ static int same_skills(ss_repo *repo, const ss_oid *a, const ss_oid *b, bool *sa
 	*same = true;
 	ret = 0;
 out:
-	ss_changes_release(&top);
+	ss_tree_changes_release(&top);
 	return ret;
 }
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/commit.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 void ss_push_plan_release(ss_push_plan *p)
 {

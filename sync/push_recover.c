@@ -7,7 +7,7 @@
 #include "core/record.h"
 #include "core/report.h"
 #include "core/skill.h"
-#include "sync/push_internal.h"
+#include "sync/push_priv.h"
 
 typedef struct probe {
 	ss_state *st;
@@ -185,7 +185,7 @@ out:
 	free(done);
 	free(me);
 	ss_space_heads_free(heads, nheads);
-	ss_journal_release(&j);
+	ss_state_journal_release(&j);
 	return ret;
 }
 

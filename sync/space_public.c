@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "sync/space_impl.h"
+#include "sync/space_priv.h"
 
 typedef struct pub_member {
 	char *did;

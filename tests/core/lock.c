@@ -52,7 +52,7 @@ static void test_lock__second_run_waits_then_fails_naming_the_holder(void **stat
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	assert_int_equal(ss_lock_acquire(&lock, path.ptr, 0, &err), 0);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	ss_buf_release(&path);
 	ss_buf_release(&want);
 	ss_test_tmpdir_free(dir);
@@ -71,11 +71,11 @@ static void test_lock__stale_file_from_a_dead_process_is_taken_over(void **state
 	assert_int_equal(ss_fs_read_file(&text, path.ptr, 0, &err), 0);
 	ss_buf_printf(&want, "pid %d host ", (int)getpid());
 	assert_memory_equal(text.ptr, want.ptr, want.len);
-	ss_lock_release(lock);
+	ss_lock_free(lock);
 	/* released: free for the next one at once */
 	assert_int_equal(ss_lock_acquire(&second, path.ptr, 0, &err), 0);
-	ss_lock_release(second);
-	ss_lock_release(NULL);
+	ss_lock_free(second);
+	ss_lock_free(NULL);
 	ss_buf_release(&path);
 	ss_buf_release(&text);
 	ss_buf_release(&want);

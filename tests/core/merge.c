@@ -245,7 +245,7 @@ static void test_merge__conflict_leaves_markers_then_commit_concludes(void **sta
 	assert_false(st.entries[1].conflicted);
 	assert_int_equal(st.entries[1].nconflicts, 0);
 	assert_int_equal(st.entries[1].staged, SS_STATUS_MODIFIED);
-	ss_status_release(&st);
+	ss_worktree_status_release(&st);
 
 	/* a second merge is refused while this one waits */
 	assert_int_equal(ss_merge_commit(repo, &t, "again", &r, &err), SS_EINVALID);
@@ -307,10 +307,11 @@ static void test_merge__status_names_each_conflict_and_what_each_side_did(void *
 	assert_int_equal(st.entries[0].conflicts[0].kind, SS_CONFLICT_BOTH_MODIFIED);
 	assert_string_equal(st.entries[1].conflicts[0].path, "beta/SKILL.md");
 	assert_int_equal(st.entries[1].conflicts[0].kind, SS_CONFLICT_DELETED_HERE);
-	assert_string_equal(ss_conflict_kind_name(st.entries[1].conflicts[0].kind), "deleted here");
+	assert_string_equal(ss_worktree_conflict_kind_name(st.entries[1].conflicts[0].kind),
+	                    "deleted here");
 	assert_string_equal(st.entries[2].conflicts[0].path, "gamma/SKILL.md");
 	assert_int_equal(st.entries[2].conflicts[0].kind, SS_CONFLICT_BOTH_ADDED);
-	ss_status_release(&st);
+	ss_worktree_status_release(&st);
 	ss_buf_release(&out);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);

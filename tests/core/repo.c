@@ -62,7 +62,7 @@ static void test_repo__git_files_in_a_skill_change_nothing(void **state)
 	/* and status sees nothing changed */
 	assert_int_equal(ss_worktree_status(repo, &s, &err), 0);
 	assert_int_equal(s.count, 0);
-	ss_status_release(&s);
+	ss_worktree_status_release(&s);
 
 	/* files the .gitignore files name still count, for status and for commit */
 	ss_test_write(dir, "pdf/debug.log", "new log\n");
@@ -72,7 +72,7 @@ static void test_repo__git_files_in_a_skill_change_nothing(void **state)
 	assert_true(status_has(&s, "pdf/debug.log"));
 	assert_true(status_has(&s, "pdf/build/out.txt"));
 	assert_true(status_has(&s, "pdf/scratch.tmp"));
-	ss_status_release(&s);
+	ss_worktree_status_release(&s);
 	if (ss_commit_stage(repo, NULL, 0, &err) < 0 ||
 	    ss_commit_staged(repo, "add", &staged, &err) < 0)
 		fail_msg("%s", err.message);

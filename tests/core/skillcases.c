@@ -95,7 +95,7 @@ static void check_invalid(const char *casedir, const char *name)
 
 	case_skill(casedir, &skilldir);
 	expected_lines(casedir, &want);
-	assert_int_equal(ss_skill_read_dir(skilldir.ptr, &s, r, &err), SS_EINVALID);
+	assert_int_equal(ss_skilldir_read(skilldir.ptr, &s, r, &err), SS_EINVALID);
 	assert_null(s);
 	report_lines(r, &got);
 	if (strcmp(got.ptr, want.ptr))
@@ -158,8 +158,8 @@ static void round_trip_dir(const ss_skill *s)
 	ss_error err;
 
 	ss_fs_join(&dir, tmp, s->name);
-	assert_int_equal(ss_skill_write_dir(s, dir.ptr, &err), 0);
-	assert_int_equal(ss_skill_read_dir(dir.ptr, &back, r, &err), 0);
+	assert_int_equal(ss_skilldir_write(s, dir.ptr, &err), 0);
+	assert_int_equal(ss_skilldir_read(dir.ptr, &back, r, &err), 0);
 	assert_int_equal(ss_report_count(r) - ss_report_warnings(r), 0);
 	assert_true(ss_skill_equal(s, back));
 	assert_int_equal(back->instructions_len, s->instructions_len);
@@ -187,7 +187,7 @@ static void check_valid(const char *casedir, const char *name)
 
 	case_skill(casedir, &skilldir);
 	expected_lines(casedir, &want);
-	if (ss_skill_read_dir(skilldir.ptr, &s, r, &err) != 0 || !s) {
+	if (ss_skilldir_read(skilldir.ptr, &s, r, &err) != 0 || !s) {
 		report_lines(r, &got);
 		fail_msg("case %s is not valid:\n%s", name, got.ptr);
 	}
@@ -219,7 +219,7 @@ static ss_skill *read_case(const char *kind_case, const char *skill)
 	ss_test_data(&base, kind_case);
 	ss_fs_join(&dir, base.ptr, skill);
 	ss_buf_release(&base);
-	assert_int_equal(ss_skill_read_dir(dir.ptr, &s, r, &err), 0);
+	assert_int_equal(ss_skilldir_read(dir.ptr, &s, r, &err), 0);
 	ss_report_free(r);
 	ss_buf_release(&dir);
 	return s;

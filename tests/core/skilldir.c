@@ -66,7 +66,7 @@ static void test_skilldir__outside_is_decided_once(void **state)
 			fail_msg("status: '%s' outside is %d", e->name, e->outside);
 		assert_int_equal(e->file, !strcmp(e->name, "README.md"));
 	}
-	ss_status_release(&s);
+	ss_worktree_status_release(&s);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 }

@@ -57,7 +57,7 @@ static void test_state_journal__round_trip_and_progress(void **state)
 	assert_null(got.writes[2].cid);
 	assert_int_equal(got.writes[2].batch, 1);
 	assert_string_equal(got.writes[2].note, "note c");
-	ss_journal_release(&got);
+	ss_state_journal_release(&got);
 	assert_int_equal(ss_state_journal_clear(st, &err), 0);
 	assert_int_equal(ss_state_journal_get(st, &got, &err), SS_ENOTFOUND);
 	assert_int_equal(ss_state_journal_begin(st, &j, &err), 0);

@@ -202,12 +202,12 @@ static void test_tree__top_level_diff(void **state)
 	assert_true(ss_oid_is_zero(&ch.items[1].old_oid));
 	assert_string_equal(ch.items[2].path, "gamma");
 	assert_int_equal(ch.items[2].kind, SS_CHANGE_REMOVED);
-	ss_changes_release(&ch);
+	ss_tree_changes_release(&ch);
 	/* from nothing: everything added */
 	assert_int_equal(ss_tree_diff_top(repo, NULL, &t1, &ch, &err), 0);
 	assert_int_equal(ch.count, 3);
 	assert_int_equal(ch.items[2].kind, SS_CHANGE_ADDED);
-	ss_changes_release(&ch);
+	ss_tree_changes_release(&ch);
 
 	/* keep_files_only keeps a README, drops the skills */
 	CHECK(ss_tree_blob_write(repo, "hello\n", 6, &readme, &e_));
@@ -255,7 +255,7 @@ static void test_tree__file_level_changes_count_lines(void **state)
 	assert_int_equal(ch.items[3].kind, SS_CHANGE_MODIFIED);
 	assert_int_equal(ch.items[3].new_mode, SS_MODE_EXEC);
 	assert_int_equal(ch.items[3].added_lines + ch.items[3].removed_lines, 0);
-	ss_changes_release(&ch);
+	ss_tree_changes_release(&ch);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 }

@@ -198,7 +198,7 @@ static void read_dir_lines(const char *dir, ss_buf *out)
 	ss_error err;
 
 	ss_buf_clear(out);
-	assert_int_equal(ss_skill_read_dir(dir, &s, r, &err), SS_EINVALID);
+	assert_int_equal(ss_skilldir_read(dir, &s, r, &err), SS_EINVALID);
 	for (size_t i = 0; i < ss_report_count(r); i++) {
 		ss_report_format(ss_report_at(r, i), out);
 		ss_buf_putc(out, '\n');
@@ -314,7 +314,7 @@ static void test_validate__write_dir_is_safe(void **state)
 	ss_skill_add_file(s, "notes.md", "n\n", 2, false);
 	ss_skill_sort_files(s);
 	ss_fs_join(&dir, tmp, "pdf");
-	assert_int_equal(ss_skill_write_dir(s, dir.ptr, &err), 0);
+	assert_int_equal(ss_skilldir_write(s, dir.ptr, &err), 0);
 	ss_fs_join(&p, dir.ptr, "scripts/run.sh");
 	assert_int_equal(stat(p.ptr, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0755);
@@ -323,13 +323,13 @@ static void test_validate__write_dir_is_safe(void **state)
 	assert_int_equal(stat(p.ptr, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	/* never overwrites */
-	assert_int_equal(ss_skill_write_dir(s, dir.ptr, &err), SS_EEXISTS);
+	assert_int_equal(ss_skilldir_write(s, dir.ptr, &err), SS_EEXISTS);
 
 	/* an unsafe path is refused before anything is written */
 	ss_skill_add_file(s, "../escape", "x", 1, false);
 	ss_buf_clear(&dir);
 	ss_fs_join(&dir, tmp, "other");
-	assert_int_equal(ss_skill_write_dir(s, dir.ptr, &err), SS_EINVALID);
+	assert_int_equal(ss_skilldir_write(s, dir.ptr, &err), SS_EINVALID);
 	assert_string_equal(err.message,
 	                    "cannot write skill 'pdf': path has a '.' or '..' component");
 	assert_int_equal(lstat(dir.ptr, &st), -1);
@@ -347,7 +347,7 @@ static void test_validate__write_dir_is_safe(void **state)
 	ss_buf_clear(&p);
 	ss_fs_join(&p, dir.ptr, "sub");
 	assert_int_equal(symlink(tmp, p.ptr), 0);
-	assert_true(ss_skill_write_dir(s, dir.ptr, &err) < 0);
+	assert_true(ss_skilldir_write(s, dir.ptr, &err) < 0);
 	ss_buf_clear(&p);
 	ss_fs_join(&p, tmp, "f.txt");
 	assert_int_equal(lstat(p.ptr, &st), -1);

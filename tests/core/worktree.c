@@ -105,7 +105,7 @@ static void test_worktree__status_groups_by_skill(void **state)
 
 	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
 	assert_int_equal(st.count, 0);
-	ss_status_release(&st);
+	ss_worktree_status_release(&st);
 
 	ss_test_write(dir, "alpha/SKILL.md", "alpha 1\nchanged\n");
 	ss_test_write(dir, "alpha/references/new.md", "new\n");
@@ -142,7 +142,7 @@ static void test_worktree__status_groups_by_skill(void **state)
 	e = find(&st, "NOTES.txt");
 	assert_true(e->outside);
 	assert_int_equal(e->unstaged, SS_STATUS_NEW);
-	ss_status_release(&st);
+	ss_worktree_status_release(&st);
 
 	/* staged: a new skill and a deleted one */
 	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
@@ -151,7 +151,7 @@ static void test_worktree__status_groups_by_skill(void **state)
 	assert_int_equal(find(&st, "beta")->staged, SS_STATUS_DELETED);
 	assert_int_equal(find(&st, "beta")->unstaged, SS_STATUS_NONE);
 	assert_int_equal(find(&st, "alpha")->staged, SS_STATUS_MODIFIED);
-	ss_status_release(&st);
+	ss_worktree_status_release(&st);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 }
@@ -180,7 +180,7 @@ static void test_worktree__diff_text_and_stat(void **state)
 	assert_string_equal(ch.items[0].path, "alpha/SKILL.md");
 	assert_int_equal(ch.items[0].added_lines, 2);
 	assert_int_equal(ch.items[0].removed_lines, 1);
-	ss_changes_release(&ch);
+	ss_tree_changes_release(&ch);
 	/* nothing staged yet */
 	ss_buf_clear(&out);
 	assert_int_equal(

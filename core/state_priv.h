@@ -1,5 +1,5 @@
 /*
- * state_internal.h: what the files of the state module share (core/state*.c only).
+ * state_priv.h: what the files of the state module share (core/state*.c only).
  *
  * A sibling file (core/state_record.c, core/state_journal.c, ...) reaches the database
  * through the struct's db (or ss_state_prepare()) and turns SQLite's errors into ss_error with
@@ -7,8 +7,8 @@
  * A sibling that needs tables adds a migration: append one entry to the `migrations` list in
  * core/state.c pointing at its SQL (declared here), never edit an entry that has shipped.
  */
-#ifndef SS_STATE_INTERNAL_H
-#define SS_STATE_INTERNAL_H
+#ifndef SS_STATE_PRIV_H
+#define SS_STATE_PRIV_H
 
 #include <sqlite3.h>
 

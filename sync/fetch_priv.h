@@ -1,9 +1,9 @@
 /*
- * fetch_internal.h: what sync/fetch.c (listing) and sync/fetch_view.c (view and tracking
+ * fetch_priv.h: what sync/fetch.c (listing) and sync/fetch_view.c (view and tracking
  * commit) share: the run's context.
  */
-#ifndef SS_FETCH_INTERNAL_H
-#define SS_FETCH_INTERNAL_H
+#ifndef SS_FETCH_PRIV_H
+#define SS_FETCH_PRIV_H
 
 #include "sync/fetch.h"
 

@@ -1,10 +1,10 @@
 /*
- * outgoing_internal.h: what core/outgoing*.c share (nothing else includes it).
+ * outgoing_priv.h: what core/outgoing*.c share (nothing else includes it).
  * outgoing.c diffs the trees and asks the state; outgoing_fill.c finds renames and builds the
  * notes and record texts.
  */
-#ifndef SS_OUTGOING_INTERNAL_H
-#define SS_OUTGOING_INTERNAL_H
+#ifndef SS_OUTGOING_PRIV_H
+#define SS_OUTGOING_PRIV_H
 
 #include <stdint.h>
 

@@ -1,12 +1,12 @@
 /*
- * git.h: private glue between libgit2 and the git modules (repo, tree, commit, worktree,
+ * git_priv.h: private glue between libgit2 and the git modules (repo, tree, commit, worktree,
  * merge). Only those modules include it, so git2.h stays behind them.
  *
  * Rules: every libgit2 failure becomes an ss_error through ss_git_error(), which copes with
  * git_error_last() being NULL (libgit2 1.5 does not always set one).
  */
-#ifndef SS_GIT_H
-#define SS_GIT_H
+#ifndef SS_GIT_PRIV_H
+#define SS_GIT_PRIV_H
 
 #include <git2.h>
 #include <string.h>
