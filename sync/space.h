@@ -55,8 +55,9 @@ typedef struct ss_space_record {
 	const char *did;
 	const char *rkey;
 	const char *cid;
-	const char *value_json; /* the record's value, JSON text, value_len bytes */
+	const char *value_json; /* the value, JSON text of value_len bytes; NULL with problem */
 	size_t value_len;
+	const char *problem; /* why the transport could not read this record, or NULL */
 } ss_space_record;
 
 /*

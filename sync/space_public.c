@@ -86,12 +86,11 @@ struct list_job {
 static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
 	struct list_job *job = payload;
-	ss_space_record r = {job->did, rec->rkey, rec->cid, rec->value_json, rec->value_len};
+	ss_space_record r = {job->did,        rec->rkey,      rec->cid,
+	                     rec->value_json, rec->value_len, rec->problem};
 
-	if (!rec->rkey || !rec->cid || !rec->value_json)
-		return 0; /* the server sent an entry without a key, CID or value: nothing
-		           * to keep
-		           */
+	if (!rec->rkey || !rec->cid)
+		return 0; /* an entry without a key or CID: nothing to name it by, to keep */
 	return job->l->record(job->l->payload, &r, err);
 }
 
