@@ -45,6 +45,11 @@ const char *ss_space_me(const ss_space *sp)
 	return sp->me;
 }
 
+bool ss_space_signed_in(const ss_space *sp)
+{
+	return sp->signed_in;
+}
+
 int ss_space_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
 	*out = NULL;

@@ -103,6 +103,9 @@ unsigned ss_space_caps(const ss_space *sp);
 /* My DID, or NULL for a read-only space (apply() then fails with SS_EAUTH). */
 const char *ss_space_me(const ss_space *sp);
 
+/* Whether my session could be opened (false for a read-only clone, or after a logout). */
+bool ss_space_signed_in(const ss_space *sp);
+
 /* Sets err to the line saying a read-only clone cannot write, and how to get one that can;
  * returns SS_EAUTH. */
 int ss_space_read_only(ss_error *err);

@@ -22,7 +22,8 @@ typedef struct ss_space_vtable {
 
 struct ss_space {
 	const ss_space_vtable *vt;
-	char *me; /* my DID, NULL when read-only; freed by ss_space_free */
+	char *me;       /* my DID, NULL when read-only; freed by ss_space_free */
+	bool signed_in; /* my session is usable: apply() can write */
 };
 
 #endif

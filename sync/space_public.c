@@ -205,6 +205,7 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
 
 	ps->base.vt = &pub_vtable;
 	ps->base.me = me_did && *me_did ? ss_xstrdup(me_did) : NULL;
+	ps->base.signed_in = mine != NULL;
 	ps->http = http;
 	ps->mine = mine;
 	ps->members = ss_xcalloc(n ? n : 1, sizeof(*ps->members));

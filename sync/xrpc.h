@@ -221,7 +221,8 @@ int ss_xrpc_resolve_handle(ss_xrpc *x, const char *handle, char **did, ss_error 
 
 /* ---- pure helpers (JSON stays here) ---- */
 
-/* The exp claim (seconds since the epoch) of a JWT, not verified; SS_EINVALID if none. */
+/* The exp claim (seconds since the epoch, clamped to 0 .. year 9999) of a JWT, not verified;
+ * SS_EINVALID if none. */
 int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err);
 
 /*
