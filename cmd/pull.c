@@ -3,7 +3,8 @@
  * changes into main; and the run that `fetch` shares (cmd/pull.h).
  *
  * Made for schedulers: no prompt ever (public repos are read without a session: a missing one
- * is only a note that push will need a sign-in), --quiet prints
+ * is only a note that push will need a sign-in; a member that cannot be reached is named, its
+ * last known versions kept, the rest synced, and the exit status is 4), --quiet prints
  * nothing unless something changed or failed, one lock per clone (a second run waits, then
  * exits with status 6 naming the holder), and a run killed anywhere is finished or undone
  * by the next one (docs/SCHEDULE.md).
@@ -33,6 +34,18 @@ static void on_skip(void *payload, const char *did, const char *handle, const ch
 	s->handle = handle ? ss_xstrdup(handle) : NULL;
 	s->rkey = ss_xstrdup(rkey ? rkey : "");
 	s->reason = ss_xstrdup(reason ? reason : "");
+}
+
+/* A member that could not be read: said at once, the run goes on (exit status 4 at the end). */
+static void on_unreachable(void *payload, const char *did, const char *handle, const char *why)
+{
+	cmd_pull_run *run = payload;
+
+	(void)did;
+	(void)handle;
+	if (run->progress)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "warning: %s; its last known versions are kept\n", why);
 }
 
 static void on_progress(void *payload, size_t records, size_t done, size_t members)
@@ -99,6 +112,7 @@ static int run(ss_ctx *ctx, cmd_pull_run *r, bool ff_only)
 
 	memset(&fopts, 0, sizeof(fopts));
 	fopts.report = on_skip;
+	fopts.unreachable = on_unreachable;
 	fopts.progress = on_progress;
 	fopts.payload = r;
 	fopts.subject = r->merge ? "pull" : "fetch";
@@ -150,6 +164,9 @@ int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 	if (r.code < 0 && ctx->err.code < 0)
 		r.code = ctx->err.code; /* some layers return -1 with the precise code in err */
 	code = r.code < 0 ? cmd_exit_code(r.code) : SS_EXIT_OK;
+	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. */
+	if (code == SS_EXIT_OK && r.result.fetch.unreachable)
+		code = SS_EXIT_NETWORK;
 	if (r.json) {
 		if (!r.quiet || r.code < 0 || cmd_pull_changed(&r))
 			cmd_pull_print_json(&r, r.code < 0 ? &ctx->err : NULL);

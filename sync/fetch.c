@@ -136,6 +136,18 @@ static int on_done(void *payload, const char *did, bool full, ss_error *err)
 	return 0;
 }
 
+/* A member that could not be read this time: its last known versions stay (DESIGN.md 2). */
+static int on_failed(void *payload, const char *did, const ss_error *why, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+
+	(void)err;
+	f->res->unreachable++;
+	f->members_done++;
+	f->opts->unreachable(f->opts->payload, did, ss_fetch_handle(f, did), why->message);
+	return 0;
+}
+
 static bool same(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
@@ -164,6 +176,11 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		ss_state_member m;
 		int rc;
 
+		if (h->rc < 0) {
+			f->res->unreachable++;
+			f->opts->unreachable(f->opts->payload, h->did, h->handle, h->error);
+			continue;
+		}
 		memset(&m, 0, sizeof(m));
 		rc = ss_state_member_get(f->st, h->did, &m, err);
 		if (rc == SS_ENOTFOUND) {
@@ -234,7 +251,7 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	ss_space_want *wants = NULL;
 	size_t nwants = 0;
 	bool idle;
-	ss_space_listener l = {on_record, on_deleted, on_done, &f};
+	ss_space_listener l = {on_record, on_deleted, on_done, &f, NULL};
 	int ret = -1;
 
 	memset(&f, 0, sizeof(f));
@@ -246,7 +263,14 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	f.res = out;
 	if (ss_fetch_recover(repo, st, err) < 0)
 		return -1;
-	ret = ss_space_heads(sp, &f.heads, &f.nheads, err);
+	/* With an unreachable callback, a member that cannot be read is named and the rest
+	 * syncs; without (clone), it fails the run. */
+	if (opts && opts->unreachable) {
+		l.failed = on_failed;
+		ret = ss_space_heads_partial(sp, &f.heads, &f.nheads, err);
+	} else {
+		ret = ss_space_heads(sp, &f.heads, &f.nheads, err);
+	}
 	if (ret < 0)
 		goto out;
 	ret = -1;

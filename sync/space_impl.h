@@ -12,6 +12,7 @@
 typedef struct ss_space_vtable {
 	const char *kind;
 	unsigned caps;
+	/* every member, those that cannot be read with rc/error (ss_space_heads_partial) */
 	int (*heads)(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
 	int (*list)(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,
 	            ss_error *err);

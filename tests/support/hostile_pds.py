@@ -12,12 +12,18 @@ http://127.0.0.1:<port>/<mode> is a PDS misbehaving as <mode> says:
   badrecs    valid records, and records with an integer over int64, nesting deeper than
              jansson's limit, duplicate keys, and a second "value" key
   down       every request answers 503
+  flaky      one valid record, "flaky-skill"; every request answers 503 while <portfile>.down
+             exists
+  flip       one record, "flip-skill": valid, or with a duplicate key (a new CID and revision)
+             while <portfile>.flip exists
 
-/plc/<did> answers a DID document pointing at /<mode> for did:plc:hostile<mode>..., and
-forwards any other DID to the upstream PLC.
+/plc/<did> answers a DID document pointing at /<mode> for did:plc:hostile<mode>[-<n>] (404
+for all of them while <portfile>.gone exists; for did:plc:hostileuserinfo the endpoint is
+http://localhost:1@evil.invalid), and forwards any other DID to the upstream PLC.
 """
 import http.server
 import json
+import os
 import sys
 import urllib.parse
 import urllib.request
@@ -41,7 +47,8 @@ def page(records, cursor=None):
 
 def raw_record(did, name, value_text):
     uri = json.dumps(f"at://{did}/{COLL}/{name}")
-    return f'{{"uri":{uri},"cid":"{CID}{name}","value":{value_text}}}'
+    cid = CID + name + str(len(value_text))
+    return f'{{"uri":{uri},"cid":"{cid}","value":{value_text}}}'
 
 
 def good_value(name):
@@ -61,8 +68,13 @@ def badrecs(did):
     return ('{"records":[' + ",".join(parts) + "]}").encode()
 
 
+JUNK = []
+
+
 def junkpage(did):
-    junk = "[" + ",".join(["[]"] * 20_000_000) + "]"
+    if not JUNK:
+        JUNK.append("[" + ",".join(["[]"] * 20_000_000) + "]")
+    junk = JUNK[0]
     recs = json.dumps([record(did, "junk-after-%d" % i) for i in range(3)])
     return ('{"extra":' + junk + ',"records":' + recs + "}").encode()
 
@@ -84,15 +96,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         q = dict(urllib.parse.parse_qsl(url.query))
         parts = url.path.split("/")
-        mode = parts[1] if len(parts) > 1 else ""
+        mode = parts[1].split("-")[0] if len(parts) > 1 else ""
+        flag = self.server.portfile
         if mode == "plc":
             return self.plc(urllib.parse.unquote(parts[2]))
         did = q.get("repo") or q.get("did") or "did:plc:unknown"
-        if mode == "down":
+        if mode == "down" or (mode == "flaky" and os.path.exists(flag + ".down")):
             return self.send(503, b'{"error":"Down","message":"down"}')
         nsid = parts[-1]
+        flipped = mode == "flip" and os.path.exists(flag + ".flip")
         if nsid == "com.atproto.sync.getLatestCommit":
-            return self.send(200, json.dumps({"cid": CID, "rev": "3aaa" + mode}).encode())
+            rev = "3aaa" + mode + ("2" if flipped else "")
+            return self.send(200, json.dumps({"cid": CID + rev, "rev": rev}).encode())
         if nsid != "com.atproto.repo.listRecords":
             return self.send(404, b'{"error":"NotFound"}')
         cursor = q.get("cursor")
@@ -109,14 +124,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
             names = ["big-%02d" % i for i in range(start, min(start + limit, 50))]
             recs = [record(did, n, "x" * 30000) for n in names]
             return self.send(200, page(recs, str(start + len(names)) if names else None))
+        if mode == "flaky":
+            return self.send(200, page([] if cursor else [record(did, "flaky-skill")], "1"))
+        if mode == "flip":
+            if cursor:
+                return self.send(200, page([]))
+            if not flipped:
+                return self.send(200, page([record(did, "flip-skill", "first")], "1"))
+            dup = good_value("flip-skill")[:-1] + ',"instructions":"second"}'
+            return self.send(200, ('{"records":[' + raw_record(did, "flip-skill", dup)
+                                   + '],"cursor":"1"}').encode())
         if mode == "badrecs":
             return self.send(200, b'{"records":[]}' if cursor else badrecs(did))
         return self.send(404, b'{"error":"NotFound"}')
 
     def plc(self, did):
         if did.startswith("did:plc:hostile"):
+            if os.path.exists(self.server.portfile + ".gone"):
+                return self.send(404, b'{"message":"DID not registered"}')
             mode = did[len("did:plc:hostile"):]
             host = f"http://127.0.0.1:{self.server.server_port}/{mode}"
+            if mode == "userinfo":
+                host = "http://localhost:1@evil.invalid"
             doc = {"id": did, "alsoKnownAs": [],
                    "service": [{"id": "#atproto_pds", "type": "AtprotoPersonalDataServer",
                                 "serviceEndpoint": host}]}
@@ -132,9 +161,9 @@ def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.upstream = sys.argv[2].rstrip("/") if len(sys.argv) > 2 else ""
     server.daemon_threads = True
+    server.portfile = sys.argv[1]
     with open(sys.argv[1] + ".tmp", "w") as f:
         f.write(str(server.server_port))
-    import os
     os.rename(sys.argv[1] + ".tmp", sys.argv[1])
     server.serve_forever()
 
