@@ -271,7 +271,8 @@ without a session; push will need 'skillsync login $(handle me)'" ] ||
 SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 0 timeout 20 setsid -w "$SKILLSYNC" pull --quiet </dev/null
 [ ! -s "$tmp/stderr" ] && [ ! -s "$tmp/stdout" ] || fail "pull --quiet without a session printed"
 SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 5 timeout 20 setsid -w "$SKILLSYNC" push </dev/null
-[ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "push without a session printed: $(cat "$tmp/stderr")"
+[ "$(cat "$tmp/stderr")" = "skillsync: not signed in as '$(handle me)' (run 'skillsync login $(handle me)')" ] ||
+	fail "push without a session said: $(cat "$tmp/stderr")"
 
 # Killed at each step, then rerun: the same tree as a clean pull. Two read-only clones (no
 # session needed): "a" is killed, "b" pulls cleanly.
