@@ -2,8 +2,9 @@
  * pull.c: `skillsync pull [--ff-only] [--quiet] [--json]`: fetch, then merge the space's
  * changes into main; and the run that `fetch` shares (cmd/pull.h).
  *
- * Made for schedulers: no prompt ever (a clone with an account needs its stored session, a
- * read-only clone none; a missing one is an error line, exit status 5), --quiet prints
+ * Made for schedulers: no prompt ever (public repos are read without a session: a missing one
+ * is only a note that push will need a sign-in; a member that cannot be reached is named, its
+ * last known versions kept, the rest synced, and the exit status is 4), --quiet prints
  * nothing unless something changed or failed, one lock per clone (a second run waits, then
  * exits with status 6 naming the holder), and a run killed anywhere is finished or undone
  * by the next one (docs/SCHEDULE.md).
@@ -35,6 +36,18 @@ static void on_skip(void *payload, const char *did, const char *handle, const ch
 	s->reason = ss_xstrdup(reason ? reason : "");
 }
 
+/* A member that could not be read: said at once, the run goes on (exit status 4 at the end). */
+static void on_unreachable(void *payload, const char *did, const char *handle, const char *why)
+{
+	cli_pull_run *run = payload;
+
+	(void)did;
+	(void)handle;
+	if (run->progress)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "warning: %s; its last known versions are kept\n", why);
+}
+
 static void on_progress(void *payload, size_t records, size_t done, size_t members)
 {
 	cli_pull_run *run = payload;
@@ -56,21 +69,33 @@ static void run_release(cli_pull_run *run)
 	ss_pull_result_release(&run->result);
 }
 
-/* The space, as me when the clone has an account (its session must be usable: never a
- * prompt), else read-only. */
-static int open_space(ss_state *st, ss_http **http, ss_space **sp, ss_error *err)
+/*
+ * The space. Reading public repos needs no session: without a usable one (after `logout`, or a
+ * refresh token that expired) the run goes on as me all the same (my versions still rank
+ * first) and says once, unless quiet, that push will need a sign-in.
+ */
+static int open_space(ss_state *st, const cli_pull_run *r, ss_http **http, ss_space **sp,
+                      ss_error *err)
 {
-	char *me = NULL;
-	ss_error ignored;
+	ss_state_member m;
+	const char *me;
 	int ret;
 
-	if (ss_state_config_get(st, "me", &me, &ignored) < 0)
-		me = NULL;
-	ret = ss_http_new(http, NULL, err);
-	if (ret == 0)
-		ret = ss_space_open(sp, *http, st, me != NULL, err);
-	free(me);
-	return ret;
+	if ((ret = ss_http_new(http, NULL, err)) < 0 ||
+	    (ret = ss_space_open(sp, *http, st, false, err)) < 0)
+		return ret;
+	me = ss_space_me(*sp);
+	if (!me || ss_space_signed_in(*sp) || r->quiet || r->json)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	if (ss_state_member_get(st, me, &m, NULL) < 0)
+		m.handle = NULL;
+	fprintf(stderr,
+	        "skillsync: not signed in as '%s': reading the public repos without a session; "
+	        "push will need 'skillsync login %s'\n",
+	        m.handle ? m.handle : me, m.handle ? m.handle : me);
+	ss_state_member_release(&m);
+	return 0;
 }
 
 static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
@@ -87,6 +112,7 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 
 	memset(&fopts, 0, sizeof(fopts));
 	fopts.report = on_skip;
+	fopts.unreachable = on_unreachable;
 	fopts.progress = on_progress;
 	fopts.payload = r;
 	fopts.subject = r->merge ? "pull" : "fetch";
@@ -95,7 +121,7 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	popts.ff_only = ff_only;
 	popts.fetch = &fopts;
 	if ((ret = cli_lock_clone(ctx, repo, &lock, &r->merge_recovered)) < 0 ||
-	    (ret = open_space(st, &http, &sp, &ctx->err)) < 0)
+	    (ret = open_space(st, r, &http, &sp, &ctx->err)) < 0)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
 	if (r->progress)
@@ -138,6 +164,9 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 	if (r.code < 0 && ctx->err.code < 0)
 		r.code = ctx->err.code; /* some layers return -1 with the precise code in err */
 	code = r.code < 0 ? cli_exit_code(r.code) : SS_EXIT_OK;
+	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. */
+	if (code == SS_EXIT_OK && r.result.fetch.unreachable)
+		code = SS_EXIT_NETWORK;
 	if (r.json) {
 		if (!r.quiet || r.code < 0 || cli_pull_changed(&r))
 			cli_pull_print_json(&r, r.code < 0 ? &ctx->err : NULL);

@@ -22,12 +22,39 @@ static bool tree_usable(ss_fetch_run_ctx *f, const ss_state_record *old)
 	       ss_tree_exists(f->repo, &oid);
 }
 
+/* Tells opts->report about a skipped record. */
+static void report(ss_fetch_run_ctx *f, const char *did, const char *rkey, const char *reason)
+{
+	f->res->skipped++;
+	if (f->opts && f->opts->report)
+		f->opts->report(f->opts->payload, did, ss_fetch_handle(f, did), rkey, reason);
+}
+
+/*
+ * A new version of a record that was valid, refused this time: the last good version stays
+ * (DESIGN.md section 2), with a warning; the next listing tries the new version again.
+ */
+static int keep_last_good(ss_fetch_run_ctx *f, const ss_space_record *rec, const char *reason,
+                          ss_error *err)
+{
+	ss_buf why = SS_BUF_INIT;
+	int rc = ss_state_record_touch(f->st, rec->did, rec->rkey, err);
+
+	if (rc == 0) {
+		ss_buf_printf(&why, "%s (its last good version is kept)", reason);
+		report(f, rec->did, rec->rkey, why.ptr);
+	}
+	ss_buf_release(&why);
+	return rc;
+}
+
 static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 {
 	ss_fetch_run_ctx *f = payload;
 	ss_state_record old, sr;
 	ss_render r;
 	char hex[SS_OID_HEXSZ + 1];
+	bool had_good;
 	int rc;
 
 	memset(&old, 0, sizeof(old));
@@ -40,13 +67,21 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 		rc = ss_state_record_touch(f->st, rec->did, rec->rkey, err);
 		goto progress;
 	}
+	had_good = rc == 0 && old.valid && tree_usable(f, &old);
 	ss_state_record_release(&old);
 	if (rc < 0 && rc != SS_ENOTFOUND)
 		return rc;
-	rc = ss_render_record(f->repo, rec->rkey, rec->value_json, rec->value_len, &r, err);
-	if (rc < 0)
+	if (rec->problem) {
+		r.reason = ss_xstrdup(rec->problem);
+	} else if (ss_render_record(f->repo, rec->rkey, rec->value_json, rec->value_len, &r, err) <
+	           0) {
 		return ss_error_prefix(err, "cannot store '%s' of '%s'", rec->rkey,
 		                       ss_fetch_who(f, rec->did));
+	}
+	if (!r.valid && had_good) {
+		rc = keep_last_good(f, rec, r.reason, err);
+		goto out;
+	}
 	if (r.valid)
 		ss_oid_fmt(hex, &r.tree);
 	memset(&sr, 0, sizeof(sr));
@@ -61,12 +96,9 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	sr.tree = r.valid ? hex : NULL;
 	sr.note = r.note;
 	rc = ss_state_record_put(f->st, &sr, err);
-	if (rc == 0 && !r.valid) {
-		f->res->skipped++;
-		if (f->opts && f->opts->report)
-			f->opts->report(f->opts->payload, rec->did, ss_fetch_handle(f, rec->did),
-			                rec->rkey, r.reason);
-	}
+	if (rc == 0 && !r.valid)
+		report(f, rec->did, rec->rkey, r.reason);
+out:
 	ss_render_release(&r);
 progress:
 	if (rc == 0 && f->opts && f->opts->progress && f->res->records % 100 == 0)
@@ -104,6 +136,18 @@ static int on_done(void *payload, const char *did, bool full, ss_error *err)
 	return 0;
 }
 
+/* A member that could not be read this time: its last known versions stay (DESIGN.md 2). */
+static int on_failed(void *payload, const char *did, const ss_error *why, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+
+	(void)err;
+	f->res->unreachable++;
+	f->members_done++;
+	f->opts->unreachable(f->opts->payload, did, ss_fetch_handle(f, did), why->message);
+	return 0;
+}
+
 static bool same(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
@@ -132,6 +176,11 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		ss_state_member m;
 		int rc;
 
+		if (h->rc < 0) {
+			f->res->unreachable++;
+			f->opts->unreachable(f->opts->payload, h->did, h->handle, h->error);
+			continue;
+		}
 		memset(&m, 0, sizeof(m));
 		rc = ss_state_member_get(f->st, h->did, &m, err);
 		if (rc == SS_ENOTFOUND) {
@@ -202,7 +251,7 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	ss_space_want *wants = NULL;
 	size_t nwants = 0;
 	bool idle;
-	ss_space_listener l = {on_record, on_deleted, on_done, &f};
+	ss_space_listener l = {on_record, on_deleted, on_done, &f, NULL};
 	int ret = -1;
 
 	memset(&f, 0, sizeof(f));
@@ -214,7 +263,14 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	f.res = out;
 	if (ss_fetch_recover(repo, st, err) < 0)
 		return -1;
-	ret = ss_space_heads(sp, &f.heads, &f.nheads, err);
+	/* With an unreachable callback, a member that cannot be read is named and the rest
+	 * syncs; without (clone), it fails the run. */
+	if (opts && opts->unreachable) {
+		l.failed = on_failed;
+		ret = ss_space_heads_partial(sp, &f.heads, &f.nheads, err);
+	} else {
+		ret = ss_space_heads(sp, &f.heads, &f.nheads, err);
+	}
 	if (ret < 0)
 		goto out;
 	ret = -1;

@@ -31,6 +31,11 @@ typedef struct ss_fetch_opts {
 	/* One skipped record: who wrote it, its key, why (one line). May be NULL. */
 	void (*report)(void *payload, const char *did, const char *handle, const char *rkey,
 	               const char *reason);
+	/*
+	 * A member that could not be read this time (why: one line naming it). Its last known
+	 * versions stay in the view and the others sync. NULL: such a member fails the run.
+	 */
+	void (*unreachable)(void *payload, const char *did, const char *handle, const char *why);
 	/* Progress: records handled so far, members listed so far of members to list. */
 	void (*progress)(void *payload, size_t records, size_t members_done, size_t members);
 	void *payload;
@@ -39,18 +44,20 @@ typedef struct ss_fetch_opts {
 } ss_fetch_opts;
 
 typedef struct ss_fetch_result {
-	bool changed;   /* a new tracking commit was written */
-	ss_oid commit;  /* the tracking commit after the run (zero when there is none) */
-	size_t listed;  /* members whose records were listed */
-	size_t records; /* records received */
-	size_t skipped; /* invalid records received */
+	bool changed;       /* a new tracking commit was written */
+	ss_oid commit;      /* the tracking commit after the run (zero when there is none) */
+	size_t listed;      /* members whose records were listed */
+	size_t records;     /* records received */
+	size_t skipped;     /* invalid records received */
+	size_t unreachable; /* members that could not be read (opts->unreachable) */
 	size_t added, updated, removed; /* view changes */
 } ss_fetch_result;
 
 /*
  * Runs a fetch over sp for the clone repo/st (the state's members are the ones to follow:
  * heads() must name them). The caller holds the clone's lock. SS_ENETWORK / SS_EAUTH from the
- * transport leave the state and the tracking ref as they were.
+ * transport leave the state and the tracking ref as they were; with opts->unreachable, a
+ * member that cannot be read is only reported and the run goes on without it.
  */
 int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts *opts,
                  ss_fetch_result *out, ss_error *err);

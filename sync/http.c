@@ -19,6 +19,7 @@
 #define DEFAULT_BACKOFF_MS   250L
 #define DEFAULT_MAX_WAIT_MS  60000L
 #define MAX_BACKOFF_MS       8000L
+#define MAX_WAIT_S           (86400L * 365) /* the longest wait a server's headers can ask */
 
 /* env_ms: $SKILLSYNC_TIMEOUT in milliseconds, 0 when unset. */
 static void fill_defaults(ss_http_options *o, long env_ms)
@@ -140,6 +141,14 @@ static long long parse_whole(const char *s)
 	return errno || *end ? -1 : v;
 }
 
+/* A wait of what - now seconds, 0 when past, at most MAX_WAIT_S (no overflow either way). */
+static long until(long long what, time_t now)
+{
+	if (what <= (long long)now)
+		return 0;
+	return what - (long long)now > MAX_WAIT_S ? MAX_WAIT_S : (long)(what - (long long)now);
+}
+
 long ss_http_retry_wait_s(const char *retry_after, const char *ratelimit_reset, time_t now)
 {
 	long long v;
@@ -147,16 +156,16 @@ long ss_http_retry_wait_s(const char *retry_after, const char *ratelimit_reset, 
 	if (retry_after && *retry_after) {
 		v = parse_whole(retry_after);
 		if (v >= 0)
-			return v > 86400 * 365 ? 86400 * 365 : (long)v;
+			return v > MAX_WAIT_S ? MAX_WAIT_S : (long)v;
 		/* An HTTP date: the wait is until then. */
 		time_t when = curl_getdate(retry_after, NULL);
 		if (when != (time_t)-1)
-			return when > now ? (long)(when - now) : 0;
+			return until((long long)when, now);
 	}
 	if (ratelimit_reset && *ratelimit_reset) {
 		v = parse_whole(ratelimit_reset);
 		if (v >= 0)
-			return v > (long long)now ? (long)(v - (long long)now) : 0;
+			return until(v, now);
 	}
 	return 0;
 }

@@ -131,7 +131,7 @@ static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *la
 	p.updated = ss_xcalloc(j.nwrites + 1, sizeof(*p.updated));
 	{
 		ss_space_want want = {me, NULL};
-		ss_space_listener l = {on_record, on_deleted, on_done, &p};
+		ss_space_listener l = {on_record, on_deleted, on_done, &p, NULL};
 		if ((rc = ss_space_list(sp, &want, 1, &l, err)) < 0)
 			goto out_rc;
 	}

@@ -10,6 +10,7 @@ void ss_space_heads_free(ss_space_head *heads, size_t n)
 		free(heads[i].handle);
 		free(heads[i].commit);
 		free(heads[i].rev);
+		free(heads[i].error);
 	}
 	free(heads);
 }
@@ -45,11 +46,30 @@ const char *ss_space_me(const ss_space *sp)
 	return sp->me;
 }
 
-int ss_space_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
+bool ss_space_signed_in(const ss_space *sp)
+{
+	return sp->signed_in;
+}
+
+int ss_space_heads_partial(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
 	*out = NULL;
 	*n = 0;
 	return sp->vt->heads(sp, out, n, err);
+}
+
+int ss_space_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
+{
+	int ret = ss_space_heads_partial(sp, out, n, err);
+
+	for (size_t i = 0; ret == 0 && i < *n; i++)
+		if ((*out)[i].rc < 0) {
+			ret = ss_error_set(err, (*out)[i].rc, "%s", (*out)[i].error);
+			ss_space_heads_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+		}
+	return ret;
 }
 
 int ss_space_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,

@@ -13,8 +13,9 @@
  * which one they hold: they branch on ss_space_caps() only.
  *
  * Rules: records travel as JSON text (core/record.c decodes them); a transport never writes
- * anywhere but my repo; callbacks get borrowed strings valid for the call only; a listing
- * that fails for one member fails the call (with that member named) after the others ended.
+ * anywhere but my repo; callbacks get borrowed strings valid for the call only; a member that
+ * cannot be read this time is named, and the others go on (fetch keeps its last known
+ * versions: DESIGN.md section 2).
  */
 #ifndef SS_SPACE_H
 #define SS_SPACE_H
@@ -41,6 +42,8 @@ typedef struct ss_space_head {
 	char *handle; /* NULL when unknown */
 	char *commit; /* the repo's current commit CID; NULL: the repo has no commit / no records */
 	char *rev;    /* the repo's current revision; NULL as above */
+	int rc;       /* ss_space_heads_partial: < 0 when the member could not be read this time */
+	char *error;  /* ... and why (one line naming the member); NULL when rc is 0 */
 } ss_space_head;
 
 void ss_space_heads_free(ss_space_head *heads, size_t n);
@@ -56,14 +59,18 @@ typedef struct ss_space_record {
 	const char *did;
 	const char *rkey;
 	const char *cid;
-	const char *value_json; /* the record's value, JSON text, value_len bytes */
+	const char *value_json; /* the value, JSON text of value_len bytes; NULL with problem */
 	size_t value_len;
+	const char *problem; /* why the transport could not read this record, or NULL */
 } ss_space_record;
 
 /*
  * What a listing reports. record: one record (new or changed, or any record of a full listing);
  * deleted: a record gone since since_rev (incremental listings only); done: the member's
  * listing ended; full says whether it held every record (then records not reported are gone).
+ * failed (may be NULL): the member's listing could not finish (why: one line naming it); its
+ * records reported so far stand, done is not called for it, and the others go on. Without
+ * failed, one member's failure fails ss_space_list after the others ended.
  * A negative return (with err set) stops the listing and is returned by ss_space_list.
  */
 typedef struct ss_space_listener {
@@ -71,6 +78,7 @@ typedef struct ss_space_listener {
 	int (*deleted)(void *payload, const char *did, const char *rkey, ss_error *err);
 	int (*done)(void *payload, const char *did, bool full, ss_error *err);
 	void *payload;
+	int (*failed)(void *payload, const char *did, const ss_error *why, ss_error *err);
 } ss_space_listener;
 
 /* A write to my repo (the plan's op; each transport translates it once). */
@@ -97,12 +105,19 @@ unsigned ss_space_caps(const ss_space *sp);
 /* My DID, or NULL for a read-only space (apply() then fails with SS_EAUTH). */
 const char *ss_space_me(const ss_space *sp);
 
+/* Whether my session could be opened (false for a read-only clone, or after a logout). */
+bool ss_space_signed_in(const ss_space *sp);
+
 /* Sets err to the line saying a read-only clone cannot write, and how to get one that can;
  * returns SS_EAUTH. */
 int ss_space_read_only(ss_error *err);
 
-/* Every member with its current head, ordered by DID; SS_ENETWORK when one is unreachable. */
+/* Every member with its current head; fails (naming the first such member) when one cannot be
+ * read. */
 int ss_space_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
+/* The same, but a member that cannot be read comes with rc and error set, and the call
+ * succeeds (fails only when nothing could be asked at all). */
+int ss_space_heads_partial(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
 
 /* Lists the wanted members' records, calling l as pages arrive. */
 int ss_space_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,

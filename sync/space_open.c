@@ -7,6 +7,38 @@
 #include "sync/space.h"
 #include "sync/space_public.h"
 
+/* Whether a session for did is stored (signed in, even if it may have ended since). */
+static bool session_stored(const char *did)
+{
+	ss_session_info *list = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	if (ss_session_list(&list, &n, NULL) < 0)
+		return false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = !strcmp(list[i].did, did);
+	ss_session_list_free(list, n);
+	return found;
+}
+
+/* No session for me: the line names my handle (from the state) rather than only my DID. */
+static int not_signed_in(ss_state *st, const char *me, ss_error *err)
+{
+	ss_state_member m;
+	const char *who;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	if (ss_state_member_get(st, me, &m, NULL) < 0)
+		m.handle = NULL;
+	who = m.handle ? m.handle : me;
+	ret = ss_error_set(err, SS_EAUTH, "not signed in as '%s' (run 'skillsync login %s')", who,
+	                   who);
+	ss_state_member_release(&m);
+	return ret;
+}
+
 int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing, ss_error *err)
 {
 	ss_state_member *members = NULL;
@@ -29,6 +61,8 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		goto out;
 	if (me) {
 		rc = ss_session_open(http, me, &mine, NULL, err);
+		if (rc == SS_EAUTH && for_writing && !session_stored(me))
+			not_signed_in(st, me, err);
 		if (rc < 0 && (for_writing || rc != SS_EAUTH))
 			goto out;
 	} else if (for_writing) {

@@ -12,6 +12,7 @@
 typedef struct ss_space_vtable {
 	const char *kind;
 	unsigned caps;
+	/* every member, those that cannot be read with rc/error (ss_space_heads_partial) */
 	int (*heads)(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err);
 	int (*list)(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,
 	            ss_error *err);
@@ -22,7 +23,8 @@ typedef struct ss_space_vtable {
 
 struct ss_space {
 	const ss_space_vtable *vt;
-	char *me; /* my DID, NULL when read-only; freed by ss_space_free */
+	char *me;       /* my DID, NULL when read-only; freed by ss_space_free */
+	bool signed_in; /* my session is usable: apply() can write */
 };
 
 #endif

@@ -35,30 +35,21 @@ static const char *who(const pub_member *m)
 	return m->handle ? m->handle : m->did;
 }
 
-/*
- * One getLatestCommit per member, all in flight at once (bounded) over the shared connections.
- * When several fail, the first member in the space's order is the one reported.
- */
+/* One getLatestCommit per member, all in flight at once (bounded) over the shared connections. */
 static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
 	pub_space *ps = (pub_space *)sp;
 	ss_xrpc_head_job *jobs = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*jobs));
-	ss_space_head *heads = NULL;
-	int ret = 0;
+	ss_space_head *heads;
 
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		jobs[i].client = ps->members[i].client;
 		jobs[i].did = ps->members[i].did;
 	}
-	/* err gets the first failed member's error, in the space's order. */
-	if (ps->nmembers && ss_xrpc_get_latest_commit_many(jobs, ps->nmembers, 0, err) < 0) {
-		size_t i = 0;
-
-		while (jobs[i].rc >= 0)
-			i++;
-		ret = ss_error_prefix(err, "cannot read the head of '%s'", who(&ps->members[i]));
-		goto out;
-	}
+	/* Each job ends with its own rc and err: the members that failed are named below. */
+	if (ps->nmembers)
+		ss_xrpc_get_latest_commit_many(jobs, ps->nmembers, 0, NULL);
+	(void)err;
 	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		pub_member *m = &ps->members[i];
@@ -68,14 +59,16 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 		heads[i].commit = jobs[i].commit.cid;
 		heads[i].rev = jobs[i].commit.rev;
 		jobs[i].commit.cid = jobs[i].commit.rev = NULL;
+		if (jobs[i].rc < 0) {
+			heads[i].rc = jobs[i].rc;
+			ss_error_prefix(&jobs[i].err, "cannot read the head of '%s'", who(m));
+			heads[i].error = ss_xstrdup(jobs[i].err.message);
+		}
 	}
 	*out = heads;
 	*n = ps->nmembers;
-out:
-	for (size_t i = 0; i < ps->nmembers; i++)
-		ss_xrpc_commit_release(&jobs[i].commit);
 	free(jobs);
-	return ret;
+	return 0;
 }
 
 struct list_job {
@@ -86,12 +79,11 @@ struct list_job {
 static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
 	struct list_job *job = payload;
-	ss_space_record r = {job->did, rec->rkey, rec->cid, rec->value_json, rec->value_len};
+	ss_space_record r = {job->did,        rec->rkey,      rec->cid,
+	                     rec->value_json, rec->value_len, rec->problem};
 
-	if (!rec->rkey || !rec->cid || !rec->value_json)
-		return 0; /* the server sent an entry without a key, CID or value: nothing
-		           * to keep
-		           */
+	if (!rec->rkey || !rec->cid)
+		return 0; /* an entry without a key or CID: nothing to name it by, to keep */
 	return job->l->record(job->l->payload, &r, err);
 }
 
@@ -125,14 +117,19 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 		if (jobs[i].rc < 0) {
 			pub_member *m = find_member(ps, wants[i].did);
 
-			*err = jobs[i].err;
-			ret = ss_error_prefix(err, "cannot list the skills of '%s'", who(m));
-			goto out;
+			ss_error_prefix(&jobs[i].err, "cannot list the skills of '%s'", who(m));
+			if (!l->failed) {
+				*err = jobs[i].err;
+				ret = jobs[i].rc;
+				goto out;
+			}
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (l->done && l->done(l->payload, wants[i].did, true, err) < 0)
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].rc < 0 ? l->failed(l->payload, wants[i].did, &jobs[i].err, err) < 0
+		                   : l->done && l->done(l->payload, wants[i].did, true, err) < 0)
 			goto out;
+	}
 	ret = 0;
 out:
 	free(jobs);
@@ -206,6 +203,7 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
 
 	ps->base.vt = &pub_vtable;
 	ps->base.me = me_did && *me_did ? ss_xstrdup(me_did) : NULL;
+	ps->base.signed_in = mine != NULL;
 	ps->http = http;
 	ps->mine = mine;
 	ps->members = ss_xcalloc(n ? n : 1, sizeof(*ps->members));

@@ -1,11 +1,11 @@
+/* url.c: which service URLs skillsync will talk to (see sync/url.h); part of the HTTP module,
+ * so the URL is parsed by the same library that will send the request (curl's URL API). */
 #include "sync/url.h"
 
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <string.h>
 #include <strings.h>
-
-#include "core/mem.h"
-#include <stdlib.h>
 
 bool ss_url_host_is_loopback(const char *host)
 {
@@ -21,34 +21,59 @@ bool ss_url_host_is_loopback(const char *host)
 	return false;
 }
 
+/* Whether the URL has part (a user name or password). */
+static bool has_part(CURLU *u, CURLUPart part)
+{
+	char *v = NULL;
+	bool has = curl_url_get(u, part, &v, 0) == CURLUE_OK;
+
+	curl_free(v);
+	return has;
+}
+
 int ss_url_check(const char *url, ss_error *err)
 {
-	const char *rest, *end;
-	char *host;
-	bool loopback;
+	CURLU *u = curl_url();
+	const char *sep = strstr(url, "://");
+	char *scheme = NULL, *host = NULL;
+	size_t len;
+	int ret = 0;
 
-	if (!strncasecmp(url, "https://", 8))
-		return url[8] && url[8] != '/'
-		           ? 0
-		           : ss_error_set(err, SS_EINVALID, "'%s' has no host", url);
-	if (strncasecmp(url, "http://", 7))
-		return ss_error_set(err, SS_EINVALID, "'%s' is not an http(s) URL", url);
-	rest = url + 7;
-	if (*rest == '[') {
-		end = strchr(rest, ']');
-		if (!end)
-			return ss_error_set(err, SS_EINVALID, "'%s' has a malformed host", url);
-		host = ss_xstrndup(rest + 1, (size_t)(end - rest - 1));
-	} else {
-		end = rest + strcspn(rest, ":/?#");
-		host = ss_xstrndup(rest, (size_t)(end - rest));
+	if (!u)
+		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' is not a valid URL", url);
+		goto out;
 	}
-	loopback = strchr(host, '@') == NULL && ss_url_host_is_loopback(host);
-	free(host);
-	if (!loopback)
-		return ss_error_set(err, SS_EINVALID,
-		                    "refusing plain http to '%s': only loopback addresses may use "
-		                    "http, use https",
-		                    url);
-	return 0;
+	if (strcasecmp(scheme, "https") && strcasecmp(scheme, "http")) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' is not an http(s) URL", url);
+		goto out;
+	}
+	if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD)) {
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "'%s' holds a user name or password: refusing it", url);
+		goto out;
+	}
+	/* curl reads "https:///x" as host x: a URL with an empty authority has no host. */
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host ||
+	    (sep && sep[3] == '/')) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' has no host", url);
+		goto out;
+	}
+	len = strlen(host);
+	if (host[0] == '[' && len > 2) { /* an IPv6 address: without its brackets */
+		memmove(host, host + 1, len - 2);
+		host[len - 2] = '\0';
+	}
+	if (!strcasecmp(scheme, "http") && !ss_url_host_is_loopback(host))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "refusing plain http to '%s': only loopback addresses may use "
+		                   "http, use https",
+		                   url);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ret;
 }

@@ -2,7 +2,9 @@
  * url.h: which service URLs skillsync will talk to.
  *
  * The rule: https anywhere; plain http only to a loopback host (localhost, 127.0.0.0/8, [::1]),
- * so that tokens and records never cross a network unencrypted.
+ * so that tokens and records never cross a network unencrypted. The URL is parsed as libcurl
+ * will send it; one with a user name or password (`http://localhost:1@evil.invalid`, whose
+ * host is evil.invalid) is refused.
  */
 #ifndef SS_URL_H
 #define SS_URL_H

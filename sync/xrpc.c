@@ -343,6 +343,8 @@ static int base64url_decode(ss_buf *out, const char *s, size_t len)
 	return 0;
 }
 
+#define MAX_EXP 253402300799LL /* 9999-12-31T23:59:59Z */
+
 int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err)
 {
 	const char *p1 = strchr(jwt, '.'), *p2 = p1 ? strchr(p1 + 1, '.') : NULL;
@@ -357,7 +359,12 @@ int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err)
 	e = json_object_get(v, "exp");
 	if (!json_is_integer(e))
 		goto out;
+	/* Clamped to 0 .. the end of year 9999, so that arithmetic on it cannot overflow. */
 	*exp = (long long)json_integer_value(e);
+	if (*exp < 0)
+		*exp = 0;
+	else if (*exp > MAX_EXP)
+		*exp = MAX_EXP;
 	ret = 0;
 out:
 	json_decref(v);

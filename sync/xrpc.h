@@ -26,6 +26,9 @@
 #include "sync/http.h"
 
 #define SS_XRPC_LIST_PAGE_SIZE 100
+/* What one member's listing may cost: pages and entries (more fails that listing). */
+#define SS_XRPC_LIST_MAX_PAGES   10000
+#define SS_XRPC_LIST_MAX_RECORDS 100000
 
 typedef struct ss_xrpc ss_xrpc;
 
@@ -63,8 +66,9 @@ typedef struct ss_xrpc_record {
 	char *uri;
 	char *rkey;
 	char *cid;
-	char *value_json; /* the record's value as JSON text */
+	char *value_json; /* the record's value as JSON text; NULL with problem */
 	size_t value_len;
+	const char *problem; /* listings: why the entry cannot be read (value_json NULL) */
 } ss_xrpc_record;
 void ss_xrpc_record_release(ss_xrpc_record *rec);
 
@@ -75,10 +79,14 @@ typedef struct ss_xrpc_commit {
 } ss_xrpc_commit;
 void ss_xrpc_commit_release(ss_xrpc_commit *c);
 
-/* Called for each listed record (borrowed for the call); negative stops the listing. */
+/*
+ * Called for each entry of a listing (borrowed for the call); negative stops the listing. An
+ * entry the page reader could not read has problem set and no value (rkey and cid when it
+ * had them): the record is skipped with that reason, the rest of the page goes on.
+ */
 typedef int (*ss_xrpc_record_fn)(void *payload, const ss_xrpc_record *rec, ss_error *err);
 
-/* Every record of collection in repo, 100 per page, in the server's order. */
+/* Every record of collection in repo, in the server's order (one listing of the kind below). */
 int ss_xrpc_list_records(ss_xrpc *x, const char *repo, const char *collection, ss_xrpc_record_fn fn,
                          void *payload, ss_error *err);
 
@@ -87,6 +95,11 @@ int ss_xrpc_list_records(ss_xrpc *x, const char *repo, const char *collection, s
  * client must share one ss_http. Each job's pages run one after the other, jobs in parallel
  * (max_parallel, 0: 8). A job's failure is kept in its rc/err and does not stop the others;
  * the call returns the first job's negative rc (with err) after all have ended.
+ *
+ * Bounds, whatever the server sends: a page is read in one pass without a JSON tree
+ * (sync/xrpc_page.c); a page over the response cap is asked again with half the `limit`
+ * (down to 1); a cursor that comes back, more than SS_XRPC_LIST_MAX_PAGES pages or more than
+ * SS_XRPC_LIST_MAX_RECORDS entries end that job with an error. No token is sent.
  */
 typedef struct ss_xrpc_list_job {
 	ss_xrpc *client;
@@ -94,9 +107,10 @@ typedef struct ss_xrpc_list_job {
 	const char *collection;
 	ss_xrpc_record_fn fn;
 	void *payload;
-	int rc;       /* out: 0 or the job's error code */
-	ss_error err; /* out: why, when rc < 0 */
-	size_t pages; /* out: pages fetched */
+	int rc;         /* out: 0 or the job's error code */
+	ss_error err;   /* out: why, when rc < 0 */
+	size_t pages;   /* out: pages fetched */
+	size_t entries; /* out: entries received */
 } ss_xrpc_list_job;
 int ss_xrpc_list_records_many(ss_xrpc_list_job *jobs, size_t n, int max_parallel, ss_error *err);
 
@@ -204,7 +218,8 @@ int ss_xrpc_resolve_handle(ss_xrpc *x, const char *handle, char **did, ss_error 
 
 /* ---- pure helpers (JSON stays here) ---- */
 
-/* The exp claim (seconds since the epoch) of a JWT, not verified; SS_EINVALID if none. */
+/* The exp claim (seconds since the epoch, clamped to 0 .. year 9999) of a JWT, not verified;
+ * SS_EINVALID if none. */
 int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err);
 
 /*

@@ -34,6 +34,14 @@ int ss_xrpc__error(const char *nsid, long status, const ss_buf *body, size_t req
 /* Parses an answer body into an object; SS_ERROR naming nsid when it is not one. */
 int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err);
 
+/*
+ * Walks a listRecords page (sync/xrpc_page.c): every entry of `records` to fn, *count of them,
+ * *cursor the next cursor (malloc'd) or NULL. SS_ERROR naming nsid for a page that is not
+ * JSON; fn's negative code stops it.
+ */
+int ss_xrpc__walk_page(const char *nsid, const char *body, size_t len, ss_xrpc_record_fn fn,
+                       void *payload, size_t *count, char **cursor, ss_error *err);
+
 /* A malloc'd copy of obj[key] when it is a string, else NULL. */
 char *ss_xrpc__str(const json_t *obj, const char *key);
 

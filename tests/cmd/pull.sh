@@ -2,7 +2,7 @@
 # needs: pds
 # fetch, pull and log end to end against the real PDS: every kind of view change, a conflict
 # resolved and pushed, uncommitted edits in the way, a no-change pull (one request per member,
-# nothing written), the lock, a missing session, and a pull killed at each step then rerun.
+# nothing written), the lock, a pull without a session, and a pull killed at each step then rerun.
 # Records of the other members are written straight to the PDS with curl (the token in a
 # config on stdin, not in argv).
 set -euo pipefail
@@ -260,9 +260,18 @@ clean .
 git fsck --no-dangling >/dev/null 2>&1 || fail "git fsck after two pulls"
 [ "$(git rev-list --count refs/remotes/space/main --not "$tracking")" -ge 1 ] || fail "tracking ref lost"
 
-# A missing session: one line, exit 5, no prompt.
-SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 5 timeout 20 setsid -w "$SKILLSYNC" pull </dev/null
-[ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "missing session printed: $(cat "$tmp/stderr")"
+# A missing session (after logout, or a refresh token that expired): public repos need none,
+# so pull goes on as me, saying once (naming me's handle) that push will need a sign-in; only
+# push fails, with one line and exit 5. Never a prompt.
+SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 0 timeout 20 setsid -w "$SKILLSYNC" pull </dev/null
+[ "$(cat "$tmp/stderr")" = "skillsync: not signed in as '$(handle me)': reading the public repos \
+without a session; push will need 'skillsync login $(handle me)'" ] ||
+	fail "pull without a session said: $(cat "$tmp/stderr")"
+SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 0 timeout 20 setsid -w "$SKILLSYNC" pull --quiet </dev/null
+[ ! -s "$tmp/stderr" ] && [ ! -s "$tmp/stdout" ] || fail "pull --quiet without a session printed"
+SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 5 timeout 20 setsid -w "$SKILLSYNC" push </dev/null
+[ "$(cat "$tmp/stderr")" = "skillsync: not signed in as '$(handle me)' (run 'skillsync login $(handle me)')" ] ||
+	fail "push without a session said: $(cat "$tmp/stderr")"
 
 # Killed at each step, then rerun: the same tree as a clean pull. Two read-only clones (no
 # session needed): "a" is killed, "b" pulls cleanly.

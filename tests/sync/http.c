@@ -14,6 +14,7 @@
 
 #include "core/buf.h"
 #include "sync/http.h"
+#include "sync/url.h"
 #include "sync/pds.h"
 
 static double now_s(void)
@@ -89,6 +90,9 @@ static void test_http__retry_wait_from_headers(void **state)
 	assert_int_equal(ss_http_retry_wait_s("3", "1700000042", now), 3);
 	assert_int_equal(ss_http_retry_wait_s("soon", NULL, now), 0);
 	assert_int_equal(ss_http_retry_wait_s(NULL, NULL, now), 0);
+	/* Huge values are clamped to a year, so that the wait in milliseconds cannot overflow. */
+	assert_int_equal(ss_http_retry_wait_s(NULL, "9223372036854775807", now), 86400L * 365);
+	assert_int_equal(ss_http_retry_wait_s("9223372036854775807", NULL, now), 86400L * 365);
 }
 
 static void test_http__plain_http_to_remote_host_is_refused(void **state)
@@ -108,6 +112,23 @@ static void test_http__plain_http_to_remote_host_is_refused(void **state)
 	assert_int_equal(st.requests, 0);
 	ss_http_response_release(&resp);
 	ss_http_free(http);
+}
+
+static void test_http__userinfo_cannot_hide_a_remote_host(void **state)
+{
+	ss_error err;
+
+	(void)state;
+	/* The host of this URL is evil.invalid: "localhost:1" is a user name and password. */
+	assert_int_equal(ss_url_check("http://localhost:1@evil.invalid/xrpc/x", &err), SS_EINVALID);
+	assert_non_null(strstr(err.message, "user name or password"));
+	assert_int_equal(ss_url_check("https://user@pds.example/", &err), SS_EINVALID);
+	assert_int_equal(ss_url_check("http://127.0.0.1:2583/xrpc/x", &err), 0);
+	assert_int_equal(ss_url_check("http://[::1]:2583/", &err), 0);
+	assert_int_equal(ss_url_check("https://pds.example", &err), 0);
+	assert_int_equal(ss_url_check("http://127.0.0.1.evil.invalid/", &err), SS_EINVALID);
+	assert_int_equal(ss_url_check("ftp://127.0.0.1/", &err), SS_EINVALID);
+	assert_int_equal(ss_url_check("https:///x", &err), SS_EINVALID);
 }
 
 static void test_http__closed_port_fails_fast_with_one_line(void **state)
@@ -424,6 +445,7 @@ int test_http_run(void)
 	    cmocka_unit_test(test_http__timeout_from_the_environment),
 	    cmocka_unit_test(test_http__backoff_doubles_and_is_capped),
 	    cmocka_unit_test(test_http__retry_wait_from_headers),
+	    cmocka_unit_test(test_http__userinfo_cannot_hide_a_remote_host),
 	    cmocka_unit_test(test_http__plain_http_to_remote_host_is_refused),
 	    cmocka_unit_test(test_http__closed_port_fails_fast_with_one_line),
 	    cmocka_unit_test(test_http__silent_server_times_out),

@@ -71,6 +71,13 @@ static void test_xrpc__jwt_exp_is_read_from_the_payload(void **state)
 	assert_int_equal(ss_xrpc_jwt_exp("not-a-jwt", &exp, &err), SS_EINVALID);
 	/* {"sub":"x"}: no exp */
 	assert_int_equal(ss_xrpc_jwt_exp("e30.eyJzdWIiOiJ4In0.c2ln", &exp, &err), SS_EINVALID);
+	/* An exp at either end of int64 is clamped to what a time can be: no overflow later. */
+	assert_int_equal(
+	    ss_xrpc_jwt_exp("e30.eyJleHAiOi05MjIzMzcyMDM2ODU0Nzc1ODA3fQ.c2ln", &exp, &err), 0);
+	assert_int_equal(exp, 0);
+	assert_int_equal(
+	    ss_xrpc_jwt_exp("e30.eyJleHAiOjkyMjMzNzIwMzY4NTQ3NzU4MDd9.c2ln", &exp, &err), 0);
+	assert_int_equal(exp, 253402300799LL);
 }
 
 /* A server's error text is quoted on one line, its escapes written as \xNN. */
