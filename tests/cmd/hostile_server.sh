@@ -57,7 +57,7 @@ echo "clone with 8 junk pages of ~60 MB: peak RSS ${rss} KB"
 [ "$rss" -lt $((1024 * 1024)) ] || fail "peak RSS ${rss} KB over 1 GiB"
 for bad in "'big-int' of 'did:plc:hostilebadrecs': big-int: record is not valid JSON" \
 	"'deep-one' of 'did:plc:hostilebadrecs': deep-one: record is not valid JSON" \
-	"'dup-key' of 'did:plc:hostilebadrecs': dup-key: record is not valid JSON (duplicate" \
+	"'dup-key' of 'did:plc:hostilebadrecs': dup-key: record gives the key \"name\" twice" \
 	"'two-values' of 'did:plc:hostilebadrecs': the record's entry holds two values"; do
 	has "$tmp/stderr" "warning: skipped $bad"
 done
@@ -73,7 +73,7 @@ flip_before=$(cat flip-skill/SKILL.md)
 # A broken update of a valid record: the last good version stays, with a warning.
 touch "$portfile.flip"
 run 0 "$SKILLSYNC" pull
-has "$tmp/stderr" "warning: skipped 'flip-skill' of 'did:plc:hostileflip': flip-skill: record is not valid JSON (duplicate"
+has "$tmp/stderr" "warning: skipped 'flip-skill' of 'did:plc:hostileflip': flip-skill: record gives the key \"instructions\" twice"
 has "$tmp/stderr" "(its last good version is kept)"
 [ "$(cat flip-skill/SKILL.md)" = "$flip_before" ] || fail "flip-skill changed by a broken update"
 
