@@ -199,7 +199,7 @@ int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	workdir = ss_repo_workdir(ctx->repo);
-	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
+	if (cmd_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;
 	merging = s.merging;

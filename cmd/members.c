@@ -66,8 +66,7 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 	int rc, ret = -1;
 
 	memset(&old, 0, sizeof(old));
-	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
-	    ss_http_new(&http, NULL, &ctx->err) < 0)
+	if (cmd_lock_clone(ctx, NULL, &lock, NULL) < 0 || ss_http_new(&http, NULL, &ctx->err) < 0)
 		goto out;
 	if (ss_identity_resolve(http, who, &id, &ctx->err) < 0) {
 		ss_error_prefix(&ctx->err, "cannot resolve '%s'", who);

@@ -94,8 +94,8 @@ static int run(ss_ctx *ctx, cmd_pull_run *r, bool ff_only)
 	popts.merge = r->merge;
 	popts.ff_only = ff_only;
 	popts.fetch = &fopts;
-	if ((ret = cmd_lock_clone(ctx, repo, &lock, &r->merge_recovered)) < 0 ||
-	    (ret = open_space(st, &http, &sp, &ctx->err)) < 0)
+	if ((ret = open_space(st, &http, &sp, &ctx->err)) < 0 ||
+	    (ret = cmd_lock_clone(ctx, sp, &lock, &r->recovered)) < 0)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
 	if (r->progress)

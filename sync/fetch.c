@@ -212,8 +212,6 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	f.sp = sp;
 	f.opts = opts;
 	f.res = out;
-	if (ss_fetch_recover(repo, st, err) < 0)
-		return -1;
 	ret = ss_space_heads(sp, &f.heads, &f.nheads, err);
 	if (ret < 0)
 		goto out;
