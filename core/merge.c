@@ -340,21 +340,12 @@ static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *thei
                            const char *message, ss_oid *out, ss_error *err)
 {
 	git_repository *git = ss_repo_git(repo);
-	git_commit *a = NULL, *b = NULL;
 	git_index *index = NULL;
-	git_merge_options mopts;
-	git_oid id, tree_id;
+	git_oid tree_id;
 	ss_oid tree, parents[2];
 	int rc, ret = -1;
 
-	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
-	ss_git_oid_in(&id, ours);
-	rc = git_commit_lookup(&a, git, &id);
-	ss_git_oid_in(&id, theirs);
-	if (rc == 0)
-		rc = git_commit_lookup(&b, git, &id);
-	if (rc == 0)
-		rc = git_merge_commits(&index, git, a, b, &mopts);
+	rc = ss_merge_index(&index, repo, ours, theirs);
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot merge");
 		goto out;
@@ -374,8 +365,6 @@ static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *thei
 	ret = ss_commit_create(repo, NULL, &tree, parents, 2, message, out, err);
 out:
 	git_index_free(index);
-	git_commit_free(a);
-	git_commit_free(b);
 	return ret;
 }
 

@@ -19,6 +19,10 @@
 /* The merge journal, <statedir>/merge: "old <id>\n<kind> <id>\n" (merge.c says when). */
 void ss_merge_journal_path(ss_buf *out, ss_repo *repo);
 
+/* The index of the merge of commit theirs into commit ours (git_merge_commits, default
+ * options, as git_merge computes it); a libgit2 code. */
+int ss_merge_index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_oid *theirs);
+
 /* A move of the files from old's tree to a target: a commit's tree (fast-forward, clean
  * merge) or a conflicting merge's index (conflict markers and all). */
 typedef struct ss_merge_move {

@@ -258,13 +258,30 @@ static int empty_tree(git_tree **out, git_repository *git)
 	return rc;
 }
 
+int ss_merge_index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_oid *theirs)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_commit *a = NULL, *b = NULL;
+	git_oid id;
+	int rc;
+
+	ss_git_oid_in(&id, ours);
+	rc = git_commit_lookup(&a, git, &id);
+	ss_git_oid_in(&id, theirs);
+	if (rc == 0)
+		rc = git_commit_lookup(&b, git, &id);
+	if (rc == 0)
+		rc = git_merge_commits(out, git, a, b, NULL);
+	git_commit_free(a);
+	git_commit_free(b);
+	return rc;
+}
+
 int ss_merge_move_init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const ss_oid *target,
                        bool conflicting, ss_error *err)
 {
 	git_repository *git = ss_repo_git(repo);
-	git_commit *a = NULL, *b = NULL;
 	git_diff *diff = NULL;
-	git_oid id;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -273,22 +290,13 @@ int ss_merge_move_init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const
 		rc = commit_tree(&m->target, git, target);
 	if (rc == 0 && !conflicting)
 		rc = git_diff_tree_to_tree(&diff, git, m->old, m->target, NULL);
-	if (rc == 0 && conflicting) {
-		ss_git_oid_in(&id, old);
-		rc = git_commit_lookup(&a, git, &id);
-		ss_git_oid_in(&id, target);
-		if (rc == 0)
-			rc = git_commit_lookup(&b, git, &id);
-		if (rc == 0)
-			rc = git_merge_commits(&m->merged, git, a, b, NULL);
-		if (rc == 0)
-			rc = git_diff_tree_to_index(&diff, git, m->old, m->merged, NULL);
-	}
+	if (rc == 0 && conflicting)
+		rc = ss_merge_index(&m->merged, repo, old, target);
+	if (rc == 0 && conflicting)
+		rc = git_diff_tree_to_index(&diff, git, m->old, m->merged, NULL);
 	if (rc == 0)
 		diff_paths(diff, &m->paths);
 	git_diff_free(diff);
-	git_commit_free(a);
-	git_commit_free(b);
 	if (rc < 0) {
 		ss_merge_move_release(m);
 		return ss_git_error(err, rc, "cannot compute the merge's files");
