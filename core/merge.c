@@ -171,7 +171,7 @@ static int verify(ss_repo *repo, const ss_merge_move *m, git_object *target, git
 		return result->npaths ? refuse(result, err)
 		                      : ss_git_error(err, rc, "cannot update the working tree");
 	if (ss_merge_move_check(repo, m, err) < 0)
-		return ss_error_prefix(err, "the merge would write there");
+		return ss_error_prefix(err, "cannot merge the space's changes");
 	return 0;
 }
 
@@ -187,7 +187,8 @@ static int undo(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 	    ss_merge_move_write(repo, m, false, &why) == 0)
 		journal_remove(repo);
 	else
-		ss_error_prefix(err, "the next skillsync command puts back the files");
+		ss_error_prefix(
+		    err, "files left half written (the next skillsync command puts them back)");
 	return err->code;
 }
 

@@ -59,8 +59,8 @@ unplant() {
 	rm -f "$1/other" "$1/mskill/scripts" "$1/good/scripts"
 	git -C "$1" checkout -q -- good/scripts
 }
-# same <clone> <reference clone> <what>: the same main and tracking trees, no merge journal,
-# no merge state; nothing written outside
+# same <clone> <reference clone> <what>: the same main and tracking trees and the same view in
+# the state, no merge journal, no merge state; nothing written outside
 same() {
 	[ "$(tree "$1")" = "$(tree "$2")" ] || fail "$3: main differs: $(git -C "$1" diff --stat "$(tree "$2")" 2>&1)"
 	[ "$(tree "$1" refs/remotes/space/main)" = "$(tree "$2" refs/remotes/space/main)" ] ||
@@ -68,7 +68,9 @@ same() {
 	[ ! -e "$1/.git/skillsync/merge" ] || fail "$3: the merge journal stayed"
 	[ ! -e "$1/.git/MERGE_HEAD" ] || fail "$3: a merge state stayed"
 	[ "$(outside)" = "$outside_before" ] || fail "$3: something was written outside the clone: $(outside)"
+	[ "$(view "$1")" = "$(view "$2")" ] || fail "$3: the states' views differ: $(view "$1") / $(view "$2")"
 }
+view() { ss_sql "$1/.git/skillsync/state.db" "select rkey, did, cid, tree from view order by rkey"; }
 
 mkdir -p outside/o1 outside/o2 outside/o3
 echo "outside three" >outside/o3/run.sh
