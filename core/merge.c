@@ -3,14 +3,14 @@
  *
  * Fast-forward and clean three-way merges are reduced to one move of HEAD from `old` to a
  * commit `new` (for a clean merge, the merge commit is written first, as an object only):
- *   1. verify, writing nothing: libgit2's safe checkout as a dry run (a path the move touches
- *      that differs from old, in the files or the index, or an untracked file in the way,
- *      refuses the merge naming the files) and the move's own check (no symbolic link on the
- *      way of any path: merge_internal.h);
+ *   1. verify, writing nothing: libgit2's safe checkout of just the paths that differ between
+ *      old and new, as a dry run (a path that differs from old, in the files or the index, or
+ *      an untracked file in the way, refuses the merge naming the files) and the move's own
+ *      check (no symbolic link on the way of any path: merge_internal.h);
  *   2. journal "old <id>\nnew <id>\n" to <statedir>/merge (atomic write): from here on every
  *      path the move touches holds old's content, as verified;
- *   3. safe checkout of new's tree; a failure after it may have written (a file libgit2
- *      cannot write) puts old's content back on the paths and removes the journal;
+ *   3. safe checkout of new's tree, the same paths only; a failure after it may have written (a
+ * file libgit2 cannot write) puts old's content back on the paths and removes the journal;
  *   4. compare-and-swap HEAD's branch from old to new;
  *   5. remove the journal.
  * Killed after 2, ss_merge_recover() sees the journal and finishes the move (forced checkout
@@ -138,10 +138,17 @@ static void checkout_progress(const char *path, size_t done, size_t total, void 
 		ss_crash_point("merge-checkout-midway");
 }
 
-static void checkout_init(git_checkout_options *opts, unsigned strategy, refusal *r)
+/* Checkout options for a move: only m's paths when it moves to a tree (git_merge takes no
+ * paths), its conflicts noted in r. */
+static void checkout_init(git_checkout_options *opts, unsigned strategy, const ss_merge_move *m,
+                          refusal *r)
 {
 	git_checkout_options_init(opts, GIT_CHECKOUT_OPTIONS_VERSION);
 	opts->checkout_strategy = strategy | GIT_CHECKOUT_CONFLICT_STYLE_MERGE;
+	if (m->target) {
+		opts->checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		opts->paths = m->paths;
+	}
 	opts->notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	opts->notify_cb = note_conflict;
 	opts->notify_payload = r;
@@ -164,7 +171,7 @@ static int verify(ss_repo *repo, const ss_merge_move *m, git_object *target, git
 	checkout_init(&opts,
 	              GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DRY_RUN |
 	                  (index ? GIT_CHECKOUT_ALLOW_CONFLICTS : 0),
-	              &r);
+	              m, &r);
 	rc = index ? git_checkout_index(ss_repo_git(repo), index, &opts)
 	           : git_checkout_tree(ss_repo_git(repo), target, &opts);
 	if (rc < 0)
@@ -207,7 +214,7 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
 	    (ret = journal_write(repo, "new", old, target, err)) < 0)
 		goto out;
 	ss_crash_point("merge-journaled");
-	checkout_init(&opts, GIT_CHECKOUT_SAFE, &r);
+	checkout_init(&opts, GIT_CHECKOUT_SAFE, &m, &r);
 	opts.progress_cb = checkout_progress;
 	rc = git_checkout_tree(ss_repo_git(repo), (git_object *)m.target, &opts);
 	if (rc < 0 && result->npaths) {
@@ -298,7 +305,7 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 		goto out;
 	ss_crash_point("merge-conflict-journaled");
 	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
-	checkout_init(&copts, GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS, &r);
+	checkout_init(&copts, GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS, &m, &r);
 	copts.progress_cb = checkout_progress;
 	ss_git_oid_in(&id, theirs);
 	rc = git_annotated_commit_lookup(&ann, git, &id);

@@ -56,7 +56,10 @@ plant() {
 	rm -rf "$1/good/scripts" && ln -sfn "$tmp/outside/o3" "$1/good/scripts"
 }
 unplant() {
-	rm -f "$1/other" "$1/mskill/scripts" "$1/good/scripts"
+	local l
+	for l in other mskill/scripts good/scripts; do
+		if [ -L "$1/$l" ]; then rm "$1/$l"; fi
+	done
 	git -C "$1" checkout -q -- good/scripts
 }
 # same <clone> <reference clone> <what>: the same main and tracking trees and the same view in
@@ -101,8 +104,15 @@ grep -q "'mskill/notes.md'" "$tmp/stderr" || fail "the refused pull did not name
 [ "$(outside)" = "$outside_before" ] || fail "written through a symlink: $(outside)"
 [ -L a/good/scripts ] && [ -L a/other ] && [ -L a/mskill/scripts ] || fail "a symlink was replaced"
 [ ! -e a/.git/skillsync/merge ] || fail "a refused pull left a merge journal"
-unplant a
+# the symlinks alone, where the pull adds directories: refused too, naming the first
 git -C a checkout -q -- mskill/notes.md
+rm a/good/scripts && git -C a checkout -q -- good/scripts
+(cd a && run 1 "$SKILLSYNC" pull)
+[ "$(cat "$tmp/stderr")" = "skillsync: cannot merge the space's changes: 'mskill/scripts' is a symbolic link" ] ||
+	fail "the pull through symlinks said: $(cat "$tmp/stderr")"
+[ "$(outside)" = "$outside_before" ] || fail "written through a symlink: $(outside)"
+[ ! -e a/.git/skillsync/merge ] || fail "a refused pull left a merge journal"
+unplant a
 (cd a && run 0 "$SKILLSYNC" pull)
 (cd b && run 0 "$SKILLSYNC" pull)
 same a b "after the refused pull"
