@@ -39,8 +39,8 @@ int ss_merge_move_init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const
 void ss_merge_move_release(ss_merge_move *m);
 
 /* Whether every path of m may be written (the rules above): 0, or SS_EEXISTS with
- * "'<path>' <why>" in err (why: "has changes of yours", "is a symbolic link", "is in the
- * way"). */
+ * "'<path>' <why>" in err (why: "has changes of yours", "was deleted", "is a symbolic link", "is in
+ * the way"). */
 int ss_merge_move_check(ss_repo *repo, const ss_merge_move *m, ss_error *err);
 
 /* Forced checkout of m's paths from the old tree (undo) or the target tree (finish; not for a

@@ -188,7 +188,7 @@ static int check_path(ss_repo *repo, const ss_merge_move *m, const char *path, s
 		absent = true;
 	if (absent)
 		ret = a == SIDE_BLOB && b == SIDE_BLOB
-		          ? refuse(err, path, "has changes of yours")
+		          ? refuse(err, path, "was deleted")
 		          : 0; /* a conflict's file goes, then comes back */
 	else if (S_ISLNK(st.st_mode))
 		ret = refuse(err, path, "is a symbolic link");

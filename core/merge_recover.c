@@ -77,8 +77,8 @@ static int redo(ss_repo *repo, const ss_oid *old, const ss_oid *target, bool con
 		return ret;
 	if (ss_merge_move_check(repo, &m, &why) < 0) {
 		ret = ss_error_set(err, SS_EEXISTS,
-		                   "cannot finish the interrupted pull: %s; move it out of the "
-		                   "clone, then run skillsync again",
+		                   "cannot finish the interrupted pull: %s; move it aside or "
+		                   "restore it, then run skillsync again",
 		                   why.message);
 	} else if (conflicting || ss_merge_move_write(repo, &m, true, &why) < 0) {
 		ret = ss_merge_move_write(repo, &m, false, err);
