@@ -87,14 +87,16 @@ run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
 run 0 "$SKILLSYNC" clone "$(field auth handle)" b --member "$(field m2 handle)"
 
 # 1. The audit's case: my uncommitted edit of a file the pull changes, and symlinks where the
-# pull writes, then a pull killed right after its journal: nothing of mine is replaced and
-# nothing is written through the symlinks, by the pull or by the next command.
+# pull writes, then a pull to be killed right after its journal: it refuses before, so there is
+# no journal; nothing of mine is replaced and nothing is written through the symlinks, by the
+# pull or by the next command.
 echo "my unsaved edit" >a/mskill/notes.md
 plant a
 skill m2 mskill "mskill v2" notes.md "notes v2" scripts/tool.sh "echo tool"
 skill m2 other "other v1" x.md "x"
 skill auth good "good v2" scripts/run.sh "echo good 2"
-(cd a && SKILLSYNC_TEST_CRASH=merge-journaled "$SKILLSYNC" pull >"$tmp/stdout" 2>&1) || true
+(cd a && SKILLSYNC_TEST_CRASH=merge-journaled run 1 "$SKILLSYNC" pull)
+[ ! -e a/.git/skillsync/merge ] || fail "the refused pull left a merge journal"
 (cd a && run 0 "$SKILLSYNC" status)
 grep -q "mskill" "$tmp/stdout" || fail "status hides the edit: $(cat "$tmp/stdout")"
 (cd a && run 1 "$SKILLSYNC" pull)
@@ -116,7 +118,6 @@ unplant a
 (cd a && run 0 "$SKILLSYNC" pull)
 (cd b && run 0 "$SKILLSYNC" pull)
 same a b "after the refused pull"
-
 
 # 2. A pull killed after its journal, then my edit and a symlink where it writes: the next
 # command (any that takes the lock) stops with one line naming the path, keeps the journal and
