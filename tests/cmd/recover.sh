@@ -146,7 +146,8 @@ same a b "after the recovery that waited"
 [ -z "$(git -C a status --porcelain)" ] || fail "not clean: $(git -C a status --porcelain)"
 
 # 3. Killed at every point of a pull, with my edit and symlinks where the pull does not write:
-# the next pull converges, the edit and the symlinks stay, nothing is written outside.
+# status right after the kill does not show the half-written files as edits; the next pull
+# converges, the edit and the symlinks stay, nothing is written outside.
 edit() { echo "my edit, round $1" >>a/alpha/SKILL.md; }
 plant_aside() { ln -sfn "$tmp/outside/o1" a/zlink && ln -sfn "$tmp/outside/o2" a/alpha/scripts; }
 kept() { # kept <round> <what>: my edit and symlinks are there
@@ -162,9 +163,31 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 	plant_aside
 	skill m2 mskill "mskill round $n" notes.md "notes round $n" scripts/tool.sh "echo $n"
 	(cd a && SKILLSYNC_TEST_CRASH=$point run 137 "$SKILLSYNC" pull)
+	if [ "$point" = merge-checkout-midway ]; then
+		[ -n "$(git -C a status --porcelain mskill)" ] || fail "the kill at $point left no half-written file"
+	fi
+	# status right after the kill: a half-done merge is said first, not shown as edits
+	(cd a && run 0 "$SKILLSYNC" status --json)
+	mv "$tmp/stdout" "$tmp/status.json"
+	(cd a && run 0 "$SKILLSYNC" status)
+	interrupted=$(ss_json "$tmp/status.json" interrupted)
+	case $point in
+	merge-*)
+		[ "$(head -n1 "$tmp/stdout")" = "A pull was interrupted while it updated the files: run 'skillsync pull' to finish it." ] ||
+			fail "status after a kill at $point: $(cat "$tmp/stdout")"
+		! grep -q "mskill\|modified\|Changes" "$tmp/stdout" || fail "status after a kill at $point lists files: $(cat "$tmp/stdout")"
+		[ "$interrupted" = True ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
+		[ -e a/.git/skillsync/merge ] || fail "status after a kill at $point removed the journal"
+		;;
+	*)
+		! grep -q "interrupted" "$tmp/stdout" || fail "status after a kill at $point: $(cat "$tmp/stdout")"
+		[ "$interrupted" = False ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
+		;;
+	esac
 	(cd a && run 0 "$SKILLSYNC" pull)
 	(cd b && run 0 "$SKILLSYNC" pull)
 	kept $n "pull killed at $point"
+	[ "$(sed '1,/^---$/d' a/mskill/SKILL.md)" = "mskill round $n" ] || fail "pull killed at $point: mskill is stale"
 	git -C a stash -q
 	same a b "pull killed at $point"
 	git -C a stash pop -q
