@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/commit.h"
@@ -400,6 +401,60 @@ static void test_merge__recover_undoes_a_killed_conflicting_merge(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/*
+ * A killed fast-forward whose paths the person then changed: recovery writes nothing, names
+ * the path in one line, keeps the journal and says the same again; nothing is written through
+ * a symbolic link (checked with lstat on the way, never followed).
+ */
+static void test_merge__recover_stops_at_the_persons_changes(void **state)
+{
+	char *dir, *outside = ss_test_tmpdir();
+	ss_oid c0;
+	ss_repo *repo = cloned(&dir, &c0);
+	const char *files[] = {"alpha/SKILL.md", "new alpha\n", "beta/SKILL.md",
+	                       "beta\n",         "beta/x/y.md", "y\n",
+	                       "README.md",      "readme\n",    NULL};
+	ss_oid t = theirs(repo, &c0, files), h;
+	ss_buf link = SS_BUF_INIT, target = SS_BUF_INIT;
+	bool recovered;
+	ss_error err;
+
+	write_journal(dir, "new", &c0, &t);
+	ss_test_write(dir, "alpha/SKILL.md", "my edit\n");
+	for (int again = 0; again < 2; again++) {
+		assert_int_equal(ss_merge_recover(repo, &recovered, &err), SS_EEXISTS);
+		assert_string_equal(err.message,
+		                    "cannot finish the interrupted pull: 'alpha/SKILL.md' "
+		                    "has changes of yours; move it aside or restore it, "
+		                    "then run skillsync again");
+		assert_file(dir, "alpha/SKILL.md", "my edit\n");
+		assert_true(ss_merge_interrupted(repo));
+	}
+	ss_test_write(dir, "alpha/SKILL.md", "line 1\nline 2\nline 3\n");
+	/* a link where the move adds a directory, to a directory outside */
+	ss_buf_printf(&link, "%s/beta/x", dir);
+	assert_int_equal(symlink(outside, link.ptr), 0);
+	assert_int_equal(ss_merge_recover(repo, &recovered, &err), SS_EEXISTS);
+	assert_non_null(strstr(err.message, "'beta/x' is a symbolic link"));
+	ss_buf_printf(&target, "%s/y.md", outside);
+	assert_int_not_equal(access(target.ptr, F_OK), 0);
+	h = head(repo);
+	assert_true(ss_oid_equal(&h, &c0));
+	/* once the link goes, recovery finishes */
+	assert_int_equal(unlink(link.ptr), 0);
+	assert_int_equal(ss_merge_recover(repo, &recovered, &err), 0);
+	assert_true(recovered);
+	h = head(repo);
+	assert_true(ss_oid_equal(&h, &t));
+	assert_file(dir, "beta/x/y.md", "y\n");
+	assert_porcelain(dir, "");
+	ss_buf_release(&link);
+	ss_buf_release(&target);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+	ss_test_tmpdir_free(outside);
+}
+
 /* The id git prints for `git <args>` in dir (one line of hex). */
 static ss_oid git_oid_of(const char *dir, const char *args)
 {
@@ -491,6 +546,7 @@ int test_merge_run(void)
 	    cmocka_unit_test(test_merge__recover_finishes_a_killed_fast_forward),
 	    cmocka_unit_test(test_merge__recover_undoes_a_killed_conflicting_merge),
 	    cmocka_unit_test(test_merge__failed_checkout_puts_the_files_back),
+	    cmocka_unit_test(test_merge__recover_stops_at_the_persons_changes),
 	};
 	return cmocka_run_group_tests_name("core/merge", tests, NULL, NULL);
 }
