@@ -240,9 +240,20 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 	memset(&me, 0, sizeof(me));
 	if (ss_http_new(&http, NULL, err) < 0 || pick_me(o->as, &me, err) < 0)
 		goto out;
-	if (ss_repo_init(&repo, path, err) < 0 || mark_partial(path, err) < 0 ||
-	    cli_lock_clone(ctx, repo, lock, NULL) < 0 ||
-	    ss_state_open(&st, ss_repo_gitdir(repo), err) < 0)
+	if (ss_repo_init(&repo, path, err) < 0 || mark_partial(path, err) < 0)
+		goto out;
+	{
+		/* a new clone: nothing for ss_clone_recover to find */
+		ss_buf lockpath = SS_BUF_INIT;
+
+		ss_fs_join(&lockpath, ss_repo_statedir(repo), "lock");
+		ret = cli_lock_path(ctx, lockpath.ptr, lock);
+		ss_buf_release(&lockpath);
+		if (ret < 0)
+			goto out;
+		ret = -1;
+	}
+	if (ss_state_open(&st, ss_repo_gitdir(repo), err) < 0)
 		goto out;
 	if (ss_state_begin(st, err) < 0 ||
 	    add_member(http, st, o->authority, SS_ROLE_AUTHORITY, &authority, err) < 0)

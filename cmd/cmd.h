@@ -87,13 +87,17 @@ void cli_print_skip(const char *did, const char *handle, const char *rkey, const
 void cli_print_note(FILE *out, const char *note, size_t max);
 
 /*
- * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
- * SS_ELOCKED naming the holder) and finishes or undoes a merge a killed run left
- * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_free.
+ * Takes the lock of the open clone (ctx->repo, ctx->state; waiting $SKILLSYNC_LOCK_WAIT
+ * seconds, default SS_LOCK_WAIT_MS; then SS_ELOCKED naming the holder), then finishes what a
+ * killed run left (ss_clone_recover, sync/recover.h; sp, the space, may be NULL: an
+ * interrupted push then waits for a command that has one). *recovered (may be NULL) says what
+ * was finished. Release *out with ss_lock_free.
  */
-struct ss_repo;
 struct ss_lock;
-int cli_lock_clone(ss_ctx *ctx, struct ss_repo *repo, struct ss_lock **out, bool *recovered);
+struct ss_space;
+struct ss_recovered;
+int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, struct ss_lock **out,
+                   struct ss_recovered *recovered);
 /* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
 int cli_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 

@@ -210,7 +210,7 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
 		goto out;
 	workdir = ss_repo_workdir(ctx->repo);
-	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
+	if (cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;
 	merging = s.merging;

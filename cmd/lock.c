@@ -1,19 +1,21 @@
 /*
  * lock.c: taking the clone's lock for a command that writes, then finishing whatever a killed
- * run left behind in git (a merge; the push journal and a tracking ref behind the state are
- * finished by sync/pull.c and sync/push.c, in that order). Every command that writes the
- * state, the refs or the files takes it here: commit, push, fetch, pull, members add and
- * remove, and clone while it builds the new clone (cli_lock_path).
+ * run left behind (ss_clone_recover: a merge, a push, a tracking ref behind the state, in
+ * that order), once, here. Every command that writes the state, the refs or the files takes
+ * it here: commit, push, fetch, pull, members add and remove; clone takes the lock of the
+ * clone it builds with cli_lock_path.
  *
  * The wait for another run is SS_LOCK_WAIT_MS, or $SKILLSYNC_LOCK_WAIT seconds (0 to 3600;
  * 0: do not wait), so a scheduler can choose between waiting and skipping a run.
  */
+#include <string.h>
+
 #include "cmd/cmd.h"
 #include "core/env.h"
 #include "core/fs.h"
 #include "core/lock.h"
-#include "core/merge.h"
 #include "core/repo.h"
+#include "sync/recover.h"
 
 static int lock_wait_ms(unsigned *out, ss_error *err)
 {
@@ -36,20 +38,20 @@ int cli_lock_path(ss_ctx *ctx, const char *path, ss_lock **out)
 	return ss_lock_acquire(out, path, wait_ms, &ctx->err);
 }
 
-int cli_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
+int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered *recovered)
 {
 	ss_buf path = SS_BUF_INIT;
 	ss_lock *lock = NULL;
 	int ret;
 
 	if (recovered)
-		*recovered = false;
-	ss_fs_join(&path, ss_repo_statedir(repo), "lock");
+		memset(recovered, 0, sizeof(*recovered));
+	ss_fs_join(&path, ss_repo_statedir(ctx->repo), "lock");
 	ret = cli_lock_path(ctx, path.ptr, &lock);
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;
-	ret = ss_merge_recover(repo, recovered, &ctx->err);
+	ret = ss_clone_recover(ctx->repo, ctx->state, sp, recovered, &ctx->err);
 	if (ret < 0) {
 		ss_lock_free(lock);
 		return ret;

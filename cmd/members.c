@@ -159,8 +159,7 @@ static int change(ss_ctx *ctx, bool adding, const char *who)
 	ss_http *http = NULL;
 	int ret = -1;
 
-	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0 ||
-	    ss_http_new(&http, NULL, &ctx->err) < 0)
+	if (cli_lock_clone(ctx, NULL, &lock, NULL) < 0 || ss_http_new(&http, NULL, &ctx->err) < 0)
 		goto out;
 	ret = adding ? add(ctx, http, who) : remove_member(ctx, http, who);
 out:

@@ -120,8 +120,8 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	popts.merge = r->merge;
 	popts.ff_only = ff_only;
 	popts.fetch = &fopts;
-	if ((ret = cli_lock_clone(ctx, repo, &lock, &r->merge_recovered)) < 0 ||
-	    (ret = open_space(st, r, &http, &sp, &ctx->err)) < 0)
+	if ((ret = open_space(st, r, &http, &sp, &ctx->err)) < 0 ||
+	    (ret = cli_lock_clone(ctx, sp, &lock, &r->recovered)) < 0)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
 	if (r->progress)

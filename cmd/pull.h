@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "sync/pull.h"
+#include "sync/recover.h"
 
 typedef struct cli_pull_skip {
 	char *did, *handle, *rkey, *reason;
@@ -20,7 +21,7 @@ typedef struct cli_pull_skip {
 typedef struct cli_pull_run {
 	bool merge; /* pull (else fetch) */
 	bool quiet, json, progress;
-	bool merge_recovered;
+	ss_recovered recovered; /* what a killed run had left */
 	ss_pull_result result;
 	cli_pull_skip *skips; /* invalid records reported by the fetch */
 	size_t nskips, skips_alloc;

@@ -11,7 +11,7 @@ bool cli_pull_changed(const cli_pull_run *run)
 {
 	const ss_pull_result *r = &run->result;
 
-	return run->merge_recovered || r->fetch_recovered || r->push_recovered ||
+	return run->recovered.merge || run->recovered.fetch || run->recovered.push ||
 	       r->fetch.changed || run->nskips ||
 	       (r->merge_ran && r->merge.kind != SS_MERGE_UP_TO_DATE);
 }
@@ -74,13 +74,13 @@ void cli_pull_print_text(const cli_pull_run *run, const ss_error *err)
 	print_skips(run);
 	if (quiet)
 		return;
-	if (run->merge_recovered)
+	if (run->recovered.merge)
 		printf("finished a merge that was interrupted\n");
-	if (r->fetch_recovered)
+	if (run->recovered.fetch)
 		printf("finished a fetch that was interrupted\n");
-	if (r->push_recovered)
-		printf("finished an interrupted push: %zu write%s had landed\n", r->push_recovered,
-		       r->push_recovered == 1 ? "" : "s");
+	if (run->recovered.push)
+		printf("finished an interrupted push: %zu write%s had landed\n",
+		       run->recovered.push, run->recovered.push == 1 ? "" : "s");
 	if (r->fetch.changed) {
 		printf("fetched %zu change%s from the space\n", nchanges, nchanges == 1 ? "" : "s");
 		if (!main_moved(r, err))
@@ -177,8 +177,8 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 	char hex[SS_OID_HEXSZ + 1];
 
 	printf("{\"recovered\":{\"merge\":%s,\"fetch\":%s,\"push\":%zu},",
-	       run->merge_recovered ? "true" : "false", r->fetch_recovered ? "true" : "false",
-	       r->push_recovered);
+	       run->recovered.merge ? "true" : "false", run->recovered.fetch ? "true" : "false",
+	       run->recovered.push);
 	printf("\"fetch\":{\"changed\":%s,\"listed\":%zu,\"records\":%zu,\"skipped\":%zu,"
 	       "\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"tracking\":",
 	       f->changed ? "true" : "false", f->listed, f->records, f->skipped, f->added,

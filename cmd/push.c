@@ -10,6 +10,7 @@
 #include "core/state.h"
 #include "sync/http.h"
 #include "sync/push.h"
+#include "sync/recover.h"
 #include "sync/space.h"
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
@@ -19,14 +20,14 @@ static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 	return b->ptr;
 }
 
-static void print_text(const ss_push_result *r, bool dry)
+static void print_text(const ss_push_result *r, size_t recovered, bool dry)
 {
 	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
 	ss_buf b = SS_BUF_INIT;
 
-	if (r->recovered)
-		printf("finished an interrupted push: %zu write%s had landed\n", r->recovered,
-		       r->recovered == 1 ? "" : "s");
+	if (recovered)
+		printf("finished an interrupted push: %zu write%s had landed\n", recovered,
+		       recovered == 1 ? "" : "s");
 	for (size_t i = 0; i < ss_plan_notice_count(plan); i++)
 		printf("note: %s\n", notice_text(ss_plan_notice_get(plan, i), &b));
 	for (size_t i = 0; i < ss_outgoing_outside_count(r->outgoing); i++)
@@ -53,13 +54,13 @@ out:
 	ss_buf_release(&b);
 }
 
-static void print_json(const ss_push_result *r, bool dry)
+static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 {
 	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
 	ss_buf b = SS_BUF_INIT;
 
 	printf("{\"dryRun\":%s,\"recovered\":%zu,\"sent\":%zu,\"requests\":%zu,\"writes\":[",
-	       dry ? "true" : "false", r->recovered, r->sent, r->requests);
+	       dry ? "true" : "false", recovered, r->sent, r->requests);
 	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
 		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(it->write->op));
@@ -117,6 +118,7 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 	ss_space *sp = NULL;
 	ss_push_opts opts;
 	ss_push_result r;
+	ss_recovered rec;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
@@ -134,17 +136,17 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		return ret;
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
-	if (cli_lock_clone(ctx, ctx->repo, &lock, NULL) < 0)
-		goto fail;
 	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||
 	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
+		goto fail;
+	if (cli_lock_clone(ctx, sp, &lock, &rec) < 0)
 		goto fail;
 	if (ss_push_run(ctx->repo, ctx->state, sp, &opts, &r, &ctx->err) < 0)
 		goto fail;
 	if (json)
-		print_json(&r, dry);
+		print_json(&r, rec.push, dry);
 	else
-		print_text(&r, dry);
+		print_text(&r, rec.push, dry);
 	ret = SS_EXIT_OK;
 	goto out;
 fail:

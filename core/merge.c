@@ -3,19 +3,24 @@
  *
  * Fast-forward and clean three-way merges are reduced to one move of HEAD from `old` to a
  * commit `new` (for a clean merge, the merge commit is written first, as an object only):
- *   1. journal "old <id>\nnew <id>\n" to <statedir>/merge (atomic write);
- *   2. safe checkout of new's tree (refuses before writing anything if a path it would touch
- *      differs from old: then the journal is removed and nothing changed);
- *   3. compare-and-swap HEAD's branch from old to new;
- *   4. remove the journal.
- * Killed after 1, ss_merge_recover() sees the journal: every path that differs between old
- * and new was clean at step 2, so it finishes the move (forced checkout of just those paths,
- * then the ref), leaving the repository as after the merge.
+ *   1. verify, writing nothing: libgit2's safe checkout of just the paths that differ between
+ *      old and new, as a dry run (a path that differs from old, in the files or the index, or
+ *      an untracked file in the way, refuses the merge naming the files) and the move's own
+ *      check (no symbolic link on the way of any path: merge_priv.h);
+ *   2. journal "old <id>\nnew <id>\n" to <statedir>/merge (atomic write): from here on every
+ *      path the move touches holds old's content, as verified;
+ *   3. safe checkout of new's tree, the same paths only; a failure after it may have written (a
+ * file libgit2 cannot write) puts old's content back on the paths and removes the journal;
+ *   4. compare-and-swap HEAD's branch from old to new;
+ *   5. remove the journal.
+ * Killed after 2, ss_merge_recover() sees the journal and finishes the move (forced checkout
+ * of just those paths, then the ref) if each path still holds old's or new's content and has
+ * no symbolic link on its way; else it stops naming the path and keeps the journal.
  *
- * A conflicting merge never moves HEAD: journal "old <id>\nconflict <theirs>\n", then
- * git_merge() (merge state files, checkout, and the index with its conflicts written last),
- * then remove the journal. Killed before the index was written, recovery undoes it (the paths
- * the merge touches were clean before) and the repository is as before.
+ * A conflicting merge never moves HEAD: the same verification of the merge's files, journal
+ * "old <id>\nconflict <theirs>\n", then git_merge() (merge state files, checkout, and the
+ * index with its conflicts written last), then remove the journal. Killed before the index was
+ * written, recovery undoes it under the same rule and the repository is as before.
  */
 #include "core/merge.h"
 
@@ -31,6 +36,7 @@
 #include "core/fs.h"
 #include "core/git_priv.h"
 #include "core/mem.h"
+#include "core/merge_priv.h"
 
 void ss_merge_result_release(ss_merge_result *result)
 {
@@ -59,11 +65,6 @@ int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err)
 	return ret;
 }
 
-static void journal_path(ss_buf *out, ss_repo *repo)
-{
-	ss_fs_join(out, ss_repo_statedir(repo), "merge");
-}
-
 static int journal_write(ss_repo *repo, const char *kind, const ss_oid *old, const ss_oid *target,
                          ss_error *err)
 {
@@ -74,7 +75,7 @@ static int journal_write(ss_repo *repo, const char *kind, const ss_oid *old, con
 	ss_oid_fmt(a, old);
 	ss_oid_fmt(b, target);
 	ss_buf_printf(&text, "old %s\n%s %s\n", a, kind, b);
-	journal_path(&path, repo);
+	ss_merge_journal_path(&path, repo);
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
 	ss_buf_release(&path);
 	ss_buf_release(&text);
@@ -85,7 +86,7 @@ static void journal_remove(ss_repo *repo)
 {
 	ss_buf path = SS_BUF_INIT;
 
-	journal_path(&path, repo);
+	ss_merge_journal_path(&path, repo);
 	unlink(path.ptr);
 	ss_buf_release(&path);
 }
@@ -137,38 +138,94 @@ static void checkout_progress(const char *path, size_t done, size_t total, void 
 		ss_crash_point("merge-checkout-midway");
 }
 
-/* Moves HEAD (and the files) from old (zero: no commit yet) to target: steps 1-4 above. */
+/* Checkout options for a move: only m's paths when it moves to a tree (git_merge takes no
+ * paths), its conflicts noted in r. */
+static void checkout_init(git_checkout_options *opts, unsigned strategy, const ss_merge_move *m,
+                          refusal *r)
+{
+	git_checkout_options_init(opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts->checkout_strategy = strategy | GIT_CHECKOUT_CONFLICT_STYLE_MERGE;
+	if (m->target) {
+		opts->checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		opts->paths = m->paths;
+	}
+	opts->notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+	opts->notify_cb = note_conflict;
+	opts->notify_payload = r;
+	opts->our_label = SS_MERGE_OUR_LABEL;
+	opts->their_label = SS_MERGE_THEIR_LABEL;
+}
+
+/*
+ * Step 1: whether the move may write every path it touches: libgit2's safe checkout as a dry
+ * run (uncommitted changes, staged ones included, and untracked files in the way), then the
+ * move's own check (no symbolic link on the way). Nothing is written either way.
+ */
+static int verify(ss_repo *repo, const ss_merge_move *m, git_object *target, git_index *index,
+                  ss_merge_result *result, ss_error *err)
+{
+	git_checkout_options opts;
+	refusal r = {result, 0};
+	int rc;
+
+	checkout_init(&opts,
+	              GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DRY_RUN |
+	                  (index ? GIT_CHECKOUT_ALLOW_CONFLICTS : 0),
+	              m, &r);
+	rc = index ? git_checkout_index(ss_repo_git(repo), index, &opts)
+	           : git_checkout_tree(ss_repo_git(repo), target, &opts);
+	if (rc < 0)
+		return result->npaths ? refuse(result, err)
+		                      : ss_git_error(err, rc, "cannot update the working tree");
+	if (ss_merge_move_check(repo, m, err) < 0)
+		return ss_error_prefix(err, "cannot merge the space's changes");
+	return 0;
+}
+
+/* A checkout that failed after it may have written: put back what it wrote (the journal
+ * goes once that worked; else it stays for the next command's recovery). err already says
+ * why the checkout failed. */
+static int undo(ss_repo *repo, const ss_merge_move *m, ss_error *err)
+{
+	ss_error why;
+
+	memset(&why, 0, sizeof(why));
+	if (ss_merge_move_check(repo, m, &why) == 0 &&
+	    ss_merge_move_write(repo, m, false, &why) == 0)
+		journal_remove(repo);
+	else
+		ss_error_prefix(
+		    err, "files left half written (the next skillsync command puts them back)");
+	return err->code;
+}
+
+/* Moves HEAD (and the files) from old (zero: no commit yet) to target: steps 1-5 above. */
 static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
                      ss_merge_result *result, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
 	git_checkout_options opts;
-	git_commit *c = NULL;
-	git_tree *tree = NULL;
-	git_oid id;
+	ss_merge_move m;
 	refusal r = {result, 0};
 	int rc, ret;
 
-	ret = journal_write(repo, "new", old, target, err);
-	if (ret < 0)
+	if ((ret = ss_merge_move_init(&m, repo, old, target, false, err)) < 0)
 		return ret;
+	if ((ret = verify(repo, &m, (git_object *)m.target, NULL, result, err)) < 0 ||
+	    (ret = journal_write(repo, "new", old, target, err)) < 0)
+		goto out;
 	ss_crash_point("merge-journaled");
-	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
-	opts.checkout_strategy = GIT_CHECKOUT_SAFE;
-	opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
-	opts.notify_cb = note_conflict;
-	opts.notify_payload = &r;
+	checkout_init(&opts, GIT_CHECKOUT_SAFE, &m, &r);
 	opts.progress_cb = checkout_progress;
-	ss_git_oid_in(&id, target);
-	rc = git_commit_lookup(&c, git, &id);
-	if (rc == 0)
-		rc = git_commit_tree(&tree, c);
-	if (rc == 0)
-		rc = git_checkout_tree(git, (git_object *)tree, &opts);
-	if (rc < 0) {
+	rc = git_checkout_tree(ss_repo_git(repo), (git_object *)m.target, &opts);
+	if (rc < 0 && result->npaths) {
+		/* a change made since step 1: refused before writing */
 		journal_remove(repo);
-		ret = result->npaths ? refuse(result, err)
-		                     : ss_git_error(err, rc, "cannot update the working tree");
+		ret = refuse(result, err);
+		goto out;
+	}
+	if (rc < 0) {
+		ss_git_error(err, rc, "cannot update the working tree");
+		ret = undo(repo, &m, err);
 		goto out;
 	}
 	ss_crash_point("merge-checked-out");
@@ -179,8 +236,7 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
 	journal_remove(repo);
 	result->head = *target;
 out:
-	git_tree_free(tree);
-	git_commit_free(c);
+	ss_merge_move_release(&m);
 	return ret;
 }
 
@@ -235,20 +291,21 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 	const git_annotated_commit *heads[1];
 	git_merge_options mopts;
 	git_checkout_options copts;
+	ss_merge_move m;
 	refusal r = {result, 0};
 	git_oid id;
 	int rc, ret;
 
-	ret = journal_write(repo, "conflict", old, theirs, err);
-	if (ret < 0)
+	if ((ret = ss_merge_move_init(&m, repo, old, theirs, true, err)) < 0)
 		return ret;
+	ret = verify(repo, &m, NULL, m.merged, result, err);
+	if (ret == 0)
+		ret = journal_write(repo, "conflict", old, theirs, err);
+	if (ret < 0)
+		goto out;
 	ss_crash_point("merge-conflict-journaled");
 	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
-	git_checkout_options_init(&copts, GIT_CHECKOUT_OPTIONS_VERSION);
-	copts.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
-	copts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
-	copts.notify_cb = note_conflict;
-	copts.notify_payload = &r;
+	checkout_init(&copts, GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS, &m, &r);
 	copts.progress_cb = checkout_progress;
 	ss_git_oid_in(&id, theirs);
 	rc = git_annotated_commit_lookup(&ann, git, &id);
@@ -257,11 +314,16 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 		rc = git_merge(git, heads, 1, &mopts, &copts);
 	git_annotated_commit_free(ann);
 	if (rc < 0) {
-		/* Refused before writing: no merge state must stay behind. */
+		/* no merge state must stay behind, nor files it wrote */
+		ret = result->npaths ? refuse(result, err) : ss_git_error(err, rc, "cannot merge");
 		git_repository_state_cleanup(git);
-		journal_remove(repo);
-		return result->npaths ? refuse(result, err) : ss_git_error(err, rc, "cannot merge");
+		if (result->npaths)
+			journal_remove(repo); /* refused before writing */
+		else
+			undo(repo, &m, err);
+		goto out;
 	}
+	ss_merge_move_release(&m);
 	journal_remove(repo);
 	result->kind = SS_MERGE_CONFLICTED;
 	result->head = *old;
@@ -275,6 +337,9 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 		                    result->paths[0]);
 	return ss_error_set(err, SS_EMERGE, "conflicts in %zu files: fix them, then commit",
 	                    result->npaths);
+out:
+	ss_merge_move_release(&m);
+	return ret;
 }
 
 /* Writes the merge commit of a clean in-memory merge (an object only); SS_EMERGE if the
@@ -283,21 +348,12 @@ static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *thei
                            const char *message, ss_oid *out, ss_error *err)
 {
 	git_repository *git = ss_repo_git(repo);
-	git_commit *a = NULL, *b = NULL;
 	git_index *index = NULL;
-	git_merge_options mopts;
-	git_oid id, tree_id;
+	git_oid tree_id;
 	ss_oid tree, parents[2];
 	int rc, ret = -1;
 
-	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
-	ss_git_oid_in(&id, ours);
-	rc = git_commit_lookup(&a, git, &id);
-	ss_git_oid_in(&id, theirs);
-	if (rc == 0)
-		rc = git_commit_lookup(&b, git, &id);
-	if (rc == 0)
-		rc = git_merge_commits(&index, git, a, b, &mopts);
+	rc = ss_merge_index(&index, repo, ours, theirs);
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot merge");
 		goto out;
@@ -317,8 +373,6 @@ static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *thei
 	ret = ss_commit_create(repo, NULL, &tree, parents, 2, message, out, err);
 out:
 	git_index_free(index);
-	git_commit_free(a);
-	git_commit_free(b);
 	return ret;
 }
 

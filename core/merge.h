@@ -5,11 +5,12 @@
  * conflicting one leaves conflict markers in the files, the conflicts in the index, MERGE_HEAD
  * and MERGE_MSG, and is concluded by ss_commit_staged().
  *
- * Rules: uncommitted changes are never overwritten: when the merge would touch a file that
- * differs from HEAD (working directory or index), nothing is written and the files are named.
- * The update is journaled so that a merge killed midway is finished (or undone) by
- * ss_merge_recover(), which every command holding the clone's lock runs first: see
- * docs/GIT-MODEL.md for the order of the steps.
+ * Rules: uncommitted changes are never overwritten and nothing is written through a symbolic
+ * link: when the merge would touch a file that differs from HEAD (working directory or
+ * index), an untracked file, or a path with a symbolic link on its way, nothing is written
+ * and the paths are named. The update is journaled once that check passed, so that a merge
+ * killed midway is finished (or undone) by ss_merge_recover() under the same rule; a checkout
+ * that fails midway puts the files back itself. See docs/GIT-MODEL.md for the order.
  */
 #ifndef SS_MERGE_H
 #define SS_MERGE_H
@@ -55,9 +56,12 @@ int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err);
 bool ss_merge_in_progress(ss_repo *repo);
 
 /*
- * Finishes a fast-forward or clean merge killed between its first write and its ref update
- * (the journal in <gitdir>/skillsync/merge names both commits), or undoes a conflicting merge
- * killed midway. *recovered (may be NULL) says whether there was anything to do.
+ * Finishes a fast-forward or clean merge killed between its journal and its ref update (the
+ * journal in <gitdir>/skillsync/merge names both commits), or undoes a conflicting merge
+ * killed midway. It writes a path only while it holds the old or the merge's content and has
+ * no symbolic link on its way; else SS_EEXISTS naming the path, and the journal stays (the
+ * next call says the same). A move libgit2 cannot finish is undone. *recovered (may be NULL)
+ * says whether there was anything to do.
  */
 int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err);
 

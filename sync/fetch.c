@@ -261,8 +261,6 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	f.sp = sp;
 	f.opts = opts;
 	f.res = out;
-	if (ss_fetch_recover(repo, st, err) < 0)
-		return -1;
 	/* With an unreachable callback, a member that cannot be read is named and the rest
 	 * syncs; without (clone), it fails the run. */
 	if (opts && opts->unreachable) {

@@ -7,7 +7,6 @@
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/mem.h"
-#include "sync/push.h"
 
 #define MERGE_MESSAGE "Merge the space's changes (" SS_REPO_TRACKING_REF ")\n"
 
@@ -122,30 +121,7 @@ static int ahead(ss_repo *repo, const ss_oid *a, const ss_oid *b, bool *out, ss_
 	return ret;
 }
 
-/*
- * Step 1: what killed runs left (a merge was finished or undone with the lock). The push
- * first: it asks the server which journaled writes landed and records exactly those as pushed
- * from HEAD (HEAD's own subtrees, config "pushed"; its tracking commit follows the state, not
- * the ref), then concludes its tracking commit into main; a fetch first would take them in as
- * changes from the space instead. Then a tracking ref the state is ahead of (a fetch or push
- * killed before its ref update) moves.
- */
-static int recover(ss_repo *repo, ss_state *st, ss_space *sp, ss_pull_result *out, ss_error *err)
-{
-	ss_oid before, after;
-	int ret;
-
-	if ((ret = ss_push_recover(repo, st, sp, &out->push_recovered, err)) < 0)
-		return ret;
-	if ((ret = read_ref(repo, SS_REPO_TRACKING_REF, &before, err)) < 0 ||
-	    (ret = ss_fetch_recover(repo, st, err)) < 0 ||
-	    (ret = read_ref(repo, SS_REPO_TRACKING_REF, &after, err)) < 0)
-		return ret;
-	out->fetch_recovered = !ss_oid_equal(&before, &after);
-	return 0;
-}
-
-/* Step 3. */
+/* Step 2. */
 static int merge(ss_repo *repo, ss_state *st, const ss_pull_opts *opts, ss_pull_result *out,
                  ss_error *err)
 {
@@ -186,8 +162,6 @@ int ss_pull_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_pull_opts *o
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = recover(repo, st, sp, out, err)) < 0)
-		return ret;
 	ss_crash_point("pull-recovered");
 	if ((ret = read_ref(repo, SS_REPO_TRACKING_REF, &before, err)) < 0)
 		return ret;

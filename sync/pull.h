@@ -1,15 +1,11 @@
 /*
  * pull.h: `fetch` and `pull` as one run over a clone whose lock the caller holds.
  *
- * The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
- *   1. finish what a killed run left, in this order: a merge killed midway was already
- *      finished or undone by the caller right after taking the lock (ss_merge_recover, in
- *      cli_lock_clone); then an interrupted push (ss_push_recover: the server says what
- *      landed; it also concludes a push's tracking commit into main); then a fetch or push
- *      killed between its state commit and its ref update (ss_fetch_recover);
- *   2. fetch (sync/fetch.h): one request per member, records listed only for members that
+ * What a killed run left was finished when the caller took the lock (ss_clone_recover,
+ * sync/recover.h). The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
+ *   1. fetch (sync/fetch.h): one request per member, records listed only for members that
  *      moved, one new tracking commit when the view changed, nothing written otherwise;
- *   3. pull only: merge the tracking commit into main (core/merge.h): up to date,
+ *   2. pull only: merge the tracking commit into main (core/merge.h): up to date,
  *      fast-forward or three-way. A merge that would touch uncommitted changes stops before
  *      writing anything (SS_EEXISTS naming the files; the fetch stays); conflicts leave
  *      markers and the index conflicts (SS_EMERGE); --ff-only refuses to merge diverged
@@ -55,11 +51,9 @@ typedef struct ss_pull_changes {
 } ss_pull_changes;
 
 typedef struct ss_pull_result {
-	size_t push_recovered; /* writes of an interrupted push found landed and finished */
-	bool fetch_recovered;  /* a killed fetch's ref update was finished */
 	ss_fetch_result fetch;
 	ss_pull_changes fetched; /* what the fetch changed in the view */
-	bool merge_ran;          /* step 3 ran (also when it stopped) */
+	bool merge_ran;          /* step 2 ran (also when it stopped) */
 	ss_merge_result merge;   /* its outcome: kind, head, conflicted or blocking paths */
 	ss_pull_changes merged;  /* what the merge changed in main's skills */
 	ss_oid tracking;         /* the tracking commit after the run (zero: none) */

@@ -155,11 +155,6 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 			goto out;
 		}
 	}
-	if (!dry && (ret = ss_push_recover(repo, st, sp, &out->recovered, err)) < 0)
-		goto out;
-	ret = -1;
-	if (ss_fetch_recover(repo, st, err) < 0)
-		goto out;
 	if (ss_merge_in_progress(repo)) {
 		ret = ss_error_set(err, SS_EINVALID,
 		                   "a merge waits to be concluded: resolve the conflicts, then run "

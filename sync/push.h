@@ -1,19 +1,20 @@
 /*
  * push.h: send my committed skill changes to my repo in the space (DESIGN.md section 4).
  *
- * One run: finish an interrupted push if the journal holds one (ss_push_recover); compute what
- * HEAD changes against the tracking commit (core/outgoing.h); journal the writes; send them
- * in requests of at most 200 writes and ~1,000,000 bytes, the first guarded by my repo's
- * commit as of the last fetch (moved meanwhile: SS_ECONFLICT "pull first", nothing written),
- * each next one by the commit the previous made; then, in one state transaction, record the
- * new CIDs, my repo's new commit, and the tracking commit: HEAD itself when the new view holds
- * exactly HEAD's skills (as git push moves origin/main: no merge on main), else a new commit
- * (parent: the previous one) whose tree is the new view, pushed skills keeping the exact
- * subtrees HEAD has, which ss_push_conclude merges into main; the ref follows.
+ * One run (what a killed run left was finished by ss_clone_recover, sync/recover.h, when the
+ * caller took the lock): compute what HEAD changes against the tracking commit
+ * (core/outgoing.h); journal the writes; send them in requests of at most 200 writes and
+ * ~1,000,000 bytes, the first guarded by my repo's commit as of the last fetch (moved
+ * meanwhile: SS_ECONFLICT "pull first", nothing written), each next one by the commit the
+ * previous made; then, in one state transaction, record the new CIDs, my repo's new commit,
+ * and the tracking commit: HEAD itself when the new view holds exactly HEAD's skills (as git
+ * push moves origin/main: no merge on main), else a new commit (parent: the previous one)
+ * whose tree is the new view, pushed skills keeping the exact subtrees HEAD has, which
+ * ss_push_conclude merges into main; the ref follows.
  *
  * Crash safety: the journal (core/state_journal.h) is written before any request. A run killed
- * anywhere leaves it; the next push, or pull (which must call ss_push_recover before it
- * fetches), asks the server which journaled writes landed (my records' CIDs and updatedAt),
+ * anywhere leaves it; the next push or pull (ss_clone_recover, before anything else reaches
+ * the space) asks the server which journaled writes landed (my records' CIDs and updatedAt),
  * and finishes exactly those: nothing sent twice, nothing lost, no false "pull first".
  *
  * Rules: the caller holds the clone's lock; nothing here prints or exits, except the test-only
@@ -42,7 +43,6 @@ typedef struct ss_push_result {
 	ss_outgoing *outgoing; /* what was (or would be) sent; NULL when nothing was computed */
 	size_t sent;           /* writes that landed */
 	size_t requests;       /* write requests sent */
-	size_t recovered;      /* writes of an interrupted push found landed and finished */
 	bool changed;          /* a new tracking commit was written */
 	ss_oid tracking;       /* the tracking commit after the run */
 } ss_push_result;
@@ -73,7 +73,8 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 
 /*
  * Finishes an interrupted push, if the journal holds one: *landed (may be NULL) receives the
- * number of its writes found on the server. A no-op without a journal.
+ * number of its writes found on the server. A no-op without a journal. Run by
+ * ss_clone_recover only (sync/recover.h), which then concludes.
  */
 int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err);
 
@@ -84,7 +85,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
  * changes no file). Done only when the tracking ref is still the push's commit (config
  * "pushed_tracking"), main does not contain it yet, main contains the pushed HEAD (config
  * "pushed"), and no merge is in progress; a push runs it after its ref update, and
- * ss_push_recover runs it to finish a push killed before. *concluded (may be NULL).
+ * ss_clone_recover runs it to finish a push killed before. *concluded (may be NULL).
  */
 int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err);
 

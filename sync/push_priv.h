@@ -1,13 +1,7 @@
 /*
-<<<<<<< HEAD:sync/push_priv.h
  * push_priv.h: what sync/push*.c share. push.c runs a push over push_preview.c's plan;
  * push_finish.c turns landed writes into the state and the tracking commit; push_recover.c
  * finishes an interrupted push; push_conclude.c merges a tracking commit that is not main's.
-=======
- * push_priv.h: what sync/push*.c share. push.c runs a push; push_finish.c turns landed
- * writes into the state and a new tracking commit; push_recover.c finishes a killed push from
- * what the server says landed; push_conclude.c lets main take in the tracking commit.
->>>>>>> names:sync/push_priv.h
  */
 #ifndef SS_PUSH_PRIV_H
 #define SS_PUSH_PRIV_H

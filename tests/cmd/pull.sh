@@ -2,7 +2,8 @@
 # needs: pds
 # fetch, pull and log end to end against the real PDS: every kind of view change, a conflict
 # resolved and pushed, uncommitted edits in the way, a no-change pull (one request per member,
-# nothing written), the lock, a pull without a session, and a pull killed at each step then rerun.
+# nothing written), the lock, a pull without a session. A pull killed at each step:
+# tests/cmd/recover.sh.
 # Records of the other members are written straight to the PDS with curl (the token in a
 # config on stdin, not in argv).
 set -euo pipefail
@@ -69,7 +70,6 @@ run() { # run <expected exit> <args...>: stdout in $tmp/stdout, stderr in $tmp/s
 }
 body_of() { sed '1,/^---$/d' "$1"; } # SKILL.md minus its frontmatter
 has_line() { grep -qxF -- "$2" "$1" || fail "no line '$2' in $1: $(cat "$1")"; }
-tree() { git -C "$1" rev-parse 'HEAD^{tree}'; }
 commit() { run 0 "$SKILLSYNC" commit -m "$1"; } # commit <message>: every change
 clean() { [ -z "$(git -C "$1" status --porcelain)" ] || fail "$1 not clean: $(git -C "$1" status --porcelain)"; }
 
@@ -273,55 +273,4 @@ SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 5 timeout 20 setsid -w "$SKILLSYNC" push
 [ "$(cat "$tmp/stderr")" = "skillsync: not signed in as '$(handle me)' (run 'skillsync login $(handle me)')" ] ||
 	fail "push without a session said: $(cat "$tmp/stderr")"
 
-# Killed at each step, then rerun: the same tree as a clean pull. Two read-only clones (no
-# session needed): "a" is killed, "b" pulls cleanly.
-cd "$tmp"
-export SKILLSYNC_CONFIG_HOME="$tmp/readonly"
-run 0 "$SKILLSYNC" clone "$(handle auth)" a --member "$(handle m2)"
-run 0 "$SKILLSYNC" clone "$(handle auth)" b --member "$(handle m2)"
-n=0
-for point in pull-recovered fetch-before-ref pull-fetched merge-journaled \
-	merge-checkout-midway merge-checked-out merge-ref-moved; do
-	n=$((n + 1))
-	put m2 gamma "gamma round $n"$'\n' "round $n" notes.md "notes round $n"$'\n'
-	(cd a && SKILLSYNC_TEST_CRASH=$point run 137 "$SKILLSYNC" pull)
-	# status right after the kill: a half-done merge is said first, not shown as edits
-	if [ "$point" = merge-checkout-midway ]; then
-		[ -n "$(git -C a status --porcelain)" ] || fail "the kill at $point left no half-written file"
-	fi
-	(cd a && run 0 "$SKILLSYNC" status)
-	(cd a && run 0 "$SKILLSYNC" status --json)
-	mv "$tmp/stdout" "$tmp/status.json"
-	(cd a && run 0 "$SKILLSYNC" status)
-	interrupted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["interrupted"])' "$tmp/status.json")
-	case $point in
-	merge-*)
-		[ "$(head -n1 "$tmp/stdout")" = "A pull was interrupted while it updated the files: run 'skillsync pull' to finish it." ] ||
-			fail "status after a kill at $point: $(cat "$tmp/stdout")"
-		! grep -q "gamma\|modified\|Changes" "$tmp/stdout" || fail "status after a kill at $point lists files: $(cat "$tmp/stdout")"
-		[ "$interrupted" = True ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
-		[ -e a/.git/skillsync/merge ] || fail "status after a kill at $point removed the journal"
-		;;
-	*)
-		! grep -q "interrupted" "$tmp/stdout" || fail "status after a kill at $point: $(cat "$tmp/stdout")"
-		[ "$interrupted" = False ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
-		;;
-	esac
-	(cd a && run 0 "$SKILLSYNC" pull)
-	(cd b && run 0 "$SKILLSYNC" pull)
-	[ "$(tree a)" = "$(tree b)" ] || fail "after a kill at $point: $(git -C a diff --stat b 2>&1)"
-	[ "$(git -C a rev-parse refs/remotes/space/main^{tree})" = "$(git -C b rev-parse refs/remotes/space/main^{tree})" ] ||
-		fail "after a kill at $point the tracking trees differ"
-	clean a
-	[ "$(body_of a/gamma/SKILL.md)" = "gamma round $n" ] || fail "after a kill at $point gamma is stale"
-	[ ! -e a/.git/skillsync/merge ] || fail "after a kill at $point the merge journal stayed"
-done
-
-# A conflicting merge killed after its journal: the rerun ends in the same conflict.
-(cd a && printf 'local line\n' >>gamma/notes.md && commit "local notes")
-put m2 gamma "gamma round x"$'\n' "round x" notes.md $'something else\n'
-(cd a && SKILLSYNC_TEST_CRASH=merge-conflict-journaled run 137 "$SKILLSYNC" pull)
-(cd a && run 2 "$SKILLSYNC" pull)
-has_line "$tmp/stdout" "conflict: gamma/notes.md"
-[ -e a/.git/MERGE_HEAD ] || fail "no merge waiting after the rerun"
 echo "ok"

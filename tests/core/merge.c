@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/commit.h"
@@ -401,6 +402,140 @@ static void test_merge__recover_undoes_a_killed_conflicting_merge(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/*
+ * A killed fast-forward whose paths the person then changed: recovery writes nothing, names
+ * the path in one line, keeps the journal and says the same again; nothing is written through
+ * a symbolic link (checked with lstat on the way, never followed).
+ */
+static void test_merge__recover_stops_at_the_persons_changes(void **state)
+{
+	char *dir, *outside = ss_test_tmpdir();
+	ss_oid c0;
+	ss_repo *repo = cloned(&dir, &c0);
+	const char *files[] = {"alpha/SKILL.md", "new alpha\n", "beta/SKILL.md",
+	                       "beta\n",         "beta/x/y.md", "y\n",
+	                       "README.md",      "readme\n",    NULL};
+	ss_oid t = theirs(repo, &c0, files), h;
+	ss_buf link = SS_BUF_INIT, target = SS_BUF_INIT;
+	bool recovered;
+	ss_error err;
+
+	write_journal(dir, "new", &c0, &t);
+	ss_test_write(dir, "alpha/SKILL.md", "my edit\n");
+	for (int again = 0; again < 2; again++) {
+		assert_int_equal(ss_merge_recover(repo, &recovered, &err), SS_EEXISTS);
+		assert_string_equal(err.message,
+		                    "cannot finish the interrupted pull: 'alpha/SKILL.md' "
+		                    "has changes of yours; move it aside or restore it, "
+		                    "then run skillsync again");
+		assert_file(dir, "alpha/SKILL.md", "my edit\n");
+		assert_true(ss_merge_interrupted(repo));
+	}
+	ss_test_write(dir, "alpha/SKILL.md", "line 1\nline 2\nline 3\n");
+	/* a link where the move adds a directory, to a directory outside */
+	ss_buf_printf(&link, "%s/beta/x", dir);
+	assert_int_equal(symlink(outside, link.ptr), 0);
+	assert_int_equal(ss_merge_recover(repo, &recovered, &err), SS_EEXISTS);
+	assert_non_null(strstr(err.message, "'beta/x' is a symbolic link"));
+	ss_buf_printf(&target, "%s/y.md", outside);
+	assert_int_not_equal(access(target.ptr, F_OK), 0);
+	h = head(repo);
+	assert_true(ss_oid_equal(&h, &c0));
+	/* once the link goes, recovery finishes */
+	assert_int_equal(unlink(link.ptr), 0);
+	assert_int_equal(ss_merge_recover(repo, &recovered, &err), 0);
+	assert_true(recovered);
+	h = head(repo);
+	assert_true(ss_oid_equal(&h, &t));
+	assert_file(dir, "beta/x/y.md", "y\n");
+	assert_porcelain(dir, "");
+	ss_buf_release(&link);
+	ss_buf_release(&target);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+	ss_test_tmpdir_free(outside);
+}
+
+/* The id git prints for `git <args>` in dir (one line of hex). */
+static ss_oid git_oid_of(const char *dir, const char *args)
+{
+	ss_buf out = SS_BUF_INIT;
+	ss_oid oid;
+	ss_error err;
+
+	assert_int_equal(ss_test_git(dir, &out, args), 0);
+	if (out.len && out.ptr[out.len - 1] == '\n')
+		ss_buf_truncate(&out, out.len - 1);
+	if (ss_oid_parse(&oid, out.ptr, &err) < 0)
+		fail_msg("git %s: %s", args, out.ptr);
+	ss_buf_release(&out);
+	return oid;
+}
+
+/*
+ * A checkout that fails after writing some files (here a file name over the 255 bytes a
+ * directory entry may have, written by git itself since skillsync refuses to build one): the
+ * merge puts back what it wrote and leaves no journal, so the tree is as before, and the
+ * next try fails the same way instead of finding "uncommitted changes".
+ */
+static void test_merge__failed_checkout_puts_the_files_back(void **state)
+{
+	char *dir;
+	ss_oid c0;
+	ss_repo *repo = cloned(&dir, &c0);
+	const char *files[] = {"alpha/SKILL.md",
+	                       "line 1\nLINE 2\nline 3\n",
+	                       "beta/SKILL.md",
+	                       "beta\n",
+	                       "README.md",
+	                       "readme\n",
+	                       NULL};
+	ss_oid base = ss_test_tree(repo, files), blob, zeta, top, t, h;
+	char long_name[301], hex[SS_OID_HEXSZ + 1], hex2[SS_OID_HEXSZ + 1];
+	ss_buf list = SS_BUF_INIT, out = SS_BUF_INIT;
+	ss_merge_result r;
+	ss_error err;
+
+	memset(long_name, 'a', 300);
+	long_name[300] = '\0';
+	ss_test_write(dir, ".git/long.txt", "long\n");
+	blob = git_oid_of(dir, "hash-object -w .git/long.txt");
+	ss_oid_fmt(hex, &blob);
+	ss_buf_printf(&list, "100644 blob %s\tSKILL.md\n100644 blob %s\t%s\n", hex, hex, long_name);
+	ss_test_write(dir, ".git/zeta.list", list.ptr);
+	ss_buf_clear(&out);
+	ss_buf_printf(&out, "mktree <'%s/.git/zeta.list'", dir);
+	zeta = git_oid_of(dir, out.ptr);
+	ss_oid_fmt(hex, &base);
+	ss_buf_clear(&out);
+	ss_buf_printf(&out, "ls-tree %s", hex);
+	ss_buf_clear(&list);
+	assert_int_equal(ss_test_git(dir, &list, out.ptr), 0);
+	ss_oid_fmt(hex2, &zeta);
+	ss_buf_printf(&list, "040000 tree %s\tzeta\n", hex2);
+	ss_test_write(dir, ".git/top.list", list.ptr);
+	ss_buf_clear(&out);
+	ss_buf_printf(&out, "mktree <'%s/.git/top.list'", dir);
+	top = git_oid_of(dir, out.ptr);
+	t = ss_test_commit(repo, SS_REPO_TRACKING_REF, &top, &c0, "fetch");
+
+	for (int again = 0; again < 2; again++) {
+		assert_true(ss_merge_commit(repo, &t, "pull", &r, &err) < 0);
+		assert_int_not_equal(err.code, SS_EEXISTS); /* not "uncommitted changes" */
+		h = head(repo);
+		assert_true(ss_oid_equal(&h, &c0));
+		assert_file(dir, "alpha/SKILL.md", "line 1\nline 2\nline 3\n");
+		assert_false(ss_test_exists(dir, "zeta"));
+		assert_false(ss_merge_interrupted(repo));
+		assert_porcelain(dir, "");
+		ss_merge_result_release(&r);
+	}
+	ss_buf_release(&list);
+	ss_buf_release(&out);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_merge_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +546,8 @@ int test_merge_run(void)
 	    cmocka_unit_test(test_merge__status_names_each_conflict_and_what_each_side_did),
 	    cmocka_unit_test(test_merge__recover_finishes_a_killed_fast_forward),
 	    cmocka_unit_test(test_merge__recover_undoes_a_killed_conflicting_merge),
+	    cmocka_unit_test(test_merge__failed_checkout_puts_the_files_back),
+	    cmocka_unit_test(test_merge__recover_stops_at_the_persons_changes),
 	};
 	return cmocka_run_group_tests_name("core/merge", tests, NULL, NULL);
 }

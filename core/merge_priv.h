@@ -1,0 +1,54 @@
+/*
+ * merge_priv.h: what core/merge.c and core/merge_recover.c share: a move of the working
+ * tree between two known states, the check that it may write each path, and the write.
+ *
+ * Rules: a path is written only while it holds what the move wrote or is about to replace
+ * (the old or the target content, or nothing where one side has nothing), and never
+ * through a symbolic link: every directory on its way is checked with lstat, never followed.
+ * Anything else belongs to the person and stops the move, naming the path. Private to
+ * core/merge*.c.
+ */
+#ifndef SS_MERGE_PRIV_H
+#define SS_MERGE_PRIV_H
+
+#include <stdbool.h>
+
+#include "core/git_priv.h"
+#include "core/merge.h"
+
+/* The merge journal, <statedir>/merge: "old <id>\n<kind> <id>\n" (merge.c says when). */
+void ss_merge_journal_path(ss_buf *out, ss_repo *repo);
+
+/* The index of the merge of commit theirs into commit ours (git_merge_commits, default
+ * options, as git_merge computes it); a libgit2 code. */
+int ss_merge_index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_oid *theirs);
+
+/* A move of the files from old's tree to a target: a commit's tree (fast-forward, clean
+ * merge) or a conflicting merge's index (conflict markers and all). */
+typedef struct ss_merge_move {
+	git_tree *old;      /* the tree before (an empty tree when old is zero) */
+	git_tree *target;   /* the tree after, or NULL and: */
+	git_index *merged;  /* the conflicting merge's index (as git_merge computes it) */
+	git_strarray paths; /* every file path that differs between the two */
+} ss_merge_move;
+
+/* The move from commit old (zero: nothing) to commit target, or (conflicting) the merge of
+ * commit target into old. */
+int ss_merge_move_init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const ss_oid *target,
+                       bool conflicting, ss_error *err);
+void ss_merge_move_release(ss_merge_move *m);
+
+/* Whether every path of m may be written (the rules above): 0, or SS_EEXISTS with
+ * "'<path>' <why>" in err (why: "has changes of yours", "was deleted", "is a symbolic link", "is in
+ * the way"). */
+int ss_merge_move_check(ss_repo *repo, const ss_merge_move *m, ss_error *err);
+
+/* Forced checkout of m's paths from the old tree (undo) or the target tree (finish; not for a
+ * conflicting merge). Check first. */
+int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, ss_error *err);
+
+/* The conflict labels a conflicting merge writes (and its check expects). */
+#define SS_MERGE_OUR_LABEL   "main"
+#define SS_MERGE_THEIR_LABEL "space/main"
+
+#endif
