@@ -7,7 +7,7 @@
 #include "core/commit.h"
 #include "core/crash.h"
 #include "core/mem.h"
-#include "core/outgoing.h"
+#include "core/skilldir.h"
 #include "core/tree.h"
 #include "core/utf8.h"
 #include "core/view.h"
@@ -210,14 +210,11 @@ static int build_tree(ss_fetch_run_ctx *f, const calc *c, const ss_oid *parent_t
 	if (parent_tree && ss_tree_list_top(f->repo, parent_tree, &old, err) < 0)
 		goto out;
 	for (size_t i = 0; i < old.count; i++) {
-		ss_oid sub;
-		bool skill;
+		const char *name = old.entries[i].name;
+		unsigned mode = old.entries[i].mode;
 
-		if (ss_outgoing_is_skill(f->repo, parent_tree, old.entries[i].name, &sub, &skill,
-		                         err) < 0)
-			goto out;
-		if (!skill && ss_tree_top_set(t, old.entries[i].name, &old.entries[i].oid,
-		                              old.entries[i].mode, err) < 0)
+		if (ss_skilldir_outside(name, mode == SS_MODE_TREE) &&
+		    ss_tree_top_set(t, name, &old.entries[i].oid, mode, err) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < c->nout; i++) {
