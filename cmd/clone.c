@@ -145,6 +145,7 @@ static void progress(void *payload, size_t records, size_t done, size_t members)
 static int add_member(ss_http *http, ss_state *st, const char *who, ss_state_role role,
                       char **did_out, ss_error *err)
 {
+	ss_error ignored;
 	ss_identity id = {NULL, NULL, NULL};
 	ss_state_member m, old;
 	int rc;
@@ -152,7 +153,7 @@ static int add_member(ss_http *http, ss_state *st, const char *who, ss_state_rol
 	if (ss_identity_resolve(http, who, &id, err) < 0)
 		return ss_error_prefix(err, "cannot resolve '%s'", who);
 	memset(&old, 0, sizeof(old));
-	rc = ss_state_member_get(st, id.did, &old, NULL);
+	rc = ss_state_member_get(st, id.did, &old, &ignored); /* absent: a new member */
 	/* The authority keeps its role; a member named twice stays a member. */
 	if (rc == 0 && (old.role == SS_ROLE_AUTHORITY || role == SS_ROLE_ME))
 		role = old.role;

@@ -64,7 +64,7 @@ static size_t check_skill(const char *workdir, const char *name)
 	ss_error_clear(&err);
 	ss_fs_join(&path, workdir, name);
 	rc = ss_skill_read_dir(path.ptr, &skill, r, &err);
-	if (rc < 0 && rc != SS_EINVALID)
+	if (rc < 0 && err.code != SS_EINVALID)
 		ss_report_error(r, name, NULL, "%s", err.message);
 	for (size_t i = 0; i < ss_report_count(r); i++) {
 		const ss_report_item *it = ss_report_at(r, i);

@@ -62,7 +62,7 @@ static int head_tree(ss_ctx *ctx, ss_oid *tree, bool *have)
 
 	*have = false;
 	rc = ss_commit_read_ref(ctx->repo, "HEAD", &c, &ctx->err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0 || ss_commit_tree(ctx->repo, &c, tree, &ctx->err) < 0)
 		return -1;

@@ -57,6 +57,7 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 
 int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 {
+	ss_error ignored;
 	ls_ctx l;
 	char *me = NULL, *authority = NULL;
 	int ret;
@@ -72,8 +73,8 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	}
 	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
 		return ret;
-	ss_state_config_get(ctx->state, "me", &me, NULL);
-	ss_state_config_get(ctx->state, "authority", &authority, NULL);
+	ss_state_config_get(ctx->state, "me", &me, &ignored);
+	ss_state_config_get(ctx->state, "authority", &authority, &ignored);
 	l.st = ctx->state;
 	l.me = me;
 	l.authority = authority;

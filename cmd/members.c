@@ -61,6 +61,7 @@ static int list(ss_ctx *ctx, bool json)
 
 static int change(ss_ctx *ctx, bool add, const char *who)
 {
+	ss_error ignored;
 	ss_lock *lock = NULL;
 	ss_http *http = NULL;
 	ss_identity id = {NULL, NULL, NULL};
@@ -77,7 +78,7 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 		goto out;
 	}
 	rc = ss_state_member_get(ctx->state, id.did, &old, &ctx->err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code != SS_ENOTFOUND)
 		goto out;
 	if (add) {
 		ss_state_member m = {id.did, id.handle, id.pds, NULL, NULL, SS_ROLE_MEMBER};
@@ -91,13 +92,14 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 			goto out;
 		printf("Added '%s' (%s); its skills arrive with the next pull\n", who, id.did);
 	} else {
-		if (rc == SS_ENOTFOUND) {
+		if (rc < 0) {
 			ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' is not a member of this space",
 			             who);
 			goto out;
 		}
 		if (old.role == SS_ROLE_MEMBER &&
-		    ss_state_config_get(ctx->state, "me", &me, NULL) == 0 && !strcmp(me, id.did))
+		    ss_state_config_get(ctx->state, "me", &me, &ignored) == 0 &&
+		    !strcmp(me, id.did))
 			old.role = SS_ROLE_ME;
 		if (old.role != SS_ROLE_MEMBER) {
 			ss_error_set(&ctx->err, SS_EINVALID, "cannot remove '%s': it is %s", who,

@@ -59,6 +59,7 @@ static void print_shadowed(const cmd_member_list *m, const ss_provenance_version
 
 int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
+	ss_error ignored;
 	const char *name = NULL;
 	bool json = false;
 	char *me = NULL, *authority = NULL;
@@ -81,8 +82,8 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		return cmd_usage_error(ctx, "missing the skill's name");
 	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
 		return ret;
-	ss_state_config_get(ctx->state, "me", &me, NULL);
-	ss_state_config_get(ctx->state, "authority", &authority, NULL);
+	ss_state_config_get(ctx->state, "me", &me, &ignored);
+	ss_state_config_get(ctx->state, "authority", &authority, &ignored);
 	memset(&p, 0, sizeof(p));
 	if (cmd_members_load(ctx, &members) < 0 ||
 	    ss_provenance_load(ctx->state, name, me, authority, &p, &ctx->err) < 0) {

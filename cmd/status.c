@@ -89,12 +89,13 @@ static int deletion_notice(cmd_status_run *r, const char *name)
 /* Leaves out of r->ahead the commits the last push sent (reachable from config "pushed"). */
 static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
 {
+	ss_error ignored;
 	ss_commit_list sent = {0};
 	char *hex = NULL;
 	ss_oid pushed;
 	size_t keep = 0;
 
-	if (ss_state_config_get(r->ctx->state, "pushed", &hex, NULL) < 0)
+	if (ss_state_config_get(r->ctx->state, "pushed", &hex, &ignored) < 0)
 		return 0;
 	if (ss_oid_parse(&pushed, hex, &r->ctx->err) < 0 ||
 	    ss_commit_log(r->ctx->repo, tracking, &pushed, NULL, 0, &sent, &r->ctx->err) < 0) {
@@ -128,6 +129,7 @@ static int drop_pushed(cmd_status_run *r, const ss_oid *tracking)
  */
 static int count_behind(cmd_status_run *r, const ss_oid *head, const ss_oid *tracking)
 {
+	ss_error ignored;
 	ss_commit_list behind = {0}, merged = {0};
 	ss_oid merging;
 	int ret = -1;
@@ -136,7 +138,7 @@ static int count_behind(cmd_status_run *r, const ss_oid *head, const ss_oid *tra
 		goto out;
 	r->behind = behind.count;
 	if (!r->s.merging || !behind.count ||
-	    ss_commit_read_ref(r->ctx->repo, "MERGE_HEAD", &merging, NULL) < 0) {
+	    ss_commit_read_ref(r->ctx->repo, "MERGE_HEAD", &merging, &ignored) < 0) {
 		ret = 0;
 		goto out;
 	}
@@ -157,6 +159,7 @@ out:
 
 static int load(cmd_status_run *r)
 {
+	ss_error ignored;
 	char *tracking_hex = NULL;
 	ss_oid tracking, head;
 	bool have_head;
@@ -165,14 +168,14 @@ static int load(cmd_status_run *r)
 	if (ss_worktree_status(r->ctx->repo, &r->s, &r->ctx->err) < 0 ||
 	    cmd_members_load(r->ctx, &r->members) < 0)
 		return -1;
-	ss_state_config_get(r->ctx->state, "me", &r->me, NULL);
-	ss_state_config_get(r->ctx->state, "authority", &r->authority, NULL);
+	ss_state_config_get(r->ctx->state, "me", &r->me, &ignored);
+	ss_state_config_get(r->ctx->state, "authority", &r->authority, &ignored);
 	ss_oid_clear(&tracking);
-	if (ss_state_config_get(r->ctx->state, "tracking", &tracking_hex, NULL) == 0 &&
+	if (ss_state_config_get(r->ctx->state, "tracking", &tracking_hex, &ignored) == 0 &&
 	    ss_oid_parse(&tracking, tracking_hex, &r->ctx->err) < 0)
 		goto out;
 	rc = ss_commit_read_ref(r->ctx->repo, "HEAD", &head, &r->ctx->err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && r->ctx->err.code != SS_ENOTFOUND)
 		goto out;
 	have_head = rc == 0;
 	if (have_head && !ss_oid_is_zero(&tracking)) {
@@ -190,7 +193,7 @@ static int load(cmd_status_run *r)
 		r->out = pv.outgoing;
 		pv.outgoing = NULL;
 		ss_push_plan_release(&pv);
-		if (rc < 0 && rc != SS_ECONFLICT)
+		if (rc < 0 && r->ctx->err.code != SS_ECONFLICT)
 			goto out;
 	}
 	if (r->out) {

@@ -14,6 +14,7 @@
 /* Parses "old <hex>\n<kind> <hex>\n". */
 static int parse_journal(const char *text, ss_oid *old, char kind[16], ss_oid *target)
 {
+	ss_error ignored;
 	char a[SS_OID_HEXSZ + 1], b[SS_OID_HEXSZ + 1];
 	size_t klen;
 	const char *p;
@@ -32,7 +33,7 @@ static int parse_journal(const char *text, ss_oid *old, char kind[16], ss_oid *t
 	kind[klen] = '\0';
 	memcpy(b, p + klen + 1, SS_OID_HEXSZ);
 	b[SS_OID_HEXSZ] = '\0';
-	if (ss_oid_parse(old, a, NULL) < 0 || ss_oid_parse(target, b, NULL) < 0)
+	if (ss_oid_parse(old, a, &ignored) < 0 || ss_oid_parse(target, b, &ignored) < 0)
 		return -1;
 	return 0;
 }

@@ -281,7 +281,7 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 		ss_buf_printf(&ch.body, "... and %zu more\n", ch.omitted);
 
 	rc = ss_commit_read_ref(f->repo, SS_REPO_TRACKING_REF, &parent, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	has_parent = rc == 0;
 	if (has_parent && ss_commit_tree(f->repo, &parent, &parent_tree, err) < 0)
@@ -336,14 +336,14 @@ int ss_fetch_recover(ss_repo *repo, ss_state *st, ss_error *err)
 	int rc, ret = -1;
 
 	rc = ss_state_config_get(st, "tracking", &hex, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
 	if (ss_oid_parse(&want, hex, err) < 0)
 		goto out;
 	rc = ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &cur, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	if (rc == 0 && ss_oid_equal(&cur, &want)) {
 		ret = 0;
@@ -353,7 +353,7 @@ int ss_fetch_recover(ss_repo *repo, ss_state *st, ss_error *err)
 		ss_error_prefix(err, "the local state names tracking commit %s", hex);
 		goto out;
 	}
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		ss_oid_clear(&cur);
 	ret = ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &want, &cur,
 	                           "skillsync: finish an interrupted fetch", err);

@@ -38,7 +38,7 @@ static int read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *err)
 {
 	int ret = ss_commit_read_ref(repo, name, out, err);
 
-	if (ret == SS_ENOTFOUND) {
+	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ss_oid_clear(out);
 		return 0;
 	}

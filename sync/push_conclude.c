@@ -27,7 +27,7 @@ static int config_oid(ss_state *st, const char *key, ss_oid *out, bool *found, s
 
 	*found = false;
 	rc = ss_state_config_get(st, key, &hex, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
@@ -56,7 +56,7 @@ int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err
 	    ss_merge_in_progress(repo))
 		return 0;
 	rc = ss_commit_read_ref(repo, "HEAD", &head, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
@@ -78,7 +78,8 @@ int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err
 			return rc;
 	}
 	rc = ss_commit_update_ref(repo, SS_REPO_MAIN_REF, &merge, &head, "skillsync: push", err);
-	if (rc == SS_ECONFLICT) /* main moved meanwhile (git): a later pull merges it */
+	if (rc < 0 &&
+	    err->code == SS_ECONFLICT) /* main moved meanwhile (git): a later pull merges it */
 		return 0;
 	if (rc < 0)
 		return rc;

@@ -17,7 +17,7 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 	int rc, ret = -1;
 
 	rc = ss_state_config_get(st, "transport", &transport, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	if (transport && strcmp(transport, "public")) {
 		ss_error_set(err, SS_EINVALID, "unknown space transport '%s' in the local state",
@@ -25,11 +25,11 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		goto out;
 	}
 	rc = ss_state_config_get(st, "me", &me, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	if (me) {
 		rc = ss_session_open(http, me, &mine, NULL, err);
-		if (rc < 0 && (for_writing || rc != SS_EAUTH))
+		if (rc < 0 && (for_writing || err->code != SS_EAUTH))
 			goto out;
 	} else if (for_writing) {
 		ss_space_read_only(err);
