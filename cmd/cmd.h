@@ -56,17 +56,25 @@ typedef struct ss_command {
 	const char *usage;   /* the whole `skillsync <name> --help` text */
 } ss_command;
 
-/* Prints "skillsync: <message>" on stderr and returns the exit code for err->code. */
+/* Prints "skillsync: <message>" on stderr and returns the exit code for err->code (a failure:
+ * never SS_EXIT_OK). */
 int cmd_fail(const ss_error *err);
 
 /* Prints "skillsync <cmd>: <message> (see 'skillsync <cmd> --help')"; returns SS_EXIT_USAGE. */
 int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
 
 /*
+ * The shared helpers below (cmd_open_clone, cmd_lock_*, cmd_members_load, cmd_commit_message)
+ * follow core/error.h like the library: 0, or a negative value with ctx->err filled; they
+ * print nothing. The command turns a failure into its one line and exit code once, with
+ * `return cmd_fail(&ctx->err)`. Only option parsing returns exit codes (cmd_usage_error).
+ */
+
+/*
  * Opens the clone around the current directory and its local state into ctx->repo and
- * ctx->state (the dispatcher frees them after the command). Returns SS_EXIT_OK, or prints
- * "not a skillsync clone ..." (or why the clone cannot be opened) and returns the exit code.
- * Calling it again once open does nothing.
+ * ctx->state (the dispatcher frees them after the command). Returns 0, or -1 with ctx->err
+ * saying "not a skillsync clone ..." or why the clone cannot be opened. Calling it again once
+ * open does nothing.
  */
 int cmd_open_clone(ss_ctx *ctx);
 
@@ -124,7 +132,7 @@ typedef struct cmd_commit_msg_opts {
 	const char *file;    /* -F (- for stdin) */
 	const char *summary; /* '#' lines for the editor: what is being committed */
 } cmd_commit_msg_opts;
-/* Fills out with the cleaned message; returns an exit code (SS_EXIT_OK: use it). */
+/* Fills out with the cleaned message; returns 0, or -1 with ctx->err set (none, or empty). */
 int cmd_commit_message(ss_ctx *ctx, const cmd_commit_msg_opts *o, ss_buf *out);
 
 int cmd_validate(ss_ctx *ctx, int argc, char **argv);

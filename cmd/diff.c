@@ -291,10 +291,11 @@ int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
-	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK ||
-	    (ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK)
 		goto out;
 	ret = SS_EXIT_ERROR;
+	if (cmd_open_clone(ctx) < 0)
+		goto fail;
 	if (d.side == SIDE_PUSHED) {
 		if (load_pushed(&d, &pushed_paths, &npushed) < 0)
 			goto fail;

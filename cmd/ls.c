@@ -71,8 +71,8 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
+	if (cmd_open_clone(ctx) < 0)
+		return cmd_fail(&ctx->err);
 	ss_state_config_get(ctx->state, "me", &me, &ignored);
 	ss_state_config_get(ctx->state, "authority", &authority, &ignored);
 	l.st = ctx->state;

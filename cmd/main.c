@@ -253,7 +253,7 @@ int cmd_fail(const ss_error *err)
 	fputs("skillsync: ", stderr);
 	cmd_print_safe(stderr, err->message[0] ? err->message : "unknown error");
 	fputc('\n', stderr);
-	return cmd_exit_code(err->code);
+	return err->code == SS_OK ? SS_EXIT_ERROR : cmd_exit_code(err->code);
 }
 
 int cmd_usage_error(const ss_ctx *ctx, const char *fmt, ...)
@@ -334,9 +334,9 @@ int cmd_open_clone(ss_ctx *ctx)
 	int rc;
 
 	if (ctx->repo && ctx->state)
-		return SS_EXIT_OK;
+		return 0;
 	rc = ss_repo_open(&ctx->repo, ".", &ctx->err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "not a skillsync clone (or any of the parent directories)");
 	if (rc < 0)
@@ -346,19 +346,19 @@ int cmd_open_clone(ss_ctx *ctx)
 		rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
 		free(authority);
 	}
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",
 		             ss_repo_workdir(ctx->repo));
 	if (rc < 0)
 		goto fail;
-	return SS_EXIT_OK;
+	return 0;
 fail:
 	ss_state_free(ctx->state);
 	ss_repo_free(ctx->repo);
 	ctx->state = NULL;
 	ctx->repo = NULL;
-	return cmd_fail(&ctx->err);
+	return -1;
 }
 
 int main(int argc, char **argv)

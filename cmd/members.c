@@ -124,13 +124,12 @@ out:
 int cmd_members(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
-	int ret;
 
 	if (argc >= 2 && (!strcmp(argv[1], "add") || !strcmp(argv[1], "remove"))) {
 		if (argc != 3)
 			return cmd_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
-		if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
-			return ret;
+		if (cmd_open_clone(ctx) < 0)
+			return cmd_fail(&ctx->err);
 		return change(ctx, !strcmp(argv[1], "add"), argv[2]);
 	}
 	for (int i = 1; i < argc; i++) {
@@ -141,7 +140,7 @@ int cmd_members(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
+	if (cmd_open_clone(ctx) < 0)
+		return cmd_fail(&ctx->err);
 	return list(ctx, json);
 }

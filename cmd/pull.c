@@ -131,13 +131,11 @@ int cmd_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		else
 			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((code = cmd_open_clone(ctx)) != SS_EXIT_OK)
-		return code;
+	if (cmd_open_clone(ctx) < 0)
+		return cmd_fail(&ctx->err);
 	r.progress = !r.quiet && !r.json && isatty(STDERR_FILENO);
-	r.code = run(ctx, &r, ff_only);
-	if (r.code < 0 && ctx->err.code < 0)
-		r.code = ctx->err.code; /* some layers return -1 with the precise code in err */
-	code = r.code < 0 ? cmd_exit_code(r.code) : SS_EXIT_OK;
+	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
+	code = cmd_exit_code(r.code);
 	if (r.json) {
 		if (!r.quiet || r.code < 0 || cmd_pull_changed(&r))
 			cmd_pull_print_json(&r, r.code < 0 ? &ctx->err : NULL);

@@ -113,8 +113,8 @@ int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
+	if (cmd_open_clone(ctx) < 0)
+		return cmd_fail(&ctx->err);
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
 	if (cmd_lock_clone(ctx, ctx->repo, &lock, NULL) < 0)

@@ -80,8 +80,8 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (!name)
 		return cmd_usage_error(ctx, "missing the skill's name");
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
+	if (cmd_open_clone(ctx) < 0)
+		return cmd_fail(&ctx->err);
 	ss_state_config_get(ctx->state, "me", &me, &ignored);
 	ss_state_config_get(ctx->state, "authority", &authority, &ignored);
 	memset(&p, 0, sizeof(p));

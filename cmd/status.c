@@ -261,9 +261,8 @@ int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cmd_open_clone(ctx)) != SS_EXIT_OK)
-		goto out;
-	if (check_interrupted(&r) < 0 || (!r.interrupted && load(&r) < 0)) {
+	if (cmd_open_clone(ctx) < 0 || check_interrupted(&r) < 0 ||
+	    (!r.interrupted && load(&r) < 0)) {
 		ret = cmd_fail(&ctx->err);
 		goto out;
 	}
