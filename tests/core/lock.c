@@ -43,7 +43,7 @@ static void test_lock__second_run_waits_then_fails_naming_the_holder(void **stat
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	close(ready[0]);
 
-	assert_int_equal(ss_lock_acquire(&lock, path.ptr, 200, &err), SS_ELOCKED);
+	SS_ASSERT_FAILS(ss_lock_acquire(&lock, path.ptr, 200, &err), err, SS_ELOCKED);
 	assert_null(lock);
 	ss_buf_printf(&want, "another skillsync (pid %d on ", (int)child);
 	assert_memory_equal(err.message, want.ptr, want.len);

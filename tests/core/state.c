@@ -50,7 +50,7 @@ static void test_state__config_survives_reopen(void **state)
 	char *value = NULL;
 	ss_error err;
 
-	assert_int_equal(ss_state_config_get(st, "me", &value, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_config_get(st, "me", &value, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_config_set(st, "authority", "did:plc:auth", &err), 0);
 	assert_int_equal(ss_state_config_set(st, "me", "did:plc:me", &err), 0);
 	assert_int_equal(ss_state_config_set(st, "me", NULL, &err), 0);
@@ -60,7 +60,7 @@ static void test_state__config_survives_reopen(void **state)
 	assert_int_equal(ss_state_config_get(st, "authority", &value, &err), 0);
 	assert_string_equal(value, "did:plc:auth");
 	free(value);
-	assert_int_equal(ss_state_config_get(st, "me", &value, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_config_get(st, "me", &value, &err), err, SS_ENOTFOUND);
 	ss_state_free(st);
 
 	ss_fs_join(&path, dir, "skillsync/state.db");
@@ -92,7 +92,7 @@ static void test_state__refuses_a_newer_schema(void **state)
 		ss_buf_release(&path);
 	}
 	st = NULL;
-	assert_int_equal(ss_state_open(&st, dir, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_state_open(&st, dir, &err), err, SS_EINVALID);
 	assert_null(st);
 	assert_non_null(strstr(err.message, "schema version 99"));
 	ss_test_tmpdir_free(dir);
@@ -127,9 +127,9 @@ static void test_state__members_and_their_records(void **state)
 	put_record(st, "did:plc:bob", "pdf", "cid1", true);
 	put_record(st, "did:plc:alice", "pdf", "cid2", true);
 	assert_int_equal(ss_state_member_remove(st, "did:plc:bob", &err), 0);
-	assert_int_equal(ss_state_member_get(st, "did:plc:bob", &got, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_member_get(st, "did:plc:bob", &got, &err), err, SS_ENOTFOUND);
 	assert_non_null(strstr(err.message, "did:plc:bob"));
-	assert_int_equal(ss_state_record_get(st, "did:plc:bob", "pdf", &r, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_record_get(st, "did:plc:bob", "pdf", &r, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_record_get(st, "did:plc:alice", "pdf", &r, &err), 0);
 	assert_string_equal(r.cid, "cid2");
 	assert_string_equal(r.created_at, "2026-01-01T00:00:00Z");
@@ -196,14 +196,14 @@ static void test_state__rollback_keeps_the_old_state(void **state)
 
 	assert_int_equal(ss_state_view_put(st, &e, &err), 0);
 	assert_int_equal(ss_state_begin(st, &err), 0);
-	assert_int_equal(ss_state_begin(st, &err), SS_ERROR);
+	SS_ASSERT_FAILS(ss_state_begin(st, &err), err, SS_ERROR);
 	assert_int_equal(ss_state_view_clear(st, &err), 0);
 	ss_state_rollback(st);
 	assert_int_equal(ss_state_view_get(st, "pdf", &got, &err), 0);
 	assert_string_equal(got.did, "did:plc:a");
 	assert_string_equal(got.tree, "tree1");
 	ss_state_view_entry_release(&got);
-	assert_int_equal(ss_state_view_get(st, "nope", &got, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_view_get(st, "nope", &got, &err), err, SS_ENOTFOUND);
 	ss_state_free(st);
 	ss_test_tmpdir_free(dir);
 }

@@ -327,13 +327,13 @@ static void test_validate__write_dir_is_safe(void **state)
 	assert_int_equal(stat(p.ptr, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	/* never overwrites */
-	assert_int_equal(ss_skill_write_dir(s, dir.ptr, &err), SS_EEXISTS);
+	SS_ASSERT_FAILS(ss_skill_write_dir(s, dir.ptr, &err), err, SS_EEXISTS);
 
 	/* an unsafe path is refused before anything is written */
 	ss_skill_add_file(s, "../escape", "x", 1, false);
 	ss_buf_clear(&dir);
 	ss_fs_join(&dir, tmp, "other");
-	assert_int_equal(ss_skill_write_dir(s, dir.ptr, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_skill_write_dir(s, dir.ptr, &err), err, SS_EINVALID);
 	assert_string_equal(err.message,
 	                    "cannot write skill 'pdf': path has a '.' or '..' component");
 	assert_int_equal(lstat(dir.ptr, &st), -1);

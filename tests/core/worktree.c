@@ -75,7 +75,7 @@ static void test_worktree__checkout_never_overwrites(void **state)
 
 	ss_test_write(dir, "beta/SKILL.md", "mine, not committed\n");
 	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &tree, NULL, "clone");
-	assert_int_equal(ss_worktree_checkout(repo, &c, &err), SS_EEXISTS);
+	SS_ASSERT_FAILS(ss_worktree_checkout(repo, &c, &err), err, SS_EEXISTS);
 	assert_non_null(strstr(err.message, "'beta/SKILL.md'"));
 	text = ss_test_read(dir, "beta/SKILL.md");
 	assert_string_equal(text, "mine, not committed\n");
