@@ -253,8 +253,8 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 			goto out;
 	if (me.did && add_member(http, st, me.did, SS_ROLE_ME, NULL, err) < 0)
 		goto out;
-	if (ss_state_config_set(st, "authority", authority, err) < 0 ||
-	    ss_state_config_set(st, "me", me.did, err) < 0 ||
+	if (ss_state_set_authority(st, authority, err) < 0 ||
+	    ss_state_set_me(st, me.did, err) < 0 ||
 	    ss_state_config_set(st, "transport", "public", err) < 0 || ss_state_commit(st, err) < 0)
 		goto out;
 	if (ss_space_open(&sp, http, st, false, err) < 0)

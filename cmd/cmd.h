@@ -98,8 +98,9 @@ void cmd_print_note(FILE *out, const char *note, size_t max);
 
 /*
  * Takes the clone's lock (waiting $SKILLSYNC_LOCK_WAIT seconds, default SS_LOCK_WAIT_MS; then
- * SS_ELOCKED naming the holder) and finishes or undoes a merge a killed run left
- * (*recovered, may be NULL, says whether there was one). Release *out with ss_lock_release.
+ * SS_ELOCKED naming the holder), finishes or undoes a merge a killed run left
+ * (*recovered, may be NULL, says whether there was one) and, when ctx->state is open, reads
+ * its cached values again (ss_state_reload). Release *out with ss_lock_release.
  */
 struct ss_repo;
 struct ss_lock;

@@ -50,6 +50,8 @@ int cmd_lock_clone(ss_ctx *ctx, ss_repo *repo, ss_lock **out, bool *recovered)
 	if (ret < 0)
 		return ret;
 	ret = ss_merge_recover(repo, recovered, &ctx->err);
+	if (ret == 0 && ctx->state) /* another run may have changed it while this one waited */
+		ret = ss_state_reload(ctx->state, &ctx->err);
 	if (ret < 0) {
 		ss_lock_release(lock);
 		return ret;

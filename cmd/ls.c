@@ -9,7 +9,6 @@
 
 typedef struct ls_ctx {
 	ss_state *st;
-	const char *me, *authority;
 	bool json;
 	cmd_member_list members;
 	size_t count;
@@ -22,7 +21,7 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	ss_provenance p;
 	const ss_provenance_version *w;
 
-	if (ss_provenance_load(l->st, e->rkey, l->me, l->authority, &p, l->err) < 0)
+	if (ss_provenance_load(l->st, e->rkey, &p, l->err) < 0)
 		return -1;
 	if (!p.nvalid) {
 		ss_provenance_release(&p);
@@ -57,9 +56,7 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 
 int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 {
-	ss_error ignored;
 	ls_ctx l;
-	char *me = NULL, *authority = NULL;
 	int ret;
 
 	memset(&l, 0, sizeof(l));
@@ -73,11 +70,7 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (cmd_open_clone(ctx) < 0)
 		return cmd_fail(&ctx->err);
-	ss_state_config_get(ctx->state, "me", &me, &ignored);
-	ss_state_config_get(ctx->state, "authority", &authority, &ignored);
 	l.st = ctx->state;
-	l.me = me;
-	l.authority = authority;
 	l.err = &ctx->err;
 	if (cmd_members_load(ctx, &l.members) < 0) {
 		ret = cmd_fail(&ctx->err);
@@ -97,7 +90,5 @@ int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	ret = SS_EXIT_OK;
 out:
 	cmd_members_release(&l.members);
-	free(me);
-	free(authority);
 	return ret;
 }

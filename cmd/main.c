@@ -330,7 +330,6 @@ static bool wants_help(int argc, char **argv)
 
 int cmd_open_clone(ss_ctx *ctx)
 {
-	char *authority = NULL;
 	int rc;
 
 	if (ctx->repo && ctx->state)
@@ -342,10 +341,8 @@ int cmd_open_clone(ss_ctx *ctx)
 	if (rc < 0)
 		goto fail;
 	rc = ss_state_open_existing(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err);
-	if (rc == 0) {
-		rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
-		free(authority);
-	}
+	if (rc == 0 && !ss_state_authority(ctx->state))
+		rc = ss_error_set(&ctx->err, SS_ENOTFOUND, "local state has no authority");
 	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",

@@ -61,12 +61,10 @@ static int list(ss_ctx *ctx, bool json)
 
 static int change(ss_ctx *ctx, bool add, const char *who)
 {
-	ss_error ignored;
 	ss_lock *lock = NULL;
 	ss_http *http = NULL;
 	ss_identity id = {NULL, NULL, NULL};
 	ss_state_member old;
-	char *me = NULL;
 	int rc, ret = -1;
 
 	memset(&old, 0, sizeof(old));
@@ -97,9 +95,8 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 			             who);
 			goto out;
 		}
-		if (old.role == SS_ROLE_MEMBER &&
-		    ss_state_config_get(ctx->state, "me", &me, &ignored) == 0 &&
-		    !strcmp(me, id.did))
+		if (old.role == SS_ROLE_MEMBER && ss_state_me(ctx->state) &&
+		    !strcmp(ss_state_me(ctx->state), id.did))
 			old.role = SS_ROLE_ME;
 		if (old.role != SS_ROLE_MEMBER) {
 			ss_error_set(&ctx->err, SS_EINVALID, "cannot remove '%s': it is %s", who,
@@ -113,7 +110,6 @@ static int change(ss_ctx *ctx, bool add, const char *who)
 	}
 	ret = 0;
 out:
-	free(me);
 	ss_state_member_release(&old);
 	ss_identity_release(&id);
 	ss_http_free(http);

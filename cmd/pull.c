@@ -60,17 +60,9 @@ static void run_release(cmd_pull_run *run)
  * prompt), else read-only. */
 static int open_space(ss_state *st, ss_http **http, ss_space **sp, ss_error *err)
 {
-	char *me = NULL;
-	ss_error ignored;
-	int ret;
-
-	if (ss_state_config_get(st, "me", &me, &ignored) < 0)
-		me = NULL;
-	ret = ss_http_new(http, NULL, err);
-	if (ret == 0)
-		ret = ss_space_open(sp, *http, st, me != NULL, err);
-	free(me);
-	return ret;
+	if (ss_http_new(http, NULL, err) < 0)
+		return -1;
+	return ss_space_open(sp, *http, st, ss_state_me(st) != NULL, err);
 }
 
 static int run(ss_ctx *ctx, cmd_pull_run *r, bool ff_only)

@@ -59,10 +59,8 @@ static void print_shadowed(const cmd_member_list *m, const ss_provenance_version
 
 int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
-	ss_error ignored;
 	const char *name = NULL;
 	bool json = false;
-	char *me = NULL, *authority = NULL;
 	ss_provenance p;
 	cmd_member_list members = {NULL, 0};
 	ss_buf text = SS_BUF_INIT;
@@ -82,11 +80,9 @@ int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		return cmd_usage_error(ctx, "missing the skill's name");
 	if (cmd_open_clone(ctx) < 0)
 		return cmd_fail(&ctx->err);
-	ss_state_config_get(ctx->state, "me", &me, &ignored);
-	ss_state_config_get(ctx->state, "authority", &authority, &ignored);
 	memset(&p, 0, sizeof(p));
 	if (cmd_members_load(ctx, &members) < 0 ||
-	    ss_provenance_load(ctx->state, name, me, authority, &p, &ctx->err) < 0) {
+	    ss_provenance_load(ctx->state, name, &p, &ctx->err) < 0) {
 		ret = cmd_fail(&ctx->err);
 		goto out;
 	}
@@ -125,7 +121,5 @@ out:
 	ss_buf_release(&text);
 	cmd_members_release(&members);
 	ss_provenance_release(&p);
-	free(me);
-	free(authority);
 	return ret;
 }

@@ -65,14 +65,14 @@ static void check_invalid(cmd_status_run *r)
 /* A skill deleted in the working tree: what deleting it will do in the space. */
 static int deletion_notice(cmd_status_run *r, const char *name)
 {
+	const char *me = ss_state_me(r->ctx->state), *next = NULL;
 	ss_provenance p;
-	const char *next = NULL;
 	bool mine = false;
 
-	if (ss_provenance_load(r->ctx->state, name, r->me, r->authority, &p, &r->ctx->err) < 0)
+	if (ss_provenance_load(r->ctx->state, name, &p, &r->ctx->err) < 0)
 		return -1;
 	for (size_t i = 0; i < p.nvalid; i++) {
-		if (r->me && !strcmp(p.versions[i].did, r->me))
+		if (me && !strcmp(p.versions[i].did, me))
 			mine = true;
 		else if (!next)
 			next = p.versions[i].did;
@@ -159,8 +159,6 @@ out:
 
 static int load(cmd_status_run *r)
 {
-	ss_error ignored;
-	char *tracking_hex = NULL;
 	ss_oid tracking, head;
 	bool have_head;
 	int rc, ret = -1;
@@ -168,12 +166,7 @@ static int load(cmd_status_run *r)
 	if (ss_worktree_status(r->ctx->repo, &r->s, &r->ctx->err) < 0 ||
 	    cmd_members_load(r->ctx, &r->members) < 0)
 		return -1;
-	ss_state_config_get(r->ctx->state, "me", &r->me, &ignored);
-	ss_state_config_get(r->ctx->state, "authority", &r->authority, &ignored);
-	ss_oid_clear(&tracking);
-	if (ss_state_config_get(r->ctx->state, "tracking", &tracking_hex, &ignored) == 0 &&
-	    ss_oid_parse(&tracking, tracking_hex, &r->ctx->err) < 0)
-		goto out;
+	ss_state_tracking(r->ctx->state, &tracking);
 	rc = ss_commit_read_ref(r->ctx->repo, "HEAD", &head, &r->ctx->err);
 	if (rc < 0 && r->ctx->err.code != SS_ENOTFOUND)
 		goto out;
@@ -216,7 +209,6 @@ static int load(cmd_status_run *r)
 	check_invalid(r);
 	ret = 0;
 out:
-	free(tracking_hex);
 	return ret;
 }
 
@@ -278,7 +270,5 @@ out:
 	ss_buf_release(&r.notices);
 	ss_buf_release(&r.invalid);
 	cmd_members_release(&r.members);
-	free(r.me);
-	free(r.authority);
 	return ret;
 }

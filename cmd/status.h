@@ -27,7 +27,6 @@ typedef struct cmd_status_run {
 	ss_buf invalid;       /* one line per problem */
 	size_t ninvalid;
 	cmd_member_list members;
-	char *me, *authority;
 } cmd_status_run;
 
 void cmd_status_print_text(const cmd_status_run *r);

@@ -241,8 +241,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 		goto out;
 	l.st = st;
 	l.me = me;
-	if (ss_state_config_get(st, "authority", &l.authority, err) < 0)
-		l.authority = NULL;
+	l.authority = ss_state_authority(st);
 	if (ss_plan_new(&o->plan, o->changes, o->nchanges, ss_outgoing_lookup_fn, &l, o->time,
 	                err) < 0)
 		goto out;
@@ -253,7 +252,6 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	ret = 0;
 out:
 	ss_outgoing_lookup_release(&l);
-	free(l.authority);
 	ss_changes_release(&top);
 	ss_outgoing_free(o);
 	return ret;

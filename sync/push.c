@@ -146,15 +146,9 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 	memset(&pv, 0, sizeof(pv));
 	memset(&member, 0, sizeof(member));
 	memset(&j, 0, sizeof(j));
-	{
-		char *me = NULL;
-
-		rc = ss_state_config_get(st, "me", &me, err);
-		free(me);
-		if (rc < 0) {
-			ret = err->code == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
-			goto out;
-		}
+	if (!ss_state_me(st)) {
+		ss_space_read_only(err);
+		goto out;
 	}
 	if (!dry && (ret = ss_push_recover(repo, st, sp, &out->recovered, err)) < 0)
 		goto out;

@@ -48,8 +48,8 @@ int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err
 
 	if (concluded)
 		*concluded = false;
-	if ((rc = config_oid(st, "tracking", &tracking, &have_t, err)) < 0 ||
-	    (rc = config_oid(st, "pushed_tracking", &pushed_tracking, &have_pt, err)) < 0 ||
+	have_t = ss_state_tracking(st, &tracking);
+	if ((rc = config_oid(st, "pushed_tracking", &pushed_tracking, &have_pt, err)) < 0 ||
 	    (rc = config_oid(st, "pushed", &pushed, &have_p, err)) < 0)
 		return rc;
 	if (!have_t || !have_pt || !have_p || !ss_oid_equal(&tracking, &pushed_tracking) ||

@@ -11,7 +11,8 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 {
 	ss_state_member *members = NULL;
 	ss_space_public_member *pm = NULL;
-	char *transport = NULL, *me = NULL;
+	const char *me = ss_state_me(st);
+	char *transport = NULL;
 	ss_xrpc *mine = NULL;
 	size_t n = 0, np = 0;
 	int rc, ret = -1;
@@ -24,9 +25,6 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		             transport);
 		goto out;
 	}
-	rc = ss_state_config_get(st, "me", &me, err);
-	if (rc < 0 && err->code != SS_ENOTFOUND)
-		goto out;
 	if (me) {
 		rc = ss_session_open(http, me, &mine, NULL, err);
 		if (rc < 0 && (for_writing || err->code != SS_EAUTH))
@@ -57,6 +55,5 @@ out:
 	ss_state_members_free(members, n);
 	free(pm);
 	free(transport);
-	free(me);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/provenance.h"
+#include "core/repo.h"
 #include "core/state.h"
 #include "core/time.h"
 #include "support/support.h"
@@ -208,6 +209,51 @@ static void test_state__rollback_keeps_the_old_state(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+static void test_state__me_authority_tracking_follow_the_table(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir), *other;
+	ss_oid t, got;
+	ss_error err;
+
+	assert_null(ss_state_me(st));
+	assert_null(ss_state_authority(st));
+	assert_false(ss_state_tracking(st, &got));
+	assert_true(ss_oid_is_zero(&got));
+	assert_int_equal(ss_oid_parse(&t, "0123456789abcdef0123456789abcdef01234567", &err), 0);
+	assert_int_equal(ss_state_set_me(st, "did:plc:me", &err), 0);
+	assert_int_equal(ss_state_set_authority(st, "did:plc:auth", &err), 0);
+	assert_int_equal(ss_state_set_tracking(st, &t, &err), 0);
+	assert_string_equal(ss_state_me(st), "did:plc:me");
+	assert_true(ss_state_tracking(st, &got));
+	assert_true(ss_oid_equal(&got, &t));
+
+	/* a rolled back change does not stay in the cached values */
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	assert_int_equal(ss_state_set_me(st, NULL, &err), 0);
+	assert_int_equal(ss_state_set_tracking(st, NULL, &err), 0);
+	assert_null(ss_state_me(st));
+	ss_state_rollback(st);
+	assert_string_equal(ss_state_me(st), "did:plc:me");
+	assert_true(ss_state_tracking(st, &got));
+	ss_state_free(st);
+
+	/* read from the table at open, and again on reload (another run changed it) */
+	st = open_state(dir);
+	assert_string_equal(ss_state_me(st), "did:plc:me");
+	assert_string_equal(ss_state_authority(st), "did:plc:auth");
+	assert_true(ss_state_tracking(st, &got));
+	assert_true(ss_oid_equal(&got, &t));
+	other = open_state(dir);
+	assert_int_equal(ss_state_set_tracking(other, NULL, &err), 0);
+	ss_state_free(other);
+	assert_true(ss_state_tracking(st, &got));
+	assert_int_equal(ss_state_reload(st, &err), 0);
+	assert_false(ss_state_tracking(st, &got));
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
 static void put_version(ss_state *st, const char *did, const char *when, bool valid)
 {
 	ss_state_record r = {did,
@@ -237,7 +283,9 @@ static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
 	put_version(st, "did:plc:auth", "2020-01-01T00:00:00Z", true);
 	put_version(st, "did:plc:me", "2027-01-01T00:00:00Z", false);
 	put_version(st, "did:plc:old", "2025-01-01T00:00:00Z", true);
-	assert_int_equal(ss_provenance_load(st, "pdf", "did:plc:me", "did:plc:auth", &p, &err), 0);
+	assert_int_equal(ss_state_set_me(st, "did:plc:me", &err), 0);
+	assert_int_equal(ss_state_set_authority(st, "did:plc:auth", &err), 0);
+	assert_int_equal(ss_provenance_load(st, "pdf", &p, &err), 0);
 	assert_int_equal(p.count, 4);
 	assert_int_equal(p.nvalid, 3);
 	assert_string_equal(p.versions[0].did, "did:plc:auth");
@@ -249,7 +297,7 @@ static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
 	assert_int_equal(p.versions[3].why, SS_VIEW_INVALID);
 	assert_string_equal(p.versions[3].reason, "bad path");
 	ss_provenance_release(&p);
-	assert_int_equal(ss_provenance_load(st, "other", NULL, NULL, &p, &err), 0);
+	assert_int_equal(ss_provenance_load(st, "other", &p, &err), 0);
 	assert_int_equal(p.count, 0);
 	ss_provenance_release(&p);
 	ss_state_free(st);
@@ -264,6 +312,7 @@ int test_state_run(void)
 	    cmocka_unit_test(test_state__members_and_their_records),
 	    cmocka_unit_test(test_state__sweep_drops_what_a_listing_missed),
 	    cmocka_unit_test(test_state__rollback_keeps_the_old_state),
+	    cmocka_unit_test(test_state__me_authority_tracking_follow_the_table),
 	    cmocka_unit_test(test_state__provenance_ranks_the_versions_of_a_name),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
