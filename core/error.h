@@ -10,6 +10,11 @@
  *    negative return, never the return value (`if (rc < 0 && err->code == SS_ENOTFOUND)`);
  *  - err is never NULL. A caller that does not care why something failed passes a local
  *    `ss_error ignored;` and says so.
+ * Why this rule rather than "return the code you store": every `goto out` path would have to
+ * carry the code by hand, and one forgotten `ret = rc` turns a conflict into a plain error;
+ * the message and its code are set together, in one place, by ss_error_set.
+ * A function with no ss_error (ss_time_parse, readers that fill an ss_report) returns its
+ * SS_E* code itself; a function that has one and fails for such a reason sets err too.
  * Only cmd/ prints the message and turns err->code into an exit code. A specific code exists
  * only where a caller branches on it.
  */
