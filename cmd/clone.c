@@ -145,6 +145,7 @@ static void progress(void *payload, size_t records, size_t done, size_t members)
 static int add_member(ss_http *http, ss_state *st, const char *who, ss_state_role role,
                       char **did_out, ss_error *err)
 {
+	ss_error ignored;
 	ss_identity id = {NULL, NULL, NULL};
 	ss_state_member m, old;
 	int rc;
@@ -152,7 +153,7 @@ static int add_member(ss_http *http, ss_state *st, const char *who, ss_state_rol
 	if (ss_identity_resolve(http, who, &id, err) < 0)
 		return ss_error_prefix(err, "cannot resolve '%s'", who);
 	memset(&old, 0, sizeof(old));
-	rc = ss_state_member_get(st, id.did, &old, NULL);
+	rc = ss_state_member_get(st, id.did, &old, &ignored); /* absent: a new member */
 	/* The authority keeps its role; a member named twice stays a member. */
 	if (rc == 0 && (old.role == SS_ROLE_AUTHORITY || role == SS_ROLE_ME))
 		role = old.role;
@@ -263,8 +264,8 @@ static int build(ss_ctx *ctx, const clone_opts *o, const char *path, ss_lock **l
 			goto out;
 	if (me.did && add_member(http, st, me.did, SS_ROLE_ME, NULL, err) < 0)
 		goto out;
-	if (ss_state_config_set(st, "authority", authority, err) < 0 ||
-	    ss_state_config_set(st, "me", me.did, err) < 0 ||
+	if (ss_state_set_authority(st, authority, err) < 0 ||
+	    ss_state_set_me(st, me.did, err) < 0 ||
 	    ss_state_config_set(st, "transport", "public", err) < 0 || ss_state_commit(st, err) < 0)
 		goto out;
 	if (ss_space_open(&sp, http, st, false, err) < 0)

@@ -54,17 +54,25 @@ typedef struct ss_command {
 	const char *usage;   /* the whole `skillsync <name> --help` text */
 } ss_command;
 
-/* Prints "skillsync: <message>" on stderr and returns the exit code for err->code. */
+/* Prints "skillsync: <message>" on stderr and returns the exit code for err->code (a failure:
+ * never SS_EXIT_OK). */
 int cli_fail(const ss_error *err);
 
 /* Prints "skillsync <cmd>: <message> (see 'skillsync <cmd> --help')"; returns SS_EXIT_USAGE. */
 int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
 
 /*
+ * The shared helpers below (cli_open_clone, cmd_lock_*, cli_members_load, cli_commit_message)
+ * follow core/error.h like the library: 0, or a negative value with ctx->err filled; they
+ * print nothing. The command turns a failure into its one line and exit code once, with
+ * `return cli_fail(&ctx->err)`. Only option parsing returns exit codes (cli_usage_error).
+ */
+
+/*
  * Opens the clone around the current directory and its local state into ctx->repo and
- * ctx->state (the dispatcher frees them after the command). Returns SS_EXIT_OK, or prints
- * "not a skillsync clone ..." (or why the clone cannot be opened) and returns the exit code.
- * Calling it again once open does nothing.
+ * ctx->state (the dispatcher frees them after the command). Returns 0, or -1 with ctx->err
+ * saying "not a skillsync clone ..." or why the clone cannot be opened. Calling it again once
+ * open does nothing.
  */
 int cli_open_clone(ss_ctx *ctx);
 
@@ -91,7 +99,8 @@ void cli_print_note(FILE *out, const char *note, size_t max);
  * seconds, default SS_LOCK_WAIT_MS; then SS_ELOCKED naming the holder), then finishes what a
  * killed run left (ss_clone_recover, sync/recover.h; sp, the space, may be NULL: an
  * interrupted push then waits for a command that has one). *recovered (may be NULL) says what
- * was finished. Release *out with ss_lock_free.
+ * was finished; the state's cached values are read again (ss_state_reload: another run may
+ * have changed them while this one waited). Release *out with ss_lock_free.
  */
 struct ss_lock;
 struct ss_space;
@@ -126,7 +135,7 @@ typedef struct cli_commit_msg_opts {
 	const char *file;    /* -F (- for stdin) */
 	const char *summary; /* '#' lines for the editor: what is being committed */
 } cli_commit_msg_opts;
-/* Fills out with the cleaned message; returns an exit code (SS_EXIT_OK: use it). */
+/* Fills out with the cleaned message; returns 0, or -1 with ctx->err set (none, or empty). */
 int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 
 /* The commands (cmd/<name>.c each). */

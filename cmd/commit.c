@@ -64,7 +64,7 @@ static size_t check_skill(const char *workdir, const char *name)
 	ss_error_clear(&err);
 	ss_fs_join(&path, workdir, name);
 	rc = ss_skilldir_read(path.ptr, &skill, r, &err);
-	if (rc < 0 && rc != SS_EINVALID)
+	if (rc < 0 && err.code != SS_EINVALID)
 		ss_report_error(r, name, NULL, "%s", err.message);
 	for (size_t i = 0; i < ss_report_count(r); i++) {
 		const ss_report_item *it = ss_report_at(r, i);
@@ -145,7 +145,7 @@ static int parse(ss_ctx *ctx, int argc, char **argv, commit_args *a)
 	return SS_EXIT_OK;
 }
 
-/* Checks the names given; the entries to commit go into *pick. */
+/* Checks the names given; the entries to commit go into *pick. Returns 0 or -1 (ctx->err). */
 static int select_entries(ss_ctx *ctx, const commit_args *a, const ss_status *s, bool *pick,
                           size_t *npicked)
 {
@@ -154,24 +154,24 @@ static int select_entries(ss_ctx *ctx, const commit_args *a, const ss_status *s,
 		bool known = false;
 		for (size_t j = 0; j < s->count; j++)
 			known = known || !strcmp(s->entries[j].name, a->names[i]);
-		if (!known && !is_dir(ss_repo_workdir(ctx->repo), a->names[i])) {
-			fprintf(stderr, "skillsync: '%s' did not match any skill\n", a->names[i]);
-			return SS_EXIT_ERROR;
-		}
+		if (!known && !is_dir(ss_repo_workdir(ctx->repo), a->names[i]))
+			return ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' did not match any skill",
+			                    a->names[i]);
 	}
 	for (size_t j = 0; j < s->count; j++) {
 		pick[j] = wanted(a, s->entries[j].name);
 		if (pick[j]) {
 			(*npicked)++;
 		} else if (s->entries[j].staged) {
-			fprintf(stderr,
-			        "skillsync: '%s' has staged changes that are not among the skills "
-			        "named: commit them too (name no skill) or unstage them first\n",
-			        s->entries[j].name);
-			return SS_EXIT_ERROR;
+			return ss_error_set(
+			    &ctx->err, SS_EINVALID,
+			    "'%s' has staged changes that are not among the skills "
+			    "named: commit them too (name no skill) or unstage them "
+			    "first",
+			    s->entries[j].name);
 		}
 	}
-	return SS_EXIT_OK;
+	return 0;
 }
 
 static int cmd_commit(ss_ctx *ctx, int argc, char **argv);
@@ -206,17 +206,16 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	memset(&s, 0, sizeof(s));
-	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK ||
-	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK)
 		goto out;
-	workdir = ss_repo_workdir(ctx->repo);
-	if (cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
+	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
 	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
 		goto fail;
+	workdir = ss_repo_workdir(ctx->repo);
 	merging = s.merging;
 	pick = ss_xcalloc(s.count + 1, sizeof(*pick));
-	if ((ret = select_entries(ctx, &a, &s, pick, &npicked)) != SS_EXIT_OK)
-		goto out;
+	if (select_entries(ctx, &a, &s, pick, &npicked) < 0)
+		goto fail;
 	if (!npicked && !merging) {
 		printf("nothing to commit, working tree clean\n");
 		ret = SS_EXIT_ERROR;
@@ -252,8 +251,8 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	}
 	{
 		cli_commit_msg_opts mo = {a.messages, a.nmessages, a.file, summary.ptr};
-		if ((ret = cli_commit_message(ctx, &mo, &msg)) != SS_EXIT_OK)
-			goto out;
+		if (cli_commit_message(ctx, &mo, &msg) < 0)
+			goto fail;
 	}
 	if (ss_commit_stage(ctx->repo, a.nnames ? names : NULL, a.nnames ? nnames : 0, &ctx->err) <
 	        0 ||

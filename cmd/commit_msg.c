@@ -149,24 +149,24 @@ int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out)
 		             ? read_stdin(out, &ctx->err)
 		             : ss_fs_read_file(out, o->file, MESSAGE_MAX, &ctx->err);
 		if (rc < 0)
-			return cli_fail(&ctx->err);
+			return rc;
 		clean(out, false);
 	} else if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		if (from_editor(ctx->repo, o->summary, out, &ctx->err) < 0)
-			return cli_fail(&ctx->err);
+			return -1;
 	} else if (ss_merge_in_progress(ctx->repo)) {
 		/* concluding a merge without a terminal (a script, cron): its own message */
 		if (ss_merge_message(ctx->repo, out, &ctx->err) < 0)
-			return cli_fail(&ctx->err);
+			return -1;
 		clean(out, true);
 	} else {
-		fprintf(stderr, "skillsync: no commit message: give one with -m <message> or "
-		                "-F <file> (no terminal to open an editor on)\n");
-		return SS_EXIT_USAGE;
+		return ss_error_set(
+		    &ctx->err, SS_EINVALID,
+		    "no commit message: give one with -m <message> or -F <file> (no "
+		    "terminal to open an editor on)");
 	}
-	if (!out->len) {
-		fprintf(stderr, "skillsync: aborting the commit: the message is empty\n");
-		return SS_EXIT_ERROR;
-	}
-	return SS_EXIT_OK;
+	if (!out->len)
+		return ss_error_set(&ctx->err, SS_EINVALID,
+		                    "aborting the commit: the message is empty");
+	return 0;
 }

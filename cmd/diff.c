@@ -62,7 +62,7 @@ static int head_tree(ss_ctx *ctx, ss_oid *tree, bool *have)
 
 	*have = false;
 	rc = ss_commit_read_ref(ctx->repo, "HEAD", &c, &ctx->err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0 || ss_commit_tree(ctx->repo, &c, tree, &ctx->err) < 0)
 		return -1;
@@ -309,10 +309,11 @@ static int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
-	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK ||
-	    (ret = cli_open_clone(ctx)) != SS_EXIT_OK)
+	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK)
 		goto out;
 	ret = SS_EXIT_ERROR;
+	if (cli_open_clone(ctx) < 0)
+		goto fail;
 	if (d.side == SIDE_PUSHED) {
 		if (load_pushed(&d, &pushed_paths, &npushed) < 0)
 			goto fail;

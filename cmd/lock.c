@@ -52,6 +52,8 @@ int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered
 	if (ret < 0)
 		return ret;
 	ret = ss_clone_recover(ctx->repo, ctx->state, sp, recovered, &ctx->err);
+	if (ret == 0 && ctx->state) /* another run may have changed it while this one waited */
+		ret = ss_state_reload(ctx->state, &ctx->err);
 	if (ret < 0) {
 		ss_lock_free(lock);
 		return ret;

@@ -196,10 +196,7 @@ static int cmd_log(ss_ctx *ctx, int argc, char **argv)
 			return cli_usage_error(ctx, "'%s' is not a skill name", argv[i]);
 		}
 	}
-	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-		goto out;
-	ret = ss_history_list(ctx->repo, skill, max, &h, &ctx->err);
-	if (ret < 0) {
+	if (cli_open_clone(ctx) < 0 || ss_history_list(ctx->repo, skill, max, &h, &ctx->err) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}

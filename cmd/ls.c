@@ -9,7 +9,6 @@
 
 typedef struct ls_ctx {
 	ss_state *st;
-	const char *me, *authority;
 	bool json;
 	cli_member_list members;
 	size_t count;
@@ -22,7 +21,7 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	ss_provenance p;
 	const ss_provenance_version *w;
 
-	if (ss_provenance_load(l->st, e->rkey, l->me, l->authority, &p, l->err) < 0)
+	if (ss_provenance_load(l->st, e->rkey, &p, l->err) < 0)
 		return -1;
 	if (!p.nvalid) {
 		ss_provenance_release(&p);
@@ -69,7 +68,6 @@ const ss_command cmd_ls_def = {
 static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 {
 	ls_ctx l;
-	char *me = NULL, *authority = NULL;
 	int ret;
 
 	memset(&l, 0, sizeof(l));
@@ -81,13 +79,9 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
-	ss_state_config_get(ctx->state, "me", &me, NULL);
-	ss_state_config_get(ctx->state, "authority", &authority, NULL);
+	if (cli_open_clone(ctx) < 0)
+		return cli_fail(&ctx->err);
 	l.st = ctx->state;
-	l.me = me;
-	l.authority = authority;
 	l.err = &ctx->err;
 	if (cli_members_load(ctx, &l.members) < 0) {
 		ret = cli_fail(&ctx->err);
@@ -107,7 +101,5 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	ret = SS_EXIT_OK;
 out:
 	cli_members_release(&l.members);
-	free(me);
-	free(authority);
 	return ret;
 }

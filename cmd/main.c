@@ -96,7 +96,7 @@ int cli_fail(const ss_error *err)
 	fputs("skillsync: ", stderr);
 	cli_print_safe(stderr, err->message[0] ? err->message : "unknown error");
 	fputc('\n', stderr);
-	return cli_exit_code(err->code);
+	return err->code == SS_OK ? SS_EXIT_ERROR : cli_exit_code(err->code);
 }
 
 int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...)
@@ -173,35 +173,32 @@ static bool wants_help(int argc, char **argv)
 
 int cli_open_clone(ss_ctx *ctx)
 {
-	char *authority = NULL;
 	int rc;
 
 	if (ctx->repo && ctx->state)
-		return SS_EXIT_OK;
+		return 0;
 	rc = ss_repo_open(&ctx->repo, ".", &ctx->err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "not a skillsync clone (or any of the parent directories)");
 	if (rc < 0)
 		goto fail;
 	rc = ss_state_open_existing(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err);
-	if (rc == 0) {
-		rc = ss_state_config_get(ctx->state, "authority", &authority, &ctx->err);
-		free(authority);
-	}
-	if (rc == SS_ENOTFOUND)
+	if (rc == 0 && !ss_state_authority(ctx->state))
+		rc = ss_error_set(&ctx->err, SS_ENOTFOUND, "local state has no authority");
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
 		ss_error_set(&ctx->err, SS_ENOTFOUND,
 		             "'%s' is a git repository but not a skillsync clone",
 		             ss_repo_workdir(ctx->repo));
 	if (rc < 0)
 		goto fail;
-	return SS_EXIT_OK;
+	return 0;
 fail:
 	ss_state_free(ctx->state);
 	ss_repo_free(ctx->repo);
 	ctx->state = NULL;
 	ctx->repo = NULL;
-	return cli_fail(&ctx->err);
+	return -1;
 }
 
 int main(int argc, char **argv)

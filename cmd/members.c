@@ -95,7 +95,7 @@ static int add(ss_ctx *ctx, ss_http *http, const char *who)
 		goto out;
 	}
 	rc = ss_state_member_get(ctx->state, id.did, &old, &ctx->err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && ctx->err.code != SS_ENOTFOUND)
 		goto out;
 	if (rc == 0 && old.role != SS_ROLE_ME) {
 		printf("'%s' is already a member (%s)\n", who, role_name(old.role));
@@ -118,7 +118,8 @@ static int remove_member(ss_ctx *ctx, ss_http *http, const char *who)
 {
 	ss_identity id = {NULL, NULL, NULL};
 	ss_state_member old;
-	char *did = member_did(ctx, who), *me = NULL;
+	char *did = member_did(ctx, who);
+	const char *me = ss_state_me(ctx->state);
 	int ret = -1;
 
 	memset(&old, 0, sizeof(old));
@@ -133,8 +134,7 @@ static int remove_member(ss_ctx *ctx, ss_http *http, const char *who)
 		ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' is not a member of this space", who);
 		goto out;
 	}
-	if (old.role == SS_ROLE_MEMBER && ss_state_config_get(ctx->state, "me", &me, NULL) == 0 &&
-	    !strcmp(me, did))
+	if (old.role == SS_ROLE_MEMBER && me && !strcmp(me, did))
 		old.role = SS_ROLE_ME;
 	if (old.role != SS_ROLE_MEMBER) {
 		ss_error_set(&ctx->err, SS_EINVALID, "cannot remove '%s': it is %s", who,
@@ -146,7 +146,6 @@ static int remove_member(ss_ctx *ctx, ss_http *http, const char *who)
 	printf("Removed '%s'; its skills leave the view with the next pull\n", who);
 	ret = 0;
 out:
-	free(me);
 	free(did);
 	ss_state_member_release(&old);
 	ss_identity_release(&id);
@@ -184,13 +183,12 @@ const ss_command cmd_members_def = {
 static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
-	int ret;
 
 	if (argc >= 2 && (!strcmp(argv[1], "add") || !strcmp(argv[1], "remove"))) {
 		if (argc != 3)
 			return cli_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
-		if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-			return ret;
+		if (cli_open_clone(ctx) < 0)
+			return cli_fail(&ctx->err);
 		return change(ctx, !strcmp(argv[1], "add"), argv[2]);
 	}
 	for (int i = 1; i < argc; i++) {
@@ -201,7 +199,7 @@ static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
+	if (cli_open_clone(ctx) < 0)
+		return cli_fail(&ctx->err);
 	return list(ctx, json);
 }

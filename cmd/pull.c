@@ -78,6 +78,7 @@ static int open_space(ss_state *st, const cli_pull_run *r, ss_http **http, ss_sp
                       ss_error *err)
 {
 	ss_state_member m;
+	ss_error ignored;
 	const char *me;
 	int ret;
 
@@ -88,7 +89,7 @@ static int open_space(ss_state *st, const cli_pull_run *r, ss_http **http, ss_sp
 	if (!me || ss_space_signed_in(*sp) || r->quiet || r->json)
 		return 0;
 	memset(&m, 0, sizeof(m));
-	if (ss_state_member_get(st, me, &m, NULL) < 0)
+	if (ss_state_member_get(st, me, &m, &ignored) < 0)
 		m.handle = NULL;
 	fprintf(stderr,
 	        "skillsync: not signed in as '%s': reading the public repos without a session; "
@@ -157,13 +158,11 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((code = cli_open_clone(ctx)) != SS_EXIT_OK)
-		return code;
+	if (cli_open_clone(ctx) < 0)
+		return cli_fail(&ctx->err);
 	r.progress = !r.quiet && !r.json && isatty(STDERR_FILENO);
-	r.code = run(ctx, &r, ff_only);
-	if (r.code < 0 && ctx->err.code < 0)
-		r.code = ctx->err.code; /* some layers return -1 with the precise code in err */
-	code = r.code < 0 ? cli_exit_code(r.code) : SS_EXIT_OK;
+	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
+	code = cli_exit_code(r.code);
 	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. */
 	if (code == SS_EXIT_OK && r.result.fetch.unreachable)
 		code = SS_EXIT_NETWORK;

@@ -132,8 +132,8 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
+	if (cli_open_clone(ctx) < 0)
+		return cli_fail(&ctx->err);
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
 	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||

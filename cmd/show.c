@@ -72,7 +72,6 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
 	bool json = false;
-	char *me = NULL, *authority = NULL;
 	ss_provenance p;
 	cli_member_list members = {NULL, 0};
 	ss_buf text = SS_BUF_INIT;
@@ -90,13 +89,11 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (!name)
 		return cli_usage_error(ctx, "missing the skill's name");
-	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-		return ret;
-	ss_state_config_get(ctx->state, "me", &me, NULL);
-	ss_state_config_get(ctx->state, "authority", &authority, NULL);
+	if (cli_open_clone(ctx) < 0)
+		return cli_fail(&ctx->err);
 	memset(&p, 0, sizeof(p));
 	if (cli_members_load(ctx, &members) < 0 ||
-	    ss_provenance_load(ctx->state, name, me, authority, &p, &ctx->err) < 0) {
+	    ss_provenance_load(ctx->state, name, &p, &ctx->err) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
@@ -135,7 +132,5 @@ out:
 	ss_buf_release(&text);
 	cli_members_release(&members);
 	ss_provenance_release(&p);
-	free(me);
-	free(authority);
 	return ret;
 }

@@ -65,14 +65,14 @@ static void check_invalid(cli_status_run *r)
 /* A skill deleted in the working tree: what deleting it will do in the space. */
 static int deletion_notice(cli_status_run *r, const char *name)
 {
+	const char *me = ss_state_me(r->ctx->state), *next = NULL;
 	ss_provenance p;
-	const char *next = NULL;
 	bool mine = false;
 
-	if (ss_provenance_load(r->ctx->state, name, r->me, r->authority, &p, &r->ctx->err) < 0)
+	if (ss_provenance_load(r->ctx->state, name, &p, &r->ctx->err) < 0)
 		return -1;
 	for (size_t i = 0; i < p.nvalid; i++) {
-		if (r->me && !strcmp(p.versions[i].did, r->me))
+		if (me && !strcmp(p.versions[i].did, me))
 			mine = true;
 		else if (!next)
 			next = p.versions[i].did;
@@ -89,12 +89,13 @@ static int deletion_notice(cli_status_run *r, const char *name)
 /* Leaves out of r->ahead the commits the last push sent (reachable from config "pushed"). */
 static int drop_pushed(cli_status_run *r, const ss_oid *tracking)
 {
+	ss_error ignored;
 	ss_commit_list sent = {0};
 	char *hex = NULL;
 	ss_oid pushed;
 	size_t keep = 0;
 
-	if (ss_state_config_get(r->ctx->state, "pushed", &hex, NULL) < 0)
+	if (ss_state_config_get(r->ctx->state, "pushed", &hex, &ignored) < 0)
 		return 0;
 	if (ss_oid_parse(&pushed, hex, &r->ctx->err) < 0 ||
 	    ss_commit_log(r->ctx->repo, tracking, &pushed, NULL, 0, &sent, &r->ctx->err) < 0) {
@@ -128,6 +129,7 @@ static int drop_pushed(cli_status_run *r, const ss_oid *tracking)
  */
 static int count_behind(cli_status_run *r, const ss_oid *head, const ss_oid *tracking)
 {
+	ss_error ignored;
 	ss_commit_list behind = {0}, merged = {0};
 	ss_oid merging;
 	int ret = -1;
@@ -136,7 +138,7 @@ static int count_behind(cli_status_run *r, const ss_oid *head, const ss_oid *tra
 		goto out;
 	r->behind = behind.count;
 	if (!r->s.merging || !behind.count ||
-	    ss_commit_read_ref(r->ctx->repo, "MERGE_HEAD", &merging, NULL) < 0) {
+	    ss_commit_read_ref(r->ctx->repo, "MERGE_HEAD", &merging, &ignored) < 0) {
 		ret = 0;
 		goto out;
 	}
@@ -157,7 +159,6 @@ out:
 
 static int load(cli_status_run *r)
 {
-	char *tracking_hex = NULL;
 	ss_oid tracking, head;
 	bool have_head;
 	int rc, ret = -1;
@@ -165,14 +166,9 @@ static int load(cli_status_run *r)
 	if (ss_worktree_status(r->ctx->repo, &r->s, &r->ctx->err) < 0 ||
 	    cli_members_load(r->ctx, &r->members) < 0)
 		return -1;
-	ss_state_config_get(r->ctx->state, "me", &r->me, NULL);
-	ss_state_config_get(r->ctx->state, "authority", &r->authority, NULL);
-	ss_oid_clear(&tracking);
-	if (ss_state_config_get(r->ctx->state, "tracking", &tracking_hex, NULL) == 0 &&
-	    ss_oid_parse(&tracking, tracking_hex, &r->ctx->err) < 0)
-		goto out;
+	ss_state_tracking(r->ctx->state, &tracking);
 	rc = ss_commit_read_ref(r->ctx->repo, "HEAD", &head, &r->ctx->err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && r->ctx->err.code != SS_ENOTFOUND)
 		goto out;
 	have_head = rc == 0;
 	if (have_head && !ss_oid_is_zero(&tracking)) {
@@ -190,7 +186,7 @@ static int load(cli_status_run *r)
 		r->out = pv.outgoing;
 		pv.outgoing = NULL;
 		ss_push_plan_release(&pv);
-		if (rc < 0 && rc != SS_ECONFLICT)
+		if (rc < 0 && r->ctx->err.code != SS_ECONFLICT)
 			goto out;
 	}
 	if (r->out) {
@@ -213,7 +209,6 @@ static int load(cli_status_run *r)
 	check_invalid(r);
 	ret = 0;
 out:
-	free(tracking_hex);
 	return ret;
 }
 
@@ -277,9 +272,8 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if ((ret = cli_open_clone(ctx)) != SS_EXIT_OK)
-		goto out;
-	if (check_interrupted(&r) < 0 || (!r.interrupted && load(&r) < 0)) {
+	if (cli_open_clone(ctx) < 0 || check_interrupted(&r) < 0 ||
+	    (!r.interrupted && load(&r) < 0)) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
@@ -295,7 +289,5 @@ out:
 	ss_buf_release(&r.notices);
 	ss_buf_release(&r.invalid);
 	cli_members_release(&r.members);
-	free(r.me);
-	free(r.authority);
 	return ret;
 }

@@ -27,7 +27,6 @@ typedef struct cli_status_run {
 	ss_buf invalid;       /* one line per problem */
 	size_t ninvalid;
 	cli_member_list members;
-	char *me, *authority;
 } cli_status_run;
 
 void cli_status_print_text(const cli_status_run *r);

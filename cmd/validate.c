@@ -118,8 +118,9 @@ static void check_skill(vstate *st, const char *skilldir, const char *missing_md
 	base_name(skilldir, &name);
 	if (missing_md)
 		ss_report_error(r, missing_md, NULL, "no SKILL.md (not a skill directory)");
-	ret = missing_md ? SS_EINVALID : ss_skilldir_read(skilldir, &skill, r, &err);
-	if (ret < 0 && ret != SS_EINVALID)
+	ret = missing_md ? ss_error_set(&err, SS_EINVALID, "no SKILL.md")
+	                 : ss_skilldir_read(skilldir, &skill, r, &err);
+	if (ret < 0 && err.code != SS_EINVALID)
 		ss_report_error(r, name.ptr, NULL, "%s", err.message);
 	label_prefix(skilldir, &prefix);
 	if (missing_md)

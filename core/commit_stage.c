@@ -103,7 +103,7 @@ int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *
 	}
 	ss_git_oid_out(&tree, &tree_id);
 	ret = ss_commit_read_ref(repo, "HEAD", &parents[0], err);
-	if (ret < 0 && ret != SS_ENOTFOUND)
+	if (ret < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	has_head = ret == 0;
 	if (has_head)

@@ -6,8 +6,6 @@
 
 void ss_error_clear(ss_error *err)
 {
-	if (!err)
-		return;
 	err->code = SS_OK;
 	err->message[0] = '\0';
 }
@@ -16,8 +14,6 @@ int ss_error_set(ss_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return code;
 	err->code = code;
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
@@ -44,8 +40,6 @@ int ss_error_prefix(ss_error *err, const char *fmt, ...)
 	char old[SS_ERROR_MSG_MAX];
 	va_list ap;
 
-	if (!err)
-		return SS_ERROR;
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);

@@ -1,10 +1,22 @@
 /*
  * error.h: the one way a failure travels from core/ and sync/ to cmd/.
  *
- * Functions that can fail return int: 0 on success, a negative SS_E* code on failure, and fill
- * a caller-owned ss_error with one line for the person (git's rules: lowercase, no full stop,
- * problem first, the subject quoted). Only cmd/ prints it. A specific code exists only where a
- * caller branches on it.
+ * The contract, for every function that can fail:
+ *  - it returns int: 0 on success, a negative value on failure (often just -1: the cleanup
+ *    idiom `int ret = -1; ... goto out` does not carry codes up);
+ *  - on failure it has filled the caller-owned ss_error: err->code, the SS_E* code, and one
+ *    line for the person (git's rules: lowercase, no full stop, problem first, the subject
+ *    quoted). The code lives there only: a caller that branches on it reads err->code after a
+ *    negative return, never the return value (`if (rc < 0 && err->code == SS_ENOTFOUND)`);
+ *  - err is never NULL. A caller that does not care why something failed passes a local
+ *    `ss_error ignored;` and says so.
+ * Why this rule rather than "return the code you store": every `goto out` path would have to
+ * carry the code by hand, and one forgotten `ret = rc` turns a conflict into a plain error;
+ * the message and its code are set together, in one place, by ss_error_set.
+ * A function with no ss_error (ss_time_parse, readers that fill an ss_report) returns its
+ * SS_E* code itself; a function that has one and fails for such a reason sets err too.
+ * Only cmd/ prints the message and turns err->code into an exit code. A specific code exists
+ * only where a caller branches on it.
  */
 #ifndef SS_ERROR_H
 #define SS_ERROR_H
@@ -42,7 +54,7 @@ typedef struct ss_error {
 void ss_error_clear(ss_error *err);
 
 /*
- * Sets err (which may be NULL) to code and the formatted message; returns code, so that
+ * Sets err to code and the formatted message; returns code, so that
  * `return ss_error_set(err, SS_ENOTFOUND, "skill '%s' not found", name);` reads naturally.
  */
 int ss_error_set(ss_error *err, int code, const char *fmt, ...) SS_PRINTF(3, 4);

@@ -119,12 +119,12 @@ int ss_history_list(ss_repo *repo, const char *skill, size_t max, ss_history *ou
 	int ret;
 
 	ret = ss_commit_read_ref(repo, "HEAD", &head, err);
-	if (ret == SS_ENOTFOUND)
+	if (ret < 0 && err->code == SS_ENOTFOUND)
 		has_head = false;
 	else if (ret < 0)
 		return ret;
 	ret = ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &tracking, err);
-	if (ret == SS_ENOTFOUND)
+	if (ret < 0 && err->code == SS_ENOTFOUND)
 		has_tracking = false;
 	else if (ret < 0)
 		return ret;

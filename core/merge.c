@@ -342,8 +342,8 @@ out:
 	return ret;
 }
 
-/* Writes the merge commit of a clean in-memory merge (an object only); SS_EMERGE if the
- * merge has conflicts (then nothing is written). */
+/* Writes the merge commit of a clean in-memory merge (an object only); err->code SS_EMERGE if
+ * the merge has conflicts (then nothing is written). */
 static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *theirs,
                            const char *message, ss_oid *out, ss_error *err)
 {
@@ -359,7 +359,7 @@ static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *thei
 		goto out;
 	}
 	if (git_index_has_conflicts(index)) {
-		ret = SS_EMERGE;
+		ret = ss_error_set(err, SS_EMERGE, "the merge has conflicts");
 		goto out;
 	}
 	rc = git_index_write_tree_to(&tree_id, index, git);
@@ -390,7 +390,7 @@ int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
 		    err, SS_EINVALID,
 		    "a merge is in progress: resolve the conflicts and commit first");
 	ret = ss_commit_read_ref(repo, "HEAD", &head, err);
-	if (ret == SS_ENOTFOUND) {
+	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ss_oid_clear(&head);
 		result->kind = SS_MERGE_FAST_FORWARD;
 		return move_head(repo, &head, theirs, result, err);
@@ -413,7 +413,8 @@ int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
 		result->kind = SS_MERGE_MERGED;
 		return move_head(repo, &head, &merged, result, err);
 	}
-	if (ret != SS_EMERGE)
+	if (err->code != SS_EMERGE)
 		return ret;
+	ss_error_clear(err);
 	return merge_conflicting(repo, &head, theirs, message, result, err);
 }

@@ -15,6 +15,7 @@
 /* Parses "old <hex>\n<kind> <hex>\n". */
 static int parse_journal(const char *text, ss_oid *old, char kind[16], ss_oid *target)
 {
+	ss_error ignored;
 	char a[SS_OID_HEXSZ + 1], b[SS_OID_HEXSZ + 1];
 	size_t klen;
 	const char *p;
@@ -33,7 +34,7 @@ static int parse_journal(const char *text, ss_oid *old, char kind[16], ss_oid *t
 	kind[klen] = '\0';
 	memcpy(b, p + klen + 1, SS_OID_HEXSZ);
 	b[SS_OID_HEXSZ] = '\0';
-	if (ss_oid_parse(old, a, NULL) < 0 || ss_oid_parse(target, b, NULL) < 0)
+	if (ss_oid_parse(old, a, &ignored) < 0 || ss_oid_parse(target, b, &ignored) < 0)
 		return -1;
 	return 0;
 }
@@ -103,7 +104,7 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 		*recovered = false;
 	ss_merge_journal_path(&path, repo);
 	ret = ss_fs_read_file(&text, path.ptr, 4096, err);
-	if (ret == SS_ENOTFOUND) {
+	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ret = 0;
 		goto out;
 	}
@@ -115,7 +116,7 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 		goto out;
 	}
 	ret = ss_commit_read_ref(repo, "HEAD", &head, err);
-	if (ret == SS_ENOTFOUND)
+	if (ret < 0 && err->code == SS_ENOTFOUND)
 		ss_oid_clear(&head);
 	else if (ret < 0)
 		goto out;

@@ -23,7 +23,7 @@ int ss_outgoing_is_skill(ss_repo *repo, const ss_oid *tree, const char *name, ss
 	if (!tree || ss_oid_is_zero(tree))
 		return 0;
 	rc = ss_tree_lookup(repo, tree, name, subtree, &mode, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
@@ -97,7 +97,7 @@ int ss_outgoing_lookup_fn(void *payload, const char *name, ss_plan_owner *out, s
 	vs.me = l->me;
 	if (l->me) {
 		rc = ss_state_record_get(l->st, l->me, name, &l->mine, err);
-		if (rc < 0 && rc != SS_ENOTFOUND)
+		if (rc < 0 && err->code != SS_ENOTFOUND)
 			return rc;
 		if (rc == 0) {
 			out->my_cid = l->mine.cid;
@@ -105,7 +105,7 @@ int ss_outgoing_lookup_fn(void *payload, const char *name, ss_plan_owner *out, s
 		}
 	}
 	rc = ss_state_view_get(l->st, name, &l->view, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		return rc;
 	if (rc == 0 && (!l->me || strcmp(l->view.did, l->me)))
 		out->view_from = l->view_from = who(l->st, l->view.did);
@@ -170,7 +170,7 @@ static int same_as_pushed(ss_outgoing *o, const ss_change *c, bool *same, ss_err
 	if (rc < 0 || ss_commit_tree(o->repo, &pushed, &tree, err) < 0)
 		return -1;
 	rc = ss_tree_lookup(o->repo, &tree, c->path, &oid, &mode, err);
-	if (rc == SS_ENOTFOUND) {
+	if (rc < 0 && err->code == SS_ENOTFOUND) {
 		*same = ss_oid_is_zero(&c->new_oid);
 		return 0;
 	}
@@ -242,8 +242,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 		goto out;
 	l.st = st;
 	l.me = me;
-	if (ss_state_config_get(st, "authority", &l.authority, err) < 0)
-		l.authority = NULL;
+	l.authority = ss_state_authority(st);
 	if (ss_plan_new(&o->plan, o->changes, o->nchanges, ss_outgoing_lookup_fn, &l, o->time,
 	                err) < 0)
 		goto out;
@@ -254,7 +253,6 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	ret = 0;
 out:
 	ss_outgoing_lookup_release(&l);
-	free(l.authority);
 	ss_tree_changes_release(&top);
 	ss_outgoing_free(o);
 	return ret;

@@ -33,7 +33,7 @@ struct ss_outgoing {
 typedef struct ss_outgoing_lookup {
 	ss_state *st;
 	const char *me;
-	char *authority;
+	const char *authority;
 	ss_state_record mine;
 	ss_state_view_entry view;
 	char *view_from, *next_from;

@@ -32,9 +32,9 @@ static int on_record(const ss_state_record *r, void *payload)
 	return 0;
 }
 
-int ss_provenance_load(ss_state *st, const char *rkey, const char *me, const char *authority,
-                       ss_provenance *out, ss_error *err)
+int ss_provenance_load(ss_state *st, const char *rkey, ss_provenance *out, ss_error *err)
 {
+	const char *me = ss_state_me(st), *authority = ss_state_authority(st);
 	collect c = {NULL, 0, 0};
 	ss_view_version *vv;
 	size_t *order;

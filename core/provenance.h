@@ -32,9 +32,9 @@ typedef struct ss_provenance {
 	size_t nvalid; /* the first nvalid versions are candidates; the rest are invalid */
 } ss_provenance;
 
-/* Loads the versions of rkey (count 0 when the state has none). me/authority may be NULL. */
-int ss_provenance_load(ss_state *st, const char *rkey, const char *me, const char *authority,
-                       ss_provenance *out, ss_error *err);
+/* Loads the versions of rkey (count 0 when the state has none), ranked for the state's me and
+ * authority. */
+int ss_provenance_load(ss_state *st, const char *rkey, ss_provenance *out, ss_error *err);
 void ss_provenance_release(ss_provenance *p);
 
 #endif

@@ -81,7 +81,7 @@ int ss_render_record(ss_repo *repo, const char *rkey, const char *json, size_t l
 	rc = ss_skill_to_files(skill, add_file, &f);
 	if (rc == 0)
 		rc = ss_tree_builder_write(b, &out->tree, err);
-	if (rc == SS_EINVALID) {
+	if (rc < 0 && err->code == SS_EINVALID) {
 		/* A path the git layer refuses (the validation should have caught it). */
 		out->reason = ss_xstrdup(err->message);
 		ret = 0;

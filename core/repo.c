@@ -44,6 +44,7 @@ static char *strip_slash(const char *path)
 
 static int neutralise_git_files(ss_repo *repo, bool write_attributes, ss_error *err)
 {
+	ss_error ignored;
 	ss_buf path = SS_BUF_INIT, old = SS_BUF_INIT;
 	int rc, ret = 0;
 
@@ -55,7 +56,7 @@ static int neutralise_git_files(ss_repo *repo, bool write_attributes, ss_error *
 		goto out;
 	}
 	ss_buf_puts(&path, "/attributes");
-	if (ss_fs_read_file(&old, path.ptr, 4096, NULL) < 0 || strcmp(old.ptr, ATTRIBUTES))
+	if (ss_fs_read_file(&old, path.ptr, 4096, &ignored) < 0 || strcmp(old.ptr, ATTRIBUTES))
 		ret = ss_fs_write_atomic(path.ptr, ATTRIBUTES, strlen(ATTRIBUTES), 0644, err);
 	if (ret < 0)
 		goto out;

@@ -152,6 +152,8 @@ int ss_skilldir_read(const char *dir, ss_skill **out, ss_report *report, ss_erro
 		ss_skill_reader_free(w.reader);
 	} else {
 		ret = ss_skill_reader_finish(w.reader, out);
+		if (ret < 0)
+			ss_error_set(err, SS_EINVALID, "invalid skill '%s'", w.name);
 	}
 	ss_buf_release(&w.label);
 	free(real);

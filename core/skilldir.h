@@ -30,8 +30,9 @@ bool ss_skilldir_outside(const char *name, bool is_dir);
 
 /*
  * Reads the skill in directory dir (its last component is the skill's directory name). Problems
- * go into report; returns 0 and sets *out when there were no errors, SS_EINVALID when the skill
- * has errors, another negative code (with err set) when dir cannot be read at all.
+ * go into report; returns 0 and sets *out when there were no errors, else a negative value with
+ * err->code SS_EINVALID when the skill has errors (the report lists them), another code when
+ * dir cannot be read at all.
  */
 int ss_skilldir_read(const char *dir, struct ss_skill **out, ss_report *report, ss_error *err);
 

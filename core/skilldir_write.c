@@ -77,6 +77,7 @@ out:
 
 int ss_skilldir_write(const ss_skill *skill, const char *dir, ss_error *err)
 {
+	ss_error ignored;
 	write_ctx w = {-1, dir, err};
 	struct stat st;
 	bool created = lstat(dir, &st) < 0;
@@ -99,6 +100,6 @@ int ss_skilldir_write(const ss_skill *skill, const char *dir, ss_error *err)
 	if (w.root >= 0)
 		close(w.root);
 	if (ret < 0 && created)
-		ss_fs_remove_tree(dir, NULL);
+		ss_fs_remove_tree(dir, &ignored); /* the write's error is the one to report */
 	return ret;
 }

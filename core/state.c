@@ -1,4 +1,4 @@
-/* state.c: opening, migrations, transactions, config and members of the local state. */
+/* state.c: opening, migrations, transactions and members of the local state. */
 #include "core/state_priv.h"
 
 #include <stdint.h>
@@ -167,7 +167,7 @@ int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
 	if (exec_script(st, "PRAGMA foreign_keys = ON", err) < 0)
 		goto out;
 	ret = migrate(st, err);
-	if (ret < 0)
+	if (ret < 0 || (ret = ss_state_reload(st, err)) < 0)
 		goto out;
 	*out = st;
 	st = NULL;
@@ -186,6 +186,7 @@ void ss_state_free(ss_state *st)
 	if (st->in_transaction)
 		ss_state_rollback(st);
 	sqlite3_close(st->db);
+	ss_state_config_release(st);
 	free(st->path);
 	free(st);
 }
@@ -212,40 +213,13 @@ int ss_state_commit(ss_state *st, ss_error *err)
 
 void ss_state_rollback(ss_state *st)
 {
+	ss_error ignored; /* on failure the cache keeps what it had */
+
 	if (!st || !st->in_transaction)
 		return;
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_transaction = false;
-}
-
-int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err)
-{
-	sqlite3_stmt *s = NULL;
-	int rc, ret = -1;
-
-	if (ss_state_prepare(st, &s, "SELECT value FROM config WHERE key = ?1", err) < 0)
-		return -1;
-	ss_state_bind_text(s, 1, key);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*out = ss_state_column_dup(s, 0);
-		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		ret = ss_error_set(err, SS_ENOTFOUND, "local state has no '%s'", key);
-	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read config");
-	}
-	sqlite3_finalize(s);
-	return ret;
-}
-
-int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_error *err)
-{
-	if (!value)
-		return ss_state_exec(st, err, "DELETE FROM config WHERE key = ?1", 1, key, NULL,
-		                     NULL, NULL);
-	return ss_state_exec(st, err, "INSERT OR REPLACE INTO config (key, value) VALUES (?1, ?2)",
-	                     2, key, value, NULL, NULL);
+	ss_state_reload(st, &ignored); /* the cached values as the table has them again */
 }
 
 void ss_state_member_release(ss_state_member *m)

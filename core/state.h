@@ -44,6 +44,27 @@ int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err
 /* value NULL removes the key. */
 int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_error *err);
 
+/*
+ * The three values every run needs, read once when the state opens (core/state_config.c) and
+ * kept in step by their setters (and by ss_state_config_set, and a rollback): read them
+ * through these, never through ss_state_config_get. Strings are borrowed from st and live
+ * until the next change of that value.
+ */
+/* My DID; NULL in a read-only clone. */
+const char *ss_state_me(const ss_state *st);
+/* The space's authority (DID); NULL only in a state that is not a clone's yet. */
+const char *ss_state_authority(const ss_state *st);
+/* The tracking commit (the one the view describes) into *out; false, and zero, when none. */
+struct ss_oid;
+bool ss_state_tracking(const ss_state *st, struct ss_oid *out);
+int ss_state_set_me(ss_state *st, const char *did, ss_error *err);
+int ss_state_set_authority(ss_state *st, const char *did, ss_error *err);
+/* commit NULL or zero removes it. */
+int ss_state_set_tracking(ss_state *st, const struct ss_oid *commit, ss_error *err);
+/* Reads the three again: after taking the clone's lock (another run may have changed them
+ * while this one waited) and after a rollback (done by ss_state_rollback). */
+int ss_state_reload(ss_state *st, ss_error *err);
+
 typedef enum ss_state_role {
 	SS_ROLE_MEMBER = 0, /* listed with --member / `members add` */
 	SS_ROLE_AUTHORITY,  /* the space's owner */

@@ -12,13 +12,20 @@
 
 #include <sqlite3.h>
 
+#include "core/repo.h"
 #include "core/state.h"
 
 struct ss_state {
 	sqlite3 *db;
 	char *path;
 	bool in_transaction;
+	/* config values read at open (core/state_config.c) */
+	char *me, *authority; /* NULL when absent */
+	ss_oid tracking;      /* zero when absent */
 };
+
+/* Frees the cached config values (core/state_config.c). */
+void ss_state_config_release(ss_state *st);
 
 /* Sets err from the connection's last error: "<what>: <sqlite message>"; returns SS_ERROR. */
 int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what);

@@ -125,8 +125,7 @@ static int insert(git_treebuilder *tb, const char *name, const git_oid *oid, uns
 	if (rc < 0 && git_error_last() && git_error_last()->klass == GIT_ERROR_TREE) {
 		/* libgit2 refuses the name itself: the input's fault, not the repository's */
 		ss_git_error(err, rc, "invalid path '%s' in a skill", path);
-		if (err)
-			err->code = SS_EINVALID;
+		err->code = SS_EINVALID;
 		return SS_EINVALID;
 	}
 	if (rc < 0)

@@ -14,11 +14,12 @@
 /* An unchanged record keeps its verdict, and its subtree when the object store still has it. */
 static bool tree_usable(ss_fetch_run_ctx *f, const ss_state_record *old)
 {
+	ss_error ignored;
 	ss_oid oid;
 
 	if (!old->valid)
 		return true;
-	return old->tree && ss_oid_parse(&oid, old->tree, NULL) == 0 &&
+	return old->tree && ss_oid_parse(&oid, old->tree, &ignored) == 0 &&
 	       ss_tree_exists(f->repo, &oid);
 }
 
@@ -69,7 +70,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	}
 	had_good = rc == 0 && old.valid && tree_usable(f, &old);
 	ss_state_record_release(&old);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		return rc;
 	if (rec->problem) {
 		r.reason = ss_xstrdup(rec->problem);
@@ -174,6 +175,7 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 	for (size_t i = 0; i < f->nheads; i++) {
 		const ss_space_head *h = &f->heads[i];
 		ss_state_member m;
+		bool known;
 		int rc;
 
 		if (h->rc < 0) {
@@ -183,7 +185,8 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		}
 		memset(&m, 0, sizeof(m));
 		rc = ss_state_member_get(f->st, h->did, &m, err);
-		if (rc == SS_ENOTFOUND) {
+		known = rc == 0;
+		if (rc < 0 && err->code == SS_ENOTFOUND) {
 			ss_state_member nm = {h->did, h->handle, NULL, NULL, NULL, SS_ROLE_MEMBER};
 
 			if (ss_state_member_put(f->st, &nm, err) < 0)
@@ -191,8 +194,7 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		} else if (rc < 0) {
 			goto out;
 		}
-		if (rc == SS_ENOTFOUND || !m.rev || !same(m.rev, h->rev) ||
-		    !same(m.commit, h->commit)) {
+		if (!known || !m.rev || !same(m.rev, h->rev) || !same(m.commit, h->commit)) {
 			(*wants)[*nwants].did = h->did;
 			(*wants)[*nwants].since_rev = NULL;
 			(*nwants)++;
@@ -235,7 +237,7 @@ static int nothing_moved(ss_fetch_run_ctx *f, size_t nwants, bool *out, ss_error
 	free(stale);
 	if (rc == 0)
 		return 0;
-	if (rc != SS_ENOTFOUND)
+	if (err->code != SS_ENOTFOUND)
 		return rc;
 	rc = ss_state_view_each(f->st, stale_entry, f, err);
 	if (rc < 0)
@@ -283,9 +285,11 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	if (idle) {
 		int rc = ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &out->commit, err);
 
-		if (rc == SS_ENOTFOUND)
+		if (rc < 0 && err->code == SS_ENOTFOUND) {
 			ss_oid_clear(&out->commit);
-		ret = rc == SS_ENOTFOUND ? 0 : rc;
+			rc = 0;
+		}
+		ret = rc;
 		goto out;
 	}
 	f.to_list = nwants;

@@ -247,18 +247,14 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 	changes ch;
 	ss_oid tree, parent, parent_tree, commit;
 	bool has_parent;
-	char *authority = NULL, hex[SS_OID_HEXSZ + 1];
 	ss_buf msg = SS_BUF_INIT;
 	int rc, ret = -1;
 
 	memset(&c, 0, sizeof(c));
 	memset(&ch, 0, sizeof(ch));
 	ss_buf_init(&ch.body);
-	if (ss_state_config_get(f->st, "authority", &authority, err) < 0 &&
-	    err->code != SS_ENOTFOUND)
-		goto out;
 	c.me = ss_space_me(f->sp);
-	c.authority = authority;
+	c.authority = ss_state_authority(f->st);
 	if (ss_state_records_each(f->st, NULL, on_record, &c, err) < 0)
 		goto out;
 	flush(&c);
@@ -278,7 +274,7 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 		ss_buf_printf(&ch.body, "... and %zu more\n", ch.omitted);
 
 	rc = ss_commit_read_ref(f->repo, SS_REPO_TRACKING_REF, &parent, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	has_parent = rc == 0;
 	if (has_parent && ss_commit_tree(f->repo, &parent, &parent_tree, err) < 0)
@@ -301,8 +297,7 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 			goto out;
 		f->res->changed = true;
 	}
-	ss_oid_fmt(hex, &commit);
-	if (save_view(f, &c, err) < 0 || ss_state_config_set(f->st, "tracking", hex, err) < 0 ||
+	if (save_view(f, &c, err) < 0 || ss_state_set_tracking(f->st, &commit, err) < 0 ||
 	    ss_state_config_set(f->st, "view_stale", NULL, err) < 0 ||
 	    ss_state_commit(f->st, err) < 0)
 		goto out;
@@ -322,39 +317,28 @@ out:
 	free(ch.seen);
 	ss_buf_release(&ch.body);
 	ss_buf_release(&msg);
-	free(authority);
 	return ret;
 }
 
 int ss_fetch_recover(ss_repo *repo, ss_state *st, ss_error *err)
 {
-	char *hex = NULL;
+	char hex[SS_OID_HEXSZ + 1];
 	ss_oid want, cur, tree;
-	int rc, ret = -1;
+	int rc;
 
-	rc = ss_state_config_get(st, "tracking", &hex, err);
-	if (rc == SS_ENOTFOUND)
+	if (!ss_state_tracking(st, &want))
 		return 0;
-	if (rc < 0)
-		return rc;
-	if (ss_oid_parse(&want, hex, err) < 0)
-		goto out;
 	rc = ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &cur, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
-		goto out;
-	if (rc == 0 && ss_oid_equal(&cur, &want)) {
-		ret = 0;
-		goto out;
-	}
+	if (rc < 0 && err->code != SS_ENOTFOUND)
+		return rc;
+	if (rc == 0 && ss_oid_equal(&cur, &want))
+		return 0;
 	if (ss_commit_tree(repo, &want, &tree, err) < 0) {
-		ss_error_prefix(err, "the local state names tracking commit %s", hex);
-		goto out;
+		ss_oid_fmt(hex, &want);
+		return ss_error_prefix(err, "the local state names tracking commit %s", hex);
 	}
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0) /* no tracking ref yet */
 		ss_oid_clear(&cur);
-	ret = ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &want, &cur,
-	                           "skillsync: finish an interrupted fetch", err);
-out:
-	free(hex);
-	return ret;
+	return ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &want, &cur,
+	                            "skillsync: finish an interrupted fetch", err);
 }

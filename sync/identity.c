@@ -156,12 +156,13 @@ static int get_text(ss_http *http, const char *url, size_t max, ss_buf *body, ss
 /* https://<handle>/.well-known/atproto-did. */
 static int resolve_well_known(ss_http *http, const char *handle, char **did)
 {
+	ss_error ignored;
 	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
 	int ret;
 
 	*did = NULL;
 	ss_buf_printf(&url, "https://%s/.well-known/atproto-did", handle);
-	ret = get_text(http, url.ptr, MAX_DID_TEXT, &body, NULL);
+	ret = get_text(http, url.ptr, MAX_DID_TEXT, &body, &ignored);
 	if (!ret) {
 		while (body.len && strchr(" \t\r\n", body.ptr[body.len - 1]))
 			ss_buf_truncate(&body, body.len - 1);
@@ -310,12 +311,13 @@ static bool names_handle(const ss_xrpc_did_doc *doc, const char *handle)
  */
 static char *verified_handle(ss_http *http, const char *did, const ss_xrpc_did_doc *doc)
 {
+	ss_error ignored;
 	char *handle, *back = NULL;
 
 	if (!doc->handle || !ss_identity_is_handle(doc->handle))
 		return NULL;
 	handle = lowercase(doc->handle);
-	if (ss_identity_resolve_handle(http, handle, &back, NULL) < 0 || strcmp(back, did)) {
+	if (ss_identity_resolve_handle(http, handle, &back, &ignored) < 0 || strcmp(back, did)) {
 		free(handle);
 		handle = NULL;
 	}

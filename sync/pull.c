@@ -37,7 +37,7 @@ static int read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *err)
 {
 	int ret = ss_commit_read_ref(repo, name, out, err);
 
-	if (ret == SS_ENOTFOUND) {
+	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ss_oid_clear(out);
 		return 0;
 	}
@@ -45,7 +45,7 @@ static int read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *err)
 }
 
 /* Who wrote the version of name now in the view, and its note, from the state. */
-static void describe(ss_state *st, const char *me, ss_pull_change *c)
+static void describe(ss_state *st, ss_pull_change *c)
 {
 	ss_state_view_entry v;
 	ss_state_member m;
@@ -55,7 +55,7 @@ static void describe(ss_state *st, const char *me, ss_pull_change *c)
 	if (ss_state_view_get(st, c->name, &v, &ignored) < 0)
 		return;
 	c->did = ss_xstrdup(v.did);
-	c->mine = me && !strcmp(me, v.did);
+	c->mine = ss_state_me(st) && !strcmp(ss_state_me(st), v.did);
 	if (ss_state_member_get(st, v.did, &m, &ignored) == 0) {
 		if (m.handle)
 			c->handle = ss_xstrdup(m.handle);
@@ -75,9 +75,7 @@ static int changes_between(ss_repo *repo, ss_state *st, const ss_oid *from, cons
 {
 	ss_oid a, b;
 	ss_changes diff = {NULL, 0};
-	char *me = NULL;
 	size_t alloc = 0;
-	ss_error ignored;
 	int ret;
 
 	if (!ss_oid_is_zero(from) && (ret = ss_commit_tree(repo, from, &a, err)) < 0)
@@ -87,8 +85,6 @@ static int changes_between(ss_repo *repo, ss_state *st, const ss_oid *from, cons
 	ret = ss_tree_diff_top(repo, ss_oid_is_zero(from) ? NULL : &a, &b, &diff, err);
 	if (ret < 0)
 		return ret;
-	if (ss_state_config_get(st, "me", &me, &ignored) < 0)
-		me = NULL;
 	for (size_t i = 0; i < diff.count; i++) {
 		const ss_change *d = &diff.items[i];
 		ss_pull_change *c;
@@ -103,9 +99,8 @@ static int changes_between(ss_repo *repo, ss_state *st, const ss_oid *from, cons
 		          : d->old_mode != SS_MODE_TREE ? SS_CHANGE_ADDED
 		                                        : SS_CHANGE_MODIFIED;
 		if (c->kind != SS_CHANGE_REMOVED)
-			describe(st, me, c);
+			describe(st, c);
 	}
-	free(me);
 	ss_tree_changes_release(&diff);
 	return 0;
 }

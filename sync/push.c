@@ -78,16 +78,17 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		out->requests += applied.nrequests;
 		if (rc < 0) {
 			bool nothing = b == 0 && applied.napplied == 0;
+			ss_error ignored; /* the push's error is the one to report */
 			ss_space_applied_release(&applied);
-			if (rc == SS_ECONFLICT && nothing) {
-				ss_state_journal_clear(st, NULL);
+			if (err->code == SS_ECONFLICT && nothing) {
+				ss_state_journal_clear(st, &ignored);
 				ret = ss_error_set(
 				    err, SS_ECONFLICT,
 				    "your repo in the space changed since the last fetch "
 				    "(another device or client wrote to it): nothing was "
 				    "pushed; run 'skillsync pull' first");
 			} else if (nothing) {
-				ss_state_journal_clear(st, NULL);
+				ss_state_journal_clear(st, &ignored);
 				ret = rc;
 			} else {
 				ret = ss_error_prefix(err,
@@ -145,15 +146,9 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 	memset(&pv, 0, sizeof(pv));
 	memset(&member, 0, sizeof(member));
 	memset(&j, 0, sizeof(j));
-	{
-		char *me = NULL;
-
-		rc = ss_state_config_get(st, "me", &me, err);
-		free(me);
-		if (rc < 0) {
-			ret = rc == SS_ENOTFOUND ? ss_space_read_only(err) : rc;
-			goto out;
-		}
+	if (!ss_state_me(st)) {
+		ss_space_read_only(err);
+		goto out;
 	}
 	if (ss_merge_in_progress(repo)) {
 		ret = ss_error_set(err, SS_EINVALID,
@@ -173,7 +168,7 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		ret = 0;
 		goto out;
 	}
-	if ((rc = ss_state_member_get(st, pv.me, &member, err)) < 0 && rc != SS_ENOTFOUND)
+	if ((rc = ss_state_member_get(st, pv.me, &member, err)) < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	ss_oid_fmt(head_hex, &pv.head);
 	ss_oid_fmt(tracking_hex, &pv.tracking);

@@ -52,7 +52,7 @@ void ss_push_result_release(ss_push_result *r);
 /* What a push would send now (filled by ss_push_preview). */
 typedef struct ss_push_plan {
 	ss_outgoing *outgoing; /* the writes, notes and notices; NULL until computed */
-	char *me;              /* my DID; NULL in a read-only clone */
+	const char *me;        /* my DID (borrowed from the state); NULL in a read-only clone */
 	ss_oid head;           /* the commit a push would send */
 	ss_oid tracking;       /* the tracking commit it is compared with; zero: none */
 } ss_push_plan;

@@ -27,7 +27,7 @@ static int config_oid(ss_state *st, const char *key, ss_oid *out, bool *found, s
 
 	*found = false;
 	rc = ss_state_config_get(st, key, &hex, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
@@ -48,15 +48,15 @@ int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err
 
 	if (concluded)
 		*concluded = false;
-	if ((rc = config_oid(st, "tracking", &tracking, &have_t, err)) < 0 ||
-	    (rc = config_oid(st, "pushed_tracking", &pushed_tracking, &have_pt, err)) < 0 ||
+	have_t = ss_state_tracking(st, &tracking);
+	if ((rc = config_oid(st, "pushed_tracking", &pushed_tracking, &have_pt, err)) < 0 ||
 	    (rc = config_oid(st, "pushed", &pushed, &have_p, err)) < 0)
 		return rc;
 	if (!have_t || !have_pt || !have_p || !ss_oid_equal(&tracking, &pushed_tracking) ||
 	    ss_merge_in_progress(repo))
 		return 0;
 	rc = ss_commit_read_ref(repo, "HEAD", &head, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
@@ -78,7 +78,8 @@ int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err
 			return rc;
 	}
 	rc = ss_commit_update_ref(repo, SS_REPO_MAIN_REF, &merge, &head, "skillsync: push", err);
-	if (rc == SS_ECONFLICT) /* main moved meanwhile (git): a later pull merges it */
+	if (rc < 0 &&
+	    err->code == SS_ECONFLICT) /* main moved meanwhile (git): a later pull merges it */
 		return 0;
 	if (rc < 0)
 		return rc;

@@ -126,15 +126,12 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 {
 	ss_tree_top *top = NULL;
 	ss_buf msg = SS_BUF_INIT;
-	char *old_hex = NULL, hex[SS_OID_HEXSZ + 1];
+	char hex[SS_OID_HEXSZ + 1];
 	ss_oid old, tree, commit;
 	bool in_txn = false, have_old;
 	int ret = -1;
 
-	have_old = ss_state_config_get(st, "tracking", &old_hex, err) == 0 &&
-	           ss_oid_parse(&old, old_hex, err) == 0;
-	if (!have_old)
-		ss_oid_clear(&old);
+	have_old = ss_state_tracking(st, &old);
 	if (ss_state_begin(st, err) < 0)
 		goto out;
 	in_txn = true;
@@ -161,7 +158,7 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 		goto out;
 	ss_oid_fmt(hex, &commit);
 	if ((l->commit && ss_state_member_set_head(st, me, l->commit, l->rev, err) < 0) ||
-	    ss_state_config_set(st, "tracking", hex, err) < 0 ||
+	    ss_state_set_tracking(st, &commit, err) < 0 ||
 	    ss_state_config_set(st, "pushed", l->head, err) < 0 ||
 	    ss_state_config_set(st, "pushed_tracking", hex, err) < 0 ||
 	    ss_state_journal_clear(st, err) < 0)
@@ -182,6 +179,5 @@ out:
 		ss_state_rollback(st);
 	ss_tree_top_free(top);
 	ss_buf_release(&msg);
-	free(old_hex);
 	return ret;
 }

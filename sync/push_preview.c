@@ -10,31 +10,22 @@ void ss_push_plan_release(ss_push_plan *p)
 	if (!p)
 		return;
 	ss_outgoing_free(p->outgoing);
-	free(p->me);
 	memset(p, 0, sizeof(*p));
 }
 
 int ss_push_preview(ss_repo *repo, ss_state *st, int64_t now_ms, unsigned flags, ss_push_plan *out,
                     ss_error *err)
 {
-	char *tracking_hex = NULL;
 	bool in = true;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = ss_state_config_get(st, "me", &out->me, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
-		return rc;
-	rc = ss_state_config_get(st, "tracking", &tracking_hex, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
-		return rc;
-	rc = tracking_hex ? ss_oid_parse(&out->tracking, tracking_hex, err) : 0;
-	free(tracking_hex);
-	if (rc < 0)
-		return rc;
+	out->me = ss_state_me(st);
+	ss_state_tracking(st, &out->tracking);
 	if ((rc = ss_commit_read_ref(repo, "HEAD", &out->head, err)) < 0)
-		return rc == SS_ENOTFOUND ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
-		                          : rc;
+		return err->code == SS_ENOTFOUND
+		           ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
+		           : rc;
 	if (!ss_oid_is_zero(&out->tracking) &&
 	    (rc = ss_push_contains(repo, &out->head, &out->tracking, &in, err)) < 0)
 		return rc;

@@ -107,7 +107,7 @@ static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *la
 	if (landed)
 		*landed = 0;
 	rc = ss_state_journal_get(st, &j, err);
-	if (rc == SS_ENOTFOUND)
+	if (rc < 0 && err->code == SS_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;

@@ -13,7 +13,7 @@ static int tracking(ss_repo *repo, ss_oid *out, ss_error *err)
 {
 	int ret = ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, out, err);
 
-	if (ret == SS_ENOTFOUND) {
+	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ss_oid_clear(out);
 		return 0;
 	}

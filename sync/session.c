@@ -329,6 +329,7 @@ static void hook_free(void *p)
  */
 static int refresh(ss_xrpc *x, void *payload, ss_error *err)
 {
+	ss_error ignored;
 	hook *h = payload;
 	ss_buf path = SS_BUF_INIT;
 	ss_xrpc_session fresh = {0};
@@ -341,12 +342,12 @@ static int refresh(ss_xrpc *x, void *payload, ss_error *err)
 	if ((ret = session_path(&path, h->did, err)) < 0 || (ret = load(path.ptr, &s, err)) < 0)
 		goto out;
 	if (ss_xrpc_token(x) && strcmp(s.access, ss_xrpc_token(x)) &&
-	    ss_xrpc_jwt_exp(s.access, &exp, NULL) == 0 && exp - 60 > (long long)time(NULL)) {
+	    ss_xrpc_jwt_exp(s.access, &exp, &ignored) == 0 && exp - 60 > (long long)time(NULL)) {
 		ss_xrpc_set_token(x, s.access);
 		goto out;
 	}
 	if ((ret = ss_xrpc_refresh_session(x, s.refresh, &fresh, err)) < 0) {
-		if (ret == SS_EAUTH)
+		if (err->code == SS_EAUTH)
 			ss_error_set(err, SS_EAUTH,
 			             "the session of '%s' has ended (run 'skillsync login %s')",
 			             h->label, h->label);
@@ -410,7 +411,7 @@ int ss_session_login(ss_http *http, const char *who, const char *password, ss_se
 	if ((ret = ss_xrpc_new(&x, http, id.pds, err)) < 0)
 		goto out;
 	if ((ret = ss_xrpc_create_session(x, id.did, password, &sess, err)) < 0) {
-		if (ret == SS_EAUTH)
+		if (err->code == SS_EAUTH)
 			ss_error_prefix(err, "cannot sign in as '%s'", who);
 		goto out;
 	}
@@ -440,6 +441,7 @@ out:
 
 int ss_session_logout(ss_http *http, const char *who, ss_session_info *out, ss_error *err)
 {
+	ss_error ignored;
 	ss_buf path = SS_BUF_INIT;
 	ss_xrpc *x = NULL;
 	stored s = {0};
@@ -448,8 +450,8 @@ int ss_session_logout(ss_http *http, const char *who, ss_session_info *out, ss_e
 	if ((ret = lock_sessions(&fd, err)) < 0 || (ret = find(who, &s, &path, err)) < 0)
 		goto out;
 	/* Best effort: the local session goes whatever the server says. */
-	if (ss_xrpc_new(&x, http, s.pds, NULL) == 0)
-		ss_xrpc_delete_session(x, s.refresh, NULL);
+	if (ss_xrpc_new(&x, http, s.pds, &ignored) == 0)
+		ss_xrpc_delete_session(x, s.refresh, &ignored);
 	if (unlink(path.ptr) < 0 && errno != ENOENT) {
 		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path.ptr,
 		                   strerror(errno));

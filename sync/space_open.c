@@ -13,8 +13,9 @@ static bool session_stored(const char *did)
 	ss_session_info *list = NULL;
 	size_t n = 0;
 	bool found = false;
+	ss_error ignored;
 
-	if (ss_session_list(&list, &n, NULL) < 0)
+	if (ss_session_list(&list, &n, &ignored) < 0)
 		return false;
 	for (size_t i = 0; i < n && !found; i++)
 		found = !strcmp(list[i].did, did);
@@ -30,7 +31,7 @@ static int not_signed_in(ss_state *st, const char *me, ss_error *err)
 	int ret;
 
 	memset(&m, 0, sizeof(m));
-	if (ss_state_member_get(st, me, &m, NULL) < 0)
+	if (ss_state_member_get(st, me, &m, err) < 0)
 		m.handle = NULL;
 	who = m.handle ? m.handle : me;
 	ret = ss_error_set(err, SS_EAUTH, "not signed in as '%s' (run 'skillsync login %s')", who,
@@ -43,27 +44,25 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 {
 	ss_state_member *members = NULL;
 	ss_space_public_member *pm = NULL;
-	char *transport = NULL, *me = NULL;
+	const char *me = ss_state_me(st);
+	char *transport = NULL;
 	ss_xrpc *mine = NULL;
 	size_t n = 0, np = 0;
 	int rc, ret = -1;
 
 	rc = ss_state_config_get(st, "transport", &transport, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
+	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	if (transport && strcmp(transport, "public")) {
 		ss_error_set(err, SS_EINVALID, "unknown space transport '%s' in the local state",
 		             transport);
 		goto out;
 	}
-	rc = ss_state_config_get(st, "me", &me, err);
-	if (rc < 0 && rc != SS_ENOTFOUND)
-		goto out;
 	if (me) {
 		rc = ss_session_open(http, me, &mine, NULL, err);
-		if (rc == SS_EAUTH && for_writing && !session_stored(me))
+		if (rc < 0 && err->code == SS_EAUTH && for_writing && !session_stored(me))
 			not_signed_in(st, me, err);
-		if (rc < 0 && (for_writing || rc != SS_EAUTH))
+		if (rc < 0 && (for_writing || err->code != SS_EAUTH))
 			goto out;
 	} else if (for_writing) {
 		ss_space_read_only(err);
@@ -91,6 +90,5 @@ out:
 	ss_state_members_free(members, n);
 	free(pm);
 	free(transport);
-	free(me);
 	return ret;
 }

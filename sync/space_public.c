@@ -48,8 +48,7 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 	}
 	/* Each job ends with its own rc and err: the members that failed are named below. */
 	if (ps->nmembers)
-		ss_xrpc_get_latest_commit_many(jobs, ps->nmembers, 0, NULL);
-	(void)err;
+		ss_xrpc_get_latest_commit_many(jobs, ps->nmembers, 0, err);
 	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		pub_member *m = &ps->members[i];

@@ -210,9 +210,10 @@ out:
 
 static bool expiring(const char *token)
 {
+	ss_error ignored;
 	long long exp;
 
-	if (ss_xrpc_jwt_exp(token, &exp, NULL) < 0)
+	if (ss_xrpc_jwt_exp(token, &exp, &ignored) < 0)
 		return false; /* opaque to us: let the server judge */
 	return exp - REFRESH_MARGIN_S <= (long long)time(NULL);
 }

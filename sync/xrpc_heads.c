@@ -96,8 +96,7 @@ int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_par
 	ret = 0;
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].rc < 0) {
-			if (err)
-				*err = jobs[i].err;
+			*err = jobs[i].err;
 			ret = jobs[i].rc;
 			break;
 		}

@@ -111,7 +111,7 @@ static int on_page(ss_http_batch *b, void *payload, int rc, const ss_error *req_
 	size_t count = 0;
 
 	(void)err;
-	if (rc == SS_ETOOBIG && st->limit > 1) {
+	if (rc < 0 && req_err->code == SS_ETOOBIG && st->limit > 1) {
 		/* A page of big records: ask again for fewer of them. */
 		st->limit /= 2;
 		job->rc = queue_page(b, st, &job->err);

@@ -29,17 +29,18 @@ static void test_commit__expected_old_ref_refuses_a_moved_ref(void **state)
 	opts.expected_old = &zero;
 	opts.author_name = SS_COMMIT_DEFAULT_NAME;
 	opts.author_email = SS_COMMIT_DEFAULT_EMAIL;
-	assert_int_equal(ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &now, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &now, &err), err,
+	                SS_ENOTFOUND);
 	assert_int_equal(ss_commit_create(repo, &opts, &t1, NULL, 0, "fetch 1", &c1, &err), 0);
 	/* "must not exist" now fails */
-	assert_int_equal(ss_commit_create(repo, &opts, &t2, &c1, 1, "fetch 2", &c2, &err),
-	                 SS_ECONFLICT);
+	SS_ASSERT_FAILS(ss_commit_create(repo, &opts, &t2, &c1, 1, "fetch 2", &c2, &err), err,
+	                SS_ECONFLICT);
 	assert_non_null(strstr(err.message, SS_REPO_TRACKING_REF));
 	opts.expected_old = &c1;
 	assert_int_equal(ss_commit_create(repo, &opts, &t2, &c1, 1, "fetch 2", &c2, &err), 0);
 	/* a second process still believing in c1 is refused, and the ref stays at c2 */
-	assert_int_equal(ss_commit_create(repo, &opts, &t1, &c1, 1, "fetch 3", &c3, &err),
-	                 SS_ECONFLICT);
+	SS_ASSERT_FAILS(ss_commit_create(repo, &opts, &t1, &c1, 1, "fetch 3", &c3, &err), err,
+	                SS_ECONFLICT);
 	assert_int_equal(ss_commit_read_ref(repo, SS_REPO_TRACKING_REF, &now, &err), 0);
 	assert_true(ss_oid_equal(&now, &c2));
 	assert_int_equal(ss_commit_tree(repo, &c2, &now, &err), 0);
@@ -136,7 +137,7 @@ static void test_commit__stage_and_commit_on_head(void **state)
 	ss_test_write(dir, "alpha/scripts/x.sh", "x\n");
 	ss_test_write(dir, "beta/SKILL.md", "b\n");
 	ss_test_write(dir, "README.md", "hi\n");
-	assert_int_equal(ss_commit_staged(repo, "empty", &c1, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_commit_staged(repo, "empty", &c1, &err), err, SS_EINVALID);
 	assert_string_equal(err.message, "nothing to commit");
 	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
 	assert_int_equal(ss_commit_staged(repo, "first", &c1, &err), 0);
@@ -156,8 +157,8 @@ static void test_commit__stage_and_commit_on_head(void **state)
 	assert_int_equal(ss_commit_stage(repo, only_alpha, 1, &err), 0);
 	assert_int_equal(ss_commit_staged(repo, "drop x", &c2, &err), 0);
 	assert_int_equal(ss_commit_tree(repo, &c2, &tree, &err), 0);
-	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/scripts/x.sh", &oid, NULL, &err),
-	                 SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_tree_lookup(repo, &tree, "alpha/scripts/x.sh", &oid, NULL, &err), err,
+	                SS_ENOTFOUND);
 	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/SKILL.md", &oid, NULL, &err), 0);
 	assert_int_equal(ss_tree_lookup(repo, &tree, "alpha/references/new.md", &oid, NULL, &err),
 	                 0);
@@ -191,12 +192,12 @@ static void test_commit__open_finds_the_repo_from_inside(void **state)
 	ss_buf_clear(&sub);
 	assert_int_equal(ss_test_git(dir, &sub, "symbolic-ref HEAD"), 0);
 	assert_string_equal(sub.ptr, "refs/heads/main\n");
-	assert_int_equal(ss_repo_init(&again, dir, &err), SS_EEXISTS);
+	SS_ASSERT_FAILS(ss_repo_init(&again, dir, &err), err, SS_EEXISTS);
 	ss_buf_release(&sub);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 	dir = ss_test_tmpdir();
-	assert_int_equal(ss_repo_open(&again, dir, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_repo_open(&again, dir, &err), err, SS_ENOTFOUND);
 	ss_test_tmpdir_free(dir);
 }
 

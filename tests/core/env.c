@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "core/env.h"
+#include "support/support.h"
 
 #define VAR "SKILLSYNC_TEST_ENV_SECONDS"
 
@@ -44,7 +45,7 @@ static void test_env__refuses_with_the_name_and_value(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		setenv(VAR, bad[i], 1);
-		assert_int_equal(ss_env_seconds(VAR, 0, 3600, &v, &err), SS_EINVALID);
+		SS_ASSERT_FAILS(ss_env_seconds(VAR, 0, 3600, &v, &err), err, SS_EINVALID);
 		assert_int_equal(v, 7);
 	}
 	setenv(VAR, "5s", 1);

@@ -50,6 +50,7 @@ typedef struct story {
  */
 static ss_repo *told(char **dir, story *s)
 {
+	ss_error ignored;
 	ss_repo *repo = ss_test_repo_new(dir);
 	const char *f0[] = {"alpha/SKILL.md", "a\n", "beta/SKILL.md", "b\n", NULL};
 	const char *f1[] = {"alpha/SKILL.md", "a2\n", "beta/SKILL.md", "b\n", NULL};
@@ -59,7 +60,7 @@ static ss_repo *told(char **dir, story *s)
 
 	s->c0 = commit_at(repo, SS_REPO_MAIN_REF, f0, NULL, NULL, 1000, "clone\n");
 	commit_at(repo, NULL, f0, NULL, NULL, 1000, "clone\n");
-	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &s->c0, NULL, "test", NULL) < 0)
+	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &s->c0, NULL, "test", &ignored) < 0)
 		fail_msg("cannot set the tracking ref");
 	s->t1 = commit_at(repo, SS_REPO_TRACKING_REF, f1, &s->c0, NULL, 2000,
 	                  "fetch: 1 updated\n\nupdated alpha by bob.test\n    note: step 2\n");
@@ -113,13 +114,14 @@ static void test_history__kinds_and_unmerged_first(void **state)
 /* After a push the tracking ref names main's own commit: mine stays mine in the history. */
 static void test_history__tracking_ref_at_main(void **state)
 {
+	ss_error ignored;
 	char *dir;
 	story s;
 	ss_repo *repo = told(&dir, &s);
 	ss_history h;
 	ss_error err;
 
-	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &s.m, NULL, "push", NULL) < 0)
+	if (ss_commit_update_ref(repo, SS_REPO_TRACKING_REF, &s.m, NULL, "push", &ignored) < 0)
 		fail_msg("cannot move the tracking ref");
 	assert_int_equal(ss_history_list(repo, NULL, 0, &h, &err), 0);
 	assert_int_equal(h.count, 4);

@@ -17,6 +17,7 @@
 
 static void test_lock__second_run_waits_then_fails_naming_the_holder(void **state)
 {
+	ss_error ignored;
 	char *dir = ss_test_tmpdir();
 	ss_buf path = SS_BUF_INIT, want = SS_BUF_INIT;
 	ss_lock *lock = NULL;
@@ -31,7 +32,7 @@ static void test_lock__second_run_waits_then_fails_naming_the_holder(void **stat
 	assert_true(child >= 0);
 	if (child == 0) {
 		ss_lock *held = NULL;
-		if (ss_lock_acquire(&held, path.ptr, 0, NULL) < 0)
+		if (ss_lock_acquire(&held, path.ptr, 0, &ignored) < 0)
 			_exit(1);
 		if (write(ready[1], "x", 1) != 1)
 			_exit(1);
@@ -42,7 +43,7 @@ static void test_lock__second_run_waits_then_fails_naming_the_holder(void **stat
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	close(ready[0]);
 
-	assert_int_equal(ss_lock_acquire(&lock, path.ptr, 200, &err), SS_ELOCKED);
+	SS_ASSERT_FAILS(ss_lock_acquire(&lock, path.ptr, 200, &err), err, SS_ELOCKED);
 	assert_null(lock);
 	ss_buf_printf(&want, "another skillsync (pid %d on ", (int)child);
 	assert_memory_equal(err.message, want.ptr, want.len);

@@ -122,7 +122,7 @@ static void test_merge__refuses_to_overwrite_uncommitted_changes(void **state)
 	ss_error err;
 
 	ss_test_write(dir, "alpha/SKILL.md", "my edit\n");
-	assert_int_equal(ss_merge_commit(repo, &t, "pull", &r, &err), SS_EEXISTS);
+	SS_ASSERT_FAILS(ss_merge_commit(repo, &t, "pull", &r, &err), err, SS_EEXISTS);
 	assert_non_null(strstr(err.message, "'alpha/SKILL.md'"));
 	assert_int_equal(r.npaths, 1);
 	assert_string_equal(r.paths[0], "alpha/SKILL.md");
@@ -143,7 +143,7 @@ static void test_merge__refuses_to_overwrite_uncommitted_changes(void **state)
 		ss_oid c1;
 		assert_int_equal(ss_commit_stage(repo, b, 1, &err), 0);
 		assert_int_equal(ss_commit_staged(repo, "beta", &c1, &err), 0);
-		assert_int_equal(ss_merge_commit(repo, &t, "pull", &r, &err), SS_EEXISTS);
+		SS_ASSERT_FAILS(ss_merge_commit(repo, &t, "pull", &r, &err), err, SS_EEXISTS);
 		h = head(repo);
 		assert_true(ss_oid_equal(&h, &c1));
 		ss_merge_result_release(&r);
@@ -213,7 +213,7 @@ static void test_merge__conflict_leaves_markers_then_commit_concludes(void **sta
 	ss_test_write(dir, "alpha/SKILL.md", "line 1\nline 2 mine\nline 3\n");
 	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
 	assert_int_equal(ss_commit_staged(repo, "mine", &c1, &err), 0);
-	assert_int_equal(ss_merge_commit(repo, &t, "Merge space", &r, &err), SS_EMERGE);
+	SS_ASSERT_FAILS(ss_merge_commit(repo, &t, "Merge space", &r, &err), err, SS_EMERGE);
 	assert_int_equal(r.kind, SS_MERGE_CONFLICTED);
 	assert_int_equal(r.npaths, 1);
 	assert_string_equal(r.paths[0], "alpha/SKILL.md");
@@ -249,9 +249,9 @@ static void test_merge__conflict_leaves_markers_then_commit_concludes(void **sta
 	ss_worktree_status_release(&st);
 
 	/* a second merge is refused while this one waits */
-	assert_int_equal(ss_merge_commit(repo, &t, "again", &r, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_merge_commit(repo, &t, "again", &r, &err), err, SS_EINVALID);
 	/* committing with the conflict unresolved is refused */
-	assert_int_equal(ss_commit_staged(repo, "too early", &c2, &err), SS_EMERGE);
+	SS_ASSERT_FAILS(ss_commit_staged(repo, "too early", &c2, &err), err, SS_EMERGE);
 	assert_non_null(strstr(err.message, "'alpha/SKILL.md'"));
 
 	ss_test_write(dir, "alpha/SKILL.md", "line 1\nline 2 both\nline 3\n");
@@ -293,7 +293,7 @@ static void test_merge__status_names_each_conflict_and_what_each_side_did(void *
 	assert_int_equal(ss_test_git(dir, &out, "rm -q beta/SKILL.md"), 0);
 	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
 	assert_int_equal(ss_commit_staged(repo, "mine", &c1, &err), 0);
-	assert_int_equal(ss_merge_commit(repo, &t, "Merge space", &r, &err), SS_EMERGE);
+	SS_ASSERT_FAILS(ss_merge_commit(repo, &t, "Merge space", &r, &err), err, SS_EMERGE);
 	assert_int_equal(r.npaths, 3);
 	ss_merge_result_release(&r);
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "core/plan.h"
+#include "support/support.h"
 
 #define T_PUSH "2026-11-29T22:37:00.000Z"
 #define T_MINE "2026-01-02T03:04:05.000Z"
@@ -141,7 +142,8 @@ static void test_plan__lookup_failure_is_passed_on(void **state)
 	ss_error err;
 	int calls = 0;
 
-	assert_int_equal(ss_plan_new(&plan, changes, 2, lookup, &calls, T_PUSH, &err), SS_ERROR);
+	SS_ASSERT_FAILS(ss_plan_new(&plan, changes, 2, lookup, &calls, T_PUSH, &err), err,
+	                SS_ERROR);
 	assert_null(plan);
 	assert_string_equal(err.message, "state unreadable");
 	assert_string_equal(ss_plan_op_name(SS_PLAN_DELETE), "delete");

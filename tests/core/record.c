@@ -33,12 +33,13 @@ static ss_skill *sample(void)
 
 static void test_record__encode_exact_json(void **state)
 {
+	ss_error ignored;
 	ss_skill *s = sample();
 	ss_buf out = SS_BUF_INIT;
 
-	assert_int_equal(
-	    ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "why", &out, NULL),
-	    0);
+	assert_int_equal(ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "why",
+	                                  &out, &ignored),
+	                 0);
 	assert_string_equal(
 	    out.ptr,
 	    "{\"$type\":\"garden.engram.skill\",\"name\":\"pdf\",\"description\":\"Fill forms\","
@@ -53,6 +54,7 @@ static void test_record__encode_exact_json(void **state)
 
 static void test_record__note_is_cut_on_a_character_boundary(void **state)
 {
+	ss_error ignored;
 	ss_skill *s = sample();
 	ss_buf out = SS_BUF_INIT, note = SS_BUF_INIT;
 	ss_report *r = ss_report_new();
@@ -63,7 +65,7 @@ static void test_record__note_is_cut_on_a_character_boundary(void **state)
 	for (int i = 0; i < 1000; i++)
 		ss_buf_puts(&note, "\xC3\xA9"); /* 2001 bytes */
 	assert_int_equal(ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z",
-	                                  note.ptr, &out, NULL),
+	                                  note.ptr, &out, &ignored),
 	                 0);
 	assert_int_equal(ss_record_decode(out.ptr, out.len, "pdf", &back, &meta, r), 0);
 	assert_int_equal(strlen(meta.note), 1999);

@@ -205,14 +205,14 @@ static void test_repo_batch__abort_drops_what_is_in_memory(void **state)
 	(void)state;
 	kept = skill(repo, 1); /* before the batch: loose */
 	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
-	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_repo_batch_begin(repo, 0, &err), err, SS_EINVALID);
 	dropped = skill(repo, 2);
 	assert_true(ss_tree_exists(repo, &dropped));
 	assert_true(ss_tree_exists(repo, &kept));
 	ss_repo_batch_abort(repo);
 	ss_repo_batch_abort(repo); /* a no-op without a batch */
 	assert_false(ss_tree_exists(repo, &dropped));
-	assert_int_equal(ss_repo_batch_end(repo, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_repo_batch_end(repo, &err), err, SS_EINVALID);
 	assert_int_equal(loose_objects(dir), 4);
 	assert_int_equal(count_packs(dir, ".pack"), 0);
 

@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/provenance.h"
+#include "core/repo.h"
 #include "core/state.h"
 #include "core/time.h"
 #include "support/support.h"
@@ -50,7 +51,7 @@ static void test_state__config_survives_reopen(void **state)
 	char *value = NULL;
 	ss_error err;
 
-	assert_int_equal(ss_state_config_get(st, "me", &value, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_config_get(st, "me", &value, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_config_set(st, "authority", "did:plc:auth", &err), 0);
 	assert_int_equal(ss_state_config_set(st, "me", "did:plc:me", &err), 0);
 	assert_int_equal(ss_state_config_set(st, "me", NULL, &err), 0);
@@ -60,7 +61,7 @@ static void test_state__config_survives_reopen(void **state)
 	assert_int_equal(ss_state_config_get(st, "authority", &value, &err), 0);
 	assert_string_equal(value, "did:plc:auth");
 	free(value);
-	assert_int_equal(ss_state_config_get(st, "me", &value, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_config_get(st, "me", &value, &err), err, SS_ENOTFOUND);
 	ss_state_free(st);
 
 	ss_fs_join(&path, dir, "skillsync/state.db");
@@ -92,7 +93,7 @@ static void test_state__refuses_a_newer_schema(void **state)
 		ss_buf_release(&path);
 	}
 	st = NULL;
-	assert_int_equal(ss_state_open(&st, dir, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_state_open(&st, dir, &err), err, SS_EINVALID);
 	assert_null(st);
 	assert_non_null(strstr(err.message, "schema version 99"));
 	ss_test_tmpdir_free(dir);
@@ -127,9 +128,9 @@ static void test_state__members_and_their_records(void **state)
 	put_record(st, "did:plc:bob", "pdf", "cid1", true);
 	put_record(st, "did:plc:alice", "pdf", "cid2", true);
 	assert_int_equal(ss_state_member_remove(st, "did:plc:bob", &err), 0);
-	assert_int_equal(ss_state_member_get(st, "did:plc:bob", &got, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_member_get(st, "did:plc:bob", &got, &err), err, SS_ENOTFOUND);
 	assert_non_null(strstr(err.message, "did:plc:bob"));
-	assert_int_equal(ss_state_record_get(st, "did:plc:bob", "pdf", &r, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_record_get(st, "did:plc:bob", "pdf", &r, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_record_get(st, "did:plc:alice", "pdf", &r, &err), 0);
 	assert_string_equal(r.cid, "cid2");
 	assert_string_equal(r.created_at, "2026-01-01T00:00:00Z");
@@ -196,14 +197,59 @@ static void test_state__rollback_keeps_the_old_state(void **state)
 
 	assert_int_equal(ss_state_view_put(st, &e, &err), 0);
 	assert_int_equal(ss_state_begin(st, &err), 0);
-	assert_int_equal(ss_state_begin(st, &err), SS_ERROR);
+	SS_ASSERT_FAILS(ss_state_begin(st, &err), err, SS_ERROR);
 	assert_int_equal(ss_state_view_clear(st, &err), 0);
 	ss_state_rollback(st);
 	assert_int_equal(ss_state_view_get(st, "pdf", &got, &err), 0);
 	assert_string_equal(got.did, "did:plc:a");
 	assert_string_equal(got.tree, "tree1");
 	ss_state_view_entry_release(&got);
-	assert_int_equal(ss_state_view_get(st, "nope", &got, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_view_get(st, "nope", &got, &err), err, SS_ENOTFOUND);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_state__me_authority_tracking_follow_the_table(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir), *other;
+	ss_oid t, got;
+	ss_error err;
+
+	assert_null(ss_state_me(st));
+	assert_null(ss_state_authority(st));
+	assert_false(ss_state_tracking(st, &got));
+	assert_true(ss_oid_is_zero(&got));
+	assert_int_equal(ss_oid_parse(&t, "0123456789abcdef0123456789abcdef01234567", &err), 0);
+	assert_int_equal(ss_state_set_me(st, "did:plc:me", &err), 0);
+	assert_int_equal(ss_state_set_authority(st, "did:plc:auth", &err), 0);
+	assert_int_equal(ss_state_set_tracking(st, &t, &err), 0);
+	assert_string_equal(ss_state_me(st), "did:plc:me");
+	assert_true(ss_state_tracking(st, &got));
+	assert_true(ss_oid_equal(&got, &t));
+
+	/* a rolled back change does not stay in the cached values */
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	assert_int_equal(ss_state_set_me(st, NULL, &err), 0);
+	assert_int_equal(ss_state_set_tracking(st, NULL, &err), 0);
+	assert_null(ss_state_me(st));
+	ss_state_rollback(st);
+	assert_string_equal(ss_state_me(st), "did:plc:me");
+	assert_true(ss_state_tracking(st, &got));
+	ss_state_free(st);
+
+	/* read from the table at open, and again on reload (another run changed it) */
+	st = open_state(dir);
+	assert_string_equal(ss_state_me(st), "did:plc:me");
+	assert_string_equal(ss_state_authority(st), "did:plc:auth");
+	assert_true(ss_state_tracking(st, &got));
+	assert_true(ss_oid_equal(&got, &t));
+	other = open_state(dir);
+	assert_int_equal(ss_state_set_tracking(other, NULL, &err), 0);
+	ss_state_free(other);
+	assert_true(ss_state_tracking(st, &got));
+	assert_int_equal(ss_state_reload(st, &err), 0);
+	assert_false(ss_state_tracking(st, &got));
 	ss_state_free(st);
 	ss_test_tmpdir_free(dir);
 }
@@ -237,7 +283,9 @@ static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
 	put_version(st, "did:plc:auth", "2020-01-01T00:00:00Z", true);
 	put_version(st, "did:plc:me", "2027-01-01T00:00:00Z", false);
 	put_version(st, "did:plc:old", "2025-01-01T00:00:00Z", true);
-	assert_int_equal(ss_provenance_load(st, "pdf", "did:plc:me", "did:plc:auth", &p, &err), 0);
+	assert_int_equal(ss_state_set_me(st, "did:plc:me", &err), 0);
+	assert_int_equal(ss_state_set_authority(st, "did:plc:auth", &err), 0);
+	assert_int_equal(ss_provenance_load(st, "pdf", &p, &err), 0);
 	assert_int_equal(p.count, 4);
 	assert_int_equal(p.nvalid, 3);
 	assert_string_equal(p.versions[0].did, "did:plc:auth");
@@ -249,7 +297,7 @@ static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
 	assert_int_equal(p.versions[3].why, SS_VIEW_INVALID);
 	assert_string_equal(p.versions[3].reason, "bad path");
 	ss_provenance_release(&p);
-	assert_int_equal(ss_provenance_load(st, "other", NULL, NULL, &p, &err), 0);
+	assert_int_equal(ss_provenance_load(st, "other", &p, &err), 0);
 	assert_int_equal(p.count, 0);
 	ss_provenance_release(&p);
 	ss_state_free(st);
@@ -264,6 +312,7 @@ int test_state_run(void)
 	    cmocka_unit_test(test_state__members_and_their_records),
 	    cmocka_unit_test(test_state__sweep_drops_what_a_listing_missed),
 	    cmocka_unit_test(test_state__rollback_keeps_the_old_state),
+	    cmocka_unit_test(test_state__me_authority_tracking_follow_the_table),
 	    cmocka_unit_test(test_state__provenance_ranks_the_versions_of_a_name),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);

@@ -34,9 +34,9 @@ static void test_state_journal__round_trip_and_progress(void **state)
 	j.writes = w;
 	j.nwrites = 3;
 
-	assert_int_equal(ss_state_journal_get(st, &got, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_journal_get(st, &got, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_journal_begin(st, &j, &err), 0);
-	assert_int_equal(ss_state_journal_begin(st, &j, &err), SS_EEXISTS);
+	SS_ASSERT_FAILS(ss_state_journal_begin(st, &j, &err), err, SS_EEXISTS);
 	assert_int_equal(ss_state_journal_sending(st, 0, &err), 0);
 	assert_int_equal(ss_state_journal_landed(st, 0, cids, 2, "commit-1", "rev-1", &err), 0);
 	/* a new connection sees it: it survives the process */
@@ -59,7 +59,7 @@ static void test_state_journal__round_trip_and_progress(void **state)
 	assert_string_equal(got.writes[2].note, "note c");
 	ss_state_journal_release(&got);
 	assert_int_equal(ss_state_journal_clear(st, &err), 0);
-	assert_int_equal(ss_state_journal_get(st, &got, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_journal_get(st, &got, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_journal_begin(st, &j, &err), 0);
 	ss_state_free(st);
 	ss_test_tmpdir_free(dir);

@@ -85,7 +85,7 @@ static void test_tree__nested_subtree_reads_back_exactly(void **state)
 	assert_string_equal(out.ptr, "A");
 	assert_int_equal(ss_tree_lookup(repo, &oid, "scripts", &oid, &mode, &err), 0);
 	assert_int_equal(mode, SS_MODE_TREE);
-	assert_int_equal(ss_tree_lookup(repo, &oid, "nope", &oid, NULL, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_tree_lookup(repo, &oid, "nope", &oid, NULL, &err), err, SS_ENOTFOUND);
 	ss_buf_release(&c.text);
 	ss_buf_release(&out);
 	ss_repo_free(repo);
@@ -138,14 +138,15 @@ static void test_tree__bad_paths_refused(void **state)
 
 	ss_tree_builder_new(&b, repo);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		assert_int_equal(ss_tree_builder_add(b, bad[i], "x", 1, false, &err), SS_EINVALID);
+		SS_ASSERT_FAILS(ss_tree_builder_add(b, bad[i], "x", 1, false, &err), err,
+		                SS_EINVALID);
 		assert_non_null(strstr(err.message, bad[i]));
 	}
 	/* a file and a directory of the same name */
 	assert_int_equal(ss_tree_builder_add(b, "a", "x", 1, false, &err), 0);
 	assert_int_equal(ss_tree_builder_add(b, "a-b", "x", 1, false, &err), 0);
 	assert_int_equal(ss_tree_builder_add(b, "a/c", "x", 1, false, &err), 0);
-	assert_int_equal(ss_tree_builder_write(b, &oid, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_tree_builder_write(b, &oid, &err), err, SS_EINVALID);
 	assert_non_null(strstr(err.message, "'a"));
 	ss_tree_builder_free(b);
 	ss_repo_free(repo);

@@ -43,10 +43,11 @@ int ss_test_git(const char *dir, ss_buf *out, const char *args)
 
 char *ss_test_read(const char *dir, const char *rel)
 {
+	ss_error ignored;
 	ss_buf path = SS_BUF_INIT, data = SS_BUF_INIT;
 
 	ss_fs_join(&path, dir, rel);
-	assert_int_equal(ss_fs_read_file(&data, path.ptr, 0, NULL), 0);
+	assert_int_equal(ss_fs_read_file(&data, path.ptr, 0, &ignored), 0);
 	ss_buf_release(&path);
 	return ss_buf_detach(&data, NULL);
 }

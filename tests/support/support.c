@@ -23,9 +23,10 @@ char *ss_test_tmpdir(void)
 
 void ss_test_tmpdir_free(char *dir)
 {
+	ss_error ignored;
 	if (!dir)
 		return;
-	assert_int_equal(ss_fs_remove_tree(dir, NULL), 0);
+	assert_int_equal(ss_fs_remove_tree(dir, &ignored), 0);
 	free(dir);
 }
 
@@ -40,14 +41,15 @@ void ss_test_data(ss_buf *out, const char *rel)
 
 void ss_test_write(const char *dir, const char *rel, const char *content)
 {
+	ss_error ignored;
 	ss_buf path = SS_BUF_INIT;
 	char *slash;
 
 	ss_fs_join(&path, dir, rel);
 	slash = strrchr(path.ptr, '/');
 	*slash = '\0';
-	assert_int_equal(ss_fs_mkdir_p(path.ptr, 0755, NULL), 0);
+	assert_int_equal(ss_fs_mkdir_p(path.ptr, 0755, &ignored), 0);
 	*slash = '/';
-	assert_int_equal(ss_fs_write_atomic(path.ptr, content, strlen(content), 0644, NULL), 0);
+	assert_int_equal(ss_fs_write_atomic(path.ptr, content, strlen(content), 0644, &ignored), 0);
 	ss_buf_release(&path);
 }

@@ -6,6 +6,7 @@
 #define SS_TEST_SUPPORT_H
 
 #include "core/buf.h"
+#include "core/error.h"
 
 /* Creates a fresh empty directory under $TMPDIR and returns its path (free() it). */
 char *ss_test_tmpdir(void);
@@ -15,5 +16,16 @@ void ss_test_tmpdir_free(char *dir);
 void ss_test_data(ss_buf *out, const char *rel);
 /* Writes a file (creating parent directories), failing the test on error. */
 void ss_test_write(const char *dir, const char *rel, const char *content);
+
+/*
+ * Asserts that call fails with the code want, read where core/error.h puts it: err.code (err is
+ * cleared first, so a failure that does not fill it shows).
+ */
+#define SS_ASSERT_FAILS(call, err, want)                                                           \
+	do {                                                                                       \
+		ss_error_clear(&(err));                                                            \
+		assert_true((call) < 0);                                                           \
+		assert_int_equal((err).code, (want));                                              \
+	} while (0)
 
 #endif

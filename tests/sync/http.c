@@ -16,6 +16,7 @@
 #include "sync/http.h"
 #include "sync/url.h"
 #include "sync/pds.h"
+#include "support/support.h"
 
 static double now_s(void)
 {
@@ -55,7 +56,7 @@ static void test_http__timeout_from_the_environment(void **state)
 	ss_http_free(h);
 	h = NULL;
 	setenv("SKILLSYNC_TIMEOUT", "0", 1);
-	assert_int_equal(ss_http_new(&h, NULL, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_http_new(&h, NULL, &err), err, SS_EINVALID);
 	assert_null(h);
 	assert_string_equal(err.message,
 	                    "SKILLSYNC_TIMEOUT is '0': want whole seconds from 1 to 3600");
@@ -105,7 +106,7 @@ static void test_http__plain_http_to_remote_host_is_refused(void **state)
 
 	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
 	ss_http_response_init(&resp);
-	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_http_perform(http, &req, &resp, &err), err, SS_EINVALID);
 	assert_non_null(strstr(err.message, "http://example.com/"));
 	assert_non_null(strstr(err.message, "use https"));
 	ss_http_get_stats(http, &st);
@@ -148,7 +149,7 @@ static void test_http__closed_port_fails_fast_with_one_line(void **state)
 	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
 	ss_http_response_init(&resp);
 	t0 = now_s();
-	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(ss_http_perform(http, &req, &resp, &err), err, SS_ENETWORK);
 	assert_true(now_s() - t0 < 5.0);
 	assert_non_null(strstr(err.message, url.ptr));
 	assert_null(strchr(err.message, '\n'));
@@ -176,7 +177,7 @@ static void test_http__silent_server_times_out(void **state)
 	assert_int_equal(ss_http_new(&http, &o, &err), 0);
 	ss_http_response_init(&resp);
 	t0 = now_s();
-	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(ss_http_perform(http, &req, &resp, &err), err, SS_ENETWORK);
 	took = now_s() - t0;
 	assert_true(took >= 0.9 && took < 3.0);
 	assert_non_null(strstr(err.message, "/slow"));
@@ -199,7 +200,7 @@ static void test_http__response_over_cap_is_refused(void **state)
 	req.url = url.ptr;
 	assert_int_equal(ss_http_new(&http, &o, &err), 0);
 	ss_http_response_init(&resp);
-	assert_int_equal(ss_http_perform(http, &req, &resp, &err), SS_ETOOBIG);
+	SS_ASSERT_FAILS(ss_http_perform(http, &req, &resp, &err), err, SS_ETOOBIG);
 	assert_non_null(strstr(err.message, "16-byte limit"));
 	ss_http_response_release(&resp);
 	ss_http_free(http);
@@ -345,10 +346,10 @@ static void test_http__dropped_connection_retried_for_get_only(void **state)
 	ss_error err;
 
 	canned_start(&c, NULL);
-	assert_int_equal(canned_request(&c, "GET", &status, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(canned_request(&c, "GET", &status, &err), err, SS_ENETWORK);
 	assert_int_equal(canned_stop(&c), 4);
 	canned_start(&c, NULL);
-	assert_int_equal(canned_request(&c, "POST", &status, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(canned_request(&c, "POST", &status, &err), err, SS_ENETWORK);
 	assert_non_null(strstr(err.message, "cannot reach 'http://127.0.0.1:"));
 	assert_int_equal(canned_stop(&c), 1);
 }
@@ -363,14 +364,14 @@ static void test_http__429_waits_as_asked_or_fails(void **state)
 	canned_start(&c, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
 	                 "Content-Length: 0\r\nConnection: close\r\n\r\n");
 	t0 = now_s();
-	assert_int_equal(canned_request(&c, "POST", &status, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(canned_request(&c, "POST", &status, &err), err, SS_ENETWORK);
 	assert_true(now_s() - t0 >= 2.9); /* three waits of one second */
 	assert_non_null(strstr(err.message, "is rate limited, try again later"));
 	assert_int_equal(canned_stop(&c), 4);
 	canned_start(&c, "HTTP/1.1 429 Too Many Requests\r\nratelimit-reset: 4102444800\r\n"
 	                 "Content-Length: 0\r\nConnection: close\r\n\r\n");
 	t0 = now_s();
-	assert_int_equal(canned_request(&c, "GET", &status, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(canned_request(&c, "GET", &status, &err), err, SS_ENETWORK);
 	assert_true(now_s() - t0 < 2.0);
 	assert_non_null(strstr(err.message, "the server asks to wait"));
 	assert_int_equal(canned_stop(&c), 1);

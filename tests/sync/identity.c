@@ -16,6 +16,7 @@
 #include "sync/http.h"
 #include "sync/identity.h"
 #include "sync/pds.h"
+#include "support/support.h"
 
 static void test_identity__handle_syntax(void **state)
 {
@@ -71,7 +72,8 @@ static void test_identity__special_handle_needs_a_resolver(void **state)
 	saved = v ? strdup(v) : NULL;
 	unsetenv("SKILLSYNC_HANDLE_RESOLVER");
 	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
-	assert_int_equal(ss_identity_resolve_handle(http, "alice.test", &did, &err), SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_identity_resolve_handle(http, "alice.test", &did, &err), err,
+	                SS_ENOTFOUND);
 	assert_string_equal(err.message, "cannot resolve handle 'alice.test': it is under a "
 	                                 "special-use domain and SKILLSYNC_HANDLE_RESOLVER is not "
 	                                 "set");
@@ -101,9 +103,10 @@ static void test_identity__test_handles_resolve_through_plc(void **state)
 	assert_string_equal(id.pds, ss_test_pds()->pds);
 	ss_identity_release(&id);
 	/* Bad syntax never reaches the network. */
-	assert_int_equal(ss_identity_resolve(http, "alice.test/../../x", &id, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_identity_resolve(http, "alice.test/../../x", &id, &err), err,
+	                SS_EINVALID);
 	assert_string_equal(err.message, "'alice.test/../../x' is not a valid handle or DID");
-	assert_int_equal(ss_identity_resolve(http, "did:plc:a/b", &id, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_identity_resolve(http, "did:plc:a/b", &id, &err), err, SS_EINVALID);
 	/* An unknown handle and an unknown DID. */
 	assert_true(ss_identity_resolve(http, "nobody-here.test", &id, &err) < 0);
 	assert_non_null(strstr(err.message, "cannot resolve handle 'nobody-here.test'"));
@@ -204,7 +207,7 @@ static void test_identity__also_known_as_must_point_back(void **state)
 	liar_start(&l);
 	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
 	/* mallory.test "is" alice's DID, says the resolver; alice's document disagrees. */
-	assert_int_equal(ss_identity_resolve(http, "mallory.test", &id, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_identity_resolve(http, "mallory.test", &id, &err), err, SS_EINVALID);
 	assert_non_null(strstr(err.message, "handle 'mallory.test' resolves to"));
 	assert_non_null(strstr(err.message, "its DID document names 'alice.test'"));
 	liar_stop(&l);

@@ -182,7 +182,7 @@ static void test_session__login_keeps_a_private_session(void **state)
 	assert_int_equal(whoami(f, NULL, &err), 0);
 	assert_int_equal(whoami(f, f->acct->handle, &err), 0);
 	assert_int_equal(whoami(f, f->acct->did, &err), 0);
-	assert_int_equal(whoami(f, "someone-else.test", &err), SS_EAUTH);
+	SS_ASSERT_FAILS(whoami(f, "someone-else.test", &err), err, SS_EAUTH);
 	assert_string_equal(err.message, "not signed in as 'someone-else.test' (run 'skillsync "
 	                                 "login someone-else.test')");
 	ss_buf_release(&text);
@@ -197,14 +197,14 @@ static void test_session__wrong_password_keeps_nothing(void **state)
 	struct stat st;
 	ss_error err;
 
-	assert_int_equal(ss_session_login(f->http, f->acct->handle, "not-the-password", NULL, &err),
-	                 SS_EAUTH);
+	SS_ASSERT_FAILS(ss_session_login(f->http, f->acct->handle, "not-the-password", NULL, &err),
+	                err, SS_EAUTH);
 	assert_non_null(strstr(err.message, "cannot sign in as '"));
 	assert_non_null(strstr(err.message, "Invalid identifier or password"));
 	assert_true(stat(f->file.ptr, &st) < 0);
 	assert_int_equal(ss_session_list(&list, &n, &err), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(whoami(f, NULL, &err), SS_EAUTH);
+	SS_ASSERT_FAILS(whoami(f, NULL, &err), err, SS_EAUTH);
 	assert_string_equal(err.message, "not signed in (run 'skillsync login <handle>')");
 }
 
@@ -256,11 +256,11 @@ static void test_session__ended_session_asks_to_login(void **state)
 	assert_int_equal(ss_session_logout(f->http, NULL, &info, &err), 0);
 	assert_string_equal(info.did, f->acct->did);
 	ss_session_info_release(&info);
-	assert_int_equal(whoami(f, NULL, &err), SS_EAUTH);
+	SS_ASSERT_FAILS(whoami(f, NULL, &err), err, SS_EAUTH);
 	/* The copy's refresh token was revoked by the logout. */
 	assert_int_equal(ss_fs_write_atomic(f->file.ptr, copy.ptr, copy.len, 0600, &err), 0);
 	plant_access_token(f, 1000);
-	assert_int_equal(whoami(f, NULL, &err), SS_EAUTH);
+	SS_ASSERT_FAILS(whoami(f, NULL, &err), err, SS_EAUTH);
 	assert_non_null(strstr(err.message, "has ended (run 'skillsync login "));
 	ss_buf_release(&copy);
 }
@@ -279,7 +279,7 @@ static void test_session__several_accounts_need_a_name(void **state)
 	assert_int_equal(n, 2);
 	assert_true(strcmp(list[0].did, list[1].did) < 0);
 	ss_session_list_free(list, n);
-	assert_int_equal(whoami(f, NULL, &err), SS_EAUTH);
+	SS_ASSERT_FAILS(whoami(f, NULL, &err), err, SS_EAUTH);
 	assert_non_null(strstr(err.message, "signed in as 2 accounts"));
 	assert_int_equal(whoami(f, f->acct->handle, &err), 0);
 	assert_int_equal(ss_session_logout(f->http, other->handle, NULL, &err), 0);

@@ -13,6 +13,7 @@
 #include "sync/xrpc.h"
 #include "sync/xrpc_priv.h"
 #include "sync/pds.h"
+#include "support/support.h"
 
 #define COLL "garden.engram.skill"
 
@@ -68,9 +69,9 @@ static void test_xrpc__jwt_exp_is_read_from_the_payload(void **state)
 
 	assert_int_equal(ss_xrpc_jwt_exp(jwt, &exp, &err), 0);
 	assert_int_equal(exp, 1700000000LL);
-	assert_int_equal(ss_xrpc_jwt_exp("not-a-jwt", &exp, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_xrpc_jwt_exp("not-a-jwt", &exp, &err), err, SS_EINVALID);
 	/* {"sub":"x"}: no exp */
-	assert_int_equal(ss_xrpc_jwt_exp("e30.eyJzdWIiOiJ4In0.c2ln", &exp, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_xrpc_jwt_exp("e30.eyJzdWIiOiJ4In0.c2ln", &exp, &err), err, SS_EINVALID);
 	/* An exp at either end of int64 is clamped to what a time can be: no overflow later. */
 	assert_int_equal(
 	    ss_xrpc_jwt_exp("e30.eyJleHAiOi05MjIzMzcyMDM2ODU0Nzc1ODA3fQ.c2ln", &exp, &err), 0);
@@ -88,8 +89,8 @@ static void test_xrpc__server_error_text_is_escaped(void **state)
 
 	ss_buf_puts(&body, "{\"error\":\"Bad\\u001b[2J\",\"message\":\"red \\u001b[31m\\u009b "
 	                   "text\\nskillsync: forged\"}");
-	assert_int_equal(ss_xrpc__error("com.atproto.repo.putRecord", 400, &body, 10, &err),
-	                 SS_ERROR);
+	SS_ASSERT_FAILS(ss_xrpc__error("com.atproto.repo.putRecord", 400, &body, 10, &err), err,
+	                SS_ERROR);
 	assert_string_equal(err.message, "com.atproto.repo.putRecord: Bad\\x1b[2J: red "
 	                                 "\\x1b[31m\\xc2\\x9b text ...");
 	ss_buf_release(&body);
@@ -112,7 +113,7 @@ static void test_xrpc__did_doc_gives_pds_and_handle(void **state)
 	assert_string_equal(d.also_known_as[0], "https://x");
 	assert_null(d.also_known_as[2]);
 	ss_xrpc_did_doc_release(&d);
-	assert_int_equal(ss_xrpc_parse_did_doc("[1]", 3, &d, &err), SS_EINVALID);
+	SS_ASSERT_FAILS(ss_xrpc_parse_did_doc("[1]", 3, &d, &err), err, SS_EINVALID);
 }
 
 static void test_xrpc__wrong_password_is_an_auth_error(void **state)
@@ -121,8 +122,8 @@ static void test_xrpc__wrong_password_is_an_auth_error(void **state)
 	ss_xrpc_session s;
 	ss_error err;
 
-	assert_int_equal(ss_xrpc_create_session(f->x, f->acct->handle, "wrong-password", &s, &err),
-	                 SS_EAUTH);
+	SS_ASSERT_FAILS(ss_xrpc_create_session(f->x, f->acct->handle, "wrong-password", &s, &err),
+	                err, SS_EAUTH);
 	assert_string_equal(err.message, "com.atproto.server.createSession: "
 	                                 "AuthenticationRequired: Invalid identifier or password");
 	assert_null(strstr(err.message, "wrong-password"));
@@ -150,7 +151,7 @@ static void test_xrpc__session_lifecycle(void **state)
 	assert_int_equal(ss_xrpc_refresh_session(f->x, s.refresh_jwt, &r, &err), 0);
 	assert_string_not_equal(r.refresh_jwt, s.refresh_jwt);
 	assert_int_equal(ss_xrpc_delete_session(f->x, r.refresh_jwt, &err), 0);
-	assert_int_equal(ss_xrpc_refresh_session(f->x, r.refresh_jwt, &g, &err), SS_EAUTH);
+	SS_ASSERT_FAILS(ss_xrpc_refresh_session(f->x, r.refresh_jwt, &g, &err), err, SS_EAUTH);
 	assert_non_null(strstr(err.message, "com.atproto.server.refreshSession: "));
 	ss_xrpc_session_release(&s);
 	ss_xrpc_session_release(&r);
@@ -175,7 +176,7 @@ static void test_xrpc__put_get_delete_with_swaps(void **state)
 	ss_xrpc_commit_release(&c);
 	/* Creating it again (with other content) is refused: it exists now. */
 	put.record_json = v2;
-	assert_int_equal(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), SS_ECONFLICT);
+	SS_ASSERT_FAILS(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), err, SS_ECONFLICT);
 	assert_non_null(strstr(err.message, "InvalidSwap"));
 	/* An update guarded by the right CID works; a stale CID is "changed remotely". */
 	put.must_not_exist = false;
@@ -185,7 +186,7 @@ static void test_xrpc__put_get_delete_with_swaps(void **state)
 	assert_string_not_equal(r2.cid, r1.cid);
 	/* (The PDS accepts identical content whatever the swap says: write other content.) */
 	put.record_json = v3;
-	assert_int_equal(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), SS_ECONFLICT);
+	SS_ASSERT_FAILS(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), err, SS_ECONFLICT);
 	assert_non_null(strstr(err.message, "com.atproto.repo.putRecord: InvalidSwap: "));
 	assert_non_null(strstr(err.message, r2.cid));
 	assert_non_null(strstr(err.message, "changed remotely"));
@@ -194,12 +195,12 @@ static void test_xrpc__put_get_delete_with_swaps(void **state)
 	assert_non_null(strstr(got.value_json, "\"instructions\":\"two\""));
 	ss_xrpc_record_release(&got);
 	/* Delete guarded by a stale CID is refused, by the current one works. */
-	assert_int_equal(ss_xrpc_delete_record(f->x, f->acct->did, COLL, "pdf", r1.cid, NULL, &err),
-	                 SS_ECONFLICT);
+	SS_ASSERT_FAILS(ss_xrpc_delete_record(f->x, f->acct->did, COLL, "pdf", r1.cid, NULL, &err),
+	                err, SS_ECONFLICT);
 	assert_int_equal(ss_xrpc_delete_record(f->x, f->acct->did, COLL, "pdf", r2.cid, NULL, &err),
 	                 0);
-	assert_int_equal(ss_xrpc_get_record(f->x, f->acct->did, COLL, "pdf", &got, &err),
-	                 SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_xrpc_get_record(f->x, f->acct->did, COLL, "pdf", &got, &err), err,
+	                SS_ENOTFOUND);
 	assert_non_null(strstr(err.message, "RecordNotFound"));
 	ss_xrpc_record_release(&r1);
 	ss_xrpc_record_release(&r2);
@@ -217,7 +218,7 @@ static void test_xrpc__writes_need_a_token(void **state)
 	ss_error err;
 
 	ss_xrpc_set_token(f->x, NULL);
-	assert_int_equal(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), SS_EAUTH);
+	SS_ASSERT_FAILS(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), err, SS_EAUTH);
 	assert_non_null(strstr(err.message, "com.atproto.repo.putRecord: AuthMissing"));
 	free(v);
 }
@@ -337,9 +338,9 @@ static void test_xrpc__apply_writes_guarded_by_swap_commit(void **state)
 	    ss_xrpc_apply_writes(f->x, f->acct->did, w + 1, 1, first.commit.cid, &second, &err), 0);
 	ss_xrpc_apply_result_release(&second);
 	w[1].op = SS_XRPC_DELETE;
-	assert_int_equal(
+	SS_ASSERT_FAILS(
 	    ss_xrpc_apply_writes(f->x, f->acct->did, w + 1, 1, first.commit.cid, &second, &err),
-	    SS_ECONFLICT);
+	    err, SS_ECONFLICT);
 	assert_non_null(strstr(err.message, "com.atproto.repo.applyWrites: InvalidSwap"));
 	assert_int_equal(second.nresults, 0);
 	ss_xrpc_apply_result_release(&second);
@@ -360,7 +361,7 @@ static void test_xrpc__oversized_body_reports_its_size(void **state)
 	text[size] = '\0';
 	v = skill_json("huge", text);
 	put.record_json = v;
-	assert_int_equal(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), SS_ETOOBIG);
+	SS_ASSERT_FAILS(ss_xrpc_put_record(f->x, &put, NULL, NULL, &err), err, SS_ETOOBIG);
 	/* The body is the record plus the envelope: its exact size is in the message. */
 	ss_buf_printf(&want, "com.atproto.repo.putRecord: the request of %zu bytes",
 	              strlen(v) +
@@ -384,8 +385,8 @@ static void test_xrpc__describe_repo(void **state)
 	assert_string_equal(ri.handle, f->acct->handle);
 	assert_true(ri.handle_is_correct);
 	ss_xrpc_repo_info_release(&ri);
-	assert_int_equal(ss_xrpc_describe_repo(f->x, "did:plc:nobodyhere000000000000", &ri, &err),
-	                 SS_ERROR);
+	SS_ASSERT_FAILS(ss_xrpc_describe_repo(f->x, "did:plc:nobodyhere000000000000", &ri, &err),
+	                err, SS_ERROR);
 	assert_non_null(strstr(err.message, "com.atproto.repo.describeRepo: "));
 }
 
@@ -423,7 +424,7 @@ static void test_xrpc__many_listings_at_once(void **state)
 	                             .collection = COLL,
 	                             .fn = count_record,
 	                             .payload = &l3};
-	assert_int_equal(ss_xrpc_list_records_many(jobs, 3, 0, &err), SS_ERROR);
+	SS_ASSERT_FAILS(ss_xrpc_list_records_many(jobs, 3, 0, &err), err, SS_ERROR);
 	assert_int_equal(jobs[0].rc, 0);
 	assert_int_equal(l1.count, 230);
 	assert_int_equal(l1.unordered, 0);

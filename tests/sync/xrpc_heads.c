@@ -16,6 +16,7 @@
 #include "sync/http.h"
 #include "sync/xrpc.h"
 #include "sync/pds.h"
+#include "support/support.h"
 
 #define NACCOUNTS 4
 /* Nothing listens on port 1 of loopback: connections are refused at once. */
@@ -123,8 +124,8 @@ static void test_xrpc_heads__failures_are_each_jobs_own(void **state)
 	ss_error err, gone_err, nobody_err;
 
 	/* What one-by-one calls say for the two that fail. */
-	assert_int_equal(ss_xrpc_get_latest_commit(f->gone, f->accts[1]->did, &c0, &gone_err),
-	                 SS_ENETWORK);
+	SS_ASSERT_FAILS(ss_xrpc_get_latest_commit(f->gone, f->accts[1]->did, &c0, &gone_err),
+	                gone_err, SS_ENETWORK);
 	assert_non_null(strstr(gone_err.message, "127.0.0.1:1"));
 	assert_true(ss_xrpc_get_latest_commit(f->pds, NOBODY, &c0, &nobody_err) < 0);
 	assert_non_null(strstr(nobody_err.message, "com.atproto.sync.getLatestCommit: "));
@@ -138,7 +139,7 @@ static void test_xrpc_heads__failures_are_each_jobs_own(void **state)
 	 * The unknown repo's answer comes back first, the unreachable one's only after its
 	 * retries: the call still reports the first failed job in job order.
 	 */
-	assert_int_equal(ss_xrpc_get_latest_commit_many(jobs, 4, 0, &err), SS_ENETWORK);
+	SS_ASSERT_FAILS(ss_xrpc_get_latest_commit_many(jobs, 4, 0, &err), err, SS_ENETWORK);
 	assert_string_equal(err.message, gone_err.message);
 	assert_int_equal(jobs[1].rc, SS_ENETWORK);
 	assert_string_equal(jobs[1].err.message, gone_err.message);
