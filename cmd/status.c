@@ -215,7 +215,9 @@ out:
 /*
  * Whether a pull was killed midway through its merge (the journal is there): its files are
  * half updated, so they are not shown as edits. The journal also exists while a running pull
- * writes the files: then wait for it, as a locked command would, and look again.
+ * writes the files: then wait for it, as a locked command would, and look again. When the
+ * person changed a file the merge writes (or put a symbolic link on its way), say which: that
+ * is the one edit status still shows, and what the next pull will stop at.
  */
 static int check_interrupted(cli_status_run *r)
 {
@@ -233,6 +235,13 @@ static int check_interrupted(cli_status_run *r)
 		return ret;
 	r->interrupted = ss_merge_interrupted(r->ctx->repo);
 	ss_lock_free(lock);
+	if (r->interrupted) {
+		ss_error why;
+
+		memset(&why, 0, sizeof(why));
+		if (ss_merge_recover_check(r->ctx->repo, &why) < 0)
+			ss_buf_puts(&r->blocked, why.message);
+	}
 	return 0;
 }
 
@@ -253,7 +262,8 @@ const ss_command cmd_status_def = {
     "\n"
     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
     "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
-    "              only branch and interrupted)\n"};
+    "              only branch, interrupted and blocked: the change of yours the pull\n"
+    "              will stop at, or null)\n"};
 
 static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
@@ -264,6 +274,7 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 	r.ctx = ctx;
 	ss_buf_init(&r.notices);
 	ss_buf_init(&r.invalid);
+	ss_buf_init(&r.blocked);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			r.json = true;
@@ -288,6 +299,7 @@ out:
 	ss_commit_list_release(&r.ahead);
 	ss_buf_release(&r.notices);
 	ss_buf_release(&r.invalid);
+	ss_buf_release(&r.blocked);
 	cli_members_release(&r.members);
 	return ret;
 }

@@ -18,6 +18,7 @@ typedef struct cli_status_run {
 	ss_ctx *ctx;
 	bool json;
 	bool interrupted; /* a pull was killed midway: nothing else is gathered */
+	ss_buf blocked;   /* interrupted: why it cannot finish by itself (a path of the person's) */
 	ss_status s;
 	ss_outgoing *out;     /* what push would send; NULL before the first commit */
 	ss_commit_list ahead; /* commits not yet pushed (merges left out when printing) */

@@ -129,7 +129,9 @@ void cli_status_print_json(const cli_status_run *r)
 	bool first = true;
 
 	if (r->interrupted) {
-		printf("{\"branch\":\"main\",\"interrupted\":true}\n");
+		printf("{\"branch\":\"main\",\"interrupted\":true,\"blocked\":");
+		cli_print_json_string(r->blocked.len ? r->blocked.ptr : NULL);
+		printf("}\n");
 		return;
 	}
 	printf("{\"branch\":\"main\",\"interrupted\":false,\"merging\":%s,\"changes\":[",
@@ -217,6 +219,13 @@ void cli_status_print_text(const cli_status_run *r)
 		    "A pull was interrupted while it updated the files: run 'skillsync pull' to "
 		    "finish it.\n"
 		    "  (its files are half written, so the changes are not listed until then)\n");
+		if (r->blocked.len) {
+			ss_buf safe = SS_BUF_INIT;
+
+			printf("It will stop at a change of yours: %s\n",
+			       cli_safe(&safe, r->blocked.ptr));
+			ss_buf_release(&safe);
+		}
 		return;
 	}
 	print_branch(r);

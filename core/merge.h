@@ -72,4 +72,11 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err);
  */
 bool ss_merge_interrupted(ss_repo *repo);
 
+/*
+ * Whether ss_merge_recover can finish the interrupted merge by itself: 0 (also when there is
+ * none), or SS_EEXISTS with the line it would stop with, naming the path that holds the
+ * person's changes (or a symbolic link). Read-only, for `status`.
+ */
+int ss_merge_recover_check(ss_repo *repo, ss_error *err);
+
 #endif

@@ -66,6 +66,20 @@ bool ss_merge_interrupted(ss_repo *repo)
  * be written; else SS_EEXISTS with one line naming the path that needs the person. A move
  * that libgit2 fails to finish is undone instead, so that the next run starts again.
  */
+/* Whether m may be written: 0, or SS_EEXISTS with the one line that names the path. */
+static int check_move(ss_repo *repo, const ss_merge_move *m, ss_error *err)
+{
+	ss_error why;
+
+	memset(&why, 0, sizeof(why));
+	if (ss_merge_move_check(repo, m, &why) == 0)
+		return 0;
+	return ss_error_set(err, SS_EEXISTS,
+	                    "cannot finish the interrupted pull: %s; move it aside or restore it, "
+	                    "then run skillsync again",
+	                    why.message);
+}
+
 static int redo(ss_repo *repo, const ss_oid *old, const ss_oid *target, bool conflicting,
                 ss_error *err)
 {
@@ -76,11 +90,8 @@ static int redo(ss_repo *repo, const ss_oid *old, const ss_oid *target, bool con
 	memset(&why, 0, sizeof(why));
 	if ((ret = ss_merge_move_init(&m, repo, old, target, conflicting, err)) < 0)
 		return ret;
-	if (ss_merge_move_check(repo, &m, &why) < 0) {
-		ret = ss_error_set(err, SS_EEXISTS,
-		                   "cannot finish the interrupted pull: %s; move it aside or "
-		                   "restore it, then run skillsync again",
-		                   why.message);
+	if ((ret = check_move(repo, &m, err)) < 0) {
+		/* the person's: nothing written, the journal stays */
 	} else if (conflicting || ss_merge_move_write(repo, &m, true, &why) < 0) {
 		ret = ss_merge_move_write(repo, &m, false, err);
 		if (ret == 0 && conflicting)
@@ -93,26 +104,30 @@ static int redo(ss_repo *repo, const ss_oid *old, const ss_oid *target, bool con
 	return ret;
 }
 
-int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
+/* What the journal asks for: none (no journal), finish a move (a fast-forward or clean
+ * merge), redo a conflicting merge that wrote no index yet, or only drop the journal. */
+typedef enum recover_step { STEP_NONE, STEP_FINISH, STEP_CONFLICT, STEP_DROP } recover_step;
+
+static int read_step(ss_repo *repo, ss_buf *path, ss_oid *old, ss_oid *target, recover_step *step,
+                     ss_error *err)
 {
-	ss_buf path = SS_BUF_INIT, text = SS_BUF_INIT;
-	ss_oid old, target, head;
+	ss_buf text = SS_BUF_INIT;
+	ss_oid head;
 	char kind[16];
 	int ret;
 
-	if (recovered)
-		*recovered = false;
-	ss_merge_journal_path(&path, repo);
-	ret = ss_fs_read_file(&text, path.ptr, 4096, err);
+	*step = STEP_NONE;
+	ss_merge_journal_path(path, repo);
+	ret = ss_fs_read_file(&text, path->ptr, 4096, err);
 	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ret = 0;
 		goto out;
 	}
 	if (ret < 0)
 		goto out;
-	if (parse_journal(text.ptr, &old, kind, &target) < 0 ||
+	if (parse_journal(text.ptr, old, kind, target) < 0 ||
 	    (strcmp(kind, "new") != 0 && strcmp(kind, "conflict") != 0)) {
-		ret = ss_error_set(err, SS_ERROR, "cannot read the merge journal '%s'", path.ptr);
+		ret = ss_error_set(err, SS_ERROR, "cannot read the merge journal '%s'", path->ptr);
 		goto out;
 	}
 	ret = ss_commit_read_ref(repo, "HEAD", &head, err);
@@ -121,17 +136,58 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 	else if (ret < 0)
 		goto out;
 	ret = 0;
-	if (!ss_oid_equal(&head, &old) &&
-	    !(strcmp(kind, "new") == 0 && ss_oid_equal(&head, &target))) {
+	if (!ss_oid_equal(&head, old) &&
+	    !(strcmp(kind, "new") == 0 && ss_oid_equal(&head, target))) {
 		ret = ss_error_set(err, SS_ERROR,
 		                   "an interrupted merge left '%s' but HEAD moved since; check "
 		                   "'git status', then remove that file",
-		                   path.ptr);
+		                   path->ptr);
 		goto out;
 	}
-	if (strcmp(kind, "new") == 0 && ss_oid_equal(&head, &old))
+	if (strcmp(kind, "new") == 0 && ss_oid_equal(&head, old))
+		*step = STEP_FINISH;
+	else if (strcmp(kind, "conflict") == 0 && !index_has_conflicts(repo))
+		*step = STEP_CONFLICT;
+	else
+		*step = STEP_DROP;
+out:
+	ss_buf_release(&text);
+	return ret;
+}
+
+int ss_merge_recover_check(ss_repo *repo, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_merge_move m;
+	ss_oid old, target;
+	recover_step step;
+	int ret = read_step(repo, &path, &old, &target, &step, err);
+
+	ss_buf_release(&path);
+	if (ret < 0 || (step != STEP_FINISH && step != STEP_CONFLICT))
+		return ret;
+	if ((ret = ss_merge_move_init(&m, repo, &old, &target, step == STEP_CONFLICT, err)) < 0)
+		return ret;
+	ret = check_move(repo, &m, err);
+	ss_merge_move_release(&m);
+	return ret;
+}
+
+int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_oid old, target;
+	recover_step step;
+	int ret;
+
+	if (recovered)
+		*recovered = false;
+	ret = read_step(repo, &path, &old, &target, &step, err);
+	if (ret < 0 || step == STEP_NONE)
+		goto out;
+	if (step == STEP_FINISH) {
 		ret = redo(repo, &old, &target, false, err);
-	else if (strcmp(kind, "conflict") == 0 && !index_has_conflicts(repo)) {
+	} else if (step == STEP_CONFLICT) {
 		/* the index was not written yet; git_merge held its lock from its start (under the
 		 * clone's lock, so that lock file is the killed run's) */
 		ss_buf lock = SS_BUF_INIT;
@@ -148,6 +204,5 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 		*recovered = true;
 out:
 	ss_buf_release(&path);
-	ss_buf_release(&text);
 	return ret;
 }

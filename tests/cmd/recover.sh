@@ -125,6 +125,14 @@ same a b "after the refused pull"
 skill m2 mskill "mskill v3" notes.md "notes v3" scripts/tool.sh "echo tool 3"
 (cd a && SKILLSYNC_TEST_CRASH=merge-journaled run 137 "$SKILLSYNC" pull)
 echo "my late edit" >a/mskill/notes.md
+# status writes nothing and does not hide the edit: it names the path the next pull stops at
+(cd a && run 0 "$SKILLSYNC" status)
+grep -q "^It will stop at a change of yours: cannot finish the interrupted pull: 'mskill/notes.md' has changes of yours" "$tmp/stdout" ||
+	fail "status after the kill hides my edit: $(cat "$tmp/stdout")"
+(cd a && run 0 "$SKILLSYNC" status --json)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["interrupted"] and "mskill/notes.md" in d["blocked"]))' "$tmp/stdout" ||
+	fail "status --json after the kill: $(cat "$tmp/stdout")"
+[ "$(cat a/mskill/notes.md)" = "my late edit" ] || fail "status replaced my edit"
 for again in 1 2; do
 	(cd a && run 1 "$SKILLSYNC" fetch)
 	[ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "recovery printed: $(cat "$tmp/stderr")"
@@ -175,6 +183,8 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 	merge-*)
 		[ "$(head -n1 "$tmp/stdout")" = "A pull was interrupted while it updated the files: run 'skillsync pull' to finish it." ] ||
 			fail "status after a kill at $point: $(cat "$tmp/stdout")"
+		# the half-written files are the pull's own, not a change of mine it would stop at
+		! grep -q "will stop" "$tmp/stdout" || fail "status after a kill at $point: $(cat "$tmp/stdout")"
 		! grep -q "mskill\|modified\|Changes" "$tmp/stdout" || fail "status after a kill at $point lists files: $(cat "$tmp/stdout")"
 		[ "$interrupted" = True ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
 		[ -e a/.git/skillsync/merge ] || fail "status after a kill at $point removed the journal"
