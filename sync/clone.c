@@ -21,6 +21,9 @@
 #include "sync/session.h"
 #include "sync/space.h"
 
+/* Inside <dir>.skillsync-partial while a clone builds it (see clone.h). */
+#define PARTIAL_MARKER ".git/skillsync/partial-clone"
+
 /* The directory name git would pick: the authority's handle, or the DID's last part. */
 static char *default_dir(const char *authority)
 {
@@ -71,7 +74,7 @@ static int clear_partial(const ss_clone_opts *o, const char *partial, ss_error *
 
 	if (access(partial, F_OK) < 0)
 		return 0;
-	ss_fs_join(&path, partial, SS_CLONE_PARTIAL_MARKER);
+	ss_fs_join(&path, partial, PARTIAL_MARKER);
 	if (access(path.ptr, F_OK) < 0) {
 		ret = ss_error_set(err, SS_EEXISTS,
 		                   "'%s' already exists and was not left by a clone: remove it or "
@@ -188,7 +191,7 @@ static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_cl
 	if (o->fetch)
 		fo = *o->fetch;
 	fo.subject = "clone";
-	ss_fs_join(&file, path, SS_CLONE_PARTIAL_MARKER);
+	ss_fs_join(&file, path, PARTIAL_MARKER);
 	if ((ret = ss_http_new(&http, NULL, err)) < 0 || (ret = pick_me(o->as, &me, err)) < 0 ||
 	    (ret = ss_repo_init(&repo, path, err)) < 0 ||
 	    (ret = ss_fs_write_atomic(file.ptr, "", 0, 0600, err)) < 0)
@@ -214,7 +217,7 @@ static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_cl
 	    (ret = ss_worktree_checkout(repo, &out->fetch.commit, err)) < 0)
 		goto out;
 	ss_buf_clear(&file);
-	ss_fs_join(&file, path, SS_CLONE_PARTIAL_MARKER);
+	ss_fs_join(&file, path, PARTIAL_MARKER);
 	if (unlink(file.ptr) < 0)
 		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", file.ptr,
 		                   strerror(errno));

@@ -7,9 +7,10 @@
  *      that exists and is not an empty directory is refused (SS_EEXISTS, git's words);
  *   2. the clone is built in <dir>.skillsync-partial and renamed to <dir> only when
  *      complete, so an interrupted clone never leaves a directory that looks finished. A
- *      partial directory holding PARTIAL_MARKER (written first thing, removed just before
- *      the rename) was left by a killed clone: it is removed (waiting for its lock if another
- *      clone is building it) and the run starts over; any other is refused (SS_EEXISTS);
+ *      partial directory holding the marker .git/skillsync/partial-clone (written first
+ *      thing, removed just before the rename) was left by a killed clone: it is removed
+ *      (waiting for its lock if another clone is building it) and the run starts over; any
+ *      other is refused (SS_EEXISTS);
  *   3. me: opts->as, else the only signed-in account, else nobody (a read-only clone);
  *   4. under the new clone's lock: the state with the space's members by core/members.h's
  *      rule (the authority, me, then each opts->members name), the first fetch
@@ -26,9 +27,6 @@
 #include "core/state.h"
 #include "sync/fetch.h"
 #include "sync/http.h"
-
-/* Inside <dir>.skillsync-partial while a clone builds it. */
-#define SS_CLONE_PARTIAL_MARKER ".git/skillsync/partial-clone"
 
 typedef struct ss_clone_opts {
 	const char *authority;      /* a handle or DID */
