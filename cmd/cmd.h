@@ -107,19 +107,21 @@ struct ss_space;
 struct ss_recovered;
 int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, struct ss_lock **out,
                    struct ss_recovered *recovered);
-/* The same wait on the lock file at path, for a clone still being built (cmd/clone.c). */
+/* The same wait on the lock file at path, without the recovery (cmd/status.c). */
 int cli_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 
 /* The length of path without its trailing slashes ("pdf/" -> 3; "/" keeps its one). */
 size_t cli_path_len(const char *path);
 
-/* The members of the clone (cmd/provenance.c), for printing handles. */
+/* The members of the clone with their roles (cmd/provenance.c), for printing handles. */
 typedef struct cli_member_list {
 	ss_state_member *list;
 	size_t n;
 } cli_member_list;
 int cli_members_load(ss_ctx *ctx, cli_member_list *out);
 void cli_members_release(cli_member_list *m);
+/* "'<who>' is already in the space: it is <role>" (clone --member, members add). */
+void cli_print_member_kept(FILE *out, const char *who, ss_state_role role);
 /* The member's handle when known, else did (borrowed). */
 const char *cli_who(const cli_member_list *m, const char *did);
 /* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...]}. */

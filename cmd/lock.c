@@ -2,36 +2,23 @@
  * lock.c: taking the clone's lock for a command that writes, then finishing whatever a killed
  * run left behind (ss_clone_recover: a merge, a push, a tracking ref behind the state, in
  * that order), once, here. Every command that writes the state, the refs or the files takes
- * it here: commit, push, fetch, pull, members add and remove; clone takes the lock of the
- * clone it builds with cli_lock_path.
+ * it here: commit, push, fetch, pull, members add and remove (clone takes the new clone's
+ * lock in sync/clone.c).
  *
- * The wait for another run is SS_LOCK_WAIT_MS, or $SKILLSYNC_LOCK_WAIT seconds (0 to 3600;
- * 0: do not wait), so a scheduler can choose between waiting and skipping a run.
+ * The wait for another run is ss_lock_wait_ms (core/lock.h).
  */
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/env.h"
 #include "core/fs.h"
 #include "core/lock.h"
 #include "core/repo.h"
 #include "sync/recover.h"
 
-static int lock_wait_ms(unsigned *out, ss_error *err)
-{
-	long s;
-	int rc = ss_env_seconds("SKILLSYNC_LOCK_WAIT", 0, 3600, &s, err);
-
-	if (rc < 0)
-		return rc;
-	*out = rc ? (unsigned)s * 1000u : SS_LOCK_WAIT_MS;
-	return 0;
-}
-
 int cli_lock_path(ss_ctx *ctx, const char *path, ss_lock **out)
 {
 	unsigned wait_ms;
-	int ret = lock_wait_ms(&wait_ms, &ctx->err);
+	int ret = ss_lock_wait_ms(&wait_ms, &ctx->err);
 
 	if (ret < 0)
 		return ret;

@@ -1,21 +1,16 @@
 /*
  * members.c: `skillsync members [--json]`, `skillsync members add|remove
  * <handle-or-did>`: who writes in the space this clone follows. Changes take
- * effect at the next fetch. `remove` finds the member in the local state (by DID or handle)
- * without the network, so a member whose DID no longer resolves can be removed.
+ * effect at the next fetch. Who may be in the space, in which role, is core/members.h's rule;
+ * sync/clone.h resolves the name and applies it.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cmd/cmd.h"
 #include "core/lock.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/state.h"
+#include "sync/clone.h"
 #include "sync/http.h"
-#include "sync/identity.h"
 
 static const char *role_name(ss_state_role r)
 {
@@ -62,93 +57,16 @@ static int list(ss_ctx *ctx, bool json)
 	return SS_EXIT_OK;
 }
 
-/*
- * The DID of who (a DID, or a handle) among the state's members, without the network: a
- * member whose DID no longer resolves can still be named, and removed. NULL when none matches.
- */
-static char *member_did(ss_ctx *ctx, const char *who)
-{
-	cli_member_list m;
-	char *did = NULL;
-
-	if (who[0] == '@')
-		who++;
-	if (cli_members_load(ctx, &m) < 0)
-		return NULL;
-	for (size_t i = 0; i < m.n && !did; i++)
-		if (!strcmp(m.list[i].did, who) ||
-		    (m.list[i].handle && !strcasecmp(m.list[i].handle, who)))
-			did = ss_xstrdup(m.list[i].did);
-	cli_members_release(&m);
-	return did;
-}
-
 static int add(ss_ctx *ctx, ss_http *http, const char *who)
 {
-	ss_identity id = {NULL, NULL, NULL};
-	ss_state_member old, m;
-	int rc, ret = -1;
+	ss_clone_named named;
+	int ret = ss_clone_member_add(ctx->state, http, who, &named, &ctx->err);
 
-	memset(&old, 0, sizeof(old));
-	if (ss_identity_resolve(http, who, &id, &ctx->err) < 0) {
-		ss_error_prefix(&ctx->err, "cannot resolve '%s'", who);
-		goto out;
-	}
-	rc = ss_state_member_get(ctx->state, id.did, &old, &ctx->err);
-	if (rc < 0 && ctx->err.code != SS_ENOTFOUND)
-		goto out;
-	if (rc == 0 && old.role != SS_ROLE_ME) {
-		printf("'%s' is already a member (%s)\n", who, role_name(old.role));
-		ret = 0;
-		goto out;
-	}
-	m = (ss_state_member){id.did, id.handle, id.pds, NULL, NULL, SS_ROLE_MEMBER};
-	if (ss_state_member_put(ctx->state, &m, &ctx->err) < 0)
-		goto out;
-	printf("Added '%s' (%s); its skills arrive with the next pull\n", who, id.did);
-	ret = 0;
-out:
-	ss_state_member_release(&old);
-	ss_identity_release(&id);
-	return ret;
-}
-
-/* By the state's DID or handle first; a handle the state does not know is resolved. */
-static int remove_member(ss_ctx *ctx, ss_http *http, const char *who)
-{
-	ss_identity id = {NULL, NULL, NULL};
-	ss_state_member old;
-	char *did = member_did(ctx, who);
-	const char *me = ss_state_me(ctx->state);
-	int ret = -1;
-
-	memset(&old, 0, sizeof(old));
-	if (!did && strncmp(who, "did:", 4)) {
-		if (ss_identity_resolve(http, who, &id, &ctx->err) < 0) {
-			ss_error_prefix(&ctx->err, "cannot resolve '%s'", who);
-			goto out;
-		}
-		did = ss_xstrdup(id.did);
-	}
-	if (!did || ss_state_member_get(ctx->state, did, &old, &ctx->err) < 0) {
-		ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' is not a member of this space", who);
-		goto out;
-	}
-	if (old.role == SS_ROLE_MEMBER && me && !strcmp(me, did))
-		old.role = SS_ROLE_ME;
-	if (old.role != SS_ROLE_MEMBER) {
-		ss_error_set(&ctx->err, SS_EINVALID, "cannot remove '%s': it is %s", who,
-		             old.role == SS_ROLE_AUTHORITY ? "the space's authority" : "you");
-		goto out;
-	}
-	if (ss_state_member_remove(ctx->state, did, &ctx->err) < 0)
-		goto out;
-	printf("Removed '%s'; its skills leave the view with the next pull\n", who);
-	ret = 0;
-out:
-	free(did);
-	ss_state_member_release(&old);
-	ss_identity_release(&id);
+	if (ret == 0 && named.added)
+		printf("Added '%s' (%s); its skills arrive with the next pull\n", who, named.did);
+	else if (ret == 0)
+		cli_print_member_kept(stdout, who, named.role);
+	ss_clone_named_release(&named);
 	return ret;
 }
 
@@ -160,7 +78,10 @@ static int change(ss_ctx *ctx, bool adding, const char *who)
 
 	if (cli_lock_clone(ctx, NULL, &lock, NULL) < 0 || ss_http_new(&http, NULL, &ctx->err) < 0)
 		goto out;
-	ret = adding ? add(ctx, http, who) : remove_member(ctx, http, who);
+	if (adding)
+		ret = add(ctx, http, who);
+	else if ((ret = ss_clone_member_remove(ctx->state, http, who, &ctx->err)) == 0)
+		printf("Removed '%s'; its skills leave the view with the next pull\n", who);
 out:
 	ss_http_free(http);
 	ss_lock_free(lock);

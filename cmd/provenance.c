@@ -1,9 +1,11 @@
-/* provenance.c: how ls and show print where versions come from (text and JSON).
+/* provenance.c: how ls and show print where versions come from (text and JSON), and the
+ * members they name.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/members.h"
 
 const char *cli_who(const cli_member_list *m, const char *did)
 {
@@ -65,7 +67,14 @@ int cli_members_load(ss_ctx *ctx, cli_member_list *out)
 {
 	out->list = NULL;
 	out->n = 0;
-	return ss_state_members_list(ctx->state, &out->list, &out->n, &ctx->err);
+	return ss_members_list(ctx->state, &out->list, &out->n, &ctx->err);
+}
+
+void cli_print_member_kept(FILE *out, const char *who, ss_state_role role)
+{
+	fputs("'", out);
+	cli_print_safe(out, who);
+	fprintf(out, "' is already in the space: it is %s\n", ss_members_role_text(role));
 }
 
 void cli_members_release(cli_member_list *m)

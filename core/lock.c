@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/env.h"
 #include "core/mem.h"
 
 struct ss_lock {
@@ -40,6 +41,17 @@ static void holder(int fd, char *out, size_t size)
 		snprintf(out, size, "pid %lld on %s, started %s", pid, host[0] ? host : "?", when);
 	else
 		snprintf(out, size, "pid unknown");
+}
+
+int ss_lock_wait_ms(unsigned *out, ss_error *err)
+{
+	long s;
+	int rc = ss_env_seconds("SKILLSYNC_LOCK_WAIT", 0, 3600, &s, err);
+
+	if (rc < 0)
+		return rc;
+	*out = rc ? (unsigned)s * 1000u : SS_LOCK_WAIT_MS;
+	return 0;
 }
 
 int ss_lock_acquire(ss_lock **out, const char *path, unsigned wait_ms, ss_error *err)

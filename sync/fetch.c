@@ -7,6 +7,7 @@
 
 #include "core/commit.h"
 #include "core/mem.h"
+#include "core/members.h"
 #include "core/render.h"
 #include "core/tree.h"
 #include "sync/fetch_priv.h"
@@ -189,7 +190,7 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		if (rc < 0 && err->code == SS_ENOTFOUND) {
 			ss_state_member nm = {h->did, h->handle, NULL, NULL, NULL, SS_ROLE_MEMBER};
 
-			if (ss_state_member_put(f->st, &nm, err) < 0)
+			if (ss_members_add(f->st, &nm, NULL, NULL, err) < 0)
 				goto out;
 		} else if (rc < 0) {
 			goto out;

@@ -103,9 +103,15 @@ python3 -c 'import json, sys; print(json.dumps({"name": "manyfiles", "descriptio
 
 # Clone as me.
 SKILLSYNC_PASSWORD=$(ss_json "me.json" password) "$SKILLSYNC" login "$me_handle" >/dev/null
+# Naming the authority, me, or a member twice as a member changes nothing, and says so.
 "$SKILLSYNC" clone "$auth_handle" space --member "$m1_handle" --member "$m2_handle" \
-	--member "$auth_handle" >out 2>err || { cat err; fail "clone failed"; }
+	--member "$auth_handle" --member "$me_handle" --member "$m1_did" >out 2>err ||
+	{ cat err; fail "clone failed"; }
 grep -q "^Cloned 11 skills from 4 members (10 invalid records skipped)" out || { cat out err; fail "summary"; }
+grep -qx "'$auth_handle' is already in the space: it is the space's authority" err &&
+	grep -qx "'$me_handle' is already in the space: it is you" err &&
+	grep -qx "'$m1_did' is already in the space: it is a member" err ||
+	fail "clone did not say who was named twice: $(cat err)"
 
 # One line per hostile record, naming the member, the key and the reason.
 expect_skip() {
@@ -245,4 +251,48 @@ grep -q "another skillsync (pid $holder on testhost" err4 || fail "busy clone sa
 wait "$holder"
 "$SKILLSYNC" clone "$auth_handle" busy >/dev/null 2>err4 || fail "clone after the holder ended: $(cat err4)"
 [ -d busy/.git ] && [ ! -e busy.skillsync-partial ] || fail "the clone after the holder ended"
+# Who is in the space, and in which role: the same rule and words for clone and members.
+roles() { "$SKILLSYNC" members --json | python3 -c '
+import json, sys
+print(" ".join(sorted(m["role"] + ":" + m["did"] for m in json.load(sys.stdin))))'; }
+cd space
+want="member:$m1_did member:$m2_did me:$me_did authority:$auth_did"
+want=$(echo "$want" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
+[ "$(roles)" = "$want" ] || fail "roles after clone: $(roles)"
+for who in "$auth_handle|the space's authority" "$me_handle|you" "$m1_handle|a member"; do
+	"$SKILLSYNC" members add "${who%%|*}" >out 2>err || fail "members add ${who%%|*}: $(cat err)"
+	[ "$(cat out)" = "'${who%%|*}' is already in the space: it is ${who#*|}" ] ||
+		fail "members add ${who%%|*} said: $(cat out err)"
+done
+[ "$(roles)" = "$want" ] || fail "members add changed a role: $(roles)"
+for who in "$auth_handle|the space's authority" "$me_did|you"; do
+	rc=0
+	"$SKILLSYNC" members remove "${who%%|*}" >out 2>err || rc=$?
+	[ "$rc" = 1 ] && [ ! -s out ] &&
+		[ "$(cat err)" = "skillsync: cannot remove '${who%%|*}': it is ${who#*|}" ] ||
+		fail "members remove ${who%%|*}: exit $rc: $(cat out err)"
+done
+"$SKILLSYNC" members remove "$m2_handle" >out || fail "members remove m2"
+grep -qx "Removed '$m2_handle'; its skills leave the view with the next pull" out || fail "remove said: $(cat out)"
+rc=0
+"$SKILLSYNC" members remove "$m2_did" >out 2>err || rc=$?
+[ "$rc" = 1 ] && [ "$(cat err)" = "skillsync: '$m2_did' is not a member of this space" ] ||
+	fail "removing a member twice: exit $rc: $(cat out err)"
+"$SKILLSYNC" members add "$m2_handle" >out || fail "members add m2"
+grep -qx "Added '$m2_handle' ($m2_did); its skills arrive with the next pull" out || fail "add said: $(cat out)"
+[ "$(roles)" = "$want" ] || fail "roles after remove and add: $(roles)"
+cd ..
+# --as the authority's own account: one DID, the authority's role, and it is me.
+export SKILLSYNC_CONFIG_HOME=$work/auth-config
+SKILLSYNC_PASSWORD=$(ss_json auth.json password) "$SKILLSYNC" login "$auth_handle" >/dev/null
+"$SKILLSYNC" clone "$auth_handle" own --as "$auth_handle" --member "$m1_handle" >/dev/null 2>err ||
+	fail "clone --as the authority: $(cat err)"
+cd own
+[ "$(roles)" = "$(printf '%s\n' "authority:$auth_did" "member:$m1_did" | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
+	fail "roles of the authority's own clone: $(roles)"
+[ "$("$SKILLSYNC" ls --json | python3 -c 'import json,sys; print({s["winner"]["why"] for s in json.load(sys.stdin)} & {"mine"})')" = "{'mine'}" ] ||
+	fail "the authority's own clone has nothing of mine"
+"$SKILLSYNC" members remove "$auth_did" >/dev/null 2>err && fail "removed the authority from its own clone"
+[ "$(cat err)" = "skillsync: cannot remove '$auth_did': it is the space's authority" ] || fail "said: $(cat err)"
+cd ..
 echo "clone: all checks passed"

@@ -1,0 +1,324 @@
+#include "sync/clone.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/commit.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/mem.h"
+#include "core/members.h"
+#include "core/repo.h"
+#include "core/worktree.h"
+#include "sync/identity.h"
+#include "sync/session.h"
+#include "sync/space.h"
+
+/* Inside <dir>.skillsync-partial while a clone builds it (see clone.h). */
+#define PARTIAL_MARKER ".git/skillsync/partial-clone"
+
+/* The directory name git would pick: the authority's handle, or the DID's last part. */
+static char *default_dir(const char *authority)
+{
+	const char *p = strrchr(authority, ':');
+
+	return ss_xstrdup(p ? p + 1 : authority);
+}
+
+/* 1 when path exists and is a non-empty directory or not a directory; 0 when free. */
+static int occupied(const char *path)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+	int busy = 0;
+
+	if (lstat(path, &sb) < 0)
+		return 0;
+	if (!S_ISDIR(sb.st_mode))
+		return 1;
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			busy = 1;
+			break;
+		}
+	closedir(d);
+	return busy;
+}
+
+/* The clone's lock at path, with every run's wait. */
+static int lock_at(const char *path, ss_lock **out, ss_error *err)
+{
+	unsigned wait_ms;
+	int rc = ss_lock_wait_ms(&wait_ms, err);
+
+	return rc < 0 ? rc : ss_lock_acquire(out, path, wait_ms, err);
+}
+
+/* Step 2's start: removes the partial clone a killed run left; refuses one no clone made. */
+static int clear_partial(const ss_clone_opts *o, const char *partial, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_lock *lock = NULL;
+	int ret = 0;
+
+	if (access(partial, F_OK) < 0)
+		return 0;
+	ss_fs_join(&path, partial, PARTIAL_MARKER);
+	if (access(path.ptr, F_OK) < 0) {
+		ret = ss_error_set(err, SS_EEXISTS,
+		                   "'%s' already exists and was not left by a clone: remove it or "
+		                   "clone into another directory",
+		                   partial);
+		goto out;
+	}
+	/* another clone into the same directory may be building it now */
+	ss_buf_clear(&path);
+	ss_fs_join(&path, partial, ".git/skillsync/lock");
+	if (access(path.ptr, F_OK) == 0 && (ret = lock_at(path.ptr, &lock, err)) < 0)
+		goto out;
+	if (o->removing)
+		o->removing(o->payload, partial);
+	ret = ss_fs_remove_tree(partial, err);
+out:
+	ss_lock_free(lock);
+	ss_buf_release(&path);
+	return ret;
+}
+
+static void session_copy(ss_session_info *dst, const ss_session_info *src)
+{
+	dst->did = ss_xstrdup(src->did);
+	dst->handle = src->handle ? ss_xstrdup(src->handle) : NULL;
+	dst->pds = src->pds ? ss_xstrdup(src->pds) : NULL;
+}
+
+/* Step 3: me (zeroed: nobody, a read-only clone). */
+static int pick_me(const char *as, ss_session_info *me, ss_error *err)
+{
+	ss_session_info *list = NULL;
+	size_t n = 0;
+	int ret = 0;
+
+	memset(me, 0, sizeof(*me));
+	if ((ret = ss_session_list(&list, &n, err)) < 0)
+		return ret;
+	if (as) {
+		for (size_t i = 0; i < n && !me->did; i++)
+			if (!strcmp(list[i].did, as) ||
+			    (list[i].handle && !strcasecmp(list[i].handle, as)))
+				session_copy(me, &list[i]);
+		if (!me->did)
+			ret = ss_error_set(err, SS_EAUTH,
+			                   "'%s' is not signed in (run 'skillsync login %s')", as,
+			                   as);
+	} else if (n == 1) {
+		session_copy(me, &list[0]);
+	} else if (n > 1) {
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "%zu accounts are signed in: pick the one that is you with "
+		                   "'--as <handle>'",
+		                   n);
+	}
+	ss_session_list_free(list, n);
+	return ret;
+}
+
+static int resolve(ss_http *http, const char *who, ss_identity *out, ss_error *err)
+{
+	int rc = ss_identity_resolve(http, who, out, err);
+
+	return rc < 0 ? ss_error_prefix(err, "cannot resolve '%s'", who) : 0;
+}
+
+/* Step 4's members: the authority and me, then each name of opts->members. */
+static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, const char *me,
+                       ss_error *err)
+{
+	ss_identity a = {NULL, NULL, NULL}, m = {NULL, NULL, NULL};
+	ss_state_member am, mm;
+	ss_clone_named named = {NULL, false, SS_ROLE_MEMBER};
+	int ret;
+
+	if ((ret = resolve(http, o->authority, &a, err)) < 0 ||
+	    (me && (ret = resolve(http, me, &m, err)) < 0))
+		goto out;
+	am = (ss_state_member){a.did, a.handle, a.pds, NULL, NULL, SS_ROLE_AUTHORITY};
+	mm = (ss_state_member){m.did, m.handle, m.pds, NULL, NULL, SS_ROLE_ME};
+	if ((ret = ss_members_init(st, &am, me ? &mm : NULL, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < o->nmembers; i++) {
+		if ((ret = ss_clone_member_add(st, http, o->members[i], &named, err)) < 0)
+			goto out;
+		if (!named.added && o->kept)
+			o->kept(o->payload, o->members[i], named.role);
+		ss_clone_named_release(&named);
+	}
+out:
+	ss_clone_named_release(&named);
+	ss_identity_release(&a);
+	ss_identity_release(&m);
+	return ret;
+}
+
+/* Step 4 in the partial clone at path, holding its lock (*lock, also on failure: released
+ * once the clone has its final name). */
+static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_clone_result *out,
+                 ss_error *err)
+{
+	ss_repo *repo = NULL;
+	ss_state *st = NULL;
+	ss_http *http = NULL;
+	ss_space *sp = NULL;
+	ss_session_info me = {NULL, NULL, NULL};
+	ss_buf file = SS_BUF_INIT;
+	ss_fetch_opts fo;
+	ss_http_stats stats;
+	ss_oid zero;
+	int ret;
+
+	memset(&fo, 0, sizeof(fo));
+	if (o->fetch)
+		fo = *o->fetch;
+	fo.subject = "clone";
+	ss_fs_join(&file, path, PARTIAL_MARKER);
+	if ((ret = ss_http_new(&http, NULL, err)) < 0 || (ret = pick_me(o->as, &me, err)) < 0 ||
+	    (ret = ss_repo_init(&repo, path, err)) < 0 ||
+	    (ret = ss_fs_write_atomic(file.ptr, "", 0, 0600, err)) < 0)
+		goto out;
+	ss_buf_clear(&file);
+	ss_fs_join(&file, ss_repo_statedir(repo), "lock");
+	if ((ret = lock_at(file.ptr, lock, err)) < 0 ||
+	    (ret = ss_state_open(&st, ss_repo_gitdir(repo), err)) < 0 ||
+	    (ret = ss_state_begin(st, err)) < 0 ||
+	    (ret = add_members(o, http, st, me.did, err)) < 0 ||
+	    (ret = ss_state_config_set(st, "transport", "public", err)) < 0 ||
+	    (ret = ss_state_commit(st, err)) < 0 ||
+	    (ret = ss_space_open(&sp, http, st, false, err)) < 0 ||
+	    (ret = ss_fetch_run(repo, st, sp, &fo, &out->fetch, err)) < 0)
+		goto out;
+	if (o->fetched) {
+		ss_http_get_stats(http, &stats);
+		o->fetched(o->payload, &stats);
+	}
+	ss_oid_clear(&zero);
+	if ((ret = ss_commit_update_ref(repo, SS_REPO_MAIN_REF, &out->fetch.commit, &zero, "clone",
+	                                err)) < 0 ||
+	    (ret = ss_worktree_checkout(repo, &out->fetch.commit, err)) < 0)
+		goto out;
+	ss_buf_clear(&file);
+	ss_fs_join(&file, path, PARTIAL_MARKER);
+	if (unlink(file.ptr) < 0)
+		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", file.ptr,
+		                   strerror(errno));
+out:
+	ss_buf_release(&file);
+	ss_space_free(sp);
+	ss_state_free(st);
+	ss_repo_free(repo);
+	ss_http_free(http);
+	ss_session_info_release(&me);
+	return ret;
+}
+
+int ss_clone_run(const ss_clone_opts *o, ss_clone_result *out, ss_error *err)
+{
+	ss_buf partial = SS_BUF_INIT;
+	ss_lock *lock = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->dir = o->dir ? ss_xstrdup(o->dir) : default_dir(o->authority);
+	ss_buf_printf(&partial, "%s.skillsync-partial", out->dir);
+	if (occupied(out->dir)) {
+		ret = ss_error_set(err, SS_EEXISTS,
+		                   "destination path '%s' already exists and is not an empty "
+		                   "directory",
+		                   out->dir);
+		goto out;
+	}
+	if ((ret = clear_partial(o, partial.ptr, err)) < 0)
+		goto out;
+	if (o->cloning)
+		o->cloning(o->payload, out->dir);
+	ret = build(o, partial.ptr, &lock, out, err);
+	if (ret == 0 && access(out->dir, F_OK) == 0 && rmdir(out->dir) < 0)
+		ret = ss_error_set(err, SS_ERROR, "cannot replace empty directory '%s': %s",
+		                   out->dir, strerror(errno));
+	if (ret == 0 && rename(partial.ptr, out->dir) < 0)
+		ret = ss_error_set(err, SS_ERROR, "cannot rename '%s' to '%s': %s", partial.ptr,
+		                   out->dir, strerror(errno));
+	if (ret < 0 && access(partial.ptr, F_OK) == 0) /* not when it failed before making one */
+		out->partial = ss_buf_detach(&partial, NULL);
+out:
+	ss_lock_free(lock);
+	ss_buf_release(&partial);
+	return ret;
+}
+
+void ss_clone_result_release(ss_clone_result *r)
+{
+	if (!r)
+		return;
+	free(r->dir);
+	free(r->partial);
+	memset(r, 0, sizeof(*r));
+}
+
+int ss_clone_member_add(ss_state *st, ss_http *http, const char *who, ss_clone_named *out,
+                        ss_error *err)
+{
+	ss_identity id = {NULL, NULL, NULL};
+	ss_state_member m;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = resolve(http, who, &id, err)) < 0)
+		return ret;
+	m = (ss_state_member){id.did, id.handle, id.pds, NULL, NULL, SS_ROLE_MEMBER};
+	ret = ss_members_add(st, &m, &out->added, &out->role, err);
+	if (ret == 0) {
+		out->did = id.did;
+		id.did = NULL;
+	}
+	ss_identity_release(&id);
+	return ret;
+}
+
+void ss_clone_named_release(ss_clone_named *n)
+{
+	if (!n)
+		return;
+	free(n->did);
+	n->did = NULL;
+}
+
+int ss_clone_member_remove(ss_state *st, ss_http *http, const char *who, ss_error *err)
+{
+	ss_identity id = {NULL, NULL, NULL};
+	char *did = NULL;
+	int ret = ss_members_find(st, who, &did, err);
+
+	if (ret < 0 && err->code != SS_ENOTFOUND)
+		goto out;
+	if (ret < 0 && strncmp(who, "did:", 4)) {
+		if ((ret = resolve(http, who, &id, err)) < 0)
+			goto out;
+		did = ss_xstrdup(id.did);
+	}
+	ret = ss_members_remove(st, did ? did : who, who, err);
+out:
+	free(did);
+	ss_identity_release(&id);
+	return ret;
+}
