@@ -33,6 +33,11 @@ int ss_xrpc__error(const char *nsid, long status, const ss_buf *body, size_t req
 /* Parses an answer body into an object; SS_ERROR naming nsid when it is not one. */
 int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err);
 
+/* Hands every record of a listRecords page to fn; *cursor gets the next cursor or NULL (also
+ * the fuzz target tests/fuzz/xrpc_page.c). */
+int ss_xrpc__walk_page(const json_t *page, ss_xrpc_record_fn fn, void *payload, size_t *count,
+                       char **cursor, ss_error *err);
+
 /* A malloc'd copy of obj[key] when it is a string, else NULL. */
 char *ss_xrpc__str(const json_t *obj, const char *key);
 

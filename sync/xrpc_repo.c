@@ -69,9 +69,8 @@ static void commit_from(const json_t *obj, ss_xrpc_commit *c)
 	c->rev = ss_xrpc__str(obj, "rev");
 }
 
-/* Hands every record of a listRecords page to fn; *cursor gets the next cursor or NULL. */
-static int walk_page(const json_t *page, ss_xrpc_record_fn fn, void *payload, size_t *count,
-                     char **cursor, ss_error *err)
+int ss_xrpc__walk_page(const json_t *page, ss_xrpc_record_fn fn, void *payload, size_t *count,
+                       char **cursor, ss_error *err)
 {
 	json_t *records = json_object_get(page, "records"), *r;
 	size_t i;
@@ -114,7 +113,7 @@ int ss_xrpc_list_records(ss_xrpc *x, const char *repo, const char *collection, s
 
 		ret = ss_xrpc__call(x, &call, &page, err);
 		if (!ret)
-			ret = walk_page(page, fn, payload, &count, &next, err);
+			ret = ss_xrpc__walk_page(page, fn, payload, &count, &next, err);
 		json_decref(page);
 		if (ret < 0)
 			break;
@@ -178,7 +177,7 @@ static int on_page(ss_http_batch *b, void *payload, int rc, const ss_error *req_
 	job->pages++;
 	rc = ss_xrpc__parse(NSID_LIST, &resp->body, &page, &job->err);
 	if (!rc)
-		rc = walk_page(page, job->fn, job->payload, &count, &next, &job->err);
+		rc = ss_xrpc__walk_page(page, job->fn, job->payload, &count, &next, &job->err);
 	json_decref(page);
 	if (rc < 0) {
 		job->rc = rc;
