@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # needs: pds
+# build: sanitize
 # The fault matrix: clone, pull and push against the real PDS through the fault proxy
 # (tests/fault/proxy.py), a fault injected at the Nth request. For each command, one fault of
 # each class at every request index the command makes (drop-after, 500, 429, cut, stall,
@@ -93,7 +94,7 @@ done
 commands=" ${SS_FAULT_COMMANDS:-clone pull push} "
 
 passed=0 xfail=0 injected=0
-declare -A survived stopped
+declare -A survived stopped done_by stopped_by xfail_by
 
 # check_stop <kind> <rc> <stderr>: the faulted run either succeeded or stopped with one line
 # and the exit code that kind of fault gets; prints the problem.
@@ -110,12 +111,14 @@ check_stop() {
 	grep -q "^skillsync: " "$err" || { echo "not a skillsync: line" && return 1; }
 }
 
-# count <command> <rc>: one more faulted run that completed (0) or stopped.
+# count <command> <kind> <rc>: one more faulted run that completed (0) or stopped.
 count() {
-	if [ "$2" = 0 ]; then
+	if [ "$3" = 0 ]; then
 		survived[$1]=$((${survived[$1]:-0} + 1))
+		done_by["$1 $2"]=$((${done_by["$1 $2"]:-0} + 1))
 	else
 		stopped[$1]=$((${stopped[$1]:-0} + 1))
+		stopped_by["$1 $2"]=$((${stopped_by["$1 $2"]:-0} + 1))
 	fi
 }
 
@@ -154,6 +157,7 @@ verdict() {
 	elif [ -n "$listed" ]; then
 		echo "XFAIL $id: $problem"
 		xfail=$((xfail + 1))
+		xfail_by["$1 $2"]=$((${xfail_by["$1 $2"]:-0} + 1))
 	else
 		cat "$work/err" >&2
 		fail "$id: $problem"
@@ -200,7 +204,7 @@ clone_cases() {
 		injected=$((injected + $(ss_fault_hits)))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
-		count clone "$rc"
+		count clone "$kind" "$rc"
 		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
 			as me clone "$auth_handle" c >/dev/null 2>"$work/err2" ||
 				problem="the rerun failed: $(cat "$work/err2")"
@@ -243,7 +247,7 @@ pull_cases() {
 		injected=$((injected + $(ss_fault_hits)))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
-		count pull "$rc"
+		count pull "$kind" "$rc"
 		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
 			(cd p && as me pull --quiet) >/dev/null 2>"$work/err2" ||
 				problem="the rerun failed: $(cat "$work/err2")"
@@ -336,7 +340,7 @@ push_cases() {
 		injected=$((injected + $(ss_fault_hits)))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
-		count push "$rc"
+		count push "$kind" "$rc"
 		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
 			(cd push-me && converge) || problem="the rerun failed: $(cat "$work/err2")"
 		fi
@@ -359,6 +363,11 @@ for k in sorted(a.keys() | b.keys()):
 }
 [[ $commands != *" push "* ]] || push_cases
 
+# One line per command and kind: cases that completed, stopped with one line, known failures.
+for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do
+	key=${key/:/ }
+	echo "  $key: completed ${done_by[$key]:-0}, stopped ${stopped_by[$key]:-0}, known failures ${xfail_by[$key]:-0}"
+done
 echo "fault matrix (seed $seed): $passed cases passed, $xfail known failures," \
 	"$injected faults injected; completed: clone ${survived[clone]:-0}," \
 	"pull ${survived[pull]:-0}, push ${survived[push]:-0}; stopped with one line:" \
