@@ -26,12 +26,7 @@ full=${SS_FAULTS_FULL:-0}
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 . "$SS_SOURCE_DIR/tests/fault/lib.sh"
 
-work=$(mktemp -d)
-trap 'ss_proxy_stop; rm -rf "$work"' EXIT
-cd "$work"
-ss_git_identity
-ss_pds_env
-ss_proxy_start "$work"
+ss_proxy_workdir
 # A stall must outlast the client: the shortest timeout skillsync accepts.
 export SKILLSYNC_TIMEOUT=1
 

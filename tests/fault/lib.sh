@@ -1,6 +1,18 @@
 # tests/fault/lib.sh: the fault proxy (tests/fault/proxy.py) for the end-to-end scripts.
 # Source it after tests/cmd/lib/common.sh and ss_pds_env.
 
+# ss_proxy_workdir: the usual start of a script behind the proxy: a fresh directory $work (the
+# current directory, removed at exit with the proxy stopped), a fixed git identity, the PDS's
+# environment and the proxy started.
+ss_proxy_workdir() {
+	work=$(mktemp -d)
+	trap 'ss_proxy_stop; rm -rf "$work"' EXIT
+	cd "$work"
+	ss_git_identity
+	ss_pds_env
+	ss_proxy_start "$work"
+}
+
 # ss_proxy_start <dir>: starts the proxy in front of $pds and $plc (its port in <dir>/port,
 # its pid in $proxy_pid), sets $proxy to its URL and points skillsync's identity resolution
 # at it, so that every request skillsync makes goes through it. Stop it with ss_proxy_stop.
