@@ -13,10 +13,10 @@
 # working tree (an uncommitted edit included, untouched), the same committed tree, the same
 # view (ls --json), nothing left to push, the same records on the server, and every commit
 # made still in the history.
-# Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE (default 6) sizes
-# it; SS_FAULTS_FULL=1 runs every fault at every index (the full matrix, docs/RELIABILITY.md);
-# SS_FAULT_COMMANDS (default "clone pull push") picks the commands; SS_FAULT_VERBOSE=1 prints
-# each case.
+# Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 4
+# per command); SS_FAULTS_FULL=1 runs every fault at every index (the full matrix,
+# docs/RELIABILITY.md); SS_FAULT_COMMANDS (default "clone pull push") picks the commands;
+# SS_FAULT_VERBOSE=1 prints each case.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
@@ -27,8 +27,6 @@ full=${SS_FAULTS_FULL:-0}
 . "$SS_SOURCE_DIR/tests/fault/lib.sh"
 
 ss_proxy_workdir
-# A stall must outlast the client: the shortest timeout skillsync accepts.
-export SKILLSYNC_TIMEOUT=1
 
 every=(drop-after 500 429 cut stall shape-types)
 others=(drop-before 502 503 stall-after shape-array shape-html 503x)
@@ -36,7 +34,7 @@ if [ "$full" = 1 ]; then
 	every+=("${others[@]}")
 	others=()
 fi
-sample=${SS_FAULT_SAMPLE:-6}
+sample=${SS_FAULT_SAMPLE:-4}
 
 # Known failures, fixed on other branches: "<command>:<kind>:<index>" globs. A case listed here
 # that fails is reported as XFAIL and does not fail the script; one that passes is reported as
@@ -50,8 +48,9 @@ known_failures=(
 	# push: a push interrupted before its second batch (a fault the PDS never saw) is finished
 	# by the next push without the commit message in the notes of the records it writes.
 	"push:500:2" "push:stall:2" "push:drop-before:2" "push:503x:2"
-	# identity: a DID document answered with a 5xx stops with exit 1, not 4 (network).
-	"clone:503x:*"
+	# identity: a DID document answered with a 5xx on every retry stops with exit 1, not 4
+	# (network); clone's requests 2 and 3 are the DID documents.
+	"clone:503x:2" "clone:503x:3"
 )
 
 ss_accounts . "" auth me twin
@@ -82,6 +81,10 @@ as() {
 	shift
 	SKILLSYNC_CONFIG_HOME=$work/config-$who "$SKILLSYNC" "$@"
 }
+# faulted <who> <command>...: the run that gets the fault. A stall must outlast the client: the
+# shortest timeout skillsync accepts (the other runs keep the default, a loaded machine may be
+# slow to answer).
+faulted() { SKILLSYNC_TIMEOUT=1 as "$@"; }
 for who in me twin; do
 	SKILLSYNC_PASSWORD=$(ss_json "$who.json" password) as "$who" login \
 		"$(ss_json "$who.json" handle)" >/dev/null
@@ -195,7 +198,7 @@ clone_cases() {
 		rm -rf c c.skillsync-partial
 		inject "$kind" "$at"
 		rc=0
-		as me clone "$auth_handle" c >/dev/null 2>err || rc=$?
+		faulted me clone "$auth_handle" c >/dev/null 2>err || rc=$?
 		injected=$((injected + $(ss_fault_hits)))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
@@ -230,15 +233,15 @@ pull_cases() {
 			}
 	change
 	ss_fault_clear
-	(cd ref && as me pull --quiet) || fail "reference pull"
+	(cd ref && as me pull --quiet >/dev/null) || fail "reference pull"
 	n=$(ss_fault_count)
-	(cd p && as me pull --quiet) || fail "probe pull"
+	(cd p && as me pull --quiet >/dev/null) || fail "probe pull"
 	while read -r kind at; do
 		change
-		(cd ref && as me pull --quiet) || fail "reference pull"
+		(cd ref && as me pull --quiet >/dev/null) || fail "reference pull"
 		inject "$kind" "$at"
 		rc=0
-		(cd p && as me pull --quiet) >/dev/null 2>err || rc=$?
+		(cd p && faulted me pull --quiet) >/dev/null 2>err || rc=$?
 		injected=$((injected + $(ss_fault_hits)))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
@@ -331,7 +334,7 @@ push_cases() {
 		mine=$(git -C push-me rev-parse HEAD)
 		inject "$kind" "$at"
 		rc=0
-		(cd push-me && as me push) >/dev/null 2>err || rc=$?
+		(cd push-me && faulted me push) >/dev/null 2>err || rc=$?
 		injected=$((injected + $(ss_fault_hits)))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true

@@ -4,10 +4,10 @@
 # The hostile corpus (testdata/hostile/): records a member writes straight to the PDS
 # (records/<key>.json, putRecord without validation) and what the PDS itself would refuse to
 # store, served by the fault proxy instead (served/<key>.json, raw bytes, plus a record over
-# the PDS's 1,000,000-byte body limit made here). Each one alone beside a valid skill: clone
-# succeeds, skips it with one line naming the member and the record, writes nothing outside
-# the clone, and keeps the valid skills. Then all of them at once beside 3,000 valid records of
-# another member: every one skipped, every valid skill there, peak RSS under a loose bound.
+# the PDS's 1,000,000-byte body limit made here). All at once beside 3,000 valid records of
+# another member, and alone the known failures (every record alone with SS_HOSTILE_EACH=1):
+# clone succeeds, skips each with one line naming the member and the record, writes nothing
+# outside the clone, and keeps every valid skill; peak RSS stays under a loose bound.
 # Then hostile SKILL.md files made locally (YAML bombs, deep nesting, huge keys and values):
 # `validate` and `commit` refuse each with a message in bounded time and memory.
 set -euo pipefail
@@ -151,9 +151,14 @@ check() {
 	fi
 }
 
+# alone <key>: whether the key is tried alone: the known failures (to see them fixed), or every
+# key with SS_HOSTILE_EACH=1 (the others are tried all at once below, with the same checks).
+alone() { [ "${SS_HOSTILE_EACH:-0}" = 1 ] || is_known "$1"; }
+
 # One at a time: written to the PDS, cloned, removed.
 for f in "$hostile"/records/*.json "$gen"/records/*.json; do
 	key=$(basename "$f" .json)
+	alone "$key" || continue
 	raw m1 "$key" "$f"
 	check "$key"
 	raw m1 "$key" -
@@ -163,6 +168,7 @@ printf '{"name":"uri-without-slash","description":"d","instructions":"x","create
 	2026-01-01T00:00:00.000Z 2026-01-01T00:00:00.000Z >"$gen/served/uri-without-slash.json"
 for f in "$hostile"/served/*.json "$gen"/served/*.json; do
 	key=$(basename "$f" .json)
+	alone "$key" || continue
 	entry "$m1_did" "$key" "$f" >served.jsonl
 	ss_fault_serve "$m1_did" "$work/served.jsonl"
 	check "$key"
@@ -193,7 +199,9 @@ before=$(outside)
 /usr/bin/time -f '%M %e' -o usage "$SKILLSYNC" clone "$auth_handle" c --member "$m1_handle" \
 	--member "$m2_handle" >out 2>err || { cat err; fail "the clone of everything failed"; }
 for key in "${expected[@]}"; do
-	[ "$(grep -c "'$key' of '$m1_handle'" err)" = 1 ] || fail "'$key' not skipped once: $(cat err)"
+	[ "$(grep -c "'$key'" err)" = 1 ] || fail "'$key' not named once: $(cat err)"
+	grep "'$key'" err | grep -q "'$m1_handle'" || fail "the line for '$key' does not name the member"
+	[ ! -e "c/$key" ] || fail "'$key' was written"
 done
 [ "$(outside)" = "$before" ] || fail "the clone of everything wrote outside it"
 [ "$(find c -mindepth 1 -maxdepth 1 -name 'gen*' | wc -l)" = 3000 ] || fail "not every generated skill is there"
@@ -248,5 +256,5 @@ done
 [ -z "$(git status --porcelain --untracked-files=no)" ] && [ "$(git log --format=%s -1)" != hostile ] ||
 	fail "commit wrote something"
 
-echo "hostile corpus: $tried records tried one at a time, $passed refused as they should," \
-	"$xfail known failures"
+echo "hostile corpus: ${#expected[@]} records refused all at once; $tried tried alone:" \
+	"$passed refused as they should, $xfail known failures"
