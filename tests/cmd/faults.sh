@@ -36,9 +36,9 @@ if [ "$full" = 1 ]; then
 fi
 sample=${SS_FAULT_SAMPLE:-4}
 
-# Known failures, fixed on other branches: "<command>:<kind>:<index>" globs. A case listed here
-# that fails is reported as XFAIL and does not fail the script; one that passes is reported as
-# XPASS (remove it from the list).
+# Known failures, still to fix (docs/RELIABILITY.md): "<command>:<kind>:<index>" globs. A case
+# listed here that fails is reported as XFAIL and does not fail the script; one that passes is
+# reported as XPASS (remove it from the list once it always passes).
 known_failures=(
 	# push: when the answer to an applyWrites that the PDS carried out is lost (or garbled), the
 	# rerun says 3 ("your repo changed since the last fetch", or the faulted push itself says so
@@ -46,7 +46,8 @@ known_failures=(
 	"push:drop-after:*" "push:cut:1" "push:stall-after:1" "push:shape-array:1"
 	"push:shape-html:1"
 	# push: a push interrupted before its second batch (a fault the PDS never saw) is finished
-	# by the next push without the commit message in the notes of the records it writes.
+	# by the next push without the commit message in the notes of the records it writes
+	# (drop-before passes when curl itself resends on a new connection).
 	"push:500:2" "push:stall:2" "push:drop-before:2" "push:503x:2"
 	# identity: a DID document answered with a 5xx on every retry stops with exit 1, not 4
 	# (network); clone's requests 2 and 3 are the DID documents.
