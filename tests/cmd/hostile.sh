@@ -24,8 +24,9 @@ max_seconds=${SS_HOSTILE_MAX_SECONDS:-20}
 ss_proxy_workdir
 export SKILLSYNC_CONFIG_HOME=$work/config
 
-# Known failures, still to fix (docs/RELIABILITY.md): record keys whose case fails today. A listed case
-# that fails is reported as XFAIL; one that passes as XPASS (remove it from the list).
+# Known failures, still to fix (docs/RELIABILITY.md): record keys whose case fails today. A
+# listed case that fails is reported as XFAIL; one that passes as XPASS (remove it from the
+# list).
 known_failures=(
 	# Paths libgit2's tree builder refuses (NTFS/HFS .git spellings) fail the whole clone.
 	dotgit-trailing-dot dotgit-trailing-space dotgit-short dotgit-short-upper dotgit-zwnj
