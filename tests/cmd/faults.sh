@@ -200,9 +200,11 @@ clone_cases() {
 		inject "$kind" "$at"
 		rc=0
 		faulted me clone "$auth_handle" c >/dev/null 2>err || rc=$?
-		injected=$((injected + $(ss_fault_hits)))
+		hits=$(ss_fault_hits)
+		injected=$((injected + hits))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
+		[ "$hits" != 0 ] || problem="no fault injected: fewer than $at requests"
 		count clone "$kind" "$rc"
 		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
 			as me clone "$auth_handle" c >/dev/null 2>"$work/err2" ||
@@ -243,9 +245,11 @@ pull_cases() {
 		inject "$kind" "$at"
 		rc=0
 		(cd p && faulted me pull --quiet) >/dev/null 2>err || rc=$?
-		injected=$((injected + $(ss_fault_hits)))
+		hits=$(ss_fault_hits)
+		injected=$((injected + hits))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
+		[ "$hits" != 0 ] || problem="no fault injected: fewer than $at requests"
 		count pull "$kind" "$rc"
 		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
 			(cd p && as me pull --quiet) >/dev/null 2>"$work/err2" ||
@@ -336,9 +340,11 @@ push_cases() {
 		inject "$kind" "$at"
 		rc=0
 		(cd push-me && faulted me push) >/dev/null 2>err || rc=$?
-		injected=$((injected + $(ss_fault_hits)))
+		hits=$(ss_fault_hits)
+		injected=$((injected + hits))
 		ss_fault_clear
 		problem=$(check_stop "$kind" "$rc" err) || true
+		[ "$hits" != 0 ] || problem="no fault injected: fewer than $at requests"
 		count push "$kind" "$rc"
 		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
 			(cd push-me && converge) || problem="the rerun failed: $(cat "$work/err2")"
