@@ -56,8 +56,8 @@ static bool resolve_int(const char *s, size_t len, int64_t *out)
 		return false; /* "-0" stays text */
 	errno = 0;
 	v = strtoll(s, &endp, 10);
-	if (errno || endp != s + len)
-		return false;
+	if (errno || endp != s + len || v > SS_VALUE_INT_MAX || v < -SS_VALUE_INT_MAX)
+		return false; /* beyond what the PDS stores: kept as text, like a float */
 	*out = v;
 	return true;
 }

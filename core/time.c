@@ -104,6 +104,10 @@ int ss_time_parse(const char *s, int64_t *us)
 		return SS_EINVALID;
 	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
 	t -= (int64_t)oh * 3600 + (int64_t)om * 60;
+	/* An offset must not carry the instant outside years 0000-9999 in UTC: it could not be
+	 * written back as a datetime (ss_time_format). */
+	if (t < days_from_civil(0, 1, 1) * 86400 || t >= days_from_civil(10000, 1, 1) * 86400)
+		return SS_EINVALID;
 	*us = t * 1000000 + frac;
 	return 0;
 }

@@ -29,6 +29,9 @@ typedef struct ss_value ss_value;
 ss_value *ss_value_new_null(void);
 ss_value *ss_value_new_bool(bool b);
 ss_value *ss_value_new_int(int64_t i);
+/* The integers a record may hold: the PDS stores only those a double holds exactly,
+ * |i| <= 2^53 - 1 (JavaScript's safe integers). */
+#define SS_VALUE_INT_MAX 9007199254740991LL
 /* Copies len bytes of s (they may hold any bytes; a NUL is added after them). */
 ss_value *ss_value_new_string(const char *s, size_t len);
 ss_value *ss_value_new_list(void);

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and testing skillsync needs on Debian 12 and is not there yet:
-# the C toolchain and libraries (apt), then the reference PDS for the tests (npm, cached
-# outside the checkout by tests/pds/install). Safe to run again: it installs only what is missing.
+# the C toolchain and libraries (apt; clang and its runtime libraries for the fuzz targets),
+# then the reference PDS for the tests (npm, cached outside the checkout by tests/pds/install).
+# Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config git clang-format
+packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
 	ca-certificates curl python3 nodejs npm)
 

@@ -62,6 +62,10 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	memset(&old, 0, sizeof(old));
 	memset(&r, 0, sizeof(r));
 	f->res->records++;
+	if (!rec->rkey) { /* an entry with no key: said, nothing stored */
+		report(f, rec->did, "?", rec->problem);
+		return 0;
+	}
 	rc = ss_state_record_get(f->st, rec->did, rec->rkey, &old, err);
 	if (rc == 0 && !strcmp(old.cid, rec->cid) && tree_usable(f, &old)) {
 		/* Unchanged: keep its subtree (stable rendering) and its verdict. */

@@ -62,7 +62,7 @@ typedef struct ss_space_record {
 	const char *value_json; /* the value, JSON text of value_len bytes; NULL with problem */
 	size_t value_len;
 	const char *problem; /* why the transport could not read this record, or NULL */
-} ss_space_record;
+} ss_space_record; /* rkey is NULL for an entry with nothing to keep it by (problem says why) */
 
 /*
  * What a listing reports. record: one record (new or changed, or any record of a full listing);

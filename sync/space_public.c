@@ -80,10 +80,20 @@ static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 	struct list_job *job = payload;
 	ss_space_record r = {job->did,        rec->rkey,      rec->cid,
 	                     rec->value_json, rec->value_len, rec->problem};
+	ss_buf why = SS_BUF_INIT;
+	int ret;
 
-	if (!rec->rkey || !rec->cid)
-		return 0; /* an entry without a key or CID: nothing to name it by, to keep */
-	return job->l->record(job->l->payload, &r, err);
+	if (!rec->rkey || !rec->cid) {
+		/* nothing to keep it by: said (rkey NULL), never stored */
+		ss_buf_printf(&why, "the listed entry '%s' has no %s", rec->uri ? rec->uri : "",
+		              rec->rkey ? "CID" : "record key in its uri");
+		r.rkey = NULL;
+		r.value_json = NULL;
+		r.problem = why.ptr;
+	}
+	ret = job->l->record(job->l->payload, &r, err);
+	ss_buf_release(&why);
+	return ret;
 }
 
 static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,

@@ -138,6 +138,8 @@ static void test_record__hostile_records_are_reported(void **state)
 	             "optional boolean executable");
 	decode_fails(REC("\"frontmatter\":{\"x\":1.5},"), "pdf",
 	             "pdf/SKILL.md: x: holds a number with a fraction (not allowed in records)");
+	decode_fails(REC("\"frontmatter\":{\"x\":9007199254740992},"), "pdf",
+	             "pdf/SKILL.md: x: holds an integer beyond 2^53 - 1 (not storable in records)");
 	decode_fails(REC("\"frontmatter\":{\"name\":\"pdf\"},"), "pdf",
 	             "pdf/SKILL.md: name: given twice");
 	decode_fails(REC("\"frontmatter\":[],"), "pdf",

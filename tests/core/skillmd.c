@@ -123,7 +123,8 @@ static void test_skillmd__lenient_reading_warns(void **state)
 static void test_skillmd__scalars_resolve_like_yaml_core(void **state)
 {
 	const char *text = "---\na: true\nb: False\nc: ~\nd:\ne: 12\nf: -3\ng: 1.5\nh: 0x1F\n"
-	                   "i: '12'\nj: !!str 12\nk: 99999999999999999999\nl: yes\n---\n";
+	                   "i: '12'\nj: !!str 12\nk: 99999999999999999999\nl: yes\n"
+	                   "m: 9007199254740991\nn: 9007199254740992\no: -9007199254740992\n---\n";
 	ss_report *r = ss_report_new();
 	size_t off;
 	ss_value *fm = parse_ok(text, &off, r);
@@ -140,6 +141,10 @@ static void test_skillmd__scalars_resolve_like_yaml_core(void **state)
 	assert_string_equal(str(fm, "j"), "12");
 	assert_string_equal(str(fm, "k"), "99999999999999999999");
 	assert_string_equal(str(fm, "l"), "yes");
+	/* beyond 2^53 - 1 the PDS stores no integer: text, like a float */
+	assert_int_equal(ss_value_int(ss_value_map_get(fm, "m")), 9007199254740991LL);
+	assert_string_equal(str(fm, "n"), "9007199254740992");
+	assert_string_equal(str(fm, "o"), "-9007199254740992");
 	ss_value_free(fm);
 	ss_report_free(r);
 }

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""A fault-injecting HTTP proxy between skillsync and the test PLC directory and PDS.
+
+Usage: tests/fault/proxy.py <pds-url> <plc-url> <port-file>
+
+Listens on 127.0.0.1 on a free port (written to <port-file> once it listens) and forwards
+every request: paths "/did:..." to the PLC directory, everything else to the PDS. In every
+response body the PDS's origin is replaced by the proxy's, so that a DID document (and a
+session's didDoc) names the proxy as the PDS: point SKILLSYNC_PLC_URL and
+SKILLSYNC_HANDLE_RESOLVER at the proxy and skillsync talks to the PDS only through it.
+
+Controlled over HTTP on the same port (these requests are not counted):
+  GET /_fault/set?kind=K&at=N[&times=T]  count requests from 1 again; requests N .. N+T-1
+                                         (T default 1; 0: every one from N) get fault K
+  GET /_fault/clear                      no fault, count from 1 again
+  GET /_fault/count                      {"count": requests so far, "hits": faults injected,
+                                          "log": ["METHOD path", ...]}
+  GET /_fault/serve?did=D&file=F         the first page (no cursor) of every listRecords of
+                                         repo D gets the records in F appended: F holds one raw
+                                         JSON record entry ({"uri","cid","value"}) a line, as
+                                         bytes (invalid UTF-8, huge integers and bodies over
+                                         the PDS's limits included); no file: stop serving
+Faults (K):
+  drop-before   the connection is closed without an answer; the PDS never sees the request
+  drop-after    the request reaches the PDS (which acts on it), then the connection is closed
+                without an answer
+  cut           the PDS's answer with its full Content-Length but only half its body, then
+                the connection is closed
+  500 502 503   that status with an XRPC error body; the PDS never sees the request
+  429           "429 Too Many Requests" with Retry-After: 1; the PDS never sees the request
+  stall         no answer until the client gives up (or 30 s); the PDS never sees the request
+  stall-after   the request reaches the PDS, then no answer until the client gives up
+  shape-types   the PDS's answer (status 200) with every top-level value of another JSON type
+  shape-array   the PDS's answer replaced by "[]" (status 200, application/json)
+  shape-html    the PDS's answer replaced by an HTML page (status 200, text/html)
+Python 3 standard library only, no network beyond loopback.
+"""
+import http.client
+import http.server
+import json
+import os
+import select
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+
+KINDS = {"drop-before", "drop-after", "cut", "500", "502", "503", "429", "stall",
+         "stall-after", "shape-types", "shape-array", "shape-html"}
+HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
+       "host", "accept-encoding", "te", "upgrade", "proxy-connection"}
+
+
+class State:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.kind, self.at, self.times = None, 0, 1
+        self.count, self.hits, self.log = 0, 0, []
+        self.serve = {}  # did -> [raw record bytes]
+
+    def next(self, line):
+        """Counts a request; returns the fault it gets, or None."""
+        with self.lock:
+            self.count += 1
+            self.log.append(line)
+            n = self.count
+            if self.kind and n >= self.at and (self.times == 0 or n < self.at + self.times):
+                self.hits += 1
+                return self.kind
+        return None
+
+
+STATE = State()
+
+
+def flip(v):
+    """A value of another JSON type."""
+    if isinstance(v, bool):
+        return "true"
+    if isinstance(v, str):
+        return 12345
+    if isinstance(v, (int, float)):
+        return "12345"
+    if isinstance(v, list):
+        return {"0": v[0] if v else None}
+    if isinstance(v, dict):
+        return [v]
+    return 0
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    upstream = {}  # "pds" / "plc" -> (host, port)
+    pds_origin = b""
+    self_origin = b""
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_GET(self):
+        self.handle_one()
+
+    def do_POST(self):
+        self.handle_one()
+
+    def reply(self, status, body, ctype="application/json", extra=None, close=False):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+    def drop(self):
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def stall(self):
+        """Waits until the client closes the connection (or 30 s), then drops it."""
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            r, _, _ = select.select([self.connection], [], [], 0.2)
+            if r:
+                try:
+                    if not self.connection.recv(65536, socket.MSG_PEEK):
+                        break
+                except OSError:
+                    break
+        self.drop()
+
+    def control(self, url):
+        q = dict(urllib.parse.parse_qsl(url.query))
+        with STATE.lock:
+            if url.path == "/_fault/set":
+                if q.get("kind") not in KINDS:
+                    return self.reply(400, b'{"error":"unknown kind"}')
+                STATE.kind, STATE.at = q["kind"], int(q.get("at", "1"))
+                STATE.times = int(q.get("times", "1"))
+                STATE.count, STATE.hits, STATE.log = 0, 0, []
+            elif url.path == "/_fault/clear":
+                STATE.kind = None
+                STATE.count, STATE.hits, STATE.log = 0, 0, []
+            elif url.path == "/_fault/serve":
+                if q.get("file"):
+                    with open(q["file"], "rb") as f:
+                        STATE.serve[q["did"]] = [l.rstrip(b"\n") for l in f if l.strip()]
+                else:
+                    STATE.serve.pop(q.get("did"), None)
+            body = json.dumps({"count": STATE.count, "hits": STATE.hits,
+                               "log": STATE.log}).encode()
+        self.reply(200, body)
+
+    def forward(self, body):
+        which = "plc" if self.path.startswith("/did:") else "pds"
+        host, port = self.upstream[which]
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
+        conn = http.client.HTTPConnection(host, port, timeout=60)
+        try:
+            conn.request(self.command, self.path, body=body, headers=headers)
+            resp = conn.getresponse()
+            data = resp.read()
+            rh = [(k, v) for k, v in resp.getheaders() if k.lower() not in HOP]
+            return resp.status, rh, data
+        finally:
+            conn.close()
+
+    def served(self, data):
+        """data with the records to serve appended, for the first page of a listing."""
+        url = urllib.parse.urlsplit(self.path)
+        if url.path != "/xrpc/com.atproto.repo.listRecords":
+            return data
+        q = dict(urllib.parse.parse_qsl(url.query))
+        with STATE.lock:
+            extra = STATE.serve.get(q.get("repo"))
+        if not extra or q.get("cursor"):
+            return data
+        page = json.loads(data)
+        records = page.pop("records", [])
+        head = json.dumps(page)[:-1].encode()  # without its closing brace
+        parts = [json.dumps(r).encode() for r in records] + extra
+        sep = b", " if page else b""
+        return head + sep + b'"records": [' + b", ".join(parts) + b"]}"
+
+    def handle_one(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path.startswith("/_fault/"):
+            return self.control(url)
+        kind = STATE.next(f"{self.command} {url.path}")
+        if kind in ("drop-before", "stall"):
+            # The body stays unread: the PDS never sees the request.
+            return self.drop() if kind == "drop-before" else self.stall()
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        if kind in ("500", "502", "503"):
+            msg = json.dumps({"error": "InternalServerError",
+                              "message": f"injected {kind}"}).encode()
+            return self.reply(int(kind), msg)
+        if kind == "429":
+            msg = b'{"error":"RateLimitExceeded","message":"injected 429"}'
+            return self.reply(429, msg, extra={"Retry-After": "1"})
+        try:
+            status, rh, data = self.forward(body)
+        except OSError as e:
+            return self.reply(502, json.dumps({"error": "ProxyError",
+                                               "message": str(e)}).encode())
+        if kind == "drop-after":
+            return self.drop()
+        if kind == "stall-after":
+            return self.stall()
+        data = data.replace(self.pds_origin, self.self_origin)
+        if status == 200:
+            data = self.served(data)
+        ctype = dict((k.lower(), v) for k, v in rh).get("content-type", "application/json")
+        if kind == "shape-types":
+            try:
+                page = json.loads(data)
+                page = {k: flip(v) for k, v in page.items()} if isinstance(page, dict) else {}
+            except ValueError:
+                page = {"unexpected": True}
+            return self.reply(200, json.dumps(page).encode())
+        if kind == "shape-array":
+            return self.reply(200, b"[]")
+        if kind == "shape-html":
+            return self.reply(200, b"<html><body>Bad gateway</body></html>", "text/html")
+        self.send_response(status)
+        for k, v in rh:
+            if k.lower() != "content-type":
+                self.send_header(k, v)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        if kind == "cut":
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            return self.drop()
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        """A client that went away (after a fault, or its timeout) is no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def origin(url):
+    u = urllib.parse.urlsplit(url)
+    return u.hostname, u.port or 80
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: proxy.py <pds-url> <plc-url> <port-file>")
+    pds, plc, port_file = sys.argv[1:4]
+    Handler.upstream = {"pds": origin(pds), "plc": origin(plc)}
+    server = Server(("127.0.0.1", 0), Handler)
+    port = server.server_address[1]
+    Handler.pds_origin = pds.rstrip("/").encode()
+    Handler.self_origin = f"http://127.0.0.1:{port}".encode()
+    with open(port_file + ".tmp", "w") as f:
+        f.write(f"{port}\n")
+    os.rename(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
