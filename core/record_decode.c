@@ -60,7 +60,8 @@ static ss_value *json_to_value(decode_ctx *c, json_t *j, const char *key, int de
 	case JSON_FALSE:
 		return ss_value_new_bool(json_is_true(j));
 	case JSON_INTEGER:
-		if (json_integer_value(j) > SS_VALUE_INT_MAX || json_integer_value(j) < -SS_VALUE_INT_MAX) {
+		if (json_integer_value(j) > SS_VALUE_INT_MAX ||
+		    json_integer_value(j) < -SS_VALUE_INT_MAX) {
 			bad(c, key, "holds an integer beyond 2^53 - 1 (not storable in records)");
 			return NULL;
 		}
