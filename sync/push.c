@@ -77,7 +77,12 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		rc = ss_space_apply(sp, sw, n, commit, &applied, err);
 		out->requests += applied.nrequests;
 		if (rc < 0) {
-			bool nothing = b == 0 && applied.napplied == 0;
+			/* Only a server's refusal says that nothing was written; a lost, cut or
+			 * garbled answer may hide writes that landed: the journal stays, and the next
+			 * push or pull asks the server (ss_push_recover). */
+			bool refused = err->code == SS_ECONFLICT || err->code == SS_EINVALID ||
+			               err->code == SS_EAUTH || err->code == SS_ETOOBIG;
+			bool nothing = b == 0 && applied.napplied == 0 && refused;
 			ss_error ignored; /* the push's error is the one to report */
 			ss_space_applied_release(&applied);
 			if (err->code == SS_ECONFLICT && nothing) {

@@ -30,11 +30,13 @@ static ssize_t journal_index(const ss_journal *j, const char *rkey)
 static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 {
 	probe *p = payload;
-	ssize_t i = journal_index(p->j, rec->rkey);
+	ssize_t i = rec->rkey ? journal_index(p->j, rec->rkey) : -1;
 	ss_record_meta meta;
 	ss_report *report;
 	struct ss_skill *skill = NULL;
 
+	if (!rec->rkey || !rec->value_json)
+		return 0; /* an entry with no key or no readable value: none of the journal's */
 	if (i < 0) {
 		ss_state_record r;
 		ss_error ignored;

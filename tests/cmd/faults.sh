@@ -107,7 +107,9 @@ check_stop() {
 	lines=$(grep -v -e "^Cloning into" -e "^Removing '.*' left by an interrupted clone" \
 		-e "^skillsync: the partial clone stays in" "$err" | grep -c . || true)
 	[ "$lines" = 1 ] || { echo "$lines lines" && return 1; }
-	grep -q "^skillsync: " "$err" || { echo "not a skillsync: line" && return 1; }
+	# pull and fetch go on past a member they cannot read: a warning naming it, exit 4
+	grep -q -e "^skillsync: " -e "^warning: .*; its last known versions are kept$" "$err" ||
+		{ echo "not a skillsync: line" && return 1; }
 }
 
 # count <command> <kind> <rc>: one more faulted run that completed (0) or stopped.
