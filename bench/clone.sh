@@ -43,6 +43,9 @@ json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.arg
 pds=$(json "$info" pds)
 export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
 export SKILLSYNC_CONFIG_HOME=$work/config
+# No detached `git gc --auto` after the Node script's commit (it would still be running when
+# the next round starts); the time it would take is not part of anyone's clone.
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0
 now() { date +%s.%N; }
 # spread <values...>: "median (min-max)" in seconds.
 spread() {
