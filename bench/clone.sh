@@ -15,8 +15,9 @@
 # Needs a build in build/ (BUILD=build-rel for another); starts and stops its own PDS.
 # SS_BENCH_RUNS=n (default 3): rounds per size; times are "median (min-max)", ratios are of
 # medians. The clones are made under $TMPDIR (e.g. a freshly made file system).
-# SKILLSYNC=<binary> measures another build (e.g. an older one); SS_BENCH_ONLY=skillsync skips
-# the others.
+# SKILLSYNC=<binary> measures another build; SS_BENCH_BEFORE=<binary> adds a row for a second
+# one (e.g. the build before a change) in the same rounds; SS_BENCH_ONLY=1 skips Node, curl
+# and git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -108,15 +109,17 @@ for size in "${sizes[@]}"; do
 	members=()
 	for h in "${handles[@]:1}"; do members+=(--member "$h"); done
 
-	times_ss=() rss_ss=() times_node=() rss_node=() times_curl=() rss_curl=() times_git=()
-	rss_git=() checkout_times=()
+	times_ss=() rss_ss=() times_before=() rss_before=() times_node=() rss_node=()
+	times_curl=() rss_curl=() times_git=() rss_git=() checkout_times=()
 	cd "$work"
 	for run in $(seq 1 "$runs"); do
-		rm -rf "$work/ss" "$work/node" "$work/git" "$work"/curl-*
+		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-*
 		SKILLSYNC_STATS=1 timed ss "$skillsync" clone "${handles[0]}" ss "${members[@]}"
 		stats=$(grep '^stats:' "$work/err")
 		before=$(echo "$stats" | sed -n 's/.*epoch_before_checkout=\([0-9.]*\).*/\1/p')
 		[ -z "$before" ] || checkout_times+=("$(echo "$end - $before" | bc)")
+		[ -z "${SS_BENCH_BEFORE:-}" ] ||
+			timed before "$SS_BENCH_BEFORE" clone "${handles[0]}" before "${members[@]}"
 		[ -z "$only" ] || continue
 		timed node "$node" "$src/bench/node/clone.js" "$pds" node "${dids[@]}"
 		export pds
@@ -137,12 +140,13 @@ for size in "${sizes[@]}"; do
 	node_m=$([ -z "$only" ] && median "${times_node[@]}" || true)
 	curl_m=$([ -z "$only" ] && median "${times_curl[@]}" || true)
 	git_m=$([ -z "$only" ] && median "${times_git[@]}" || true)
-	for tool in ss node curl git; do
+	for tool in ss before node curl git; do
 		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\")"
 		[ ${#t[@]} -gt 0 ] || continue
 		med=$(median "${t[@]}")
 		case $tool in
 		ss) label="skillsync clone" ;;
+		before) label="skillsync clone (SS_BENCH_BEFORE)" ;;
 		node) label="Node script (@atproto/api)" ;;
 		curl) label="curl, same pages" ;;
 		git) label="git clone --no-local" ;;
@@ -154,7 +158,7 @@ for size in "${sizes[@]}"; do
 	details+=("$(printf '| %s | %d | %d | %s | %s | %s MB | %s | %.0f s |' "$size" $((n * m)) \
 		"$files" "$(spread "${checkout_times[@]}")" "$requests" \
 		"$(echo "$bytes" | awk '{printf "%.1f", $1 / 1000000}')" "$(mb "$fetch_rss")" "$fill_time")")
-	rm -rf "$work/ss" "$work/node" "$work/git" "$work/git-src" "$work"/curl-*
+	rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work/git-src" "$work"/curl-*
 done
 echo
 echo "| space | records | files in the tree | skillsync: of which checkout | requests | bytes received | peak RSS before checkout | fill time |"
