@@ -10,8 +10,10 @@
 #   - `git clone --no-local` of the same tree from a local repository (packed with git repack).
 # Usage: bench/clone.sh [--real] [<members>x<skills>...]   (default: 3x300 3x3000)
 # --real: records shaped like real skills (ss-fill --real: ~3 KB of Markdown instructions,
-# 0-3 files), else small ones (~1 KB of instructions, one file). Filling 3x3000 real-shaped
-# records takes about a minute and a half on 2 cores (the PDS's applyWrites).
+# 0-3 files), and members after the second write the second's names (so that precedence
+# decides: 3x3000 is 6,000 skills in the view, as in issue 11), else small ones (~1 KB of
+# instructions, one file, every member its own names). Filling 3x3000 real-shaped records
+# takes 25-90 s on 2 shared cores (the PDS's applyWrites).
 # Needs a build in build/ (BUILD=build-rel for another); starts and stops its own PDS.
 # SS_BENCH_RUNS=n (default 3): rounds per size; times are "median (min-max)", ratios are of
 # medians. The clones are made under $TMPDIR (e.g. a freshly made file system).
@@ -100,8 +102,10 @@ for size in "${sizes[@]}"; do
 	for i in $(seq 1 "$n"); do
 		acct=$work/$size-$i.json
 		(umask 077 && tests/pds/account "$info" "b$i" >"$acct")
+		prefix=m$i
+		[ ${#real[@]} -eq 0 ] || [ "$i" -le 2 ] || prefix=m2
 		SS_FILL_TOKEN=$(json "$acct" accessJwt) "$fill" --pds "$pds" --did "$(json "$acct" did)" \
-			--generate "$m" --prefix "m$i" "${real[@]}"
+			--generate "$m" --prefix "$prefix" "${real[@]}"
 		dids+=("$(json "$acct" did)")
 		handles+=("$(json "$acct" handle)")
 	done
