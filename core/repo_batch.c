@@ -5,16 +5,24 @@
  * How: the batch swaps the repository's object database for a second one over the same
  * objects directory (packs, loose objects, alternates) topped by an in-memory store
  * (libgit2's mempack) behind a thin backend that remembers which objects it took. A flush
- * hands those objects to a packbuilder, which writes a pack and its index into
+ * streams those objects, each whole and deflated at zlib's fastest level, as a pack into
+ * libgit2's indexer, which checks every object, writes the pack and its index into
  * objects/pack; both are fsynced, then the memory is dropped and later reads find the
- * objects in the pack. Ending the batch puts the original database back; aborting it also
- * frees the in-memory objects, which nothing outside the batch could have named.
+ * objects in the pack. No delta search: that is what git's own fetch does with objects it
+ * receives, and `git gc` deltifies them later (a packbuilder's delta search was most of a
+ * clone's CPU, for packs no smaller on these objects). Ending the batch puts the original
+ * database back; aborting it also frees the in-memory objects, which nothing outside the
+ * batch could have named.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define ZLIB_CONST
+#include <zlib.h>
 
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
@@ -117,32 +125,198 @@ static int fsync_path(const char *path, int flags, ss_error *err)
 	return 0;
 }
 
+/* SHA-1, for the pack's trailer (the indexer checks it; object ids are libgit2's). */
+typedef struct sha1 {
+	uint32_t h[5];
+	uint64_t bytes;
+	unsigned char block[64];
+} sha1;
+
+static uint32_t rol(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void sha1_block(sha1 *c, const unsigned char *p)
+{
+	uint32_t w[80], a = c->h[0], b = c->h[1], d = c->h[3], e = c->h[4], cc = c->h[2];
+
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (int i = 16; i < 80; i++)
+		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	for (int i = 0; i < 80; i++) {
+		uint32_t f, k, t;
+
+		if (i < 20)
+			f = (b & cc) | (~b & d), k = 0x5a827999;
+		else if (i < 40)
+			f = b ^ cc ^ d, k = 0x6ed9eba1;
+		else if (i < 60)
+			f = (b & cc) | (b & d) | (cc & d), k = 0x8f1bbcdc;
+		else
+			f = b ^ cc ^ d, k = 0xca62c1d6;
+		t = rol(a, 5) + f + e + k + w[i];
+		e = d, d = cc, cc = rol(b, 30), b = a, a = t;
+	}
+	c->h[0] += a, c->h[1] += b, c->h[2] += cc, c->h[3] += d, c->h[4] += e;
+}
+
+static void sha1_init(sha1 *c)
+{
+	static const uint32_t h[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
+
+	memcpy(c->h, h, sizeof(h));
+	c->bytes = 0;
+}
+
+static void sha1_update(sha1 *c, const unsigned char *p, size_t len)
+{
+	size_t used = c->bytes % 64;
+
+	c->bytes += len;
+	if (used) {
+		size_t take = len < 64 - used ? len : 64 - used;
+
+		memcpy(c->block + used, p, take);
+		p += take, len -= take;
+		if (used + take < 64)
+			return;
+		sha1_block(c, c->block);
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		sha1_block(c, p);
+	memcpy(c->block, p, len);
+}
+
+static void sha1_final(sha1 *c, unsigned char out[20])
+{
+	uint64_t bits = c->bytes * 8;
+	unsigned char pad[72] = {0x80};
+	size_t padlen = (c->bytes % 64 < 56 ? 56 : 120) - c->bytes % 64;
+
+	for (int i = 0; i < 8; i++)
+		pad[padlen + i] = (unsigned char)(bits >> (56 - 8 * i));
+	sha1_update(c, pad, padlen + 8);
+	for (int i = 0; i < 20; i++)
+		out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+/* A pack on its way to the indexer: bytes gather in buf and go out in large pieces. */
+typedef struct pack_out {
+	git_indexer *idx;
+	git_indexer_progress progress;
+	sha1 sum;
+	unsigned char *buf; /* not sent yet */
+	size_t len, alloc;
+	z_stream z;
+} pack_out;
+
+#define PACK_OUT_CHUNK (256u * 1024)
+
+static int pack_send(pack_out *po)
+{
+	int rc;
+
+	sha1_update(&po->sum, po->buf, po->len);
+	rc = git_indexer_append(po->idx, po->buf, po->len, &po->progress);
+	po->len = 0;
+	return rc;
+}
+
+/* One whole object: its type and size, then its deflated bytes. */
+static int pack_object(pack_out *po, git_object_t type, const void *data, size_t len)
+{
+	unsigned char head[16];
+	size_t n = 0, size = len, room;
+
+	head[n++] = (unsigned char)(((unsigned)type << 4) | (size & 15));
+	for (size >>= 4; size; size >>= 7) {
+		head[n - 1] |= 0x80;
+		head[n++] = size & 0x7f;
+	}
+	if (deflateReset(&po->z) != Z_OK)
+		return -1;
+	room = deflateBound(&po->z, (uLong)len);
+	ss_xgrow((void **)&po->buf, 1, po->len + n + room, &po->alloc);
+	memcpy(po->buf + po->len, head, n);
+	po->len += n;
+	po->z.next_in = data;
+	po->z.avail_in = (uInt)len;
+	po->z.next_out = po->buf + po->len;
+	po->z.avail_out = (uInt)room;
+	if (deflate(&po->z, Z_FINISH) != Z_STREAM_END)
+		return -1;
+	po->len += room - po->z.avail_out;
+	return po->len >= PACK_OUT_CHUNK ? pack_send(po) : 0;
+}
+
+/* Streams the objects held in memory into one pack through the indexer. */
+static int write_pack(batch_backend *b, const char *dir, git_indexer **out)
+{
+	git_indexer_options opts;
+	pack_out po;
+	unsigned char head[12] = {'P', 'A', 'C', 'K', 0, 0, 0, 2}, sum[20];
+	int rc;
+
+	memset(&po, 0, sizeof(po));
+	sha1_init(&po.sum);
+	git_indexer_options_init(&opts, GIT_INDEXER_OPTIONS_VERSION);
+	if (deflateInit(&po.z, Z_BEST_SPEED) != Z_OK)
+		return -1;
+	rc = git_indexer_new(&po.idx, dir, 0, NULL, &opts);
+	for (int i = 0; i < 4; i++)
+		head[8 + i] = (unsigned char)(b->count >> (24 - 8 * i));
+	ss_xgrow((void **)&po.buf, 1, PACK_OUT_CHUNK, &po.alloc);
+	memcpy(po.buf, head, sizeof(head));
+	po.len = sizeof(head);
+	for (size_t i = 0; rc == 0 && i < b->count; i++) {
+		void *data = NULL;
+		size_t len;
+		git_object_t type;
+
+		rc = b->mem->read(&data, &len, &type, b->mem, &b->oids[i]);
+		if (rc == 0)
+			rc = pack_object(&po, type, data, len);
+		git_odb_backend_data_free(b->mem, data);
+	}
+	if (rc == 0)
+		rc = pack_send(&po);
+	if (rc == 0) {
+		sha1_final(&po.sum, sum);
+		rc = git_indexer_append(po.idx, sum, sizeof(sum), &po.progress);
+	}
+	if (rc == 0)
+		rc = git_indexer_commit(po.idx, &po.progress);
+	deflateEnd(&po.z);
+	free(po.buf);
+	*out = po.idx;
+	return rc;
+}
+
 /* Writes the objects held in memory into one pack (durable when this returns), then drops
  * them from memory. */
 static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 {
 	batch_backend *b = batch->backend;
-	git_packbuilder *pb = NULL;
+	git_indexer *idx = NULL;
 	ss_buf dir = SS_BUF_INIT, path = SS_BUF_INIT;
 	int rc = 0, ret = -1;
 
 	if (!b->count)
 		return 0;
 	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
-	rc = git_packbuilder_new(&pb, ss_repo_git(repo));
-	for (size_t i = 0; rc == 0 && i < b->count; i++)
-		rc = git_packbuilder_insert(pb, &b->oids[i], NULL);
-	if (rc == 0)
-		rc = git_packbuilder_write(pb, dir.ptr, 0, NULL, NULL);
+	rc = write_pack(b, dir.ptr, &idx);
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot write a pack of %zu objects", b->count);
 		goto out;
 	}
-	ss_buf_printf(&path, "%s/pack-%s.pack", dir.ptr, git_packbuilder_name(pb));
+	ss_buf_printf(&path, "%s/pack-%s.pack", dir.ptr, git_indexer_name(idx));
 	if (fsync_path(path.ptr, O_RDONLY, err) < 0)
 		goto out;
 	ss_buf_clear(&path);
-	ss_buf_printf(&path, "%s/pack-%s.idx", dir.ptr, git_packbuilder_name(pb));
+	ss_buf_printf(&path, "%s/pack-%s.idx", dir.ptr, git_indexer_name(idx));
 	if (fsync_path(path.ptr, O_RDONLY, err) < 0 ||
 	    fsync_path(dir.ptr, O_RDONLY | O_DIRECTORY, err) < 0)
 		goto out;
@@ -150,7 +324,7 @@ static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 	batch->packs++;
 	ret = 0;
 out:
-	git_packbuilder_free(pb);
+	git_indexer_free(idx);
 	ss_buf_release(&dir);
 	ss_buf_release(&path);
 	return ret;

@@ -53,6 +53,9 @@ int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
 	/* Against an empty baseline every file is written, and any file already there that
 	 * differs is a conflict: refused before anything is written. */
 	opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+	/* The clone's info/attributes turns every filter off (docs/VALIDATION.md): no lookup of
+	 * .gitattributes per file written (a realpath and a few stats each). */
+	opts.disable_filters = 1;
 	opts.baseline = empty;
 	opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	opts.notify_cb = note_conflict;

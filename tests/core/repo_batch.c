@@ -175,6 +175,53 @@ static void test_repo_batch__flushes_a_pack_per_threshold(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* Objects alike enough for deltas (the same 2 KB but for a line) are still stored whole:
+ * the batch writes what it received, as git's fetch does, and leaves deltas to a repack. */
+static void test_repo_batch__packs_whole_objects_without_a_delta_search(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_buf text = SS_BUF_INIT, out = SS_BUF_INIT;
+	ss_tree_top *t;
+	ss_oid oid, top;
+	ss_error err;
+	char name[32];
+
+	(void)state;
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	assert_int_equal(ss_tree_top_new(&t, repo, NULL, false, &err), 0);
+	for (int i = 0; i < 150; i++) {
+		ss_tree_builder *b;
+
+		ss_buf_clear(&text);
+		ss_buf_printf(&text, "---\nname: s%d\ndescription: skill\n---\n", i);
+		for (int k = 0; k < 40; k++)
+			ss_buf_printf(&text, "Step %d: read the input, check it, write it.\n", k);
+		ss_tree_builder_new(&b, repo);
+		assert_int_equal(
+		    ss_tree_builder_add(b, "SKILL.md", text.ptr, text.len, false, &err), 0);
+		assert_int_equal(ss_tree_builder_write(b, &oid, &err), 0);
+		ss_tree_builder_free(b);
+		snprintf(name, sizeof(name), "s%d", i);
+		assert_int_equal(ss_tree_top_set(t, name, &oid, SS_MODE_TREE, &err), 0);
+	}
+	assert_int_equal(ss_tree_top_write(t, &top, &err), 0);
+	ss_tree_top_free(t);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_int_equal(count_packs(dir, ".pack"), 1);
+	ss_buf_clear(&text);
+	ss_buf_printf(&text, "verify-pack -s '%s'/.git/objects/pack/*.idx", dir);
+	assert_int_equal(ss_test_git(dir, &out, text.ptr), 0);
+	/* git's words for a pack without deltas */
+	if (!strstr(out.ptr, "non delta: 301 objects") || strstr(out.ptr, "chain length"))
+		fail_msg("%s", out.ptr);
+	commit_and_fsck(repo, dir, &top);
+	ss_buf_release(&text);
+	ss_buf_release(&out);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_repo_batch__small_batch_is_written_loose(void **state)
 {
 	char *dir;
@@ -252,6 +299,7 @@ int test_repo_batch_run(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_repo_batch__writes_one_pack_and_no_loose_object),
 	    cmocka_unit_test(test_repo_batch__flushes_a_pack_per_threshold),
+	    cmocka_unit_test(test_repo_batch__packs_whole_objects_without_a_delta_search),
 	    cmocka_unit_test(test_repo_batch__small_batch_is_written_loose),
 	    cmocka_unit_test(test_repo_batch__abort_drops_what_is_in_memory),
 	};
