@@ -24,6 +24,8 @@
 #define ZLIB_CONST
 #include <zlib.h>
 
+#include <openssl/evp.h>
+
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
@@ -125,89 +127,11 @@ static int fsync_path(const char *path, int flags, ss_error *err)
 	return 0;
 }
 
-/* SHA-1, for the pack's trailer (the indexer checks it; object ids are libgit2's). */
-typedef struct sha1 {
-	uint32_t h[5];
-	uint64_t bytes;
-	unsigned char block[64];
-} sha1;
-
-static uint32_t rol(uint32_t x, int n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static void sha1_block(sha1 *c, const unsigned char *p)
-{
-	uint32_t w[80], a = c->h[0], b = c->h[1], d = c->h[3], e = c->h[4], cc = c->h[2];
-
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (int i = 16; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k, t;
-
-		if (i < 20)
-			f = (b & cc) | (~b & d), k = 0x5a827999;
-		else if (i < 40)
-			f = b ^ cc ^ d, k = 0x6ed9eba1;
-		else if (i < 60)
-			f = (b & cc) | (b & d) | (cc & d), k = 0x8f1bbcdc;
-		else
-			f = b ^ cc ^ d, k = 0xca62c1d6;
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d, d = cc, cc = rol(b, 30), b = a, a = t;
-	}
-	c->h[0] += a, c->h[1] += b, c->h[2] += cc, c->h[3] += d, c->h[4] += e;
-}
-
-static void sha1_init(sha1 *c)
-{
-	static const uint32_t h[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-
-	memcpy(c->h, h, sizeof(h));
-	c->bytes = 0;
-}
-
-static void sha1_update(sha1 *c, const unsigned char *p, size_t len)
-{
-	size_t used = c->bytes % 64;
-
-	c->bytes += len;
-	if (used) {
-		size_t take = len < 64 - used ? len : 64 - used;
-
-		memcpy(c->block + used, p, take);
-		p += take, len -= take;
-		if (used + take < 64)
-			return;
-		sha1_block(c, c->block);
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		sha1_block(c, p);
-	memcpy(c->block, p, len);
-}
-
-static void sha1_final(sha1 *c, unsigned char out[20])
-{
-	uint64_t bits = c->bytes * 8;
-	unsigned char pad[72] = {0x80};
-	size_t padlen = (c->bytes % 64 < 56 ? 56 : 120) - c->bytes % 64;
-
-	for (int i = 0; i < 8; i++)
-		pad[padlen + i] = (unsigned char)(bits >> (56 - 8 * i));
-	sha1_update(c, pad, padlen + 8);
-	for (int i = 0; i < 20; i++)
-		out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
-}
-
 /* A pack on its way to the indexer: bytes gather in buf and go out in large pieces. */
 typedef struct pack_out {
 	git_indexer *idx;
 	git_indexer_progress progress;
-	sha1 sum;
+	EVP_MD_CTX *sum; /* SHA-1 of the pack, for its trailer (the indexer checks it) */
 	unsigned char *buf; /* not sent yet */
 	size_t len, alloc;
 	z_stream z;
@@ -219,7 +143,8 @@ static int pack_send(pack_out *po)
 {
 	int rc;
 
-	sha1_update(&po->sum, po->buf, po->len);
+	if (EVP_DigestUpdate(po->sum, po->buf, po->len) != 1)
+		return -1;
 	rc = git_indexer_append(po->idx, po->buf, po->len, &po->progress);
 	po->len = 0;
 	return rc;
@@ -261,10 +186,16 @@ static int write_pack(batch_backend *b, const char *dir, git_indexer **out)
 	int rc;
 
 	memset(&po, 0, sizeof(po));
-	sha1_init(&po.sum);
 	git_indexer_options_init(&opts, GIT_INDEXER_OPTIONS_VERSION);
-	if (deflateInit(&po.z, Z_BEST_SPEED) != Z_OK)
+	po.sum = EVP_MD_CTX_new();
+	if (!po.sum || EVP_DigestInit_ex(po.sum, EVP_sha1(), NULL) != 1) {
+		EVP_MD_CTX_free(po.sum);
 		return -1;
+	}
+	if (deflateInit(&po.z, Z_BEST_SPEED) != Z_OK) {
+		EVP_MD_CTX_free(po.sum);
+		return -1;
+	}
 	rc = git_indexer_new(&po.idx, dir, 0, NULL, &opts);
 	for (int i = 0; i < 4; i++)
 		head[8 + i] = (unsigned char)(b->count >> (24 - 8 * i));
@@ -283,13 +214,14 @@ static int write_pack(batch_backend *b, const char *dir, git_indexer **out)
 	}
 	if (rc == 0)
 		rc = pack_send(&po);
-	if (rc == 0) {
-		sha1_final(&po.sum, sum);
+	if (rc == 0 && EVP_DigestFinal_ex(po.sum, sum, NULL) != 1)
+		rc = -1;
+	if (rc == 0)
 		rc = git_indexer_append(po.idx, sum, sizeof(sum), &po.progress);
-	}
 	if (rc == 0)
 		rc = git_indexer_commit(po.idx, &po.progress);
 	deflateEnd(&po.z);
+	EVP_MD_CTX_free(po.sum);
 	free(po.buf);
 	*out = po.idx;
 	return rc;

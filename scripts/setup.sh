@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
-	zlib1g-dev
+	zlib1g-dev libssl-dev
 	ca-certificates curl python3 nodejs npm)
 
 missing=()

@@ -78,8 +78,8 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		out->requests += applied.nrequests;
 		if (rc < 0) {
 			/* Only a server's refusal says that nothing was written; a lost, cut or
-			 * garbled answer may hide writes that landed: the journal stays, and the next
-			 * push or pull asks the server (ss_push_recover). */
+			 * garbled answer may hide writes that landed: the journal stays, and the
+			 * next push or pull asks the server (ss_push_recover). */
 			bool refused = err->code == SS_ECONFLICT || err->code == SS_EINVALID ||
 			               err->code == SS_EAUTH || err->code == SS_ETOOBIG;
 			bool nothing = b == 0 && applied.napplied == 0 && refused;
