@@ -131,7 +131,7 @@ static int fsync_path(const char *path, int flags, ss_error *err)
 typedef struct pack_out {
 	git_indexer *idx;
 	git_indexer_progress progress;
-	EVP_MD_CTX *sum; /* SHA-1 of the pack, for its trailer (the indexer checks it) */
+	EVP_MD_CTX *sum;    /* SHA-1 of the pack, for its trailer (the indexer checks it) */
 	unsigned char *buf; /* not sent yet */
 	size_t len, alloc;
 	z_stream z;

@@ -96,6 +96,12 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 				ss_state_journal_clear(st, &ignored);
 				ret = rc;
 			} else {
+				/* Some writes landed, or may have: the journal stays. A swap
+				 * conflict here is no reason to pull first (it may be this push's
+				 * own write, resent after a lost answer): the next push asks the
+				 * server. */
+				if (err->code == SS_ECONFLICT)
+					err->code = SS_ENETWORK;
 				ret = ss_error_prefix(err,
 				                      "push interrupted after %zu of %zu writes "
 				                      "(run 'skillsync push' again to finish)",

@@ -57,12 +57,21 @@ static int write_text(const ss_xrpc_write *w, size_t i, char **out, size_t *len,
 	return 0;
 }
 
-/* Adds the answer's results (one per write of the request) to out. */
+/* Adds the answer's results (one per write of the request) to out. An answer without a CID for
+ * a written record says nothing sure about what landed: an error (the caller asks the server
+ * later), none of its results taken. The commit is absent when the server made none. */
 static int take_results(const json_t *v, const ss_xrpc_write *writes, size_t n,
-                        ss_xrpc_apply_result *out, size_t *alloc)
+                        ss_xrpc_apply_result *out, size_t *alloc, ss_error *err)
 {
 	json_t *results = json_object_get(v, "results"), *commit = json_object_get(v, "commit");
 
+	for (size_t i = 0; i < n; i++)
+		if (writes[i].op != SS_XRPC_DELETE &&
+		    !json_is_string(json_object_get(json_array_get(results, i), "cid")))
+			return ss_error_set(
+			    err, SS_ERROR,
+			    "the server's answer to applyWrites gives no CID for '%s'",
+			    writes[i].rkey);
 	ss_xgrow((void **)&out->results, sizeof(*out->results), out->nresults + n, alloc);
 	for (size_t i = 0; i < n; i++) {
 		json_t *r = json_array_get(results, i);
@@ -136,8 +145,10 @@ int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writ
 		out->nrequests++;
 		if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
 			goto out;
-		take_results(v, writes + start, end - start, out, &alloc);
+		ret = take_results(v, writes + start, end - start, out, &alloc, err);
 		json_decref(v);
+		if (ret < 0)
+			goto out;
 		if (out->commit.cid) {
 			free(swap);
 			swap = ss_xstrdup(out->commit.cid);
