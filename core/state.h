@@ -29,9 +29,18 @@ typedef struct ss_state ss_state;
 
 /* Opens (creating when missing) <gitdir>/skillsync/state.db and brings its schema up to date. */
 int ss_state_open(ss_state **out, const char *gitdir, ss_error *err);
-/* The same for a clone's existing state: SS_ENOTFOUND, with nothing created, when it has none
- * (a git repository that is not a clone). */
+/*
+ * The same for a clone's existing state: SS_ENOTFOUND, with nothing created, when it has none
+ * (a git repository that is not a clone). A damaged file (not a database, malformed, empty:
+ * PRAGMA quick_check at open) is moved aside and a fresh state is built from the member list's
+ * mirror <gitdir>/skillsync/members (core/state_mirror.c): members, me, authority, transport;
+ * no records, no view, config "rebuilt" and "view_stale" set so that the next fetch lists
+ * every member again. Without a mirror: SS_ERROR asking to clone again, the file left as is.
+ */
 int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err);
+/* One line saying what the open's rebuild did (the damage, where the damaged file went);
+ * NULL when the state was not rebuilt. */
+const char *ss_state_rebuilt(const ss_state *st);
 void ss_state_free(ss_state *st);
 
 /* One transaction; nested begin is an error. rollback is harmless without a transaction. */

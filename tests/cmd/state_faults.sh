@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# needs: pds
+# Faults of the local state (.git/skillsync/state.db): a damaged file (garbage, truncated,
+# empty) is named in one line, kept aside, and rebuilt from the member list's mirror
+# (.git/skillsync/members), git and the space, after which pull, status and push give what a
+# clean clone gives, with no record lost or doubled; a clone without the mirror is told to
+# clone again and its file is left as it is. A state held by another process (a write
+# transaction past the busy timeout) stops the command with one line and exit 6, nothing lost,
+# and the rerun succeeds. A disk that refuses writes (RLIMIT_FSIZE) stops pull and push with
+# one line, and the rerun converges.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
+fill=$(dirname "$SKILLSYNC")/ss-fill
+
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+
+ss_sandbox
+unset SKILLSYNC_PASSWORD SKILLSYNC_TEST_CRASH
+ss_accounts "$work" "" auth me m2
+export HOME=$work/home
+field() { ss_json "$work/$1.json" "$2"; }
+run() { # run <expected exit> <args...>: stdout in $work/stdout, stderr in $work/stderr
+	local want=$1 rc=0
+	shift
+	"$@" >"$work/stdout" 2>"$work/stderr" || rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$work/stderr" "$work/stdout")"
+}
+skill() { # skill <who> <name> <body>: writes the skill as <who>
+	local d=$work/src/$1/$2
+	rm -rf "$d" && mkdir -p "$d"
+	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n%s\n' "$2" "$2" "$3" >"$d/SKILL.md"
+	SS_FILL_TOKEN=$(field "$1" accessJwt) "$fill" --pds "$pds" --did "$(field "$1" did)" \
+		--put "$d" >/dev/null || fail "put $2 as $1"
+}
+tree() { git -C "$1" rev-parse "${2:-HEAD}^{tree}"; }
+view() { ss_sql "$1/.git/skillsync/state.db" "select rkey, did, cid, tree from view order by rkey"; }
+members() { (cd "$1" && "$SKILLSYNC" members --json); }
+mine() { ss_records "$(field me did)" | python3 -c '
+import json, sys
+print(sorted((r["uri"].rsplit("/", 1)[1], r["cid"]) for r in json.load(sys.stdin)["records"]))'; }
+# same <clone> <reference> <what>: the same main and tracking trees, view and members
+same() {
+	[ "$(tree "$1")" = "$(tree "$2")" ] || fail "$3: main differs"
+	[ "$(tree "$1" refs/remotes/space/main)" = "$(tree "$2" refs/remotes/space/main)" ] ||
+		fail "$3: the tracking trees differ"
+	[ "$(view "$1")" = "$(view "$2")" ] || fail "$3: the views differ: $(view "$1") / $(view "$2")"
+	[ "$(members "$1")" = "$(members "$2")" ] || fail "$3: the members differ: $(members "$1")"
+}
+db=a/.git/skillsync/state.db
+
+skill auth good "good v1"
+skill m2 mskill "mskill v1"
+SKILLSYNC_PASSWORD=$(field me password) run 0 "$SKILLSYNC" login "$(field me handle)"
+run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
+run 0 "$SKILLSYNC" clone "$(field auth handle)" b --member "$(field m2 handle)"
+(cd a && ss_skill mine "mine v1")
+(cd a && run 0 "$SKILLSYNC" commit -m "Add mine" && run 0 "$SKILLSYNC" push)
+(cd b && run 0 "$SKILLSYNC" pull)
+same a b "before the faults"
+[ -f a/.git/skillsync/members ] || fail "the clone wrote no member list"
+records_before=$(mine)
+
+# 1. garbage: the pull names the damage and where the file went, rebuilds, and converges
+head -c 20000 /dev/urandom >"$db"
+cp "$db" "$work/garbage"
+skill m2 mskill "mskill v2"
+(cd a && run 0 "$SKILLSYNC" pull)
+grep -q "^warning: local state '.*/a/.git/skillsync/state.db' was damaged (file is not a database): moved it to '.*/state.db.damaged-[0-9]*' and rebuilt it from the member list; the next pull lists the space again$" "$work/stderr" ||
+	fail "the rebuild said: $(cat "$work/stderr")"
+[ "$(grep -c . "$work/stderr")" = 1 ] || fail "the rebuild printed: $(cat "$work/stderr")"
+aside=$(sed -n "s/.*moved it to '\([^']*\)'.*/\1/p" "$work/stderr")
+cmp -s "$aside" "$work/garbage" || fail "the damaged file was not kept as it was"
+(cd b && run 0 "$SKILLSYNC" pull)
+same a b "after the rebuild"
+(cd a && run 0 "$SKILLSYNC" status)
+grep -q "nothing to commit" "$work/stdout" || fail "status after the rebuild: $(cat "$work/stdout")"
+# a push after the rebuild sends only what changed: no record lost or doubled
+(cd a && ss_skill mine "mine v2")
+(cd a && ss_skill mine2 "mine2 v1")
+(cd a && run 0 "$SKILLSYNC" commit -m "Edit mine, add mine2" && run 0 "$SKILLSYNC" push)
+[ "$(grep -c '^\(update mine\|create mine2\)$' "$work/stdout")" = 2 ] || fail "the push after the rebuild: $(cat "$work/stdout")"
+[ "$(mine | tr -cd ',' | wc -c)" = 3 ] || fail "my records: $(mine)"
+(cd b && run 0 "$SKILLSYNC" pull)
+same a b "after a push on the rebuilt state"
+
+# 2. truncated, then a push before any pull: refused (nothing to diff against), then pull
+# rebuilds nothing more and push works
+(cd a && ss_skill mine "mine v3")
+(cd a && run 0 "$SKILLSYNC" commit -m "Edit mine again")
+truncate -s 4096 "$db"
+(cd a && run 3 "$SKILLSYNC" push)
+grep -q "^warning: local state .* was damaged" "$work/stderr" && grep -q "^skillsync: the local state was rebuilt and lists no records yet: nothing can be pushed; run 'skillsync pull' first$" "$work/stderr" ||
+	fail "the push on a rebuilt state said: $(cat "$work/stderr")"
+records=$(mine)
+(cd a && run 0 "$SKILLSYNC" pull && run 0 "$SKILLSYNC" push)
+[ "$(mine | tr -cd ',' | wc -c)" = 3 ] && [ "$(mine)" != "$records" ] || fail "my records: $(mine)"
+(cd b && run 0 "$SKILLSYNC" pull)
+same a b "after a truncated state"
+
+# 3. an empty file is damage too; no mirror (a clone from an earlier build): clone again,
+# the file left as it is
+: >"$db"
+rm a/.git/skillsync/members
+(cd a && run 1 "$SKILLSYNC" status)
+[ "$(cat "$work/stderr")" = "skillsync: local state '$PWD/a/.git/skillsync/state.db' is damaged (an empty file) and this clone has no member list to rebuild it from: clone the space again with 'skillsync clone'" ] ||
+	fail "without a member list: $(cat "$work/stderr")"
+[ ! -s "$db" ] && [ -z "$(ls a/.git/skillsync | grep damaged- | grep -v "$(basename "$aside")" | grep -v journal | sed -n 2p)" ] ||
+	fail "the damaged file moved without a rebuild"
+rm -rf a && run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
+# a healthy state without the mirror (an earlier build's clone) gets one at the next command
+rm a/.git/skillsync/members
+(cd a && run 0 "$SKILLSYNC" status)
+grep -q "^member	" a/.git/skillsync/members || fail "no member list written for an older clone"
+
+# 4. another process holds the state: one line, exit 6, nothing lost; then it works
+skill auth good "good v2"
+python3 - "$db" "$work/held" <<'PY' &
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+open(sys.argv[2], "w").close()
+time.sleep(8)
+db.execute("ROLLBACK")
+PY
+holder=$!
+while [ ! -e "$work/held" ]; do sleep 0.1; done
+(cd a && run 6 "$SKILLSYNC" pull)
+[ "$(cat "$work/stderr")" = "skillsync: local state '$PWD/a/.git/skillsync/state.db' is locked by another process (cannot prepare a query): try again once it is done" ] ||
+	fail "the locked state said: $(cat "$work/stderr")"
+wait "$holder"
+(cd a && run 0 "$SKILLSYNC" pull)
+(cd b && run 0 "$SKILLSYNC" pull)
+same a b "after the lock"
+
+# 5. a disk that refuses writes past 64 KB (SIGXFSZ ignored: the write fails with EFBIG)
+python3 - "$work/big" <<'PY'
+import os, sys
+d = os.path.join(sys.argv[1], "big")
+os.makedirs(d)
+with open(os.path.join(d, "SKILL.md"), "w") as f:
+    f.write("---\nname: big\ndescription: Skill big.\n---\n")
+    f.write("".join(f"line {i} {os.urandom(24).hex()}\n" for i in range(3000)))
+PY
+SS_FILL_TOKEN=$(field m2 accessJwt) "$fill" --pds "$pds" --did "$(field m2 did)" --put "$work/big/big" >/dev/null
+before=$(git -C a rev-parse HEAD refs/remotes/space/main)
+(cd a && trap '' XFSZ && ulimit -f 64 && run 1 "$SKILLSYNC" pull)
+[ "$(grep -c . "$work/stderr")" = 1 ] || fail "the full disk printed: $(cat "$work/stderr")"
+[ "$(git -C a rev-parse HEAD refs/remotes/space/main)" = "$before" ] || fail "a failed pull moved a ref"
+[ ! -e a/big ] || fail "a failed pull wrote the tree"
+(cd a && run 0 "$SKILLSYNC" pull)
+(cd b && run 0 "$SKILLSYNC" pull)
+same a b "after the full disk"
+echo "ok"
