@@ -413,10 +413,9 @@ void ss_state_members_free(ss_state_member *members, size_t n)
 	free(members);
 }
 
-int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
+int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err)
 {
 	ss_state *st;
-	ss_buf why = SS_BUF_INIT;
 	struct stat sb;
 	int rc;
 
@@ -425,10 +424,10 @@ int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
 	if (lstat(st->path, &sb) < 0) {
 		rc = ss_error_set(err, SS_ENOTFOUND, "no local state '%s'", st->path);
 	} else if (S_ISREG(sb.st_mode) && sb.st_size == 0) { /* SQLite would take it as new */
-		ss_buf_puts(&why, "an empty file");
-		rc = SS_ERROR;
+		ss_buf_puts(why, "an empty file");
+		rc = ss_error_set(err, SS_ERROR, "local state '%s' is an empty file", st->path);
 	} else {
-		rc = ss_state_open_db(st, true, &why, err);
+		rc = ss_state_open_db(st, true, why, err);
 	}
 	if (rc == 0 && ss_state_mirror_write_missing(st, err) < 0) /* a clone from before it */
 		rc = -1;
@@ -436,6 +435,14 @@ int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
 		*out = st;
 	else
 		ss_state_free(st);
+	return rc;
+}
+
+int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_buf why = SS_BUF_INIT;
+	int rc = ss_state_try_open(out, gitdir, &why, err);
+
 	if (rc < 0 && why.len)
 		rc = ss_state_rebuild(out, gitdir, why.ptr, err);
 	ss_buf_release(&why);

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +52,8 @@ int ss_state_mirror_write(ss_state *st, ss_error *err)
 	size_t n = 0;
 	int ret = -1;
 
-	ss_buf_puts(&text, "# the members of this clone, read only to rebuild a damaged state.db\n");
+	ss_buf_puts(&text,
+	            "# the members of this clone, read only to rebuild a damaged state.db\n");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char *value = NULL;
 		int rc = ss_state_config_get(st, keys[i], &value, err);
@@ -66,8 +69,8 @@ int ss_state_mirror_write(ss_state *st, ss_error *err)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(field(list[i].did), "-"))
-			ss_buf_printf(&text, "member\t%d\t%s\t%s\t%s\n", (int)list[i].role, list[i].did,
-			              field(list[i].handle), field(list[i].pds));
+			ss_buf_printf(&text, "member\t%d\t%s\t%s\t%s\n", (int)list[i].role,
+			              list[i].did, field(list[i].handle), field(list[i].pds));
 	mirror_path(st->path, &path);
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
 	if (ret == 0)
@@ -129,13 +132,13 @@ static int fill(ss_state *st, char *text, const char *path, ss_error *err)
 			rc = ss_state_config_set(st, f[0], f[1], err);
 		} else if (nf == 5 && !strcmp(f[0], "member") && f[1][0] >= '0' && f[1][0] <= '2' &&
 		           !f[1][1]) {
-			ss_state_member m = {f[2], opt(f[3]), opt(f[4]), NULL, NULL,
-			                     (ss_state_role)(f[1][0] - '0')};
+			ss_state_member m = {f[2], opt(f[3]), opt(f[4]),
+			                     NULL, NULL,      (ss_state_role)(f[1][0] - '0')};
 
 			rc = ss_state_member_put(st, &m, err);
 		} else {
-			return ss_error_set(err, SS_EINVALID, "'%s' line %u: not a member list line",
-			                    path, lineno);
+			return ss_error_set(err, SS_EINVALID,
+			                    "'%s' line %u: not a member list line", path, lineno);
 		}
 		if (rc < 0)
 			return rc;
@@ -202,7 +205,7 @@ out:
 	return ret;
 }
 
-int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err)
+static int rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err)
 {
 	ss_buf db = SS_BUF_INIT, mirror = SS_BUF_INIT, text = SS_BUF_INIT, aside = SS_BUF_INIT;
 	ss_buf fresh = SS_BUF_INIT;
@@ -223,7 +226,8 @@ int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_err
 	if (build_new(db.ptr, text.ptr, mirror.ptr, err) < 0 ||
 	    move_aside(db.ptr, &aside, err) < 0) {
 		unlink(fresh.ptr);
-		ss_error_prefix(err, "local state '%s' is damaged (%s); rebuilding it", db.ptr, why);
+		ss_error_prefix(err, "local state '%s' is damaged (%s); rebuilding it", db.ptr,
+		                why);
 		goto out;
 	}
 	if (rename(fresh.ptr, db.ptr) < 0) {
@@ -245,5 +249,32 @@ out:
 	ss_buf_release(&mirror);
 	ss_buf_release(&text);
 	ss_buf_release(&aside);
+	return ret;
+}
+
+/*
+ * Two runs may find the same damage (the state opens before the clone's lock is taken): one
+ * rebuilds at a time (flock on skillsync/rebuild.lock), and the one that waited opens what the
+ * other built.
+ */
+int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err)
+{
+	ss_buf lock = SS_BUF_INIT, again = SS_BUF_INIT;
+	int fd, ret;
+
+	ss_fs_join(&lock, gitdir, "skillsync/rebuild.lock");
+	fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		ret =
+		    ss_error_set(err, SS_ERROR, "cannot lock '%s': %s", lock.ptr, strerror(errno));
+	} else {
+		ret = ss_state_try_open(out, gitdir, &again, err);
+		if (ret < 0 && again.len)
+			ret = rebuild(out, gitdir, why, err);
+	}
+	if (fd >= 0)
+		close(fd); /* and the lock with it */
+	ss_buf_release(&lock);
+	ss_buf_release(&again);
 	return ret;
 }

@@ -66,6 +66,9 @@ int ss_state_mirror_write_missing(ss_state *st, ss_error *err);
 /* Opens st->path into st (a fresh struct); check: PRAGMA quick_check first. On failure, why
  * gets what damages the file when SQLite found it damaged (not a database, malformed). */
 int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err);
+/* ss_state_open_existing without the rebuild: why gets what damages the file, if that is
+ * why it fails. */
+int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err);
 /* Moves the damaged state aside and builds a fresh one from the mirror (core/state_mirror.c). */
 int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err);
 
