@@ -12,7 +12,8 @@
  * Rules: sqlite3.h appears only in core/state*.c; every value is a bound parameter; the schema
  * version is `PRAGMA user_version`, raised by a list of migrations run in one transaction at
  * open; the database uses SQLite's default rollback journal (one file, nothing beside it
- * after a clean close; the clone's lock, not SQLite, keeps two skillsync runs apart).
+ * after a clean close; the clone's lock, not SQLite, keeps two skillsync runs apart; another
+ * process holding the file past the 5 s busy timeout is SS_ELOCKED naming it).
  * Many writes belong in one ss_state_begin/ss_state_commit: each commit is an fsync.
  * The structs' strings are const so that callers can fill them with borrowed text; the ones
  * the state hands out are the caller's (release the struct). OIDs are 40-hex text.
