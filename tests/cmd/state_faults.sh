@@ -20,12 +20,6 @@ ss_accounts "$work" "" auth me m2
 home0=$HOME # the PDS's install cache is under it
 export HOME=$work/home
 field() { ss_json "$work/$1.json" "$2"; }
-run() { # run <expected exit> <args...>: stdout in $work/stdout, stderr in $work/stderr
-	local want=$1 rc=0
-	shift
-	"$@" >"$work/stdout" 2>"$work/stderr" || rc=$?
-	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$work/stderr" "$work/stdout")"
-}
 skill() { # skill <who> <name> <body>: writes the skill as <who>
 	local d=$work/src/$1/$2
 	rm -rf "$d" && mkdir -p "$d"
@@ -51,12 +45,12 @@ db=a/.git/skillsync/state.db
 
 skill auth good "good v1"
 skill m2 mskill "mskill v1"
-SKILLSYNC_PASSWORD=$(field me password) run 0 "$SKILLSYNC" login "$(field me handle)"
-run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
-run 0 "$SKILLSYNC" clone "$(field auth handle)" b --member "$(field m2 handle)"
+SKILLSYNC_PASSWORD=$(field me password) ss_run 0 "$SKILLSYNC" login "$(field me handle)"
+ss_run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
+ss_run 0 "$SKILLSYNC" clone "$(field auth handle)" b --member "$(field m2 handle)"
 (cd a && ss_skill mine "mine v1")
-(cd a && run 0 "$SKILLSYNC" commit -m "Add mine" && run 0 "$SKILLSYNC" push)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" commit -m "Add mine" && ss_run 0 "$SKILLSYNC" push)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "before the faults"
 [ -f a/.git/skillsync/members ] || fail "the clone wrote no member list"
 records_before=$(mine)
@@ -65,37 +59,37 @@ records_before=$(mine)
 head -c 20000 /dev/urandom >"$db"
 cp "$db" "$work/garbage"
 skill m2 mskill "mskill v2"
-(cd a && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
 grep -q "^warning: local state '.*/a/.git/skillsync/state.db' was damaged (file is not a database): moved it to '.*/state.db.damaged-[0-9]*' and rebuilt it from the member list; the next pull lists the space again$" "$work/stderr" ||
 	fail "the rebuild said: $(cat "$work/stderr")"
 [ "$(grep -c . "$work/stderr")" = 1 ] || fail "the rebuild printed: $(cat "$work/stderr")"
 aside=$(sed -n "s/.*moved it to '\([^']*\)'.*/\1/p" "$work/stderr")
 cmp -s "$aside" "$work/garbage" || fail "the damaged file was not kept as it was"
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the rebuild"
-(cd a && run 0 "$SKILLSYNC" status)
+(cd a && ss_run 0 "$SKILLSYNC" status)
 grep -q "nothing to commit" "$work/stdout" || fail "status after the rebuild: $(cat "$work/stdout")"
 # a push after the rebuild sends only what changed: no record lost or doubled
 (cd a && ss_skill mine "mine v2")
 (cd a && ss_skill mine2 "mine2 v1")
-(cd a && run 0 "$SKILLSYNC" commit -m "Edit mine, add mine2" && run 0 "$SKILLSYNC" push)
+(cd a && ss_run 0 "$SKILLSYNC" commit -m "Edit mine, add mine2" && ss_run 0 "$SKILLSYNC" push)
 [ "$(grep -c '^\(update mine\|create mine2\)$' "$work/stdout")" = 2 ] || fail "the push after the rebuild: $(cat "$work/stdout")"
 [ "$(mine | tr -cd ',' | wc -c)" = 3 ] || fail "my records: $(mine)"
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after a push on the rebuilt state"
 
 # 2. truncated, then a push before any pull: refused (nothing to diff against), then pull
 # rebuilds nothing more and push works
 (cd a && ss_skill mine "mine v3")
-(cd a && run 0 "$SKILLSYNC" commit -m "Edit mine again")
+(cd a && ss_run 0 "$SKILLSYNC" commit -m "Edit mine again")
 truncate -s 4096 "$db"
-(cd a && run 3 "$SKILLSYNC" push)
+(cd a && ss_run 3 "$SKILLSYNC" push)
 grep -q "^warning: local state .* was damaged" "$work/stderr" && grep -q "^skillsync: the local state was rebuilt and lists no records yet: nothing can be pushed; run 'skillsync pull' first$" "$work/stderr" ||
 	fail "the push on a rebuilt state said: $(cat "$work/stderr")"
 records=$(mine)
-(cd a && run 0 "$SKILLSYNC" pull && run 0 "$SKILLSYNC" push)
+(cd a && ss_run 0 "$SKILLSYNC" pull && ss_run 0 "$SKILLSYNC" push)
 [ "$(mine | tr -cd ',' | wc -c)" = 3 ] && [ "$(mine)" != "$records" ] || fail "my records: $(mine)"
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after a truncated state"
 
 # 3. an empty file is damage too; no mirror (a clone from an earlier build): clone again,
@@ -103,15 +97,15 @@ same a b "after a truncated state"
 asides=$(ls a/.git/skillsync | grep -c damaged-)
 : >"$db"
 rm a/.git/skillsync/members
-(cd a && run 1 "$SKILLSYNC" status)
+(cd a && ss_run 1 "$SKILLSYNC" status)
 [ "$(cat "$work/stderr")" = "skillsync: local state '$PWD/a/.git/skillsync/state.db' is damaged (an empty file) and this clone has no member list to rebuild it from: clone the space again with 'skillsync clone'" ] ||
 	fail "without a member list: $(cat "$work/stderr")"
 [ -f "$db" ] && [ ! -s "$db" ] && [ "$(ls a/.git/skillsync | grep -c damaged-)" = "$asides" ] ||
 	fail "the damaged file moved without a rebuild"
-rm -rf a && run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
+rm -rf a && ss_run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
 # a healthy state without the mirror (an earlier build's clone) gets one at the next command
 rm a/.git/skillsync/members
-(cd a && run 0 "$SKILLSYNC" status)
+(cd a && ss_run 0 "$SKILLSYNC" status)
 grep -q "^member	" a/.git/skillsync/members || fail "no member list written for an older clone"
 
 # 4. another process holds the state: one line, exit 6, nothing lost; then it works
@@ -126,12 +120,12 @@ db.execute("ROLLBACK")
 PY
 holder=$!
 while [ ! -e "$work/held" ]; do sleep 0.1; done
-(cd a && run 6 "$SKILLSYNC" pull)
+(cd a && ss_run 6 "$SKILLSYNC" pull)
 [ "$(cat "$work/stderr")" = "skillsync: local state '$PWD/a/.git/skillsync/state.db' is locked by another process (cannot prepare a query): try again once it is done" ] ||
 	fail "the locked state said: $(cat "$work/stderr")"
 wait "$holder"
-(cd a && run 0 "$SKILLSYNC" pull)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the lock"
 
 # 5. a disk that refuses writes past 64 KB (SIGXFSZ ignored: the write fails with EFBIG)
@@ -145,12 +139,12 @@ with open(os.path.join(d, "SKILL.md"), "w") as f:
 PY
 SS_FILL_TOKEN=$(field m2 accessJwt) "$fill" --pds "$pds" --did "$(field m2 did)" --put "$work/big/big" >/dev/null
 before=$(git -C a rev-parse HEAD refs/remotes/space/main)
-(cd a && trap '' XFSZ && ulimit -f 64 && run 1 "$SKILLSYNC" pull)
+(cd a && trap '' XFSZ && ulimit -f 64 && ss_run 1 "$SKILLSYNC" pull)
 [ "$(grep -c . "$work/stderr")" = 1 ] || fail "the full disk printed: $(cat "$work/stderr")"
 [ "$(git -C a rev-parse HEAD refs/remotes/space/main)" = "$before" ] || fail "a failed pull moved a ref"
 [ ! -e a/big ] || fail "a failed pull wrote the tree"
-(cd a && run 0 "$SKILLSYNC" pull)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the full disk"
 
 # 6. the PDS stopped (SIGSTOP) after the first batch of a three-batch push, then resumed: the
@@ -164,11 +158,11 @@ HOME=$home0 "$SS_SOURCE_DIR"/tests/pds/start "$work/pds" >/dev/null
 	ss_pds_env
 	mkdir -p "$work/six" && cd "$work/six"
 	HOME=$home0 ss_accounts "$work" "" auth6 me6
-	SKILLSYNC_PASSWORD=$(field me6 password) run 0 "$SKILLSYNC" login "$(field me6 handle)"
-	run 0 "$SKILLSYNC" clone "$(field auth6 handle)" c
+	SKILLSYNC_PASSWORD=$(field me6 password) ss_run 0 "$SKILLSYNC" login "$(field me6 handle)"
+	ss_run 0 "$SKILLSYNC" clone "$(field auth6 handle)" c
 	cd c
 	for i in $(seq 1 450); do ss_skill "s$i" "skill $i"; done
-	run 0 "$SKILLSYNC" commit -m "Add 450 skills"
+	ss_run 0 "$SKILLSYNC" commit -m "Add 450 skills"
 	rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$(field me6 did)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
 	first=$(rev)
 	SKILLSYNC_TIMEOUT=3 "$SKILLSYNC" push >"$work/stdout" 2>"$work/stderr" &
@@ -187,14 +181,14 @@ HOME=$home0 "$SS_SOURCE_DIR"/tests/pds/start "$work/pds" >/dev/null
 	echo "pds stopped mid-push: $(cat "$work/stderr")"
 	n=$(ss_records "$(field me6 did)" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["records"]))')
 	[ "$n" -ge 200 ] && [ "$n" -lt 450 ] || fail "$n records landed before the stop"
-	run 0 "$SKILLSYNC" push
+	ss_run 0 "$SKILLSYNC" push
 	ss_records "$(field me6 did)" | python3 -c '
 import json, sys
 keys = [r["uri"].rsplit("/", 1)[1] for r in json.load(sys.stdin)["records"]]
 assert sorted(keys) == sorted(f"s{i}" for i in range(1, 451)), keys' || fail "the records after the rerun"
-	run 0 "$SKILLSYNC" status
+	ss_run 0 "$SKILLSYNC" status
 	grep -q "nothing to commit" "$work/stdout" || fail "status after the rerun: $(cat "$work/stdout")"
-	cd .. && run 0 "$SKILLSYNC" clone "$(field auth6 handle)" d
+	cd .. && ss_run 0 "$SKILLSYNC" clone "$(field auth6 handle)" d
 	[ "$(tree c)" = "$(tree d)" ] || fail "the pushed tree differs from a fresh clone's"
 )
 echo "ok"
