@@ -58,6 +58,9 @@ static int sqlite_fail(ss_state *st, ss_error *err, const char *what, const char
 		                    "local state '%s' is damaged (%s): the next skillsync command "
 		                    "rebuilds it",
 		                    path, msg);
+	if (rc == SQLITE_FULL || rc == SQLITE_IOERR)
+		return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s (is the disk full?)",
+		                    path, what, msg);
 	return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s", path, what, msg);
 }
 

@@ -146,6 +146,36 @@ before=$(git -C a rev-parse HEAD refs/remotes/space/main)
 (cd a && ss_run 0 "$SKILLSYNC" pull)
 (cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the full disk"
+# ... while writing the working tree: a new file that compresses well (its object is written)
+mkdir -p "$work/big/flat"
+python3 - "$work/big/flat" <<'PY'
+import os, sys
+with open(os.path.join(sys.argv[1], "SKILL.md"), "w") as f:
+    f.write("---\nname: flat\ndescription: Skill flat.\n---\n" + "the same line again\n" * 10000)
+PY
+SS_FILL_TOKEN=$(field m2 accessJwt) "$fill" --pds "$pds" --did "$(field m2 did)" --put "$work/big/flat" >/dev/null
+before=$(git -C a rev-parse HEAD)
+(cd a && trap '' XFSZ && ulimit -f 64 && ss_run 1 "$SKILLSYNC" pull)
+[ "$(grep -c . "$work/stderr")" = 1 ] && grep -q "'.*/a/flat/SKILL.md': File too large" "$work/stderr" ||
+	fail "the full disk in the tree printed: $(cat "$work/stderr")"
+[ "$(git -C a rev-parse HEAD)" = "$before" ] && [ -z "$(git -C a status --short)" ] &&
+	[ ! -e a/.git/skillsync/merge ] || fail "the checkout cut short left: $(git -C a status --short)"
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
+same a b "after the full disk in the tree"
+cmp -s a/flat/SKILL.md "$work/big/flat/SKILL.md" || fail "the file after the rerun"
+# ... while writing the state: the database may not grow
+for i in $(seq 1 40); do skill m2 "small$i" "small $i $(head -c 300 /dev/urandom | base64 -w0)"; done
+before=$(git -C a rev-parse HEAD refs/remotes/space/main)
+limit=$(( $(stat -c %s "$db") / 1024 ))
+(cd a && trap '' XFSZ && ulimit -f "$limit" && ss_run 1 "$SKILLSYNC" pull)
+[ "$(grep -c . "$work/stderr")" = 1 ] && grep -q "^skillsync: local state '.*/a/.git/skillsync/state.db': .*(is the disk full?)$" "$work/stderr" ||
+	fail "the full disk in the state printed: $(cat "$work/stderr")"
+[ "$(git -C a rev-parse HEAD refs/remotes/space/main)" = "$before" ] &&
+	[ -z "$(git -C a status --short)" ] || fail "the failed state write moved a ref or the tree"
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
+same a b "after the full disk in the state"
 
 # 6. the PDS stopped (SIGSTOP) after the first batch of a three-batch push, then resumed: the
 # push stops with one line and exit 4; the rerun sends exactly the rest. The PDS is this
