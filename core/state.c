@@ -217,14 +217,14 @@ int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
 	return 0;
 }
 
-/* A new struct for <gitdir>/skillsync/state.db (its directory created). */
-static ss_state *state_new(const char *gitdir, ss_error *err)
+/* A new struct for <gitdir>/skillsync/state.db (create: its directory created). */
+static ss_state *state_new(const char *gitdir, bool create, ss_error *err)
 {
 	ss_buf dir = SS_BUF_INIT;
 	ss_state *st = NULL;
 
 	ss_fs_join(&dir, gitdir, "skillsync");
-	if (ss_fs_mkdir_p(dir.ptr, 0700, err) == 0) {
+	if (!create || ss_fs_mkdir_p(dir.ptr, 0700, err) == 0) {
 		st = ss_xcalloc(1, sizeof(*st));
 		ss_buf_puts(&dir, "/state.db");
 		st->path = ss_buf_detach(&dir, NULL);
@@ -235,7 +235,7 @@ static ss_state *state_new(const char *gitdir, ss_error *err)
 
 int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
 {
-	ss_state *st = state_new(gitdir, err);
+	ss_state *st = state_new(gitdir, true, err);
 	ss_buf why = SS_BUF_INIT;
 	int rc;
 
@@ -422,7 +422,7 @@ int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error 
 	struct stat sb;
 	int rc;
 
-	if (!(st = state_new(gitdir, err)))
+	if (!(st = state_new(gitdir, false, err)))
 		return -1;
 	if (lstat(st->path, &sb) < 0) {
 		rc = ss_error_set(err, SS_ENOTFOUND, "no local state '%s'", st->path);
