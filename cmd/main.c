@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/commit.h"
 #include "core/repo.h"
 #include "core/secret.h"
 #include "core/state.h"
@@ -171,6 +172,17 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* A rebuilt state takes its tracking commit back from git: the ref names it. */
+static int rebuilt_tracking(ss_ctx *ctx)
+{
+	ss_oid tracking;
+	int rc = ss_commit_read_ref(ctx->repo, SS_REPO_TRACKING_REF, &tracking, &ctx->err);
+
+	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)
+		return 0;
+	return rc < 0 ? rc : ss_state_set_tracking(ctx->state, &tracking, &ctx->err);
+}
+
 int cli_open_clone(ss_ctx *ctx)
 {
 	int rc;
@@ -184,6 +196,10 @@ int cli_open_clone(ss_ctx *ctx)
 	if (rc < 0)
 		goto fail;
 	rc = ss_state_open_existing(&ctx->state, ss_repo_gitdir(ctx->repo), &ctx->err);
+	if (rc == 0 && ss_state_rebuilt(ctx->state)) {
+		fprintf(stderr, "warning: %s\n", ss_state_rebuilt(ctx->state));
+		rc = rebuilt_tracking(ctx);
+	}
 	if (rc == 0 && !ss_state_authority(ctx->state))
 		rc = ss_error_set(&ctx->err, SS_ENOTFOUND, "local state has no authority");
 	if (rc < 0 && ctx->err.code == SS_ENOTFOUND)

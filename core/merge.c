@@ -182,16 +182,17 @@ static int verify(ss_repo *repo, const ss_merge_move *m, git_object *target, git
 	return 0;
 }
 
-/* A checkout that failed after it may have written: put back what it wrote (the journal
- * goes once that worked; else it stays for the next command's recovery). err already says
- * why the checkout failed. */
+/* A checkout that failed after it may have written (a full disk): put back what it wrote (the
+ * journal goes once that worked; else it stays for the next command's recovery). err already
+ * says why the checkout failed. No check first: verify() found every path as the person left
+ * it, under the clone's lock, so a file that now matches neither side is one this checkout
+ * cut short. */
 static int undo(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 {
 	ss_error why;
 
 	memset(&why, 0, sizeof(why));
-	if (ss_merge_move_check(repo, m, &why) == 0 &&
-	    ss_merge_move_write(repo, m, false, &why) == 0)
+	if (ss_merge_move_write(repo, m, false, &why) == 0)
 		journal_remove(repo);
 	else
 		ss_error_prefix(

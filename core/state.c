@@ -37,11 +37,36 @@ static const char *const migrations[] = {
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
+/*
+ * The one place SQLite's failures become ss_error. Another process holding the database
+ * (SQLITE_BUSY past the busy timeout) is SS_ELOCKED; a damaged file names itself.
+ */
+static int sqlite_fail(ss_state *st, ss_error *err, const char *what, const char *msg)
+{
+	int rc = st && st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM;
+	const char *path = st && st->path ? st->path : "state.db";
+
+	if (!msg)
+		msg = rc == SQLITE_NOMEM ? "out of memory" : "unknown";
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return ss_error_set(err, SS_ELOCKED,
+		                    "local state '%s' is locked by another process (%s): try again "
+		                    "once it is done",
+		                    path, what);
+	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+		return ss_error_set(err, SS_ERROR,
+		                    "local state '%s' is damaged (%s): the next skillsync command "
+		                    "rebuilds it",
+		                    path, msg);
+	if (rc == SQLITE_FULL || rc == SQLITE_IOERR)
+		return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s (is the disk full?)",
+		                    path, what, msg);
+	return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s", path, what, msg);
+}
+
 int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what)
 {
-	const char *msg = st && st->db ? sqlite3_errmsg(st->db) : "out of memory";
-
-	return ss_error_set(err, SS_ERROR, "local state: %s: %s", what, msg ? msg : "unknown");
+	return sqlite_fail(st, err, what, st && st->db ? sqlite3_errmsg(st->db) : NULL);
 }
 
 int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err)
@@ -96,10 +121,12 @@ static int exec_script(ss_state *st, const char *sql, ss_error *err)
 {
 	char *msg = NULL;
 
+	int rc;
+
 	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		ss_error_set(err, SS_ERROR, "local state: %s", msg ? msg : "cannot run a query");
+		rc = sqlite_fail(st, err, "cannot run a query", msg);
 		sqlite3_free(msg);
-		return SS_ERROR;
+		return rc;
 	}
 	return 0;
 }
@@ -143,40 +170,85 @@ out:
 	return ret;
 }
 
-int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
+/* Appends to why what makes the file damaged when SQLite's last error says it is. */
+static void damage_from_sqlite(const ss_state *st, ss_buf *why)
 {
-	ss_buf dir = SS_BUF_INIT;
-	ss_state *st = ss_xcalloc(1, sizeof(*st));
-	ss_buf path = SS_BUF_INIT;
-	int ret = -1;
+	int rc = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_OK;
 
-	ss_fs_join(&dir, gitdir, "skillsync");
-	if (ss_fs_mkdir_p(dir.ptr, 0700, err) < 0)
-		goto out;
-	ss_fs_join(&path, dir.ptr, "state.db");
-	st->path = ss_buf_detach(&path, NULL);
+	if (!why->len && (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB))
+		ss_buf_puts(why, sqlite3_errmsg(st->db));
+}
+
+/* PRAGMA quick_check: "ok", or its first finding in why (and err). */
+static int quick_check(ss_state *st, ss_buf *why, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	const unsigned char *v;
+	int ret = 0;
+
+	if (ss_state_prepare(st, &s, "PRAGMA quick_check(1)", err) < 0)
+		return -1;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		ret = ss_state_sqlite_error(st, err, "cannot check the database");
+	} else if ((v = sqlite3_column_text(s, 0)) && strcmp((const char *)v, "ok")) {
+		ss_buf_puts(why, (const char *)v);
+		ret = ss_error_set(err, SS_ERROR, "local state '%s' is damaged (%s)", st->path,
+		                   why->ptr);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
+{
 	if (sqlite3_open_v2(st->path, &st->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
-	                    NULL) != SQLITE_OK) {
-		ss_error_set(err, SS_ERROR, "cannot open local state '%s': %s", st->path,
-		             st->db ? sqlite3_errmsg(st->db) : "out of memory");
-		goto out;
-	}
+	                    NULL) != SQLITE_OK)
+		return ss_error_set(err, SS_ERROR, "cannot open local state '%s': %s", st->path,
+		                    st->db ? sqlite3_errmsg(st->db) : "out of memory");
 	chmod(st->path, 0600);
 	sqlite3_busy_timeout(st->db, 5000);
-	if (exec_script(st, "PRAGMA foreign_keys = ON", err) < 0)
-		goto out;
-	ret = migrate(st, err);
-	if (ret < 0 || (ret = ss_state_reload(st, err)) < 0)
-		goto out;
-	*out = st;
-	st = NULL;
-	ret = 0;
-out:
-	ss_state_free(st);
+	if ((check && quick_check(st, why, err) < 0) ||
+	    exec_script(st, "PRAGMA foreign_keys = ON", err) < 0 || migrate(st, err) < 0 ||
+	    ss_state_reload(st, err) < 0) {
+		damage_from_sqlite(st, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* A new struct for <gitdir>/skillsync/state.db (create: its directory created). */
+static ss_state *state_new(const char *gitdir, bool create, ss_error *err)
+{
+	ss_buf dir = SS_BUF_INIT;
+	ss_state *st = NULL;
+
+	ss_fs_join(&dir, gitdir, "skillsync");
+	if (!create || ss_fs_mkdir_p(dir.ptr, 0700, err) == 0) {
+		st = ss_xcalloc(1, sizeof(*st));
+		ss_buf_puts(&dir, "/state.db");
+		st->path = ss_buf_detach(&dir, NULL);
+	}
 	ss_buf_release(&dir);
-	ss_buf_release(&path);
-	return ret;
+	return st;
+}
+
+int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_state *st = state_new(gitdir, true, err);
+	ss_buf why = SS_BUF_INIT;
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = ss_state_open_db(st, false, &why, err);
+	ss_buf_release(&why);
+	if (rc < 0) {
+		ss_state_free(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
 }
 
 void ss_state_free(ss_state *st)
@@ -187,6 +259,7 @@ void ss_state_free(ss_state *st)
 		ss_state_rollback(st);
 	sqlite3_close(st->db);
 	ss_state_config_release(st);
+	free(st->rebuilt);
 	free(st->path);
 	free(st);
 }
@@ -205,7 +278,8 @@ int ss_state_commit(ss_state *st, ss_error *err)
 {
 	if (!st->in_transaction)
 		return ss_error_set(err, SS_ERROR, "local state: no transaction to commit");
-	if (exec_script(st, "COMMIT", err) < 0)
+	if ((st->mirror_dirty && ss_state_mirror_write(st, err) < 0) ||
+	    exec_script(st, "COMMIT", err) < 0)
 		return -1;
 	st->in_transaction = false;
 	return 0;
@@ -219,6 +293,7 @@ void ss_state_rollback(ss_state *st)
 		return;
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_transaction = false;
+	st->mirror_dirty = false;
 	ss_state_reload(st, &ignored); /* the cached values as the table has them again */
 }
 
@@ -253,7 +328,7 @@ int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err)
 	sqlite3_bind_int(s, 6, (int)m->role);
 	ret = ss_state_step_done(st, s, "cannot save a member", err);
 	sqlite3_finalize(s);
-	return ret;
+	return ret < 0 ? ret : ss_state_mirror_changed(st, err);
 }
 
 #define MEMBER_SELECT "SELECT did, handle, pds, commit_cid, rev, role FROM members"
@@ -295,8 +370,10 @@ int ss_state_member_remove(ss_state *st, const char *did, ss_error *err)
 	if (ss_state_exec(st, err, "DELETE FROM records WHERE did = ?1", 1, did, NULL, NULL, NULL) <
 	    0)
 		return -1;
-	return ss_state_exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL,
-	                     NULL);
+	if (ss_state_exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	    0)
+		return -1;
+	return ss_state_mirror_changed(st, err);
 }
 
 int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
@@ -339,16 +416,43 @@ void ss_state_members_free(ss_state_member *members, size_t n)
 	free(members);
 }
 
-int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
+int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err)
 {
-	ss_buf path = SS_BUF_INIT;
+	ss_state *st;
 	struct stat sb;
 	int rc;
 
-	ss_fs_join(&path, gitdir, "skillsync/state.db");
-	rc = lstat(path.ptr, &sb);
-	if (rc < 0)
-		ss_error_set(err, SS_ENOTFOUND, "no local state '%s'", path.ptr);
-	ss_buf_release(&path);
-	return rc < 0 ? SS_ENOTFOUND : ss_state_open(out, gitdir, err);
+	if (!(st = state_new(gitdir, false, err)))
+		return -1;
+	if (lstat(st->path, &sb) < 0) {
+		rc = ss_error_set(err, SS_ENOTFOUND, "no local state '%s'", st->path);
+	} else if (S_ISREG(sb.st_mode) && sb.st_size == 0) { /* SQLite would take it as new */
+		ss_buf_puts(why, "an empty file");
+		rc = ss_error_set(err, SS_ERROR, "local state '%s' is an empty file", st->path);
+	} else {
+		rc = ss_state_open_db(st, true, why, err);
+	}
+	if (rc == 0 && ss_state_mirror_write_missing(st, err) < 0) /* a clone from before it */
+		rc = -1;
+	if (rc == 0)
+		*out = st;
+	else
+		ss_state_free(st);
+	return rc;
+}
+
+int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_buf why = SS_BUF_INIT;
+	int rc = ss_state_try_open(out, gitdir, &why, err);
+
+	if (rc < 0 && why.len)
+		rc = ss_state_rebuild(out, gitdir, why.ptr, err);
+	ss_buf_release(&why);
+	return rc;
+}
+
+const char *ss_state_rebuilt(const ss_state *st)
+{
+	return st->rebuilt;
 }

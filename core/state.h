@@ -12,7 +12,8 @@
  * Rules: sqlite3.h appears only in core/state*.c; every value is a bound parameter; the schema
  * version is `PRAGMA user_version`, raised by a list of migrations run in one transaction at
  * open; the database uses SQLite's default rollback journal (one file, nothing beside it
- * after a clean close; the clone's lock, not SQLite, keeps two skillsync runs apart).
+ * after a clean close; the clone's lock, not SQLite, keeps two skillsync runs apart; another
+ * process holding the file past the 5 s busy timeout is SS_ELOCKED naming it).
  * Many writes belong in one ss_state_begin/ss_state_commit: each commit is an fsync.
  * The structs' strings are const so that callers can fill them with borrowed text; the ones
  * the state hands out are the caller's (release the struct). OIDs are 40-hex text.
@@ -29,9 +30,18 @@ typedef struct ss_state ss_state;
 
 /* Opens (creating when missing) <gitdir>/skillsync/state.db and brings its schema up to date. */
 int ss_state_open(ss_state **out, const char *gitdir, ss_error *err);
-/* The same for a clone's existing state: SS_ENOTFOUND, with nothing created, when it has none
- * (a git repository that is not a clone). */
+/*
+ * The same for a clone's existing state: SS_ENOTFOUND, with nothing created, when it has none
+ * (a git repository that is not a clone). A damaged file (not a database, malformed, empty:
+ * PRAGMA quick_check at open) is moved aside and a fresh state is built from the member list's
+ * mirror <gitdir>/skillsync/members (core/state_mirror.c): members, me, authority, transport;
+ * no records, no view, config "rebuilt" and "view_stale" set so that the next fetch lists
+ * every member again. Without a mirror: SS_ERROR asking to clone again, the file left as is.
+ */
 int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err);
+/* One line saying what the open's rebuild did (the damage, where the damaged file went);
+ * NULL when the state was not rebuilt. */
+const char *ss_state_rebuilt(const ss_state *st);
 void ss_state_free(ss_state *st);
 
 /* One transaction; nested begin is an error. rollback is harmless without a transaction. */

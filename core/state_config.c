@@ -62,7 +62,11 @@ int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_err
 		rc = ss_state_exec(st, err,
 		                   "INSERT OR REPLACE INTO config (key, value) VALUES (?1, ?2)", 2,
 		                   key, value, NULL, NULL);
-	return rc < 0 ? rc : cache_put(st, key, value, err);
+	if (rc < 0 || (rc = cache_put(st, key, value, err)) < 0)
+		return rc;
+	if (!strcmp(key, "me") || !strcmp(key, "authority") || !strcmp(key, "transport"))
+		return ss_state_mirror_changed(st, err);
+	return 0;
 }
 
 int ss_state_reload(ss_state *st, ss_error *err)

@@ -12,6 +12,8 @@
 
 #include <sqlite3.h>
 
+#include "core/buf.h"
+
 #include "core/repo.h"
 #include "core/state.h"
 
@@ -19,6 +21,8 @@ struct ss_state {
 	sqlite3 *db;
 	char *path;
 	bool in_transaction;
+	bool mirror_dirty; /* the member list changed: rewrite the mirror (core/state_mirror.c) */
+	char *rebuilt;     /* what the open's rebuild of a damaged state did; NULL: none */
 	/* config values read at open (core/state_config.c) */
 	char *me, *authority; /* NULL when absent */
 	ss_oid tracking;      /* zero when absent */
@@ -48,6 +52,25 @@ char *ss_state_column_dup(sqlite3_stmt *s, int i);
 /* Runs a statement that returns no rows, with up to 4 text parameters (NULL binds NULL). */
 int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
                   const char *p2, const char *p3, const char *p4);
+
+/*
+ * The member list's plain-text mirror, <gitdir>/skillsync/members (core/state_mirror.c).
+ * ss_state_mirror_changed: the members, me, authority or transport changed; rewrites the
+ * mirror now outside a transaction, else at ss_state_commit (before COMMIT).
+ */
+int ss_state_mirror_changed(ss_state *st, ss_error *err);
+int ss_state_mirror_write(ss_state *st, ss_error *err);
+/* Writes the mirror when there is none (a clone made before it existed). */
+int ss_state_mirror_write_missing(ss_state *st, ss_error *err);
+
+/* Opens st->path into st (a fresh struct); check: PRAGMA quick_check first. On failure, why
+ * gets what damages the file when SQLite found it damaged (not a database, malformed). */
+int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err);
+/* ss_state_open_existing without the rebuild: why gets what damages the file, if that is
+ * why it fails. */
+int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err);
+/* Moves the damaged state aside and builds a fresh one from the mirror (core/state_mirror.c). */
+int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err);
 
 /* Migrations owned by sibling files (see core/state.c's list). */
 extern const char ss_state_journal_schema[]; /* core/state_journal.c: the push journal */

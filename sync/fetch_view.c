@@ -299,6 +299,7 @@ int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
 	}
 	if (save_view(f, &c, err) < 0 || ss_state_set_tracking(f->st, &commit, err) < 0 ||
 	    ss_state_config_set(f->st, "view_stale", NULL, err) < 0 ||
+	    (!f->res->unreachable && ss_state_config_set(f->st, "rebuilt", NULL, err) < 0) ||
 	    ss_state_commit(f->st, err) < 0)
 		goto out;
 	f->res->commit = commit;

@@ -17,9 +17,20 @@ int ss_push_preview(ss_repo *repo, ss_state *st, int64_t now_ms, unsigned flags,
                     ss_error *err)
 {
 	bool in = true;
+	char *rebuilt = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	/* A rebuilt state knows none of the records: a push would have nothing to diff against. */
+	rc = ss_state_config_get(st, "rebuilt", &rebuilt, err);
+	free(rebuilt);
+	if (rc == 0)
+		return ss_error_set(err, SS_ECONFLICT,
+		                    "the local state was rebuilt and lists no records yet: nothing "
+		                    "can be pushed; run 'skillsync pull' first");
+	if (err->code != SS_ENOTFOUND)
+		return rc;
+	ss_error_clear(err);
 	out->me = ss_state_me(st);
 	ss_state_tracking(st, &out->tracking);
 	if ((rc = ss_commit_read_ref(repo, "HEAD", &out->head, err)) < 0)

@@ -22,6 +22,15 @@ ss_sandbox() {
 	ss_pds_env
 }
 
+# ss_run <expected exit> <command> <args...>: runs it with stdout in $work/stdout and stderr in
+# $work/stderr, and fails the script, showing both, when it exits otherwise.
+ss_run() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$work/stdout" 2>"$work/stderr" || rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$work/stderr" "$work/stdout")"
+}
+
 # ss_skill <name> <last line>: a valid skill directory <name> in the current directory whose
 # SKILL.md ends with <last line>.
 ss_skill() {
