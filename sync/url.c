@@ -33,12 +33,16 @@ static bool has_part(CURLU *u, CURLUPart part)
 
 int ss_url_check(const char *url, ss_error *err)
 {
-	CURLU *u = curl_url();
+	CURLU *u;
 	const char *sep = strstr(url, "://");
 	char *scheme = NULL, *host = NULL;
 	size_t len;
 	int ret = 0;
 
+	/* the spelling itself first: curl also reads "https:/h" and "https:h" as https URLs */
+	if (strncasecmp(url, "https://", 8) && strncasecmp(url, "http://", 7))
+		return ss_error_set(err, SS_EINVALID, "'%s' is not an http(s) URL", url);
+	u = curl_url();
 	if (!u)
 		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
 	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||

@@ -93,9 +93,17 @@ static bool skip_value(scan *s)
 				return false;
 			s->p++;
 			break;
-		default: /* a number or a literal */
-			while (s->p < s->end && !strchr(",:]} \t\n\r\"[{", *s->p))
+		default: { /* a number or a literal: at least one byte, or the page is not JSON */
+			static const char stops[] = ",:]} \t\n\r\"[{";
+			const char *start = s->p;
+
+			/* memchr, not strchr: a NUL byte is no stop (strchr finds the terminator)
+			 */
+			while (s->p < s->end && !memchr(stops, *s->p, sizeof(stops) - 1))
 				s->p++;
+			if (s->p == start)
+				return false;
+		}
 		}
 	} while (depth);
 	return true;

@@ -130,6 +130,9 @@ static void test_http__userinfo_cannot_hide_a_remote_host(void **state)
 	assert_int_equal(ss_url_check("http://127.0.0.1.evil.invalid/", &err), SS_EINVALID);
 	assert_int_equal(ss_url_check("ftp://127.0.0.1/", &err), SS_EINVALID);
 	assert_int_equal(ss_url_check("https:///x", &err), SS_EINVALID);
+	/* spellings curl itself would read as https URLs (found by fuzzing) */
+	assert_int_equal(ss_url_check("https:/pds.example", &err), SS_EINVALID);
+	assert_int_equal(ss_url_check("https:pds.example", &err), SS_EINVALID);
 }
 
 static void test_http__closed_port_fails_fast_with_one_line(void **state)
