@@ -184,6 +184,8 @@ void ss_skillmd_emit(const ss_value *frontmatter, const char *body, size_t body_
 	ss_buf_puts(out, "---\n");
 	if (ss_value_count(frontmatter))
 		emit_block(frontmatter, 0, out);
+	else /* an empty document would read back as "frontmatter is empty" */
+		ss_buf_puts(out, "{}\n");
 	ss_buf_puts(out, "---\n");
 	ss_buf_put(out, body, body_len);
 }
