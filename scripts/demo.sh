@@ -51,8 +51,8 @@ member2=$(json "$work/member2.json" handle)
 echo "== skillsync login $member1"
 SKILLSYNC_PASSWORD=$(json "$work/member1.json" password) "$skillsync" login "$member1"
 cd "$work"
-echo "== skillsync clone $authority space --member $member1 --member $member2"
-"$skillsync" clone "$authority" space --member "$member1" --member "$member2"
+echo "== skillsync clone $authority space --member $member2   (signed in as $member1: you are in the space)"
+"$skillsync" clone "$authority" space --member "$member2"
 cd space
 echo "== skillsync ls"
 "$skillsync" ls
