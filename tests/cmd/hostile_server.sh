@@ -16,23 +16,16 @@ export SKILLSYNC_CONFIG_HOME="$tmp/config"
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
-run() { # run <expected exit> <args...>: stdout in $tmp/stdout, stderr in $tmp/stderr
-	local want=$1 rc=0
-	shift
-	"$@" >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
-	[ "$rc" = "$want" ] || fail "'$*' exited $rc, not $want: $(cat "$tmp/stderr" "$tmp/stdout")"
-}
 has() { grep -qF -- "$2" "$1" || fail "no '$2' in $1: $(cat "$1")"; }
 
 ss_pds_env
 ss_accounts "$tmp" h auth
 export HOME="$tmp/home"
 fill=$(dirname "$SKILLSYNC")/ss-fill
-auth=$(field "$tmp/auth.json" handle)
+auth=$(ss_json "$tmp/auth.json" handle)
 put_auth() { # put_auth <skill-dir>...: the authority's records
-	SS_FILL_TOKEN=$(field "$tmp/auth.json" accessJwt) "$fill" --pds "$pds" \
-		--did "$(field "$tmp/auth.json" did)" --put "$@" >/dev/null
+	SS_FILL_TOKEN=$(ss_json "$tmp/auth.json" accessJwt) "$fill" --pds "$pds" \
+		--did "$(ss_json "$tmp/auth.json" did)" --put "$@" >/dev/null
 }
 put_auth "$SS_TESTDATA"/skills/valid/basic/*/
 
@@ -49,7 +42,7 @@ export SKILLSYNC_PLC_URL="http://127.0.0.1:$(cat "$portfile")/plc"
 cd "$tmp"
 junk=()
 for i in 1 2 3 4 5 6 7 8; do junk+=(--member "did:plc:hostilejunkpage-$i"); done
-run 0 /usr/bin/time -f "maxrss %M" "$SKILLSYNC" clone "$auth" space \
+ss_run 0 /usr/bin/time -f "maxrss %M" "$SKILLSYNC" clone "$auth" space \
 	--member did:plc:hostilebadrecs --member did:plc:hostileflaky --member did:plc:hostileflip \
 	"${junk[@]}"
 rss=$(sed -n 's/^maxrss //p' "$tmp/stderr")
@@ -72,7 +65,7 @@ flip_before=$(cat flip-skill/SKILL.md)
 
 # A broken update of a valid record: the last good version stays, with a warning.
 touch "$portfile.flip"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 has "$tmp/stderr" "warning: skipped 'flip-skill' of 'did:plc:hostileflip': flip-skill: record gives the key \"instructions\" twice"
 has "$tmp/stderr" "(its last good version is kept)"
 [ "$(cat flip-skill/SKILL.md)" = "$flip_before" ] || fail "flip-skill changed by a broken update"
@@ -82,28 +75,28 @@ has "$tmp/stderr" "(its last good version is kept)"
 touch "$portfile.down"
 put_auth "$SS_TESTDATA"/skills/valid/nested-files/*/
 new=$(basename "$(ls -d "$SS_TESTDATA"/skills/valid/nested-files/*/ | head -1)")
-run 4 "$SKILLSYNC" pull
+ss_run 4 "$SKILLSYNC" pull
 has "$tmp/stderr" "warning: cannot read the head of 'did:plc:hostileflaky'"
 has "$tmp/stderr" "its last known versions are kept"
 [ -f flaky-skill/SKILL.md ] || fail "the unreachable member's skill left the view"
 [ -f "$new/SKILL.md" ] || fail "the authority's new skill '$new' did not sync"
 rm "$portfile.down"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 
 # A listing whose cursors go round (a, b, a, ...): stopped at once, named, the rest synced.
-run 0 "$SKILLSYNC" members add did:plc:hostilealternate
-run 4 timeout 60 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" members add did:plc:hostilealternate
+ss_run 4 timeout 60 "$SKILLSYNC" pull
 has "$tmp/stderr" "cannot list the skills of 'did:plc:hostilealternate'"
 has "$tmp/stderr" "a cursor it had sent before"
 
 # A member whose DID no longer resolves is removed by its DID, without the network.
 touch "$portfile.gone"
-run 0 "$SKILLSYNC" members remove did:plc:hostilealternate
-run 0 "$SKILLSYNC" members
+ss_run 0 "$SKILLSYNC" members remove did:plc:hostilealternate
+ss_run 0 "$SKILLSYNC" members
 ! grep -q hostilealternate "$tmp/stdout" || fail "the removed member is still listed"
 rm "$portfile.gone"
 
 # A PDS URL with userinfo (http://localhost:1@evil.invalid reaches evil.invalid): refused.
-run 1 "$SKILLSYNC" members add did:plc:hostileuserinfo
+ss_run 1 "$SKILLSYNC" members add did:plc:hostileuserinfo
 has "$tmp/stderr" "user name or password"
 echo "hostile server: ok"

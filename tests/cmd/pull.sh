@@ -62,15 +62,9 @@ get_instructions() { # get_instructions <who> <name>
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["value"]["instructions"], end="")'
 }
 
-run() { # run <expected exit> <args...>: stdout in $tmp/stdout, stderr in $tmp/stderr
-	local want=$1 rc=0
-	shift
-	"$@" >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
-	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$tmp/stderr" "$tmp/stdout")"
-}
 body_of() { sed '1,/^---$/d' "$1"; } # SKILL.md minus its frontmatter
 has_line() { grep -qxF -- "$2" "$1" || fail "no line '$2' in $1: $(cat "$1")"; }
-commit() { run 0 "$SKILLSYNC" commit -m "$1"; } # commit <message>: every change
+commit() { ss_run 0 "$SKILLSYNC" commit -m "$1"; } # commit <message>: every change
 clean() { [ -z "$(git -C "$1" status --porcelain)" ] || fail "$1 not clean: $(git -C "$1" status --porcelain)"; }
 
 # The space: auth is the authority; I am "me"; m2 a member; m3 joins later.
@@ -79,9 +73,9 @@ put auth beta $'beta by the authority\n'
 put m2 beta $'beta by m2\n' "m2's beta"
 put m2 gamma $'line 1\nline 2\nline 3\n' "first gamma" notes.md $'a\nb\n'
 put m3 delta $'delta 1\n' "m3's delta"
-SKILLSYNC_PASSWORD=$(ss_json "$tmp/me.json" password) run 0 "$SKILLSYNC" login "$(handle me)"
+SKILLSYNC_PASSWORD=$(ss_json "$tmp/me.json" password) ss_run 0 "$SKILLSYNC" login "$(handle me)"
 cd "$tmp"
-run 0 "$SKILLSYNC" clone "$(handle auth)" space --member "$(handle m2)"
+ss_run 0 "$SKILLSYNC" clone "$(handle auth)" space --member "$(handle m2)"
 cd space
 [ "$(body_of beta/SKILL.md)" = "beta by the authority" ] || fail "beta is not the authority's"
 clean .
@@ -91,21 +85,21 @@ state=.git/skillsync/state.db
 before=$(sha256sum "$state" | cut -d' ' -f1)
 tracking=$(git rev-parse refs/remotes/space/main)
 head=$(git rev-parse HEAD)
-run 0 "$SKILLSYNC" pull --json
+ss_run 0 "$SKILLSYNC" pull --json
 requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"])' "$tmp/stdout")
 [ "$requests" = 3 ] || fail "a no-change pull sent $requests requests, not 3"
 grep -q '"result":"up-to-date"' "$tmp/stdout" || fail "no-change pull: $(cat "$tmp/stdout")"
 [ "$(sha256sum "$state" | cut -d' ' -f1)" = "$before" ] || fail "a no-change pull wrote the state"
 [ "$(git rev-parse refs/remotes/space/main)" = "$tracking" ] || fail "a no-change pull moved the tracking ref"
 [ "$(git rev-parse HEAD)" = "$head" ] || fail "a no-change pull moved main"
-run 0 "$SKILLSYNC" pull --quiet
+ss_run 0 "$SKILLSYNC" pull --quiet
 [ ! -s "$tmp/stdout" ] && [ ! -s "$tmp/stderr" ] || fail "pull --quiet printed: $(cat "$tmp/stdout" "$tmp/stderr")"
-run 0 "$SKILLSYNC" fetch
+ss_run 0 "$SKILLSYNC" fetch
 has_line "$tmp/stdout" "the space has not changed"
 
 # A member's newer version (two files change).
 put m2 gamma $'line 1\nline 2\nline 3\nline 4\n' "gamma v2: a fourth line" notes.md $'a\nb\nc\n'
-run 0 "$SKILLSYNC" pull --quiet
+ss_run 0 "$SKILLSYNC" pull --quiet
 has_line "$tmp/stdout" "fetched 1 change from the space"
 has_line "$tmp/stdout" "  updated gamma ($(handle m2)): gamma v2: a fourth line"
 [ "$(body_of gamma/SKILL.md)" = $'line 1\nline 2\nline 3\nline 4' ] || fail "gamma not updated"
@@ -114,35 +108,35 @@ clean .
 
 # The authority's update.
 put auth alpha $'step 1\nstep 2 (better)\nstep 3\n' "alpha: clearer step 2"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 has_line "$tmp/stdout" "fast-forward: main has the space's changes"
 [ "$(body_of alpha/SKILL.md)" = $'step 1\nstep 2 (better)\nstep 3' ] || fail "alpha not updated"
 
 # A deletion: the authority's beta goes, m2's comes back.
 del auth beta
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 [ "$(body_of beta/SKILL.md)" = "beta by m2" ] || fail "m2's beta did not come back"
 has_line "$tmp/stdout" "  updated beta ($(handle m2)): m2's beta"
 
 # A new member's skills.
-run 0 "$SKILLSYNC" members add "$(handle m3)"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" members add "$(handle m3)"
+ss_run 0 "$SKILLSYNC" pull
 [ "$(body_of delta/SKILL.md)" = "delta 1" ] || fail "the new member's delta is missing"
 has_line "$tmp/stdout" "  added   delta ($(handle m3)): m3's delta"
 
 # My own record changed from another device: mine wins over the authority's.
 put me alpha $'my alpha\n' "alpha from my laptop"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 [ "$(body_of alpha/SKILL.md)" = "my alpha" ] || fail "my own alpha did not win"
 has_line "$tmp/stdout" "  updated alpha ($(handle me), yours): alpha from my laptop"
 clean .
 
 # log: who changed what, and the notes.
-run 0 "$SKILLSYNC" log gamma
+ss_run 0 "$SKILLSYNC" log gamma
 grep -q "updated gamma by $(handle m2)" "$tmp/stdout" || fail "log gamma: $(cat "$tmp/stdout")"
 grep -q "note: gamma v2: a fourth line" "$tmp/stdout" || fail "log gamma has no note: $(cat "$tmp/stdout")"
 grep -q "alpha" "$tmp/stdout" && fail "log gamma shows alpha: $(cat "$tmp/stdout")"
-run 0 "$SKILLSYNC" log --json
+ss_run 0 "$SKILLSYNC" log --json
 python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); assert l and all(e["kind"] in ("space","local","merge") for e in l)' "$tmp/stdout" ||
 	fail "log --json: $(cat "$tmp/stdout")"
 
@@ -150,14 +144,14 @@ python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); assert l and all(e[
 echo "my unsaved edit" >>delta/SKILL.md
 put m3 delta $'delta 2\n' "m3's second delta"
 head=$(git rev-parse HEAD)
-run 1 "$SKILLSYNC" pull
+ss_run 1 "$SKILLSYNC" pull
 [ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "blocked pull printed more than one error line: $(cat "$tmp/stderr")"
 grep -q "'delta/SKILL.md'" "$tmp/stderr" || fail "blocked pull did not name the file: $(cat "$tmp/stderr")"
 [ "$(git rev-parse HEAD)" = "$head" ] || fail "blocked pull moved main"
 [ "$(tail -n1 delta/SKILL.md)" = "my unsaved edit" ] || fail "blocked pull overwrote my edit"
 git show refs/remotes/space/main:delta/SKILL.md | grep -qx "delta 2" || fail "blocked pull did not fetch"
 git checkout -q -- delta
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 [ "$(body_of delta/SKILL.md)" = "delta 2" ] || fail "delta 2 not merged after the edit went"
 
 # --ff-only refuses when main has a commit of its own; a plain pull then merges cleanly.
@@ -165,10 +159,10 @@ printf 'my notes\n' >delta/extra.md
 commit "delta: my notes"
 put m2 beta $'beta by m2, v2\n' "m2's beta v2"
 head=$(git rev-parse HEAD)
-run 1 "$SKILLSYNC" pull --ff-only
+ss_run 1 "$SKILLSYNC" pull --ff-only
 grep -q "not possible to fast-forward" "$tmp/stderr" || fail "pull --ff-only said: $(cat "$tmp/stderr")"
 [ "$(git rev-parse HEAD)" = "$head" ] || fail "pull --ff-only moved main"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 grep -q "^merged the space's changes into main (merge commit " "$tmp/stdout" || fail "pull said: $(cat "$tmp/stdout")"
 has_line "$tmp/stdout" "  updated beta ($(handle m2)): m2's beta v2"
 [ "$(body_of beta/SKILL.md)" = "beta by m2, v2" ] && [ "$(cat delta/extra.md)" = "my notes" ] ||
@@ -180,11 +174,11 @@ clean .
 sed -i 's/^line 2$/line 2 (mine)/' gamma/SKILL.md
 commit "gamma: my line 2"
 put m2 gamma $'line 1\nline 2 (m2)\nline 3\nline 4\n' "gamma v3" notes.md $'a\nb\nc\n'
-run 2 "$SKILLSYNC" pull
+ss_run 2 "$SKILLSYNC" pull
 has_line "$tmp/stdout" "conflict: gamma/SKILL.md"
 grep -q '^<<<<<<< ' gamma/SKILL.md || fail "no conflict markers in gamma/SKILL.md"
 [ "$(git status --porcelain gamma/SKILL.md)" = "UU gamma/SKILL.md" ] || fail "no index conflict: $(git status --porcelain)"
-run 0 "$SKILLSYNC" status
+ss_run 0 "$SKILLSYNC" status
 grep -q "merge waits" "$tmp/stdout" || fail "status does not say a merge waits: $(cat "$tmp/stdout")"
 has_line "$tmp/stdout" "Unmerged paths:"
 has_line "$tmp/stdout" "  gamma/  (1 conflicted file)"
@@ -193,7 +187,7 @@ grep -q "then run 'skillsync commit'" "$tmp/stdout" || fail "status does not say
 # the tracking commit is what the merge brings in: nothing to pull, and not "up to date" either
 grep -q "skillsync pull" "$tmp/stdout" && fail "status asks for a pull while the merge waits: $(cat "$tmp/stdout")"
 grep -q "up to date" "$tmp/stdout" && fail "status says up to date while a merge waits: $(cat "$tmp/stdout")"
-run 0 "$SKILLSYNC" status --json
+ss_run 0 "$SKILLSYNC" status --json
 python3 - "$tmp/stdout" <<'PY' || fail "status --json: $(cat "$tmp/stdout")"
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -201,7 +195,7 @@ assert s["merging"] is True and s["behind"] == 0, s
 assert s["unmerged"] == [{"name": "gamma", "path": "gamma/SKILL.md", "kind": "both modified"}], s["unmerged"]
 assert [c["conflicted"] for c in s["changes"] if c["name"] == "gamma"] == [True], s["changes"]
 PY
-run 2 "$SKILLSYNC" pull # a merge still waits: fetches, says so, exits 2 again
+ss_run 2 "$SKILLSYNC" pull # a merge still waits: fetches, says so, exits 2 again
 python3 - gamma/SKILL.md <<'PY'
 import re, sys
 p = sys.argv[1]
@@ -212,19 +206,19 @@ PY
 commit "gamma: both line 2s"
 [ "$(git rev-list --parents -n1 HEAD | wc -w)" = 3 ] || fail "the resolution is not a merge commit"
 clean .
-run 0 "$SKILLSYNC" status
+ss_run 0 "$SKILLSYNC" status
 grep -q "^Your branch has .* not yet pushed; push would send: .*create gamma" "$tmp/stdout" ||
 	fail "status before the push: $(cat "$tmp/stdout")"
-run 0 "$SKILLSYNC" push
+ss_run 0 "$SKILLSYNC" push
 has_line "$tmp/stdout" "create gamma (your own version of $(handle m2)'s)"
 [ "$(get_instructions me gamma)" = $'line 1\nline 2 (both)\nline 3\nline 4' ] ||
 	fail "push did not land the resolved gamma: $(get_instructions me gamma)"
 [ "$(get_instructions m2 gamma)" = $'line 1\nline 2 (m2)\nline 3\nline 4' ] || fail "m2's gamma changed"
 head=$(git rev-parse HEAD)
-run 0 "$SKILLSYNC" pull # the pushed merge is in the space: nothing comes back
+ss_run 0 "$SKILLSYNC" pull # the pushed merge is in the space: nothing comes back
 [ "$(git rev-parse HEAD)" = "$head" ] || fail "the pull after the push moved main: $(cat "$tmp/stdout")"
 clean .
-run 0 "$SKILLSYNC" status
+ss_run 0 "$SKILLSYNC" status
 has_line "$tmp/stdout" "Your branch is up to date with the space."
 
 # The lock: a holder makes a second run wait, then give up naming it; a finished holder's
@@ -239,11 +233,11 @@ lock=.git/skillsync/lock
 ) &
 holder=$!
 while [ ! -e "$tmp/locked" ]; do sleep 0.05; done
-SKILLSYNC_LOCK_WAIT=1 run 6 "$SKILLSYNC" pull
+SKILLSYNC_LOCK_WAIT=1 ss_run 6 "$SKILLSYNC" pull
 grep -q "another skillsync (pid $holder on testhost" "$tmp/stderr" || fail "locked pull said: $(cat "$tmp/stderr")"
-run 0 "$SKILLSYNC" pull # waits up to 5 s for the holder, which ends after 4
+ss_run 0 "$SKILLSYNC" pull # waits up to 5 s for the holder, which ends after 4
 wait "$holder"
-run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull
 
 # Two pulls at once: each ends up to date or locked out, the repository consistent.
 put m2 beta $'beta by m2, again\n'
@@ -263,13 +257,13 @@ git fsck --no-dangling >/dev/null 2>&1 || fail "git fsck after two pulls"
 # A missing session (after logout, or a refresh token that expired): public repos need none,
 # so pull goes on as me, saying once (naming me's handle) that push will need a sign-in; only
 # push fails, with one line and exit 5. Never a prompt.
-SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 0 timeout 20 setsid -w "$SKILLSYNC" pull </dev/null
+SKILLSYNC_CONFIG_HOME="$tmp/nobody" ss_run 0 timeout 20 setsid -w "$SKILLSYNC" pull </dev/null
 [ "$(cat "$tmp/stderr")" = "skillsync: not signed in as '$(handle me)': reading the public repos \
 without a session; push will need 'skillsync login $(handle me)'" ] ||
 	fail "pull without a session said: $(cat "$tmp/stderr")"
-SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 0 timeout 20 setsid -w "$SKILLSYNC" pull --quiet </dev/null
+SKILLSYNC_CONFIG_HOME="$tmp/nobody" ss_run 0 timeout 20 setsid -w "$SKILLSYNC" pull --quiet </dev/null
 [ ! -s "$tmp/stderr" ] && [ ! -s "$tmp/stdout" ] || fail "pull --quiet without a session printed"
-SKILLSYNC_CONFIG_HOME="$tmp/nobody" run 5 timeout 20 setsid -w "$SKILLSYNC" push </dev/null
+SKILLSYNC_CONFIG_HOME="$tmp/nobody" ss_run 5 timeout 20 setsid -w "$SKILLSYNC" push </dev/null
 [ "$(cat "$tmp/stderr")" = "skillsync: not signed in as '$(handle me)' (run 'skillsync login $(handle me)')" ] ||
 	fail "push without a session said: $(cat "$tmp/stderr")"
 

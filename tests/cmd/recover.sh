@@ -22,14 +22,7 @@ ss_git_identity
 ss_pds_env
 ss_accounts "$tmp" "" auth me m2
 export HOME=$tmp/home
-field() { ss_json "$tmp/$1.json" "$2"; }
 
-run() { # run <expected exit> <args...>: stdout in $tmp/stdout, stderr in $tmp/stderr
-	local want=$1 rc=0
-	shift
-	"$@" >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
-	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$tmp/stderr" "$tmp/stdout")"
-}
 # skill <who> <name> <body> [path content]...: writes the skill as <who> (putRecord).
 skill() {
 	local who=$1 name=$2 body=$3 d
@@ -42,7 +35,7 @@ skill() {
 		printf '%s\n' "$2" >"$d/$1"
 		shift 2
 	done
-	SS_FILL_TOKEN=$(field "$who" accessJwt) "$fill" --pds "$pds" --did "$(field "$who" did)" \
+	SS_FILL_TOKEN=$(ss_field "$who" accessJwt) "$fill" --pds "$pds" --did "$(ss_field "$who" did)" \
 		--put "$d" >/dev/null || fail "put $name as $who"
 }
 tree() { git -C "$1" rev-parse "${2:-HEAD}^{tree}"; }
@@ -82,9 +75,9 @@ outside_before=$(outside)
 skill auth good "good v1" scripts/run.sh "echo good 1"
 skill auth alpha "alpha v1"
 skill m2 mskill "mskill v1" notes.md "notes v1"
-SKILLSYNC_PASSWORD=$(field me password) run 0 "$SKILLSYNC" login "$(field me handle)"
-run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
-run 0 "$SKILLSYNC" clone "$(field auth handle)" b --member "$(field m2 handle)"
+SKILLSYNC_PASSWORD=$(ss_field me password) ss_run 0 "$SKILLSYNC" login "$(ss_field me handle)"
+ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" a --member "$(ss_field m2 handle)"
+ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" b --member "$(ss_field m2 handle)"
 
 # 1. The audit's case: my uncommitted edit of a file the pull changes, and symlinks where the
 # pull writes, then a pull to be killed right after its journal: it refuses before, so there is
@@ -95,11 +88,11 @@ plant a
 skill m2 mskill "mskill v2" notes.md "notes v2" scripts/tool.sh "echo tool"
 skill m2 other "other v1" x.md "x"
 skill auth good "good v2" scripts/run.sh "echo good 2"
-(cd a && SKILLSYNC_TEST_CRASH=merge-journaled run 1 "$SKILLSYNC" pull)
+(cd a && SKILLSYNC_TEST_CRASH=merge-journaled ss_run 1 "$SKILLSYNC" pull)
 [ ! -e a/.git/skillsync/merge ] || fail "the refused pull left a merge journal"
-(cd a && run 0 "$SKILLSYNC" status)
+(cd a && ss_run 0 "$SKILLSYNC" status)
 grep -q "mskill" "$tmp/stdout" || fail "status hides the edit: $(cat "$tmp/stdout")"
-(cd a && run 1 "$SKILLSYNC" pull)
+(cd a && ss_run 1 "$SKILLSYNC" pull)
 [ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "the refused pull printed: $(cat "$tmp/stderr")"
 grep -q "'mskill/notes.md'" "$tmp/stderr" || fail "the refused pull did not name the edit: $(cat "$tmp/stderr")"
 [ "$(cat a/mskill/notes.md)" = "my unsaved edit" ] || fail "the edit was replaced"
@@ -109,32 +102,32 @@ grep -q "'mskill/notes.md'" "$tmp/stderr" || fail "the refused pull did not name
 # the symlinks alone, where the pull adds directories: refused too, naming the first
 git -C a checkout -q -- mskill/notes.md
 rm a/good/scripts && git -C a checkout -q -- good/scripts
-(cd a && run 1 "$SKILLSYNC" pull)
+(cd a && ss_run 1 "$SKILLSYNC" pull)
 [ "$(cat "$tmp/stderr")" = "skillsync: cannot merge the space's changes: 'mskill/scripts' is a symbolic link" ] ||
 	fail "the pull through symlinks said: $(cat "$tmp/stderr")"
 [ "$(outside)" = "$outside_before" ] || fail "written through a symlink: $(outside)"
 [ ! -e a/.git/skillsync/merge ] || fail "a refused pull left a merge journal"
 unplant a
-(cd a && run 0 "$SKILLSYNC" pull)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the refused pull"
 
 # 2. A pull killed after its journal, then my edit and a symlink where it writes: the next
 # command (any that takes the lock) stops with one line naming the path, keeps the journal and
 # says the same again; once the path is mine no more, it finishes the pull.
 skill m2 mskill "mskill v3" notes.md "notes v3" scripts/tool.sh "echo tool 3"
-(cd a && SKILLSYNC_TEST_CRASH=merge-journaled run 137 "$SKILLSYNC" pull)
+(cd a && SKILLSYNC_TEST_CRASH=merge-journaled ss_run 137 "$SKILLSYNC" pull)
 echo "my late edit" >a/mskill/notes.md
 # status writes nothing and does not hide the edit: it names the path the next pull stops at
-(cd a && run 0 "$SKILLSYNC" status)
+(cd a && ss_run 0 "$SKILLSYNC" status)
 grep -q "^It will stop at a change of yours: cannot finish the interrupted pull: 'mskill/notes.md' has changes of yours" "$tmp/stdout" ||
 	fail "status after the kill hides my edit: $(cat "$tmp/stdout")"
-(cd a && run 0 "$SKILLSYNC" status --json)
+(cd a && ss_run 0 "$SKILLSYNC" status --json)
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["interrupted"] and "mskill/notes.md" in d["blocked"]))' "$tmp/stdout" ||
 	fail "status --json after the kill: $(cat "$tmp/stdout")"
 [ "$(cat a/mskill/notes.md)" = "my late edit" ] || fail "status replaced my edit"
 for again in 1 2; do
-	(cd a && run 1 "$SKILLSYNC" fetch)
+	(cd a && ss_run 1 "$SKILLSYNC" fetch)
 	[ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "recovery printed: $(cat "$tmp/stderr")"
 	grep -q "^skillsync: cannot finish the interrupted pull: 'mskill/notes.md' has changes of yours" "$tmp/stderr" ||
 		fail "recovery over my edit said: $(cat "$tmp/stderr")"
@@ -143,13 +136,13 @@ for again in 1 2; do
 done
 git -C a checkout -q -- mskill/notes.md
 rm -rf a/mskill/scripts && ln -s "$tmp/outside/o2" a/mskill/scripts
-(cd a && run 1 "$SKILLSYNC" commit -m x)
+(cd a && ss_run 1 "$SKILLSYNC" commit -m x)
 grep -q "^skillsync: cannot finish the interrupted pull: 'mskill/scripts' is a symbolic link" "$tmp/stderr" ||
 	fail "recovery through a symlink said: $(cat "$tmp/stderr")"
 [ "$(outside)" = "$outside_before" ] || fail "recovery wrote through a symlink: $(outside)"
 rm a/mskill/scripts && git -C a checkout -q -- mskill/scripts
-(cd a && run 0 "$SKILLSYNC" pull)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the recovery that waited"
 [ -z "$(git -C a status --porcelain)" ] || fail "not clean: $(git -C a status --porcelain)"
 
@@ -170,14 +163,14 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 	edit $n
 	plant_aside
 	skill m2 mskill "mskill round $n" notes.md "notes round $n" scripts/tool.sh "echo $n"
-	(cd a && SKILLSYNC_TEST_CRASH=$point run 137 "$SKILLSYNC" pull)
+	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" pull)
 	if [ "$point" = merge-checkout-midway ]; then
 		[ -n "$(git -C a status --porcelain mskill)" ] || fail "the kill at $point left no half-written file"
 	fi
 	# status right after the kill: a half-done merge is said first, not shown as edits
-	(cd a && run 0 "$SKILLSYNC" status --json)
+	(cd a && ss_run 0 "$SKILLSYNC" status --json)
 	mv "$tmp/stdout" "$tmp/status.json"
-	(cd a && run 0 "$SKILLSYNC" status)
+	(cd a && ss_run 0 "$SKILLSYNC" status)
 	interrupted=$(ss_json "$tmp/status.json" interrupted)
 	case $point in
 	merge-*)
@@ -194,8 +187,8 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 		[ "$interrupted" = False ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
 		;;
 	esac
-	(cd a && run 0 "$SKILLSYNC" pull)
-	(cd b && run 0 "$SKILLSYNC" pull)
+	(cd a && ss_run 0 "$SKILLSYNC" pull)
+	(cd b && ss_run 0 "$SKILLSYNC" pull)
 	kept $n "pull killed at $point"
 	[ "$(sed '1,/^---$/d' a/mskill/SKILL.md)" = "mskill round $n" ] || fail "pull killed at $point: mskill is stale"
 	git -C a stash -q
@@ -209,14 +202,14 @@ done
 # conflict, my edit and symlinks untouched.
 git -C a checkout -q -- alpha
 echo "local notes" >a/mskill/notes.md
-(cd a && run 0 "$SKILLSYNC" commit -m "my notes" mskill)
+(cd a && ss_run 0 "$SKILLSYNC" commit -m "my notes" mskill)
 edit c
 plant_aside
 for point in merge-checkout-midway merge-conflict-journaled; do
 	n=$((n + 1))
 	skill m2 mskill "mskill round $n" notes.md "notes round $n" scripts/tool.sh "echo $n"
-	(cd a && SKILLSYNC_TEST_CRASH=$point run 137 "$SKILLSYNC" pull)
-	(cd a && run 2 "$SKILLSYNC" pull)
+	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" pull)
+	(cd a && ss_run 2 "$SKILLSYNC" pull)
 	grep -qx "conflict: mskill/notes.md" "$tmp/stdout" || fail "conflicting pull killed at $point: $(cat "$tmp/stdout")"
 	grep -q '^<<<<<<< main$' a/mskill/notes.md || fail "no conflict markers after $point"
 	kept c "conflicting pull killed at $point"
@@ -226,8 +219,8 @@ for point in merge-checkout-midway merge-conflict-journaled; do
 done
 git -C a reset -q --hard HEAD~1
 rm -f a/zlink a/alpha/scripts
-(cd a && run 0 "$SKILLSYNC" pull)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the conflicts"
 
 # 5. Killed at every point of a push, my edit and symlinks in the tree: the next push
@@ -237,26 +230,26 @@ for point in before-batch-1 after-batch-1 before-state before-ref before-main; d
 	git -C a checkout -q -- alpha
 	mkdir -p a/mine
 	printf -- '---\nname: mine\ndescription: Skill mine.\n---\nmine round %s\n' $n >a/mine/SKILL.md
-	(cd a && run 0 "$SKILLSYNC" commit -m "mine $n" mine)
+	(cd a && ss_run 0 "$SKILLSYNC" commit -m "mine $n" mine)
 	edit $n
 	plant_aside
-	(cd a && SKILLSYNC_TEST_CRASH=$point run 137 "$SKILLSYNC" push)
-	(cd a && run 0 "$SKILLSYNC" push)
+	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" push)
+	(cd a && ss_run 0 "$SKILLSYNC" push)
 	kept $n "push killed at $point"
-	ss_records "$(field me did)" | grep -q "mine round $n" || fail "push killed at $point: my record is not on the server"
+	ss_records "$(ss_field me did)" | grep -q "mine round $n" || fail "push killed at $point: my record is not on the server"
 	[ "$(ss_sql a/.git/skillsync/state.db 'select count(*) from push_journal')" = 0 ] ||
 		fail "push killed at $point: the push journal stayed"
 	[ "$(outside)" = "$outside_before" ] || fail "push killed at $point: written outside: $(outside)"
 done
 rm -f a/zlink a/alpha/scripts
 git -C a checkout -q -- alpha
-(cd a && run 0 "$SKILLSYNC" pull)
-(cd b && run 0 "$SKILLSYNC" pull)
+(cd a && ss_run 0 "$SKILLSYNC" pull)
+(cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the pushes"
 
 # 6. A clone killed before its tracking ref: the next clone starts again and converges.
-SKILLSYNC_TEST_CRASH=fetch-before-ref run 137 "$SKILLSYNC" clone "$(field auth handle)" c --member "$(field m2 handle)"
-run 0 "$SKILLSYNC" clone "$(field auth handle)" c --member "$(field m2 handle)"
+SKILLSYNC_TEST_CRASH=fetch-before-ref ss_run 137 "$SKILLSYNC" clone "$(ss_field auth handle)" c --member "$(ss_field m2 handle)"
+ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" c --member "$(ss_field m2 handle)"
 same c b "a clone killed before its ref"
 
 echo "recover: all checks passed"

@@ -19,18 +19,17 @@ unset SKILLSYNC_PASSWORD SKILLSYNC_TEST_CRASH
 ss_accounts "$work" "" auth me m2
 home0=$HOME # the PDS's install cache is under it
 export HOME=$work/home
-field() { ss_json "$work/$1.json" "$2"; }
 skill() { # skill <who> <name> <body>: writes the skill as <who>
 	local d=$work/src/$1/$2
 	rm -rf "$d" && mkdir -p "$d"
 	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n%s\n' "$2" "$2" "$3" >"$d/SKILL.md"
-	SS_FILL_TOKEN=$(field "$1" accessJwt) "$fill" --pds "$pds" --did "$(field "$1" did)" \
+	SS_FILL_TOKEN=$(ss_field "$1" accessJwt) "$fill" --pds "$pds" --did "$(ss_field "$1" did)" \
 		--put "$d" >/dev/null || fail "put $2 as $1"
 }
 tree() { git -C "$1" rev-parse "${2:-HEAD}^{tree}"; }
 view() { ss_sql "$1/.git/skillsync/state.db" "select rkey, did, cid, tree from view order by rkey"; }
 members() { (cd "$1" && "$SKILLSYNC" members --json); }
-mine() { ss_records "$(field me did)" | python3 -c '
+mine() { ss_records "$(ss_field me did)" | python3 -c '
 import json, sys
 print(sorted((r["uri"].rsplit("/", 1)[1], r["cid"]) for r in json.load(sys.stdin)["records"]))'; }
 # same <clone> <reference> <what>: the same main and tracking trees, view and members
@@ -45,9 +44,9 @@ db=a/.git/skillsync/state.db
 
 skill auth good "good v1"
 skill m2 mskill "mskill v1"
-SKILLSYNC_PASSWORD=$(field me password) ss_run 0 "$SKILLSYNC" login "$(field me handle)"
-ss_run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
-ss_run 0 "$SKILLSYNC" clone "$(field auth handle)" b --member "$(field m2 handle)"
+SKILLSYNC_PASSWORD=$(ss_field me password) ss_run 0 "$SKILLSYNC" login "$(ss_field me handle)"
+ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" a --member "$(ss_field m2 handle)"
+ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" b --member "$(ss_field m2 handle)"
 (cd a && ss_skill mine "mine v1")
 (cd a && ss_run 0 "$SKILLSYNC" commit -m "Add mine" && ss_run 0 "$SKILLSYNC" push)
 (cd b && ss_run 0 "$SKILLSYNC" pull)
@@ -102,7 +101,7 @@ rm a/.git/skillsync/members
 	fail "without a member list: $(cat "$work/stderr")"
 [ -f "$db" ] && [ ! -s "$db" ] && [ "$(ls a/.git/skillsync | grep -c damaged-)" = "$asides" ] ||
 	fail "the damaged file moved without a rebuild"
-rm -rf a && ss_run 0 "$SKILLSYNC" clone "$(field auth handle)" a --member "$(field m2 handle)"
+rm -rf a && ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" a --member "$(ss_field m2 handle)"
 # a healthy state without the mirror (an earlier build's clone) gets one at the next command
 rm a/.git/skillsync/members
 (cd a && ss_run 0 "$SKILLSYNC" status)
@@ -137,7 +136,7 @@ with open(os.path.join(d, "SKILL.md"), "w") as f:
     f.write("---\nname: big\ndescription: Skill big.\n---\n")
     f.write("".join(f"line {i} {os.urandom(24).hex()}\n" for i in range(3000)))
 PY
-SS_FILL_TOKEN=$(field m2 accessJwt) "$fill" --pds "$pds" --did "$(field m2 did)" --put "$work/big/big" >/dev/null
+SS_FILL_TOKEN=$(ss_field m2 accessJwt) "$fill" --pds "$pds" --did "$(ss_field m2 did)" --put "$work/big/big" >/dev/null
 before=$(git -C a rev-parse HEAD refs/remotes/space/main)
 (cd a && trap '' XFSZ && ulimit -f 64 && ss_run 1 "$SKILLSYNC" pull)
 [ "$(grep -c . "$work/stderr")" = 1 ] || fail "the full disk printed: $(cat "$work/stderr")"
@@ -153,7 +152,7 @@ import os, sys
 with open(os.path.join(sys.argv[1], "SKILL.md"), "w") as f:
     f.write("---\nname: flat\ndescription: Skill flat.\n---\n" + "the same line again\n" * 10000)
 PY
-SS_FILL_TOKEN=$(field m2 accessJwt) "$fill" --pds "$pds" --did "$(field m2 did)" --put "$work/big/flat" >/dev/null
+SS_FILL_TOKEN=$(ss_field m2 accessJwt) "$fill" --pds "$pds" --did "$(ss_field m2 did)" --put "$work/big/flat" >/dev/null
 before=$(git -C a rev-parse HEAD)
 (cd a && trap '' XFSZ && ulimit -f 64 && ss_run 1 "$SKILLSYNC" pull)
 [ "$(grep -c . "$work/stderr")" = 1 ] && grep -q "'.*/a/flat/SKILL.md': File too large" "$work/stderr" ||
@@ -188,12 +187,12 @@ HOME=$home0 "$SS_SOURCE_DIR"/tests/pds/start "$work/pds" >/dev/null
 	ss_pds_env
 	mkdir -p "$work/six" && cd "$work/six"
 	HOME=$home0 ss_accounts "$work" "" auth6 me6
-	SKILLSYNC_PASSWORD=$(field me6 password) ss_run 0 "$SKILLSYNC" login "$(field me6 handle)"
-	ss_run 0 "$SKILLSYNC" clone "$(field auth6 handle)" c
+	SKILLSYNC_PASSWORD=$(ss_field me6 password) ss_run 0 "$SKILLSYNC" login "$(ss_field me6 handle)"
+	ss_run 0 "$SKILLSYNC" clone "$(ss_field auth6 handle)" c
 	cd c
 	for i in $(seq 1 450); do ss_skill "s$i" "skill $i"; done
 	ss_run 0 "$SKILLSYNC" commit -m "Add 450 skills"
-	rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$(field me6 did)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
+	rev() { curl -sf "$pds/xrpc/com.atproto.sync.getLatestCommit?did=$(ss_field me6 did)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])'; }
 	first=$(rev)
 	SKILLSYNC_TIMEOUT=3 "$SKILLSYNC" push >"$work/stdout" 2>"$work/stderr" &
 	pusher=$!
@@ -209,16 +208,16 @@ HOME=$home0 "$SS_SOURCE_DIR"/tests/pds/start "$work/pds" >/dev/null
 	[ "$rc" = 4 ] || fail "the push to a stopped PDS exited $rc: $(cat "$work/stderr")"
 	[ "$(grep -c . "$work/stderr")" = 1 ] || fail "the push to a stopped PDS printed: $(cat "$work/stderr")"
 	echo "pds stopped mid-push: $(cat "$work/stderr")"
-	n=$(ss_records "$(field me6 did)" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["records"]))')
+	n=$(ss_records "$(ss_field me6 did)" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["records"]))')
 	[ "$n" -ge 200 ] && [ "$n" -lt 450 ] || fail "$n records landed before the stop"
 	ss_run 0 "$SKILLSYNC" push
-	ss_records "$(field me6 did)" | python3 -c '
+	ss_records "$(ss_field me6 did)" | python3 -c '
 import json, sys
 keys = [r["uri"].rsplit("/", 1)[1] for r in json.load(sys.stdin)["records"]]
 assert sorted(keys) == sorted(f"s{i}" for i in range(1, 451)), keys' || fail "the records after the rerun"
 	ss_run 0 "$SKILLSYNC" status
 	grep -q "nothing to commit" "$work/stdout" || fail "status after the rerun: $(cat "$work/stdout")"
-	cd .. && ss_run 0 "$SKILLSYNC" clone "$(field auth6 handle)" d
+	cd .. && ss_run 0 "$SKILLSYNC" clone "$(ss_field auth6 handle)" d
 	[ "$(tree c)" = "$(tree d)" ] || fail "the pushed tree differs from a fresh clone's"
 )
 echo "ok"

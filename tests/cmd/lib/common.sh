@@ -22,14 +22,19 @@ ss_sandbox() {
 	ss_pds_env
 }
 
-# ss_run <expected exit> <command> <args...>: runs it with stdout in $work/stdout and stderr in
-# $work/stderr, and fails the script, showing both, when it exits otherwise.
+# ss_run <expected exit> <command> <args...>: runs it with stdout in <dir>/stdout and stderr in
+# <dir>/stderr (<dir>: the script's $work, else its $tmp), and fails the script, showing both,
+# when it exits otherwise.
 ss_run() {
-	local want=$1 rc=0
+	local want=$1 dir=${work:-$tmp} rc=0
 	shift
-	"$@" >"$work/stdout" 2>"$work/stderr" || rc=$?
-	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$work/stderr" "$work/stdout")"
+	"$@" >"$dir/stdout" 2>"$dir/stderr" || rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' in $PWD exited $rc, not $want: $(cat "$dir/stderr" "$dir/stdout")"
 }
+
+# ss_field <name> <key>: a field of the account <name> that ss_accounts wrote into the script's
+# $work (else $tmp).
+ss_field() { ss_json "${work:-$tmp}/$1.json" "$2"; }
 
 # ss_skill <name> <last line>: a valid skill directory <name> in the current directory whose
 # SKILL.md ends with <last line>.
