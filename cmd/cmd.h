@@ -107,8 +107,6 @@ struct ss_space;
 struct ss_recovered;
 int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, struct ss_lock **out,
                    struct ss_recovered *recovered);
-/* The same wait on the lock file at path, without the recovery (cmd/status.c). */
-int cli_lock_path(ss_ctx *ctx, const char *path, struct ss_lock **out);
 
 /* The length of path without its trailing slashes ("pdf/" -> 3; "/" keeps its one). */
 size_t cli_path_len(const char *path);

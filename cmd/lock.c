@@ -5,7 +5,7 @@
  * it here: commit, push, fetch, pull, members add and remove (clone takes the new clone's
  * lock in sync/clone.c).
  *
- * The wait for another run is ss_lock_wait_ms (core/lock.h).
+ * The wait for another run is ss_lock_take's (core/lock.h).
  */
 #include <string.h>
 
@@ -14,16 +14,6 @@
 #include "core/lock.h"
 #include "core/repo.h"
 #include "sync/recover.h"
-
-int cli_lock_path(ss_ctx *ctx, const char *path, ss_lock **out)
-{
-	unsigned wait_ms;
-	int ret = ss_lock_wait_ms(&wait_ms, &ctx->err);
-
-	if (ret < 0)
-		return ret;
-	return ss_lock_acquire(out, path, wait_ms, &ctx->err);
-}
 
 int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered *recovered)
 {
@@ -34,7 +24,7 @@ int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered
 	if (recovered)
 		memset(recovered, 0, sizeof(*recovered));
 	ss_fs_join(&path, ss_repo_statedir(ctx->repo), "lock");
-	ret = cli_lock_path(ctx, path.ptr, &lock);
+	ret = ss_lock_take(&lock, path.ptr, &ctx->err);
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;

@@ -229,7 +229,7 @@ static int check_interrupted(cli_status_run *r)
 	if (!ss_merge_interrupted(r->ctx->repo))
 		return 0;
 	ss_fs_join(&path, ss_repo_statedir(r->ctx->repo), "lock");
-	ret = cli_lock_path(r->ctx, path.ptr, &lock);
+	ret = ss_lock_take(&lock, path.ptr, &r->ctx->err);
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;

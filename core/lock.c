@@ -43,15 +43,14 @@ static void holder(int fd, char *out, size_t size)
 		snprintf(out, size, "pid unknown");
 }
 
-int ss_lock_wait_ms(unsigned *out, ss_error *err)
+int ss_lock_take(ss_lock **out, const char *path, ss_error *err)
 {
 	long s;
 	int rc = ss_env_seconds("SKILLSYNC_LOCK_WAIT", 0, 3600, &s, err);
 
 	if (rc < 0)
 		return rc;
-	*out = rc ? (unsigned)s * 1000u : SS_LOCK_WAIT_MS;
-	return 0;
+	return ss_lock_acquire(out, path, rc ? (unsigned)s * 1000u : SS_LOCK_WAIT_MS, err);
 }
 
 int ss_lock_acquire(ss_lock **out, const char *path, unsigned wait_ms, ss_error *err)

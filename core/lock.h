@@ -20,11 +20,11 @@ typedef struct ss_lock ss_lock;
 #define SS_LOCK_WAIT_MS 5000
 
 /*
- * The wait every run uses: $SKILLSYNC_LOCK_WAIT seconds (0 to 3600; 0: do not wait), else
- * SS_LOCK_WAIT_MS, so a scheduler can choose between waiting and skipping a run. SS_EINVALID
- * for a value out of range.
+ * ss_lock_acquire with the wait every run uses: $SKILLSYNC_LOCK_WAIT seconds (0 to 3600; 0: do
+ * not wait), else SS_LOCK_WAIT_MS, so a scheduler can choose between waiting and skipping a
+ * run. SS_EINVALID for a value out of range.
  */
-int ss_lock_wait_ms(unsigned *out, ss_error *err);
+int ss_lock_take(ss_lock **out, const char *path, ss_error *err);
 
 /*
  * Takes the lock at path (created 0600 if missing), waiting up to wait_ms while another

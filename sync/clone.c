@@ -56,15 +56,6 @@ static int occupied(const char *path)
 	return busy;
 }
 
-/* The clone's lock at path, with every run's wait. */
-static int lock_at(const char *path, ss_lock **out, ss_error *err)
-{
-	unsigned wait_ms;
-	int rc = ss_lock_wait_ms(&wait_ms, err);
-
-	return rc < 0 ? rc : ss_lock_acquire(out, path, wait_ms, err);
-}
-
 /* Step 2's start: removes the partial clone a killed run left; refuses one no clone made. */
 static int clear_partial(const ss_clone_opts *o, const char *partial, ss_error *err)
 {
@@ -85,7 +76,7 @@ static int clear_partial(const ss_clone_opts *o, const char *partial, ss_error *
 	/* another clone into the same directory may be building it now */
 	ss_buf_clear(&path);
 	ss_fs_join(&path, partial, ".git/skillsync/lock");
-	if (access(path.ptr, F_OK) == 0 && (ret = lock_at(path.ptr, &lock, err)) < 0)
+	if (access(path.ptr, F_OK) == 0 && (ret = ss_lock_take(&lock, path.ptr, err)) < 0)
 		goto out;
 	if (o->removing)
 		o->removing(o->payload, partial);
@@ -198,7 +189,7 @@ static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_cl
 		goto out;
 	ss_buf_clear(&file);
 	ss_fs_join(&file, ss_repo_statedir(repo), "lock");
-	if ((ret = lock_at(file.ptr, lock, err)) < 0 ||
+	if ((ret = ss_lock_take(lock, file.ptr, err)) < 0 ||
 	    (ret = ss_state_open(&st, ss_repo_gitdir(repo), err)) < 0 ||
 	    (ret = ss_state_begin(st, err)) < 0 ||
 	    (ret = add_members(o, http, st, me.did, err)) < 0 ||
