@@ -92,13 +92,13 @@ static int count_mine(const ss_state_record *r, void *payload)
 	return 0;
 }
 
-static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
+int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
 {
 	ss_journal j;
 	ss_space_head *heads = NULL;
 	size_t nheads = 0, nlanded = 0;
 	const ss_space_head *mine = NULL;
-	char *me = NULL;
+	const char *me = ss_state_me(st);
 	probe p;
 	ss_journal_write *done = NULL;
 	ss_oid tracking;
@@ -113,8 +113,10 @@ static int recover_journal(ss_repo *repo, ss_state *st, ss_space *sp, size_t *la
 		return 0;
 	if (rc < 0)
 		return rc;
-	if ((rc = ss_state_config_get(st, "me", &me, err)) < 0)
+	if (!me) {
+		rc = ss_error_set(err, SS_ENOTFOUND, "a push journal in a clone with no account");
 		goto out_rc;
+	}
 	if ((rc = ss_space_heads(sp, &heads, &nheads, err)) < 0)
 		goto out_rc;
 	for (size_t i = 0; i < nheads; i++)
@@ -185,15 +187,7 @@ out:
 	free(p.cid);
 	free(p.updated);
 	free(done);
-	free(me);
 	ss_space_heads_free(heads, nheads);
 	ss_state_journal_release(&j);
 	return ret;
-}
-
-int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
-{
-	if (recover_journal(repo, st, sp, landed, err) < 0)
-		return err->code ? err->code : SS_ERROR;
-	return 0;
 }
