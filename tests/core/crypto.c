@@ -58,13 +58,23 @@ static void test_crypto__p256_sign_verify_round_trip(void **state)
 	assert_int_equal(ss_pubkey_from_did_key(&pk, did, &err), 0);
 	assert_int_equal(ss_pubkey_curve(pk), SS_CURVE_P256);
 	assert_string_equal(ss_pubkey_jwt_alg(pk), "ES256");
-	for (int i = 0; i < 8; i++) { /* each signature is random: half would be high-S unmade */
+	for (int i = 0; i < 32; i++) { /* each signature is random: half would be high-S unmade */
 		assert_int_equal(ss_p256_sign(key, "hello", 5, sig, &err), 0);
 		assert_int_equal(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), true, &err), 0);
 	}
 	SS_ASSERT_FAILS(ss_sig_verify(pk, "hellO", 5, sig, sizeof(sig), false, &err), err,
 	                SS_EINVALID);
 	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, 63, false, &err), err, SS_EINVALID);
+	/* r or s zero, or past the group order */
+	memset(sig, 0, 32);
+	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
+	                SS_EINVALID);
+	memset(sig, 0xff, sizeof(sig));
+	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
+	                SS_EINVALID);
+	memset(sig + 32, 0, 32);
+	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
+	                SS_EINVALID);
 	ss_pubkey_free(pk);
 	free(did);
 	ss_p256_key_free(key);
