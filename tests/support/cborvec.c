@@ -80,3 +80,34 @@ void ss_test_cbor_unbase64(ss_buf *out, const char *b64)
 		}
 	}
 }
+
+static void put_varint(ss_buf *b, size_t v)
+{
+	while (v >= 0x80) {
+		ss_buf_putc(b, (char)((v & 0x7f) | 0x80));
+		v >>= 7;
+	}
+	ss_buf_putc(b, (char)v);
+}
+
+void ss_test_car_start(ss_buf *car)
+{
+	/* {"roots": [], "version": 1} */
+	static const char header[] = "\xa2\x65roots\x80\x67version\x01";
+
+	ss_buf_clear(car);
+	put_varint(car, sizeof(header) - 1);
+	ss_buf_put(car, header, sizeof(header) - 1);
+}
+
+int ss_test_car_put(void *car, const ss_cid *cid, const unsigned char *data, size_t len,
+                    ss_error *err)
+{
+	unsigned char bin[SS_CID_BINSZ];
+
+	ss_cid_to_bytes(bin, cid);
+	put_varint(car, sizeof(bin) + len);
+	ss_buf_put(car, bin, sizeof(bin));
+	ss_buf_put(car, data, len);
+	return 0;
+}
