@@ -1,0 +1,24 @@
+/*
+ * cbor_priv.h: what core/cbor.c, core/cbor_encode.c and the repository readers (core/car.c,
+ * core/mst*.c) share beyond core/cbor.h.
+ */
+#ifndef SS_CBOR_PRIV_H
+#define SS_CBOR_PRIV_H
+
+#include "core/cbor.h"
+
+/* Reads a map key: text, strictly after prev (NULL for the first key), not "$link" or
+ * "$bytes". */
+int ss_cbor_read_key(ss_cbor_reader *r, ss_cbor_item *key, const ss_cbor_item *prev, ss_error *err);
+
+/* Writers of canonical items: a head (shortest form) and a CID link (tag 42). */
+int ss_cbor_put_head(ss_buf *out, int major, uint64_t arg);
+int ss_cbor_put_link(ss_buf *out, const ss_cid *cid);
+
+/* Base64 of the JSON form's "$bytes": standard alphabet, written unpadded; reading accepts
+ * unpadded or correctly padded text, nothing else (no whitespace, no stray bits).
+ * TODO(#13): one base64 module for the tree once core/base64.h lands. */
+void ss_cbor_base64_encode(ss_buf *out, const unsigned char *p, size_t len);
+int ss_cbor_base64_decode(ss_buf *out, const char *s, size_t len);
+
+#endif
