@@ -369,7 +369,8 @@ static int cmd_space(ss_ctx *ctx, int argc, char **argv)
 		return ret ? ret : create(ctx, &o);
 	}
 	if (strcmp(argv[1], "members"))
-		return cli_usage_error(ctx, "unknown subcommand '%s'", argv[1]);
+		return cli_usage_error(ctx, "unknown %s '%s'",
+		                       argv[1][0] == '-' ? "option" : "subcommand", argv[1]);
 	if (argc >= 3 && !strcmp(argv[2], "add")) {
 		ret = parse(ctx, argc, argv, 3, OPT_SPACE | OPT_AS | OPT_READ_ONLY,
 		            "<handle-or-did>", &o);
