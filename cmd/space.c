@@ -280,6 +280,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 {
 	ss_space_admin_member *m = NULL;
 	const ss_space_admin_member *was;
+	const char *name; /* who, as shown: the verified handle when known */
 	ss_identity id = {0};
 	ss_buf tmp = SS_BUF_INIT;
 	size_t n = 0;
@@ -295,6 +296,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 		goto out;
 	if (ss_space_admin_list_members(a.x, a.ref.uri, &m, &n, &ctx->err) < 0)
 		goto out;
+	name = id.handle ? id.handle : o->arg;
 	was = find(m, n, id.did);
 	if (!adding && !was) {
 		ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' is not a member of %s", o->arg,
@@ -302,7 +304,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 		goto out;
 	}
 	if (adding && was && was->read && was->write == !o->read_only) {
-		printf("'%s' is already a member (%s): nothing changed\n", cli_safe(&tmp, o->arg),
+		printf("'%s' is already a member (%s): nothing changed\n", cli_safe(&tmp, name),
 		       access_name(was));
 		ret = 0;
 		goto out;
@@ -313,7 +315,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 	if (!adding && ss_space_admin_remove_member(a.x, a.ref.uri, id.did, &ctx->err) < 0)
 		goto out;
 	printf("%s '%s' (%s) ", adding ? (was ? "Changed" : "Added") : "Removed",
-	       cli_safe(&tmp, o->arg), id.did);
+	       cli_safe(&tmp, name), id.did);
 	if (adding)
 		printf("%s %s: %s\n", was ? "in" : "to", a.ref.uri,
 		       o->read_only ? "read-only" : "read-write");
