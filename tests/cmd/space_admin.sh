@@ -40,6 +40,8 @@ one_error "skillsync: you already have a space with the key 'team' (its members:
 ss_run 0 "$SKILLSYNC" space create open --read-policy public --json
 [ "$(out)" = "{\"uri\":\"at://$auth_did/space/garden.engram.space/open\",\"readPolicy\":\"public\",\"writePolicy\":\"members\"}" ] ||
 	fail "create --json said: $(out)"
+ss_run 1 "$SKILLSYNC" space members --space nosuch
+one_error "skillsync: there is no space 'at://$auth_did/space/garden.engram.space/nosuch'"
 
 # Two members, one read-only; by key, and by URI with a handle for the authority.
 ss_run 0 "$SKILLSYNC" space members add "$m1_handle" --space team
