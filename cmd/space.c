@@ -101,7 +101,6 @@ static void admin_release(admin *a)
 /* The space of the clone around the current directory (config "space"), into *out. */
 static int space_of_clone(ss_ctx *ctx, char **out)
 {
-	ss_error ignored;
 	int ret = cli_open_clone(ctx);
 
 	if (ret < 0 && ctx->err.code == SS_ENOTFOUND)
@@ -111,7 +110,10 @@ static int space_of_clone(ss_ctx *ctx, char **out)
 		    "a clone of it)");
 	if (ret < 0)
 		return ret;
-	if (ss_state_config_get(ctx->state, CONFIG_SPACE, out, &ignored) < 0)
+	if (ss_state_config_get(ctx->state, CONFIG_SPACE, out, &ctx->err) < 0 &&
+	    ctx->err.code != SS_ENOTFOUND)
+		return -1;
+	if (!*out)
 		return ss_error_set(
 		    &ctx->err, SS_EINVALID,
 		    "this clone follows a public space, which has no member list to "
@@ -140,7 +142,7 @@ static int authority_did(admin *a, ss_error *err)
 
 static int admin_open(ss_ctx *ctx, const space_opts *o, admin *a)
 {
-	char *from_clone = NULL;
+	char *from_clone = NULL; /* config_get leaves it NULL when the key is absent */
 	const char *space = o->space;
 	int ret;
 
