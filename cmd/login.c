@@ -77,8 +77,14 @@ const ss_command cmd_login_def = {
     "\n"
     "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
     "$SKILLSYNC_CONFIG_HOME (default $XDG_CONFIG_HOME/skillsync or ~/.config/skillsync).\n"
-    "The password (an app password is best) comes from $SKILLSYNC_PASSWORD, from stdin, or\n"
-    "from a prompt on the terminal; never from the command line.\n"
+    "The password comes from $SKILLSYNC_PASSWORD, from stdin, or from a prompt on the\n"
+    "terminal; never from the command line.\n"
+    "\n"
+    "Which password: an app password is enough for public spaces, and safest. Reading a\n"
+    "permissioned space needs the account password: your PDS gives the delegation token\n"
+    "that reading takes to a full sign-in only, never to an app-password session. The\n"
+    "session kept is then a full-access one: mode 0600, refreshed as it is used, and ended\n"
+    "on the server by 'skillsync logout'.\n"
     "\n"
     "    --password-stdin    read the password from the first line of stdin\n"};
 
