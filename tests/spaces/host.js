@@ -56,7 +56,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   function requireSpaceParam(v) {
     const parsed = P.parseSpaceUri(v)
-    if (!parsed) throw P.bad('InvalidRequest', 'space must be a space URI (at://<did>/space/<type>/<skey>)')
+    if (!parsed)
+      throw P.bad('InvalidRequest', 'space must be a space URI (at://<did>/space/<type>/<skey>)')
     return parsed
   }
 
@@ -68,77 +69,101 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     if (t === P.POLICY.memberList || t.endsWith('#memberListPolicy')) return 'memberList'
     throw P.bad('UnsupportedPolicy', `${field} ${t} is not supported by this host`)
   }
-  const policyValue = (name) => ({ $type: name === 'public' ? P.POLICY.public : P.POLICY.memberList })
+  const policyValue = (name) => ({
+    $type: name === 'public' ? P.POLICY.public : P.POLICY.memberList,
+  })
 
   const canRead = (sp, did) =>
-    did === sp.authority || sp.readPolicy === 'public' || !!(sp.members.get(did) && sp.members.get(did).read)
+    did === sp.authority ||
+    sp.readPolicy === 'public' ||
+    !!(sp.members.get(did) && sp.members.get(did).read)
   const canWrite = (sp, did) =>
-    did === sp.authority || sp.writePolicy === 'public' || !!(sp.members.get(did) && sp.members.get(did).write)
+    did === sp.authority ||
+    sp.writePolicy === 'public' ||
+    !!(sp.members.get(did) && sp.members.get(did).write)
 
   function liveSpace(uri, { deletedError = 'SpaceNotFound' } = {}) {
     const sp = spaces.get(uri)
     if (!sp) throw P.bad('SpaceNotFound', 'space not found')
-    if (sp.deleted) throw P.bad(deletedError, deletedError === 'SpaceDeleted' ? 'space has been deleted' : 'space not found')
+    if (sp.deleted)
+      throw P.bad(
+        deletedError,
+        deletedError === 'SpaceDeleted' ? 'space has been deleted' : 'space not found',
+      )
     return sp
   }
   function ownedSpace(uri, did) {
     const parsed = requireSpaceParam(uri)
     const sp = liveSpace(uri)
-    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'only the space authority can do this')
+    if (parsed.authority !== did)
+      throw P.bad('NotSpaceOwner', 'only the space authority can do this')
     return sp
   }
 
   function limitParam(v, def, max) {
     if (v === undefined) return def
     const n = Number(v)
-    if (!Number.isInteger(n) || n < 1 || n > max) throw P.bad('InvalidRequest', `limit must be an integer from 1 to ${max}`)
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw P.bad('InvalidRequest', `limit must be an integer from 1 to ${max}`)
     return n
   }
   const boolParam = (v) => v === 'true' || v === true
 
   // ---- credentials ------------------------------------------------------------------------
-  async function verifyJwtSignature(jwt, iss) {
-    const data = jwt.signingInput
-    for (const force of [false, true]) {
-      let key
-      try {
-        key = await ctx.idResolver.did.resolveAtprotoKey(iss, force)
-      } catch {
-        continue
-      }
-      try {
-        if (await cryptoMod.verifySignature(key, data, jwt.sig)) return true
-      } catch {
-        // try a fresh DID document once
-      }
+  async function resolveTokenKey(iss, force) {
+    try {
+      return await ctx.idResolver.did.resolveAtprotoKey(iss, force)
+    } catch {
+      throw P.unauthorized('BadJwtIss', `could not resolve the #atproto key of ${iss}`)
     }
-    return false
+  }
+  async function matches(didKey, jwt) {
+    try {
+      return await cryptoMod.verifySignature(didKey, jwt.signingInput, jwt.sig, {
+        jwtAlg: jwt.header.alg,
+      })
+    } catch {
+      throw P.unauthorized('BadJwtSignature', 'could not verify token signature')
+    }
+  }
+  // A delegation token or a credential: structure, exp, then the signature under the
+  // issuer's #atproto key (re-resolved once if it does not verify).
+  async function verifySpaceToken(type, token) {
+    const jwt = P.parseSpaceToken(type, token)
+    const key = await resolveTokenKey(jwt.payload.iss, false)
+    if (await matches(key, jwt)) return jwt.payload
+    const fresh = await resolveTokenKey(jwt.payload.iss, true)
+    if (fresh !== key && (await matches(fresh, jwt))) return jwt.payload
+    throw P.unauthorized('BadJwtSignature', 'invalid token signature')
+  }
+  function spaceOfToken(sub) {
+    const parsed = P.parseSpaceUri(sub)
+    if (!parsed) throw P.unauthorized('BadJwtSub', `space token subject is not a space URI: ${sub}`)
+    return parsed
   }
 
-  // A credentialed request: returns { did: null, credential: payload } or throws.
+  // A credentialed request: returns the credential's payload or throws.
   async function verifyCredential(req, token, { audience, space }) {
-    const jwt = P.decodeJwt(token)
-    if (!jwt) throw P.unauthorized('BadJwt', 'malformed credential')
-    if (jwt.header.typ !== P.CREDENTIAL_TYP) throw P.unauthorized('BadJwtType', `credential typ must be ${P.CREDENTIAL_TYP}`)
-    const c = jwt.payload
-    const sub = P.parseSpaceUri(c.sub)
-    if (!sub || c.iss !== sub.authority) throw P.unauthorized('BadJwt', 'credential issuer must be the authority of its space')
-    if (!(await verifyJwtSignature(jwt, c.iss))) throw P.unauthorized('BadJwtSignature', 'credential signature is invalid')
-    if (typeof c.exp !== 'number' || P.now() > c.exp + P.CLOCK_SKEW) throw P.unauthorized('JwtExpired', 'credential has expired')
-    if (!c.cnf || typeof c.cnf.kid !== 'string') throw P.unauthorized('BadJwtCnf', 'credential has no cnf.kid')
+    const c = await verifySpaceToken('credential', token)
+    if (c.iss !== spaceOfToken(c.sub).authority) {
+      throw P.unauthorized('BadJwtIss', 'space credential issuer is not the space authority')
+    }
+    if (!P.isDid(P.singleHeader(req, P.AUDIENCE_HEADER))) {
+      throw P.unauthorized('BadSpaceSignature', 'missing or invalid space audience DID')
+    }
     const sig = await P.verifySpaceSignature(req, c.cnf.kid, cryptoMod)
-    if (sig.audience !== audience) throw P.unauthorized('BadSpaceAudience', `audience must be ${audience}`)
-    if (typeof c.jti !== 'string' || revoked.has(c.jti)) throw P.unauthorized('CredentialRevoked', 'credential has been revoked')
+    if (revoked.has(c.jti)) throw P.unauthorized('CredentialRevoked', 'credential has been revoked')
+    if (sig.audience !== audience)
+      throw P.unauthorized('BadSpaceAudience', `audience must be ${audience}`)
     if (c.sub !== space) throw P.bad('InvalidCredential', 'credential is for another space')
     return c
   }
 
   // Auth for reads: a credential (any repo of its space) or a session (own repo only).
   async function readAuth(req, res, { audience, space }) {
-    const auth = req.headers.authorization || ''
-    const m = /^(\S+)\s+(\S+)$/.exec(auth.trim())
-    if (m && m[1].toLowerCase() === P.AUTH_SCHEME_CREDENTIAL.toLowerCase()) {
-      const credential = await verifyCredential(req, m[2], { audience, space })
+    const auth = P.parseAuthorization(req.headers.authorization)
+    if (auth && auth.scheme === P.AUTH_SCHEME_CREDENTIAL) {
+      const credential = await verifyCredential(req, auth.token, { audience, space })
       return { credential, did: null }
     }
     return { credential: null, did: await session(req, res) }
@@ -152,7 +177,15 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   function ensureRepo(space, did) {
     let r = repos.get(repoKey(space, did))
     if (!r) {
-      r = { space, did, rev: null, records: new Map(), state: kit.emptyState(), ops: [], badHash: null }
+      r = {
+        space,
+        did,
+        rev: null,
+        records: new Map(),
+        state: kit.emptyState(),
+        ops: [],
+        badHash: null,
+      }
       repos.set(repoKey(space, did), r)
     }
     return r
@@ -169,14 +202,16 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const auth = await readAuth(req, res, { audience: params.repo, space: params.space })
     if (auth.did && auth.did !== params.repo) throw P.bad('RepoNotFound', 'repo not found')
     const r = getRepo(params.space, params.repo)
-    if (!r || r.rev === null || !(await isLocal(params.repo))) throw P.bad('RepoNotFound', 'repo not found')
+    if (!r || r.rev === null || !(await isLocal(params.repo)))
+      throw P.bad('RepoNotFound', 'repo not found')
     return r
   }
 
   const recordJson = (value) => lexJson.lexToJson(value)
 
-  // Applies prepared writes to a repo atomically; returns results. ops: [{action, collection,
-  // rkey, value?, cid?, bytes?}]. mode: 'strict' (applyWrites), 'put' (upsert), 'create'.
+  // Applies prepared writes to a repo atomically (no await between the checks and the
+  // changes) and notifies the authority; returns the results. writes: [{action: create |
+  // update | delete | put (upsert), collection, rkey, value?, cid?, bytes?}].
   async function commitWrites(r, writes) {
     // Check everything first: nothing changes unless all pass.
     const pending = new Map()
@@ -184,8 +219,11 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     for (const w of writes) {
       const key = `${w.collection}/${w.rkey}`
       const cur = current(key)
-      if (w.action === 'create' && cur) throw P.bad('RecordAlreadyExists', `record already exists: ${key}`)
-      if ((w.action === 'update' || w.action === 'delete') && !cur) throw P.bad('RecordNotFound', `record not found: ${key}`)
+      if (w.action === 'put') w.action = cur ? 'update' : 'create'
+      if (w.action === 'create' && cur)
+        throw P.bad('RecordAlreadyExists', `record already exists: ${key}`)
+      if ((w.action === 'update' || w.action === 'delete') && !cur)
+        throw P.bad('RecordNotFound', `record not found: ${key}`)
       w.prev = cur ? cur.cid : null
       pending.set(key, w.action === 'delete' ? null : w)
     }
@@ -201,7 +239,13 @@ async function createSpaceHost({ pds, load, adminPassword }) {
         return
       }
       kit.addElement(r.state, kit.elementOf(w.collection, w.rkey, w.cid))
-      r.records.set(key, { collection: w.collection, rkey: w.rkey, cid: w.cid, value: w.value, bytes: w.bytes })
+      r.records.set(key, {
+        collection: w.collection,
+        rkey: w.rkey,
+        cid: w.cid,
+        value: w.value,
+        bytes: w.bytes,
+      })
       r.ops.push({ rev, idx, collection: w.collection, rkey: w.rkey, cid: w.cid, prev: w.prev })
       results.push({
         $type: `${P.NS.space}.applyWrites#${w.action === 'create' ? 'createResult' : 'updateResult'}`,
@@ -230,9 +274,11 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     if (!P.isRkey(w.rkey)) throw P.bad('InvalidRequest', 'invalid record key')
     if (w.action === 'delete') return w
     const v = w.value
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw P.bad('InvalidRecord', 'record must be an object')
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      throw P.bad('InvalidRecord', 'record must be an object')
     if (v.$type === undefined) v.$type = w.collection
-    else if (v.$type !== w.collection) throw P.bad('InvalidRecord', `record $type must be ${w.collection}`)
+    else if (v.$type !== w.collection)
+      throw P.bad('InvalidRecord', `record $type must be ${w.collection}`)
     if (validate === true) throw P.bad('InvalidRecord', `Unknown lexicon type: ${w.collection}`)
     return finishWrite(w)
   }
@@ -250,7 +296,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   async function writeTarget(req, res, body) {
     const did = await session(req, res)
     requireSpaceParam(body.space)
-    if (body.repo !== did) throw new P.HostError(403, 'Forbidden', 'repo must be the signed-in account')
+    if (body.repo !== did)
+      throw new P.HostError(403, 'Forbidden', 'repo must be the signed-in account')
     return ensureRepo(body.space, did)
   }
 
@@ -271,7 +318,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const writePolicy = policyName(body.writePolicy ?? body.policy, 'writePolicy')
     if (body.appAccess !== undefined) {
       const t = body.appAccess && body.appAccess.$type
-      if (typeof t !== 'string' || !t.endsWith('#open')) throw P.bad('UnsupportedAppAccess', 'only #open app access is supported')
+      if (typeof t !== 'string' || !t.endsWith('#open'))
+        throw P.bad('UnsupportedAppAccess', 'only #open app access is supported')
     }
     const uri = P.spaceUri(did, spaceType, skey)
     if (spaces.has(uri)) throw P.bad('SpaceAlreadyExists', 'space already exists')
@@ -301,14 +349,17 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(SS('getSpace'), 'GET', async ({ req, res, params }) => {
     const parsed = requireSpaceParam(params.space)
     const auth = await readAuth(req, res, { audience: parsed.authority, space: params.space })
-    if (auth.did && auth.did !== parsed.authority) throw P.bad('NotSpaceOwner', 'only the space authority can read it with a session')
+    if (auth.did && auth.did !== parsed.authority)
+      throw P.bad('NotSpaceOwner', 'only the space authority can read it with a session')
     return spaceView(liveSpace(params.space))
   })
 
   def(SS('updateSpace'), 'POST', async ({ req, res, body }) => {
     const sp = ownedSpace(body.space, await session(req, res))
-    const readPolicy = body.readPolicy === undefined ? sp.readPolicy : policyName(body.readPolicy, 'readPolicy')
-    const writePolicy = body.writePolicy === undefined ? sp.writePolicy : policyName(body.writePolicy, 'writePolicy')
+    const readPolicy =
+      body.readPolicy === undefined ? sp.readPolicy : policyName(body.readPolicy, 'readPolicy')
+    const writePolicy =
+      body.writePolicy === undefined ? sp.writePolicy : policyName(body.writePolicy, 'writePolicy')
     Object.assign(sp, { readPolicy, writePolicy })
     return {}
   })
@@ -316,7 +367,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(SS('deleteSpace'), 'POST', async ({ req, res, body }) => {
     const did = await session(req, res)
     const parsed = requireSpaceParam(body.space)
-    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'only the space authority can do this')
+    if (parsed.authority !== did)
+      throw P.bad('NotSpaceOwner', 'only the space authority can do this')
     const sp = spaces.get(body.space)
     if (sp) sp.deleted = true
     return {}
@@ -344,7 +396,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(SS('listMembers'), 'GET', async ({ req, res, params }) => {
     const sp = ownedSpace(params.space, await session(req, res))
     const limit = limitParam(params.limit, 100, 1000)
-    const dids = [...sp.members.keys()].sort().filter((d) => params.cursor === undefined || d > params.cursor)
+    const dids = [...sp.members.keys()]
+      .sort()
+      .filter((d) => params.cursor === undefined || d > params.cursor)
     const page = dids.slice(0, limit)
     const out = { members: page.map((did) => ({ did, ...sp.members.get(did) })) }
     if (page.length === limit && dids.length > limit) out.cursor = page[page.length - 1]
@@ -362,31 +416,45 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   // The exchange at the space host.
   def(S('getSpaceCredential'), 'POST', async ({ req, body }) => {
-    const auth = (req.headers.authorization || '').trim()
-    const m = /^Bearer\s+(\S+)$/i.exec(auth)
-    if (!m) throw P.unauthorized('AuthMissing', 'a delegation token is required (Authorization: Bearer)')
-    const jwt = P.decodeJwt(m[1])
-    if (!jwt) throw P.unauthorized('BadJwt', 'malformed delegation token')
-    if (jwt.header.typ !== P.DELEGATION_TYP) throw P.unauthorized('BadJwtType', `delegation token typ must be ${P.DELEGATION_TYP}`)
-    const t = jwt.payload
-    if (!P.isDid(t.iss)) throw P.unauthorized('BadJwt', 'delegation token iss must be a DID')
-    if (!(await verifyJwtSignature(jwt, t.iss))) throw P.unauthorized('BadJwtSignature', 'delegation token signature is invalid')
-    if (typeof t.exp !== 'number' || P.now() > t.exp + P.CLOCK_SKEW) throw P.unauthorized('JwtExpired', 'delegation token has expired')
-    const sub = P.parseSpaceUri(t.sub)
-    if (!sub || t.aud !== P.spaceHostAudience(sub.authority) || !(await isLocal(sub.authority))) {
-      throw P.unauthorized('BadJwtAudience', 'delegation token is not addressed to this space host')
+    const auth = P.parseAuthorization(req.headers.authorization)
+    if (!auth || auth.scheme !== 'Bearer')
+      throw P.unauthorized('MissingJwt', 'missing delegation token')
+    const t = await verifySpaceToken('delegation', auth.token)
+    const sub = spaceOfToken(t.sub)
+    // Many authorities share this host: the audience comes from sub.
+    if (t.aud !== P.spaceHostAudience(sub.authority)) {
+      throw P.unauthorized(
+        'BadJwtAudience',
+        'delegation token audience does not match the space authority',
+      )
     }
+    if (!P.isDid(t.iss)) throw P.unauthorized('BadJwtIss', 'delegation token issuer is not a DID')
     const sig = await P.verifySpaceSignature(req, undefined, cryptoMod)
-    if (typeof t.jti !== 'string' || !t.jti) throw P.unauthorized('BadJwt', 'delegation token has no jti')
-    if (usedDelegations.has(t.jti)) throw P.unauthorized('JwtReplayed', 'delegation token has already been used')
-    usedDelegations.set(t.jti, t.exp)
-    for (const [jti, exp] of usedDelegations) if (exp + 60 < P.now()) usedDelegations.delete(jti)
-    if (t.sub !== body.space) throw P.bad('InvalidDelegationToken', 'delegation token is for another space')
+    const jtiKey = `${t.iss} ${t.jti}`
+    if (usedDelegations.has(jtiKey))
+      throw P.unauthorized('JwtReplayed', 'delegation token has already been used')
+    usedDelegations.set(jtiKey, t.exp)
+    for (const [k, exp] of usedDelegations) if (exp + 60 < P.now()) usedDelegations.delete(k)
+    // From here on the token is spent, whatever the answer.
+    if (t.sub !== body.space)
+      throw P.bad('InvalidDelegationToken', 'delegation token is for another space')
     const sp = liveSpace(body.space, { deletedError: 'SpaceDeleted' })
     if (!canRead(sp, t.iss)) throw P.bad('UserNotAuthorized', 'User not authorized for this space')
     const key = await keypairOf(sp.authority)
-    const { header, payload } = P.credentialClaims(sp.authority, sp.uri, sig.keyId, settings.credentialTtl)
-    issued.push({ jti: payload.jti, space: sp.uri, did: t.iss, keyId: sig.keyId, iat: payload.iat, exp: payload.exp })
+    const { header, payload } = P.credentialClaims(
+      sp.authority,
+      sp.uri,
+      sig.keyId,
+      settings.credentialTtl,
+    )
+    issued.push({
+      jti: payload.jti,
+      space: sp.uri,
+      did: t.iss,
+      keyId: sig.keyId,
+      iat: payload.iat,
+      exp: payload.exp,
+    })
     if (issued.length > 10000) issued.splice(0, issued.length - 10000)
     return { credential: await P.signJwt(key, { alg: P.jwtAlgFor(key), ...header }, payload) }
   })
@@ -408,7 +476,12 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const page = rows.slice(0, limit)
     const repoRows = page.map((w) => {
       const r = getRepo(sp.uri, w.did)
-      return { did: w.did, repoRev: r ? r.rev : w.repoRev, hash: r ? repoHash(r) : new Uint8Array(32), spaceRev: w.spaceRev }
+      return {
+        did: w.did,
+        repoRev: r ? r.rev : w.repoRev,
+        hash: r ? repoHash(r) : new Uint8Array(32),
+        spaceRev: w.spaceRev,
+      }
     })
     const out = { repos: repoRows }
     if (page.length === limit && rows.length > limit) out.cursor = page[page.length - 1].spaceRev
@@ -416,7 +489,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   })
   async function readAuthHost(req, res, parsed, space) {
     const auth = await readAuth(req, res, { audience: parsed.authority, space })
-    if (auth.did && auth.did !== parsed.authority) throw P.bad('NotSpaceOwner', 'a session may list only its own space')
+    if (auth.did && auth.did !== parsed.authority)
+      throw P.bad('NotSpaceOwner', 'a session may list only its own space')
   }
 
   // ---- repo reads (the writer's PDS) ------------------------------------------------------
@@ -441,7 +515,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     let after = params.cursor
     if (after !== undefined && after.startsWith(prefix)) after = after.slice(prefix.length)
     let keys = [...r.records.keys()]
-    if (params.collection !== undefined) keys = keys.filter((k) => k.startsWith(`${params.collection}/`))
+    if (params.collection !== undefined)
+      keys = keys.filter((k) => k.startsWith(`${params.collection}/`))
     keys.sort()
     if (!reverse) keys.reverse()
     if (after !== undefined) keys = keys.filter((k) => (reverse ? k > after : k < after))
@@ -472,7 +547,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       if (!P.isTid(params.since)) throw P.bad('InvalidRequest', 'since must be a TID')
       after = { rev: params.since, idx: Infinity }
     }
-    const ops = r.ops.filter((o) => !after || o.rev > after.rev || (o.rev === after.rev && o.idx > after.idx))
+    const ops = r.ops.filter(
+      (o) => !after || o.rev > after.rev || (o.rev === after.rev && o.idx > after.idx),
+    )
     const page = ops.slice(0, limit)
     const out = {
       ops: page.map((o) => {
@@ -507,7 +584,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const indexBlock = await kit.block(index)
     const blocks = [commit, indexBlock]
     if (!boolParam(params.excludeValues)) {
-      const keys = Object.keys(index).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+      const keys = Object.keys(index).sort(
+        (a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0),
+      )
       for (const k of keys) {
         const rec = r.records.get(k)
         blocks.push({ cid: parseCid(rec.cid), bytes: rec.bytes })
@@ -530,9 +609,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(S('putRecord'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
     if (body.rkey === undefined) throw P.bad('InvalidRequest', 'rkey is required')
-    const exists = r.records.has(`${body.collection}/${body.rkey}`)
     const w = await prepareWrite(
-      { action: exists ? 'update' : 'create', collection: body.collection, rkey: body.rkey, value: body.record },
+      { action: 'put', collection: body.collection, rkey: body.rkey, value: body.record },
       { validate: body.validate },
     )
     const [result] = await commitWrites(r, [w])
@@ -541,7 +619,10 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   def(S('deleteRecord'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
-    const w = await prepareWrite({ action: 'delete', collection: body.collection, rkey: body.rkey }, {})
+    const w = await prepareWrite(
+      { action: 'delete', collection: body.collection, rkey: body.rkey },
+      {},
+    )
     if (!r.records.has(`${w.collection}/${w.rkey}`)) return {} // no commit, no notification
     await commitWrites(r, [w])
     return {}
@@ -550,7 +631,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(S('applyWrites'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
     if (!Array.isArray(body.writes)) throw P.bad('InvalidRequest', 'writes must be an array')
-    if (body.writes.length > P.MAX_WRITES) throw P.bad('InvalidRequest', `Too many writes. Max: ${P.MAX_WRITES}`)
+    if (body.writes.length > P.MAX_WRITES)
+      throw P.bad('InvalidRequest', `Too many writes. Max: ${P.MAX_WRITES}`)
     const prepared = []
     for (const w of body.writes) {
       const t = w && w.$type
@@ -564,7 +646,10 @@ async function createSpaceHost({ pds, load, adminPassword }) {
               : null
       if (!action) throw P.bad('InvalidRequest', `unknown write $type: ${t}`)
       prepared.push(
-        await prepareWrite({ action, collection: w.collection, rkey: w.rkey, value: w.value }, { validate: body.validate }),
+        await prepareWrite(
+          { action, collection: w.collection, rkey: w.rkey, value: w.value },
+          { validate: body.validate },
+        ),
       )
     }
     if (prepared.length === 0) return { results: [] }
@@ -575,12 +660,15 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const knobs = new Map()
   knobs.set('settings', async (b) => {
     if (b.credentialTtl !== undefined) {
-      if (!Number.isInteger(b.credentialTtl) || b.credentialTtl < 1) throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
+      if (!Number.isInteger(b.credentialTtl) || b.credentialTtl < 1)
+        throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
       settings.credentialTtl = b.credentialTtl
     }
     return { ...settings }
   })
-  knobs.set('credentials', async () => ({ credentials: issued.map((c) => ({ ...c, revoked: revoked.has(c.jti) })) }))
+  knobs.set('credentials', async () => ({
+    credentials: issued.map((c) => ({ ...c, revoked: revoked.has(c.jti) })),
+  }))
   knobs.set('revoke', async (b) => {
     const hit = issued.filter(
       (c) =>
@@ -601,7 +689,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const r = knobRepo(b)
     const rec = r.records.get(`${b.collection}/${b.rkey}`)
     if (!rec) throw P.bad('RecordNotFound', 'record not found')
-    const value = b.value !== undefined ? lexJson.jsonToLex(b.value) : { ...rec.value, tampered: true }
+    const value =
+      b.value !== undefined ? lexJson.jsonToLex(b.value) : { ...rec.value, tampered: true }
     rec.value = value
     rec.bytes = cbor.encode(value)
     return { cid: rec.cid }
@@ -619,14 +708,27 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return { dropped: before - r.ops.length, through }
   })
   knobs.set('rawWrite', async (b) => {
-    if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo)) throw P.bad('InvalidRequest', 'space and repo are required')
-    if (!Array.isArray(b.writes) || b.writes.length === 0) throw P.bad('InvalidRequest', 'writes must be a non-empty array')
+    if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo))
+      throw P.bad('InvalidRequest', 'space and repo are required')
+    if (!Array.isArray(b.writes) || b.writes.length === 0)
+      throw P.bad('InvalidRequest', 'writes must be a non-empty array')
     const r = ensureRepo(b.space, b.repo)
     const prepared = []
     for (const w of b.writes) {
-      if (typeof w.collection !== 'string' || typeof w.rkey !== 'string') throw P.bad('InvalidRequest', 'collection and rkey are strings')
-      const action = w.delete ? 'delete' : r.records.has(`${w.collection}/${w.rkey}`) ? 'update' : 'create'
-      prepared.push(action === 'delete' ? { action, collection: w.collection, rkey: w.rkey } : await finishWrite({ action, collection: w.collection, rkey: w.rkey, value: w.value, cid: w.cid }))
+      if (typeof w.collection !== 'string' || typeof w.rkey !== 'string')
+        throw P.bad('InvalidRequest', 'collection and rkey are strings')
+      const action = w.delete ? 'delete' : 'put'
+      prepared.push(
+        action === 'delete'
+          ? { action, collection: w.collection, rkey: w.rkey }
+          : await finishWrite({
+              action,
+              collection: w.collection,
+              rkey: w.rkey,
+              value: w.value,
+              cid: w.cid,
+            }),
+      )
     }
     const results = await commitWrites(r, prepared)
     return { rev: r.rev, results }
@@ -653,7 +755,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
         else chunks.push(c)
       })
       req.on('end', () => {
-        if (over) return reject(new P.HostError(413, 'PayloadTooLargeError', 'request entity too large'))
+        if (over)
+          return reject(new P.HostError(413, 'PayloadTooLargeError', 'request entity too large'))
         const text = Buffer.concat(chunks).toString('utf8')
         if (!text) return resolve({})
         try {
@@ -672,7 +775,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const he = toHostError(err)
     if (!he) {
       process.stderr.write(`space host: ${err && err.stack ? err.stack : err}\n`)
-      return res.status(500).json({ error: 'InternalServerError', message: 'Internal Server Error' })
+      return res
+        .status(500)
+        .json({ error: 'InternalServerError', message: 'Internal Server Error' })
     }
     res.status(he.status).json({ error: he.error, message: he.message })
   }
