@@ -21,6 +21,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const lexJson = await load('@atproto/lex-json')
   const { blake3 } = await load('@noble/hashes/blake3')
   const { parseCid } = await load('@atproto/lex-data')
+  const { repoPrepare } = await load('@atproto/pds')
   const kit = makeRepoKit({ blake3, cbor })
 
   // ---- state (in memory: the host lives as long as the harness's PDS process) -------------
@@ -251,7 +252,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
         $type: `${P.NS.space}.applyWrites#${w.action === 'create' ? 'createResult' : 'updateResult'}`,
         uri: P.recordUri(r.space, r.did, w.collection, w.rkey),
         cid: w.cid,
-        validationStatus: 'unknown',
+        validationStatus: w.validationStatus,
       })
     })
     r.rev = rev
@@ -268,27 +269,47 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     sp.writers.set(r.did, { repoRev: r.rev, spaceRev: P.nextTid() })
   }
 
-  async function prepareWrite(w, { validate }) {
-    if (!P.isNsid(w.collection)) throw P.bad('InvalidRequest', 'collection must be an NSID')
-    if (w.rkey === undefined && w.action === 'create') w.rkey = P.nextTid()
-    if (!P.isRkey(w.rkey)) throw P.bad('InvalidRequest', 'invalid record key')
-    if (w.action === 'delete') return w
+  // A write as the PDS itself prepares one (its repoPrepare: $type, record key, known
+  // lexicons, validate, CID); its InvalidRecordError becomes 400 InvalidRequest as on the PDS.
+  async function prepareWrite(w, { validate, did }) {
+    if (!P.isNsid(w.collection))
+      throw P.bad('InvalidRequest', `Invalid collection: ${w.collection}`)
+    if (w.action === 'delete') {
+      if (!P.isRkey(w.rkey)) throw P.bad('InvalidRequest', `Invalid record key: ${w.rkey}`)
+      return w
+    }
+    if (w.action !== 'create' && w.rkey === undefined)
+      throw P.bad('InvalidRequest', 'rkey is required')
     const v = w.value
-    if (!v || typeof v !== 'object' || Array.isArray(v))
-      throw P.bad('InvalidRecord', 'record must be an object')
-    if (v.$type === undefined) v.$type = w.collection
-    else if (v.$type !== w.collection)
-      throw P.bad('InvalidRecord', `record $type must be ${w.collection}`)
-    if (validate === true) throw P.bad('InvalidRecord', `Unknown lexicon type: ${w.collection}`)
-    return finishWrite(w)
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      throw P.bad('InvalidRequest', 'record must be an object')
+    }
+    try {
+      const prep = await repoPrepare.prepareCreate({
+        did,
+        collection: w.collection,
+        rkey: w.rkey,
+        record: lexJson.jsonToLex(v),
+        validate,
+      })
+      w.rkey = prep.uri.rkey
+      w.value = prep.record
+      w.bytes = cbor.encode(prep.record)
+      w.cid = prep.cid.toString()
+      w.validationStatus = prep.validationStatus
+    } catch (err) {
+      throw P.bad('InvalidRequest', err && err.message ? err.message : 'Invalid record')
+    }
+    return w
   }
+  // The rawWrite knob: no checks but that the value is DAG-CBOR data.
   async function finishWrite(w) {
     try {
       w.value = lexJson.jsonToLex(w.value)
       w.bytes = cbor.encode(w.value)
       w.cid = w.cid || (await cbor.cidForLex(w.value)).toString()
     } catch (err) {
-      throw P.bad('InvalidRecord', `record is not valid data: ${err.message}`)
+      throw P.bad('InvalidRequest', `record is not valid data: ${err.message}`)
     }
     return w
   }
@@ -297,7 +318,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const did = await session(req, res)
     requireSpaceParam(body.space)
     if (body.repo !== did)
-      throw new P.HostError(403, 'Forbidden', 'repo must be the signed-in account')
+      throw new P.HostError(403, 'Forbidden', 'repo must match authenticated user')
     return ensureRepo(body.space, did)
   }
 
@@ -371,6 +392,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       throw P.bad('NotSpaceOwner', 'only the space authority can do this')
     const sp = spaces.get(body.space)
     if (sp) sp.deleted = true
+    // As the reference: the authority's own repo in the space goes with it; members' repos
+    // stay on their PDSes, unreadable since no credential can be had any more.
+    repos.delete(repoKey(body.space, did))
     return {}
   })
 
@@ -600,7 +624,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const r = await writeTarget(req, res, body)
     const w = await prepareWrite(
       { action: 'create', collection: body.collection, rkey: body.rkey, value: body.record },
-      { validate: body.validate },
+      { validate: body.validate, did: r.did },
     )
     const [result] = await commitWrites(r, [w])
     return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
@@ -611,7 +635,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     if (body.rkey === undefined) throw P.bad('InvalidRequest', 'rkey is required')
     const w = await prepareWrite(
       { action: 'put', collection: body.collection, rkey: body.rkey, value: body.record },
-      { validate: body.validate },
+      { validate: body.validate, did: r.did },
     )
     const [result] = await commitWrites(r, [w])
     return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
@@ -648,7 +672,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       prepared.push(
         await prepareWrite(
           { action, collection: w.collection, rkey: w.rkey, value: w.value },
-          { validate: body.validate },
+          { validate: body.validate, did: r.did },
         ),
       )
     }

@@ -284,8 +284,33 @@ async function main() {
       },
     }),
     400,
-    'InvalidRecord',
+    'InvalidRequest',
     'putRecord with a different $type',
+  )
+  expectErr(
+    await post('com.atproto.space.putRecord', {
+      token: m1.token,
+      body: {
+        space,
+        repo: m1.did,
+        collection: coll,
+        rkey: 'beta',
+        validate: true,
+        record: { name: 'b' },
+      },
+    }),
+    400,
+    'InvalidRequest',
+    'putRecord of an unknown lexicon with validate: true',
+  )
+  expectErr(
+    await post('com.atproto.space.putRecord', {
+      token: m1.token,
+      body: { space, repo: m1.did, collection: coll, rkey: 'beta', record: { f: 1.5 } },
+    }),
+    400,
+    'InvalidRequest',
+    'putRecord of a float',
   )
   expectOk(
     await post('com.atproto.space.putRecord', {
