@@ -104,6 +104,7 @@ async function main() {
   const lexJson = await load('@atproto/lex-json')
   const { blake3 } = await load('@noble/hashes/blake3')
   const kit = makeRepoKit({ blake3, cbor })
+  const key = await cryptoMod.P256Keypair.create() // the client's key, one per run
 
   // ---- LtHash and commit against the reference-generated vectors (cocoon testdata) -------
   assert.equal(
@@ -160,12 +161,8 @@ async function main() {
   }
 
   // ---- accounts, a space, members -------------------------------------------------------
-  const [auth, m1, m2, outsider] = [
-    await account('sa'),
-    await account('sb'),
-    await account('sc'),
-    await account('sd'),
-  ]
+  const [auth, m1, m2, outsider] = await Promise.all(['sa', 'sb', 'sc', 'sd'].map(account))
+
   const spaceType = 'garden.engram.space'
   const skey = `selftest${crypto.randomBytes(3).toString('hex')}`
   const created = expectOk(
@@ -231,6 +228,20 @@ async function main() {
   assert.deepEqual(members.members.map((m) => m.did).sort(), [m1.did, m2.did].sort())
   assert.ok(members.members.every((m) => m.read === true && m.write === true))
   ok('putMember / listMembers {did, read, write}')
+  // A 1 s credential (knob settings), checked for expiry at the end, past the 5 s skew.
+  await knob('settings', { credentialTtl: 1 })
+  const short = expectOk(await exchange(await delegation(auth)), 'getSpaceCredential').credential
+  await knob('settings', { credentialTtl: 600 })
+  const sc = P.decodeJwt(short).payload
+  assert.equal(sc.exp - sc.iat, 1)
+  expectOk(
+    await get('com.atproto.space.listRepos', {
+      headers: await cred(short, auth.did),
+      params: { space },
+    }),
+    'listRepos with a fresh 1 s credential',
+  )
+  ok('knob settings: a credential with a 1 s life')
 
   // ---- writes ---------------------------------------------------------------------------
   const coll = 'garden.engram.skill'
@@ -517,7 +528,6 @@ async function main() {
   ok(`getDelegationToken: typ, aud, 60 s life, jti (the DID document key is ${vm.type})`)
 
   // ---- the exchange -----------------------------------------------------------------------
-  const key = await cryptoMod.P256Keypair.create()
   async function exchange(token, { body = { space }, sigKey = key, tamper } = {}) {
     const headers = await P.signedHeaders(sigKey, `Bearer ${token}`)
     if (tamper) tamper(headers)
@@ -901,11 +911,6 @@ async function main() {
     'CredentialRevoked',
     'a revoked credential',
   )
-  await knob('settings', { credentialTtl: 1 })
-  const short = expectOk(await exchange(await delegation(m1)), 'getSpaceCredential').credential
-  await knob('settings', { credentialTtl: 600 })
-  const sc = P.decodeJwt(short).payload
-  assert.equal(sc.exp - sc.iat, 1)
   const wait = (sc.exp + P.CLOCK_SKEW + 1) * 1000 - Date.now()
   await new Promise((r) => setTimeout(r, Math.max(0, wait)))
   expectErr(
@@ -918,8 +923,29 @@ async function main() {
     'an expired credential',
   )
 
-  // ---- membership changes -------------------------------------------------------------------
   const cred2 = expectOk(await exchange(await delegation(m2)), 'getSpaceCredential').credential
+  const view = expectOk(
+    await get('com.atproto.simplespace.getSpace', {
+      headers: await cred(cred2, auth.did),
+      params: { space },
+    }),
+    'getSpace',
+  )
+  assert.equal(view.uri, space)
+  assert.equal(view.readPolicy.$type, P.POLICY.memberList)
+  const ownView = expectOk(
+    await get('com.atproto.simplespace.getSpace', { token: auth.token, params: { space } }),
+    'getSpace',
+  )
+  assert.deepEqual(ownView, view)
+  expectErr(
+    await get('com.atproto.simplespace.getSpace', { token: m2.token, params: { space } }),
+    400,
+    'NotSpaceOwner',
+    "getSpace with a member's session",
+  )
+
+  // ---- membership changes -------------------------------------------------------------------
   await post('com.atproto.simplespace.putMember', {
     token: auth.token,
     body: { space, did: m2.did, read: true, write: false },
