@@ -44,11 +44,25 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return null
   }
 
-  const fullVerifier = ctx.authVerifier.authorization({ scopes: ACCESS_FULL, authorize: () => {} })
-  const standardVerifier = ctx.authVerifier.authorization({ authorize: () => {} })
-  async function session(req, res, { full = false } = {}) {
+  // The PDS's own verifiers: a full-access session (no app password) for delegation tokens;
+  // any session, of an active account, for writes; any session for own-repo reads.
+  const verifiers = {
+    full: ctx.authVerifier.authorization({
+      scopes: ACCESS_FULL,
+      checkTakedown: true,
+      checkDeactivated: true,
+      authorize: () => {},
+    }),
+    write: ctx.authVerifier.authorization({
+      checkTakedown: true,
+      checkDeactivated: true,
+      authorize: () => {},
+    }),
+    read: ctx.authVerifier.authorization({ authorize: () => {} }),
+  }
+  async function session(req, res, kind = 'read') {
     try {
-      const out = await (full ? fullVerifier : standardVerifier)({ req, res, params: {} })
+      const out = await verifiers[kind]({ req, res, params: {} })
       return out.credentials.did
     } catch (err) {
       throw toHostError(err) || err
@@ -315,7 +329,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   }
 
   async function writeTarget(req, res, body) {
-    const did = await session(req, res)
+    const did = await session(req, res, 'write')
     requireSpaceParam(body.space)
     if (body.repo !== did)
       throw new P.HostError(403, 'Forbidden', 'repo must match authenticated user')
@@ -330,7 +344,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   // simplespace: the authority's session.
   async function createSpace({ req, res, body }) {
-    const did = await session(req, res)
+    const did = await session(req, res, 'write')
     const spaceType = body.spaceType ?? body.type // October: spaceType; August: type
     if (!P.isNsid(spaceType)) throw P.bad('InvalidRequest', 'spaceType must be an NSID')
     const skey = body.skey ?? P.nextTid()
@@ -376,7 +390,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   })
 
   def(SS('updateSpace'), 'POST', async ({ req, res, body }) => {
-    const sp = ownedSpace(body.space, await session(req, res))
+    const sp = ownedSpace(body.space, await session(req, res, 'write'))
     const readPolicy =
       body.readPolicy === undefined ? sp.readPolicy : policyName(body.readPolicy, 'readPolicy')
     const writePolicy =
@@ -386,7 +400,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   })
 
   def(SS('deleteSpace'), 'POST', async ({ req, res, body }) => {
-    const did = await session(req, res)
+    const did = await session(req, res, 'write')
     const parsed = requireSpaceParam(body.space)
     if (parsed.authority !== did)
       throw P.bad('NotSpaceOwner', 'only the space authority can do this')
@@ -399,7 +413,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   })
 
   async function putMember({ req, res, body }) {
-    const sp = ownedSpace(body.space, await session(req, res))
+    const sp = ownedSpace(body.space, await session(req, res, 'write'))
     if (!P.isDid(body.did)) throw P.bad('InvalidRequest', 'did must be a DID')
     const read = body.read === undefined ? true : body.read === true
     const write = body.write === undefined ? true : body.write === true
@@ -411,7 +425,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(S('addMember'), 'POST', putMember)
 
   def(SS('removeMember'), 'POST', async ({ req, res, body }) => {
-    const sp = ownedSpace(body.space, await session(req, res))
+    const sp = ownedSpace(body.space, await session(req, res, 'write'))
     if (!P.isDid(body.did)) throw P.bad('InvalidRequest', 'did must be a DID')
     sp.members.delete(body.did)
     return {}
@@ -425,13 +439,13 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       .filter((d) => params.cursor === undefined || d > params.cursor)
     const page = dids.slice(0, limit)
     const out = { members: page.map((did) => ({ did, ...sp.members.get(did) })) }
-    if (page.length === limit && dids.length > limit) out.cursor = page[page.length - 1]
+    if (page.length === limit) out.cursor = page[page.length - 1]
     return out
   })
 
   // Delegation token: the user's own PDS, a full-access session.
   def(S('getDelegationToken'), 'GET', async ({ req, res, params }) => {
-    const did = await session(req, res, { full: true })
+    const did = await session(req, res, 'full')
     const parsed = requireSpaceParam(params.space)
     const key = await keypairOf(did)
     const { header, payload } = P.delegationClaims(did, params.space, parsed.authority)
@@ -508,7 +522,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       }
     })
     const out = { repos: repoRows }
-    if (page.length === limit && rows.length > limit) out.cursor = page[page.length - 1].spaceRev
+    if (page.length === limit) out.cursor = page[page.length - 1].spaceRev
     return lexJson.lexToJson(out)
   })
   async function readAuthHost(req, res, parsed, space) {

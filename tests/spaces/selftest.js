@@ -507,6 +507,27 @@ async function main() {
     'InvalidToken',
     'getDelegationToken with an app-password session',
   )
+  expectOk(
+    await post('com.atproto.space.putRecord', {
+      token: appSession.accessJwt,
+      body: {
+        space,
+        repo: m2.did,
+        collection: coll,
+        rkey: 'viaapp',
+        record: { by: 'app password' },
+      },
+    }),
+    'putRecord with an app-password session',
+  )
+  expectOk(
+    await post('com.atproto.space.deleteRecord', {
+      token: appSession.accessJwt,
+      body: { space, repo: m2.did, collection: coll, rkey: 'viaapp' },
+    }),
+    'deleteRecord with an app-password session',
+  )
+  ok('an app-password session writes to its own space repo')
   async function delegation(who) {
     return expectOk(
       await get('com.atproto.space.getDelegationToken', { token: who.token, params: { space } }),
