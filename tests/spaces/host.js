@@ -20,7 +20,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const cbor = await load('@atproto/lex-cbor')
   const lexJson = await load('@atproto/lex-json')
   const { blake3 } = await load('@noble/hashes/blake3')
-  const { parseCid } = await load('@atproto/lex-data')
+  const { parseCid, cidForCbor } = await load('@atproto/lex-data')
   const { repoPrepare } = await load('@atproto/pds')
   const kit = makeRepoKit({ blake3, cbor })
 
@@ -31,6 +31,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const issued = [] // credentials minted: {jti, space, did, keyId, iat, exp}
   const revoked = new Set() // credential jtis
   const settings = { credentialTtl: P.CREDENTIAL_TTL }
+  const rawValues = new Map() // placeholder string -> the raw JSON bytes served in its place
 
   // ---- helpers --------------------------------------------------------------------------
   const isLocal = async (did) => P.isDid(did) && !!(await ctx.accountManager.getAccount(did))
@@ -755,18 +756,34 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     for (const w of b.writes) {
       if (typeof w.collection !== 'string' || typeof w.rkey !== 'string')
         throw P.bad('InvalidRequest', 'collection and rkey are strings')
-      const action = w.delete ? 'delete' : 'put'
-      prepared.push(
-        action === 'delete'
-          ? { action, collection: w.collection, rkey: w.rkey }
-          : await finishWrite({
-              action,
-              collection: w.collection,
-              rkey: w.rkey,
-              value: w.value,
-              cid: w.cid,
-            }),
-      )
+      if (w.delete) {
+        prepared.push({ action: 'delete', collection: w.collection, rkey: w.rkey })
+      } else if (typeof w.raw === 'string') {
+        // Served byte for byte as the record's JSON value (invalid UTF-8, huge integers,
+        // anything); the CAR carries the same bytes as the record's block.
+        const bytes = Buffer.from(w.raw, 'base64')
+        const cid = w.cid || (await cidForCbor(bytes)).toString()
+        const mark = `__space_raw_${crypto.randomBytes(12).toString('hex')}__`
+        rawValues.set(mark, bytes)
+        prepared.push({
+          action: 'put',
+          collection: w.collection,
+          rkey: w.rkey,
+          value: mark,
+          bytes,
+          cid,
+        })
+      } else {
+        prepared.push(
+          await finishWrite({
+            action: 'put',
+            collection: w.collection,
+            rkey: w.rkey,
+            value: w.value,
+            cid: w.cid,
+          }),
+        )
+      }
     }
     const results = await commitWrites(r, prepared)
     return { rev: r.rev, results }
@@ -782,14 +799,14 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   }
 
   // ---- HTTP -------------------------------------------------------------------------------
-  function readBody(req) {
+  function readBody(req, limit = P.MAX_BODY) {
     return new Promise((resolve, reject) => {
       const chunks = []
       let size = 0
       let over = false
       req.on('data', (c) => {
         size += c.length
-        if (size > P.MAX_BODY) over = true
+        if (size > limit) over = true
         else chunks.push(c)
       })
       req.on('end', () => {
@@ -807,6 +824,27 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       })
       req.on('error', reject)
     })
+  }
+
+  // JSON out, with raw record values (rawWrite) spliced in byte for byte.
+  const KNOB_MAX_BODY = 64 * 1024 * 1024
+  function sendJson(res, out) {
+    let body = Buffer.from(JSON.stringify(out))
+    if (rawValues.size && body.includes('"__space_raw_')) {
+      const parts = []
+      const text = body.toString('latin1')
+      const re = /"(__space_raw_[0-9a-f]{24}__)"/g
+      let last = 0
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        const raw = rawValues.get(m[1])
+        if (!raw) continue
+        parts.push(body.subarray(last, m.index), raw)
+        last = m.index + m[0].length
+      }
+      parts.push(body.subarray(last))
+      body = Buffer.concat(parts)
+    }
+    res.status(200).type('application/json').send(body)
   }
 
   function sendError(res, err) {
@@ -833,7 +871,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       if (out && out.car) {
         res.status(200).type('application/vnd.ipld.car').send(out.car)
       } else {
-        res.status(200).json(out)
+        sendJson(res, out)
       }
     } catch (err) {
       sendError(res, err)
@@ -845,7 +883,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     try {
       knobAuth(req)
       if (req.method !== 'POST') throw P.bad('InvalidRequest', 'knobs are POST')
-      res.status(200).json(await k(await readBody(req)))
+      sendJson(res, await k(await readBody(req, KNOB_MAX_BODY)))
     } catch (err) {
       sendError(res, err)
     }

@@ -920,6 +920,23 @@ async function main() {
   )
   assert.equal(rawRec.value.name, '../../etc')
   ok('knob rawWrite: a record no validation would let through')
+  const rawBytes = Buffer.concat([
+    Buffer.from('{"$type":"garden.engram.skill","n":18446744073709551616,"s":"'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('"}'),
+  ])
+  await knob('rawWrite', {
+    space,
+    repo: m2.did,
+    writes: [{ collection: coll, rkey: 'rawbytes', raw: rawBytes.toString('base64') }],
+  })
+  const rawRes = await get('com.atproto.space.getRecord', {
+    headers: await cred(cred1, m2.did),
+    params: { space, repo: m2.did, collection: coll, rkey: 'rawbytes' },
+  })
+  assert.equal(rawRes.status, 200)
+  assert.ok(rawRes.buf.includes(Buffer.concat([Buffer.from('"value":'), rawBytes])))
+  ok('knob rawWrite with raw bytes: served byte for byte (a 2^64 integer, invalid UTF-8)')
 
   // revocation and expiry
   await knob('revoke', { space, did: m1.did })
