@@ -855,13 +855,32 @@ async function createSpaceHost({ pds, load, adminPassword }) {
         .status(500)
         .json({ error: 'InternalServerError', message: 'Internal Server Error' })
     }
+    res.spaceError = he.error
     res.status(he.status).json({ error: he.error, message: he.message })
+  }
+
+  // One JSON line per space request in the server's log (no headers, no bodies).
+  function logRequest(req, res) {
+    const t0 = process.hrtime.bigint()
+    res.on('finish', () => {
+      const line = {
+        name: 'space-host',
+        time: Date.now(),
+        method: req.method,
+        nsid: req.params.nsid || req.params.knob,
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - t0) / 1000n) / 1000,
+      }
+      if (res.statusCode >= 400 && res.spaceError) line.error = res.spaceError
+      process.stderr.write(JSON.stringify(line) + '\n')
+    })
   }
 
   const router = express.Router()
   router.all('/xrpc/:nsid', async (req, res, next) => {
     const m = methods.get(req.params.nsid)
     if (!m) return next()
+    logRequest(req, res)
     try {
       if (req.method !== m.verb) throw P.bad('InvalidRequest', 'Incorrect HTTP method')
       const body = m.verb === 'POST' ? await readBody(req) : {}
@@ -880,6 +899,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   router.all('/_test/space/:knob', async (req, res, next) => {
     const k = knobs.get(req.params.knob)
     if (!k) return next()
+    logRequest(req, res)
     try {
       knobAuth(req)
       if (req.method !== 'POST') throw P.bad('InvalidRequest', 'knobs are POST')
