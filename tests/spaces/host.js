@@ -110,10 +110,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   }
   function ownedSpace(uri, did) {
     const parsed = requireSpaceParam(uri)
-    const sp = liveSpace(uri)
-    if (parsed.authority !== did)
-      throw P.bad('NotSpaceOwner', 'only the space authority can do this')
-    return sp
+    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'Not the space owner')
+    return liveSpace(uri)
   }
 
   function limitParam(v, def, max) {
@@ -190,18 +188,19 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   function getRepo(space, did) {
     return repos.get(repoKey(space, did))
   }
+  const newRepo = (space, did) => ({
+    space,
+    did,
+    rev: null,
+    records: new Map(),
+    state: kit.emptyState(),
+    ops: [],
+    badHash: null,
+  })
   function ensureRepo(space, did) {
     let r = repos.get(repoKey(space, did))
     if (!r) {
-      r = {
-        space,
-        did,
-        rev: null,
-        records: new Map(),
-        state: kit.emptyState(),
-        ops: [],
-        badHash: null,
-      }
+      r = newRepo(space, did)
       repos.set(repoKey(space, did), r)
     }
     return r
@@ -211,15 +210,23 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return kit.signCommit(await keypairOf(r.did), r.space, r.did, r.rev, repoHash(r))
   }
 
-  // Repo-host reads: the repo's owner must be an account here and have written to the space.
+  // Repo-host reads: the repo's owner must be an account here (else RepoNotFound). As in the
+  // reference, an account that never wrote to the space has an empty repo: no records, no
+  // ops, no commit (getLatestCommit and getRepo answer RepoNotFound).
   async function readableRepo(req, res, params) {
     requireSpaceParam(params.space)
     if (!P.isDid(params.repo)) throw P.bad('InvalidRequest', 'repo must be a DID')
     const auth = await readAuth(req, res, { audience: params.repo, space: params.space })
-    if (auth.did && auth.did !== params.repo) throw P.bad('RepoNotFound', 'repo not found')
-    const r = getRepo(params.space, params.repo)
-    if (!r || r.rev === null || !(await isLocal(params.repo)))
-      throw P.bad('RepoNotFound', 'repo not found')
+    if (auth.did && auth.did !== params.repo) {
+      throw P.bad('RepoNotFound', `Could not find repo for DID: ${params.repo}`)
+    }
+    if (!(await isLocal(params.repo))) {
+      throw P.bad('RepoNotFound', `Could not find repo for DID: ${params.repo}`)
+    }
+    return getRepo(params.space, params.repo) || newRepo(params.space, params.repo)
+  }
+  function requireCommitted(r) {
+    if (r.rev === null) throw P.bad('RepoNotFound', `Could not find repo for space: ${r.space}`)
     return r
   }
 
@@ -601,20 +608,20 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     if (page.length === limit) {
       const last = page[page.length - 1]
       out.cursor = `${last.rev}/${last.idx}`
-    } else {
+    } else if (r.rev !== null) {
       out.commit = lexJson.lexToJson(await signedCommit(r))
     }
     return out
   })
 
   def(S('getLatestCommit'), 'GET', async ({ req, res, params }) => {
-    const r = await readableRepo(req, res, params)
+    const r = requireCommitted(await readableRepo(req, res, params))
     return { commit: lexJson.lexToJson(await signedCommit(r)) }
   })
 
   // CAR v1: roots [commit, index]; blocks commit, index, then the records in index order.
   def(S('getRepo'), 'GET', async ({ req, res, params }) => {
-    const r = await readableRepo(req, res, params)
+    const r = requireCommitted(await readableRepo(req, res, params))
     const commit = await kit.block(await signedCommit(r))
     const index = {}
     const cids = {}

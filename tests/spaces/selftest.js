@@ -528,6 +528,26 @@ async function main() {
     'deleteRecord with an app-password session',
   )
   ok('an app-password session writes to its own space repo')
+  {
+    // A repo never written in a space: empty, with no commit.
+    const params = { space: august.uri, repo: m1.did }
+    const none = expectOk(
+      await get('com.atproto.space.listRecords', { token: m1.token, params }),
+      'listRecords',
+    )
+    assert.deepEqual(none, { records: [] })
+    const noOps = expectOk(
+      await get('com.atproto.space.listRepoOps', { token: m1.token, params }),
+      'listRepoOps',
+    )
+    assert.deepEqual(noOps, { ops: [] })
+    expectErr(
+      await get('com.atproto.space.getLatestCommit', { token: m1.token, params }),
+      400,
+      'RepoNotFound',
+      'getLatestCommit of a repo never written',
+    )
+  }
   async function delegation(who) {
     return expectOk(
       await get('com.atproto.space.getDelegationToken', { token: who.token, params: { space } }),
