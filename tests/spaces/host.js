@@ -796,6 +796,27 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return { rev: r.rev, results }
   })
 
+  // Declares (endpoint: a URL) or withdraws (endpoint: null) the #atproto_space_host service
+  // in an account's DID document, through the test PLC with the PDS's rotation key.
+  knobs.set('spaceHostService', async (b) => {
+    if (!(await isLocal(b.did))) throw P.bad('InvalidRequest', 'did must be an account here')
+    if (
+      b.endpoint !== null &&
+      !(typeof b.endpoint === 'string' && /^https?:\/\//.test(b.endpoint))
+    ) {
+      throw P.bad('InvalidRequest', 'endpoint must be an http(s) URL or null')
+    }
+    const id = P.SPACE_HOST_FRAGMENT.slice(1)
+    await ctx.plcClient.updateData(b.did, ctx.plcRotationKey, (last) => {
+      const services = { ...last.services }
+      if (b.endpoint === null) delete services[id]
+      else services[id] = { type: P.SPACE_HOST_SERVICE_TYPE, endpoint: b.endpoint }
+      return { ...last, services }
+    })
+    await ctx.idResolver.did.resolve(b.did, true)
+    return { did: b.did, endpoint: b.endpoint }
+  })
+
   function knobAuth(req) {
     const m = /^Basic\s+(\S+)$/i.exec(req.headers.authorization || '')
     const want = Buffer.from(`admin:${adminPassword}`)

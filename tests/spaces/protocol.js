@@ -13,6 +13,8 @@ const DELEGATION_TTL = 60 // seconds
 const CREDENTIAL_TTL = 600 // seconds (the October alpha; 7200 before)
 const CLOCK_SKEW = 5 // seconds of grace on exp
 const SPACE_HOST_FRAGMENT = '#atproto_space_host'
+// No source names the service's type (clients match the id); this is the test host's choice.
+const SPACE_HOST_SERVICE_TYPE = 'AtprotoSpaceHost'
 
 const SIG_LABEL = 'atproto-space'
 const SIG_ALG = 'ecdsa-p256-sha256'
@@ -466,6 +468,7 @@ module.exports = {
   CREDENTIAL_TTL,
   CLOCK_SKEW,
   SPACE_HOST_FRAGMENT,
+  SPACE_HOST_SERVICE_TYPE,
   SIG_LABEL,
   SIG_ALG,
   AUTH_SCHEME_CREDENTIAL,

@@ -1003,6 +1003,16 @@ async function main() {
     "getSpace with a member's session",
   )
 
+  // The #atproto_space_host service: absent by default, declared and withdrawn by the knob.
+  const docOf = async (did) => (await fetch(`${info.plc}/${did}`)).json()
+  const hostService = (doc) => (doc.service || []).find((x) => x.id === '#atproto_space_host')
+  assert.equal(hostService(await docOf(auth.did)), undefined)
+  await knob('spaceHostService', { did: auth.did, endpoint: 'http://127.0.0.1:9' })
+  assert.equal(hostService(await docOf(auth.did)).serviceEndpoint, 'http://127.0.0.1:9')
+  await knob('spaceHostService', { did: auth.did, endpoint: null })
+  assert.equal(hostService(await docOf(auth.did)), undefined)
+  ok('knob spaceHostService: #atproto_space_host declared in the DID document, then withdrawn')
+
   // ---- membership changes -------------------------------------------------------------------
   await post('com.atproto.simplespace.putMember', {
     token: auth.token,
