@@ -8,6 +8,7 @@
 'use strict'
 
 const crypto = require('node:crypto')
+const zlib = require('node:zlib')
 const P = require('./protocol.js')
 const { makeRepoKit } = require('./repo.js')
 
@@ -827,19 +828,33 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   }
 
   // ---- HTTP -------------------------------------------------------------------------------
+  // The JSON body, at most `limit` bytes after decoding (gzip, deflate, br), as the PDS counts.
   function readBody(req, limit = P.MAX_BODY) {
     return new Promise((resolve, reject) => {
+      const encoding = (req.headers['content-encoding'] || 'identity').trim().toLowerCase()
+      const decoders = {
+        gzip: zlib.createGunzip,
+        deflate: zlib.createInflate,
+        br: zlib.createBrotliDecompress,
+      }
+      let stream = req
+      if (encoding !== 'identity') {
+        if (!decoders[encoding])
+          return reject(P.bad('InvalidRequest', `unsupported content-encoding: ${encoding}`))
+        stream = req.pipe(decoders[encoding]())
+      }
       const chunks = []
       let size = 0
       let over = false
-      req.on('data', (c) => {
+      stream.on('data', (c) => {
         size += c.length
         if (size > limit) over = true
-        else chunks.push(c)
+        else if (!over) chunks.push(c)
       })
-      req.on('end', () => {
-        if (over)
+      stream.on('end', () => {
+        if (over) {
           return reject(new P.HostError(413, 'PayloadTooLargeError', 'request entity too large'))
+        }
         const text = Buffer.concat(chunks).toString('utf8')
         if (!text) return resolve({})
         try {
@@ -850,7 +865,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
           reject(P.bad('InvalidRequest', 'body must be a JSON object'))
         }
       })
-      req.on('error', reject)
+      stream.on('error', () => reject(P.bad('InvalidRequest', 'unreadable request body')))
     })
   }
 

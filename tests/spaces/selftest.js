@@ -442,6 +442,34 @@ async function main() {
     'PayloadTooLargeError',
     'a body over 1,000,000 bytes',
   )
+  {
+    // The limit counts decoded bytes: a gzipped body under 1 MB on the wire but over it
+    // decoded is refused, one under it decoded is taken.
+    const zlib = require('node:zlib')
+    const gz = (o) => zlib.gzipSync(Buffer.from(JSON.stringify(o)))
+    const send = (o) =>
+      call('POST', 'com.atproto.space.putRecord', {
+        token: m1.token,
+        headers: { 'content-encoding': 'gzip' },
+        body: gz(o),
+      })
+    expectErr(
+      await send(big),
+      413,
+      'PayloadTooLargeError',
+      'a gzipped body over 1,000,000 bytes decoded',
+    )
+    const fits = { ...big, rkey: 'zipped', record: { text: 'x'.repeat(900_000) } }
+    expectOk(await send(fits), 'a gzipped body under the limit')
+    expectOk(
+      await post('com.atproto.space.deleteRecord', {
+        token: m1.token,
+        body: { space, repo: m1.did, collection: coll, rkey: 'zipped' },
+      }),
+      'deleteRecord',
+    )
+    ok('gzip bodies: the limit counts decoded bytes')
+  }
   const batch = Array.from({ length: 150 }, (_, i) => ({
     $type: 'com.atproto.space.applyWrites#create',
     collection: coll,
