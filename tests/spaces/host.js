@@ -31,7 +31,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const usedDelegations = new Map() // jti -> exp
   const issued = [] // credentials minted: {jti, space, did, keyId, iat, exp}
   const revoked = new Set() // credential jtis
-  const settings = { credentialTtl: P.CREDENTIAL_TTL }
+  const settings = { credentialTtl: P.CREDENTIAL_TTL, ttlBySpace: new Map() }
   const rawValues = new Map() // placeholder string -> the raw JSON bytes served in its place
 
   // ---- helpers --------------------------------------------------------------------------
@@ -492,7 +492,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       sp.authority,
       sp.uri,
       sig.keyId,
-      settings.credentialTtl,
+      settings.ttlBySpace.get(sp.uri) ?? settings.credentialTtl,
     )
     issued.push({
       jti: payload.jti,
@@ -587,11 +587,10 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const excludeValues = boolParam(params.excludeValues)
     let after = null
     if (params.cursor !== undefined) {
-      const m = /^([^/]+)\/(\d+)$/.exec(params.cursor)
-      if (!m) throw P.bad('InvalidRequest', 'cursor must be <rev>/<idx>')
+      const m = /^([^/]*)\/(\d+)$/.exec(params.cursor)
+      if (!m) throw P.bad('MalformedCursor', 'Malformed cursor')
       after = { rev: m[1], idx: Number(m[2]) }
     } else if (params.since !== undefined) {
-      if (!P.isTid(params.since)) throw P.bad('InvalidRequest', 'since must be a TID')
       after = { rev: params.since, idx: Infinity }
     }
     const ops = r.ops.filter(
@@ -706,13 +705,24 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   // ---- test knobs (admin password; loopback only, like the whole server) ------------------
   const knobs = new Map()
   knobs.set('settings', async (b) => {
-    if (b.credentialTtl !== undefined) {
-      if (!Number.isInteger(b.credentialTtl) || b.credentialTtl < 1)
-        throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
-      settings.credentialTtl = b.credentialTtl
+    const ttl = b.credentialTtl
+    if (b.space !== undefined) {
+      if (!P.parseSpaceUri(b.space)) throw P.bad('InvalidRequest', 'space must be a space URI')
+      if (ttl === null) settings.ttlBySpace.delete(b.space)
+      else if (ttl !== undefined) settings.ttlBySpace.set(b.space, positive(ttl))
+    } else if (ttl !== undefined) {
+      settings.credentialTtl = positive(ttl)
     }
-    return { ...settings }
+    return {
+      credentialTtl: settings.credentialTtl,
+      spaces: Object.fromEntries(settings.ttlBySpace),
+    }
   })
+  function positive(n) {
+    if (!Number.isInteger(n) || n < 1)
+      throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
+    return n
+  }
   knobs.set('credentials', async () => ({
     credentials: issued.map((c) => ({ ...c, revoked: revoked.has(c.jti) })),
   }))

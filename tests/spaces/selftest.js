@@ -229,9 +229,9 @@ async function main() {
   assert.ok(members.members.every((m) => m.read === true && m.write === true))
   ok('putMember / listMembers {did, read, write}')
   // A 1 s credential (knob settings), checked for expiry at the end, past the 5 s skew.
-  await knob('settings', { credentialTtl: 1 })
+  await knob('settings', { space, credentialTtl: 1 })
   const short = expectOk(await exchange(await delegation(auth)), 'getSpaceCredential').credential
-  await knob('settings', { credentialTtl: 600 })
+  await knob('settings', { space, credentialTtl: null })
   const sc = P.decodeJwt(short).payload
   assert.equal(sc.exp - sc.iat, 1)
   expectOk(
