@@ -540,6 +540,29 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       throw P.bad('NotSpaceOwner', 'a session may list only its own space')
   }
 
+  // listSpaces (session only): the spaces the caller holds a repo in, by URI.
+  def(S('listSpaces'), 'GET', async ({ req, res, params }) => {
+    const did = await session(req, res)
+    const limit = limitParam(params.limit, 50, 100)
+    const spaceType = params.spaceType ?? params.type // October: spaceType; August: type
+    const uris = [...repos.values()]
+      .filter((r) => r.did === did && r.rev !== null)
+      .map((r) => r.space)
+      .filter((uri) => {
+        const p = P.parseSpaceUri(uri)
+        return (
+          (spaceType === undefined || p.spaceType === spaceType) &&
+          (params.did === undefined || p.authority === params.did)
+        )
+      })
+      .sort()
+      .filter((uri) => params.cursor === undefined || uri > params.cursor)
+    const page = uris.slice(0, limit)
+    const out = { spaces: page.map((uri) => ({ uri })) }
+    if (page.length === limit) out.cursor = page[page.length - 1]
+    return out
+  })
+
   // ---- repo reads (the writer's PDS) ------------------------------------------------------
   def(S('getRecord'), 'GET', async ({ req, res, params }) => {
     const r = await readableRepo(req, res, params)

@@ -481,6 +481,12 @@ async function main() {
     )
   }
   ok('writes by the other member, the authority and an outsider (in its own repo)')
+  const listed1 = expectOk(
+    await get('com.atproto.space.listSpaces', { token: m1.token, params: { spaceType } }),
+    'listSpaces',
+  )
+  assert.deepEqual(listed1, { spaces: [{ uri: space }] })
+  ok('listSpaces: the spaces the caller holds a repo in')
 
   // ---- delegation token: full session vs app password ------------------------------------
   const appPw = expectOk(
