@@ -851,6 +851,22 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return { did: b.did, endpoint: b.endpoint }
   })
 
+  // Requests per space and method (the `space` parameter or body field), for tests that
+  // check what a client asked for.
+  const counts = new Map() // space URI -> Map(nsid -> n)
+  function countRequest(space, nsid) {
+    if (typeof space !== 'string') return
+    if (!counts.has(space)) counts.set(space, new Map())
+    const c = counts.get(space)
+    c.set(nsid, (c.get(nsid) || 0) + 1)
+  }
+  knobs.set('requests', async (b) => {
+    if (typeof b.space !== 'string') throw P.bad('InvalidRequest', 'space is required')
+    const out = { space: b.space, counts: Object.fromEntries(counts.get(b.space) || []) }
+    if (b.reset) counts.delete(b.space)
+    return out
+  })
+
   function knobAuth(req) {
     const m = /^Basic\s+(\S+)$/i.exec(req.headers.authorization || '')
     const want = Buffer.from(`admin:${adminPassword}`)
@@ -962,6 +978,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       const body = m.verb === 'POST' ? await readBody(req) : {}
       const params = {}
       for (const [k, v] of Object.entries(req.query)) params[k] = Array.isArray(v) ? v[0] : v
+      countRequest(params.space ?? body.space, req.params.nsid)
       const out = await m.fn({ req, res, params, body })
       if (out && out.car) {
         res.status(200).type('application/vnd.ipld.car').send(out.car)

@@ -799,6 +799,15 @@ async function main() {
   assert.equal(all[0].uri, undefined)
   ok('listRecords: 151 records in URI-descending order over 4 pages, no uri field')
 
+  {
+    const before = (await knob('requests', { space, reset: true })).counts
+    assert.ok(before['com.atproto.space.listRecords'] >= 4)
+    await listAllRepos(cred1, 1000)
+    const after = (await knob('requests', { space })).counts
+    assert.deepEqual(after, { 'com.atproto.space.listRepos': 1 })
+    ok('knob requests: what was asked of the space, per method, and reset')
+  }
+
   // ---- listRepoOps and the signed commit, verified as a client would -------------------------
   async function verifyCommit(commitJson, repoDid, state) {
     const commit = lexJson.jsonToLex(commitJson)
