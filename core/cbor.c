@@ -59,8 +59,8 @@ int ss_cbor_read(ss_cbor_reader *r, ss_cbor_item *it, ss_error *err)
 {
 	const unsigned char *at = r->p;
 	size_t left;
-	uint64_t arg;
-	int major;
+	uint64_t arg = 0;
+	int major = 0;
 
 	if (read_head(r, &major, &arg, err) < 0)
 		return -1;
@@ -246,6 +246,11 @@ static int decode_value(ss_cbor_reader *r, int depth, json_t **out, ss_error *er
 				goto fail;
 			json_object_setn_new_nocheck(v, (const char *)key.ptr, key.len, child);
 			prev = key;
+		}
+		if (ss_cbor_check_type(v, err) < 0) {
+			ss_error_prefix(err, "invalid record data at byte %zu",
+			                (size_t)(r->p - r->start));
+			goto fail;
 		}
 		break;
 	case SS_CBOR_FALSE:

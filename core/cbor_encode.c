@@ -154,8 +154,7 @@ out:
 	return ret;
 }
 
-/* ATProto's data model on an object with "$type": a non-empty string, and a blob's fields. */
-static int check_type(const json_t *v, ss_error *err)
+int ss_cbor_check_type(const json_t *v, ss_error *err)
 {
 	const json_t *t = json_object_get(v, "$type"), *ref;
 
@@ -186,7 +185,7 @@ static int encode_map(const json_t *v, int depth, ss_buf *out, ss_error *err)
 		return encode_link(v, out, err);
 	if (json_object_get(v, "$bytes"))
 		return encode_bytes(v, out, err);
-	if (check_type(v, err) < 0)
+	if (ss_cbor_check_type(v, err) < 0)
 		return -1;
 	keys = ss_xcalloc(n, sizeof(*keys));
 	for (it = json_object_iter((json_t *)(uintptr_t)v); it && i < n;
