@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/cbor_priv.h"
 #include "core/utf8.h"
 
@@ -218,7 +219,7 @@ static int decode_value(ss_cbor_reader *r, int depth, json_t **out, ss_error *er
 	case SS_CBOR_BYTES: {
 		ss_buf b64 = SS_BUF_INIT;
 
-		ss_cbor_base64_encode(&b64, it.ptr, it.len);
+		ss_base64_encode(&b64, it.ptr, it.len, SS_BASE64_STD, false);
 		v = wrap("$bytes", json_stringn_nocheck(b64.ptr, b64.len));
 		ss_buf_release(&b64);
 		break;

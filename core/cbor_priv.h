@@ -19,10 +19,4 @@ int ss_cbor_check_type(const json_t *v, ss_error *err);
 int ss_cbor_put_head(ss_buf *out, int major, uint64_t arg);
 int ss_cbor_put_link(ss_buf *out, const ss_cid *cid);
 
-/* Base64 of the JSON form's "$bytes": standard alphabet, written unpadded; reading accepts
- * unpadded or correctly padded text, nothing else (no whitespace, no stray bits).
- * TODO(#13): one base64 module for the tree once core/base64.h lands. */
-void ss_cbor_base64_encode(ss_buf *out, const unsigned char *p, size_t len);
-int ss_cbor_base64_decode(ss_buf *out, const char *s, size_t len);
-
 #endif

@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "core/cbor.h"
 #include "core/cbor_priv.h"
+#include "core/crypto.h"
 #include "core/mem.h"
 #include "core/mst_priv.h"
 
@@ -29,14 +28,11 @@ void ss_mst_source_release(ss_mst_source *src)
 
 int ss_mst_key_height(const char *key, size_t len)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	uint8_t md[SS_SHA256_LEN];
 	int zeros = 0;
 
-	/* As in core/cid.c: SHA-256 fails only when the library cannot allocate. */
-	if (EVP_Digest(key, len, md, &mdlen, EVP_sha256(), NULL) != 1)
-		abort();
-	for (unsigned int i = 0; i < mdlen; i++) {
+	ss_sha256(key, len, md);
+	for (size_t i = 0; i < SS_SHA256_LEN; i++) {
 		if (md[i] == 0) {
 			zeros += 8;
 			continue;

@@ -16,7 +16,7 @@
  * CID listRecords gave, and decodes to the value getRecord gave. */
 static void test_car__reads_a_pds_repo(void **state)
 {
-	json_t *vec = ss_test_cbor_json("car-pds-records.json"), *r, *value;
+	json_t *vec = ss_test_json("vectors/car-pds-records.json"), *r, *value;
 	ss_buf bytes = SS_BUF_INIT;
 	const ss_car_block *b;
 	ss_car *car;
