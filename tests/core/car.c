@@ -6,9 +6,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/base64.h"
 #include "core/car.h"
 #include "core/cbor.h"
 #include "core/cid.h"
+#include "core/crypto.h"
+#include "core/multikey.h"
 #include "support/cborvec.h"
 #include "support/support.h"
 
@@ -52,6 +55,53 @@ static void test_car__reads_a_pds_repo(void **state)
 	}
 	ss_car_free(car);
 	ss_buf_release(&bytes);
+	json_decref(vec);
+}
+
+/* The repo's head commit: the account's #atproto key signed the canonical DAG-CBOR of the
+ * commit without its "sig" (our encoder gives the very bytes the PDS signed); a changed field
+ * does not verify. */
+static void test_car__commit_signed_by_the_account(void **state)
+{
+	json_t *vec = ss_test_json("vectors/car-pds-records.json"), *commit;
+	ss_buf bytes = SS_BUF_INIT, sig = SS_BUF_INIT, unsigned_bytes = SS_BUF_INIT;
+	const ss_car_block *head;
+	ss_pubkey *key;
+	ss_car *car;
+	ss_error err;
+
+	ss_test_cbor_file(&bytes, "car-pds-after.car");
+	assert_int_equal(ss_car_open(&car, bytes.ptr, bytes.len, &err), 0);
+	head = ss_car_get(car, ss_car_root(car, 0));
+	assert_int_equal(ss_cbor_decode(head->data, head->len, &commit, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(commit, "did")),
+	                    json_string_value(json_object_get(vec, "did")));
+	{
+		const char *s =
+		    json_string_value(json_object_get(json_object_get(commit, "sig"), "$bytes"));
+		assert_non_null(s);
+		assert_int_equal(ss_base64_decode(&sig, s, strlen(s), SS_BASE64_STD, &err), 0);
+	}
+	assert_int_equal(sig.len, SS_SIG_LEN);
+	assert_int_equal(
+	    ss_pubkey_from_did_doc(&key, json_object_get(vec, "didDoc"), "#atproto", &err), 0);
+	json_object_del(commit, "sig");
+	assert_int_equal(ss_cbor_encode(commit, &unsigned_bytes, &err), 0);
+	assert_int_equal(ss_sig_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
+	                               (const uint8_t *)sig.ptr, sig.len, true, &err),
+	                 0);
+	json_object_set_new(commit, "rev", json_string("3zzzzzzzzzzzz"));
+	ss_buf_clear(&unsigned_bytes);
+	assert_int_equal(ss_cbor_encode(commit, &unsigned_bytes, &err), 0);
+	SS_ASSERT_FAILS(ss_sig_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
+	                              (const uint8_t *)sig.ptr, sig.len, true, &err),
+	                err, SS_EINVALID);
+	ss_pubkey_free(key);
+	json_decref(commit);
+	ss_car_free(car);
+	ss_buf_release(&bytes);
+	ss_buf_release(&sig);
+	ss_buf_release(&unsigned_bytes);
 	json_decref(vec);
 }
 
@@ -172,6 +222,7 @@ int test_car_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_car__reads_a_pds_repo),
+	    cmocka_unit_test(test_car__commit_signed_by_the_account),
 	    cmocka_unit_test(test_car__tampered_block_refused),
 	    cmocka_unit_test(test_car__every_cut_is_safe),
 	    cmocka_unit_test(test_car__refuses_bad_framing),
