@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/cbor_priv.h"
 #include "core/utf8.h"
 
@@ -59,8 +60,8 @@ int ss_cbor_read(ss_cbor_reader *r, ss_cbor_item *it, ss_error *err)
 {
 	const unsigned char *at = r->p;
 	size_t left;
-	uint64_t arg;
-	int major;
+	uint64_t arg = 0;
+	int major = 0;
 
 	if (read_head(r, &major, &arg, err) < 0)
 		return -1;
@@ -218,7 +219,7 @@ static int decode_value(ss_cbor_reader *r, int depth, json_t **out, ss_error *er
 	case SS_CBOR_BYTES: {
 		ss_buf b64 = SS_BUF_INIT;
 
-		ss_cbor_base64_encode(&b64, it.ptr, it.len);
+		ss_base64_encode(&b64, it.ptr, it.len, SS_BASE64_STD, false);
 		v = wrap("$bytes", json_stringn_nocheck(b64.ptr, b64.len));
 		ss_buf_release(&b64);
 		break;
@@ -246,6 +247,11 @@ static int decode_value(ss_cbor_reader *r, int depth, json_t **out, ss_error *er
 				goto fail;
 			json_object_setn_new_nocheck(v, (const char *)key.ptr, key.len, child);
 			prev = key;
+		}
+		if (ss_cbor_check_type(v, err) < 0) {
+			ss_error_prefix(err, "invalid record data at byte %zu",
+			                (size_t)(r->p - r->start));
+			goto fail;
 		}
 		break;
 	case SS_CBOR_FALSE:

@@ -15,7 +15,9 @@
  * false, true and null, text that is not valid UTF-8, and any length beyond the input. Maps
  * must have text keys, sorted length first then bytewise, without duplicates; a map key "$link"
  * or "$bytes" is refused (it would read back as a link or bytes in the JSON form). Nesting is
- * capped at SS_CBOR_MAX_DEPTH, and ss_cbor_decode refuses trailing bytes.
+ * capped at SS_CBOR_MAX_DEPTH, and ss_cbor_decode refuses trailing bytes. Both ss_cbor_decode
+ * and ss_cbor_encode hold maps to ATProto's data model: a "$type" is a non-empty string, a blob
+ * ("$type": "blob") has its ref link, mimeType and integer size.
  *
  * The encoder writes the one canonical form: shortest heads, map keys sorted, so that encoding
  * a decoded value gives the same bytes and a record's JSON gives the bytes its CID names.
@@ -66,7 +68,8 @@ void ss_cbor_reader_init(ss_cbor_reader *r, const void *data, size_t len);
  * caller's to check, with ss_cbor_key_less.
  */
 int ss_cbor_read(ss_cbor_reader *r, ss_cbor_item *it, ss_error *err);
-/* Skips one whole value (with its items), checking it as ss_cbor_decode would. */
+/* Skips one whole value (with its items), checking every DAG-CBOR rule ss_cbor_decode does
+ * (not the data model's "$type" rules). */
 int ss_cbor_skip(ss_cbor_reader *r, ss_error *err);
 /* Whether key a sorts strictly before key b in DAG-CBOR's order (length first, then bytes). */
 bool ss_cbor_key_less(const unsigned char *a, size_t alen, const unsigned char *b, size_t blen);

@@ -1,66 +1,13 @@
-/* The canonical DAG-CBOR of a value in ATProto's JSON form (core/cbor.h), and the base64 of
- * "$bytes". */
+/* The canonical DAG-CBOR of a value in ATProto's JSON form (core/cbor.h). */
 #include "core/cbor.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/cbor_priv.h"
 #include "core/mem.h"
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void ss_cbor_base64_encode(ss_buf *out, const unsigned char *p, size_t len)
-{
-	char q[4];
-	size_t i;
-
-	for (i = 0; i + 3 <= len; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		q[0] = b64[v >> 18];
-		q[1] = b64[(v >> 12) & 63];
-		q[2] = b64[(v >> 6) & 63];
-		q[3] = b64[v & 63];
-		ss_buf_put(out, q, 4);
-	}
-	if (len - i == 1) {
-		q[0] = b64[p[i] >> 2];
-		q[1] = b64[(p[i] & 3) << 4];
-		ss_buf_put(out, q, 2);
-	} else if (len - i == 2) {
-		uint32_t v = (uint32_t)p[i] << 8 | p[i + 1];
-		q[0] = b64[v >> 10];
-		q[1] = b64[(v >> 4) & 63];
-		q[2] = b64[(v << 2) & 63];
-		ss_buf_put(out, q, 3);
-	}
-}
-
-int ss_cbor_base64_decode(ss_buf *out, const char *s, size_t len)
-{
-	uint32_t acc = 0;
-	int bits = 0;
-
-	if (len % 4 == 0 && len >= 2 && s[len - 1] == '=')
-		len -= s[len - 2] == '=' ? 2 : 1;
-	if (len % 4 == 1)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		const char *d = s[i] ? strchr(b64, s[i]) : NULL;
-		if (!d)
-			return -1;
-		acc = (acc << 6) | (uint32_t)(d - b64);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (ss_buf_putc(out, (char)(acc >> bits)) < 0)
-				return -1;
-			acc &= (1u << bits) - 1;
-		}
-	}
-	return acc ? -1 : 0;
-}
 
 int ss_cbor_put_head(ss_buf *out, int major, uint64_t arg)
 {
@@ -144,8 +91,9 @@ static int encode_bytes(const json_t *v, ss_buf *out, ss_error *err)
 		ss_error_set(err, SS_EINVALID, "invalid $bytes: not one base64 string");
 		goto out;
 	}
-	if (ss_cbor_base64_decode(&raw, json_string_value(s), json_string_length(s)) < 0) {
-		ss_error_set(err, SS_EINVALID, "invalid $bytes: not base64");
+	if (ss_base64_decode(&raw, json_string_value(s), json_string_length(s), SS_BASE64_STD,
+	                     err) < 0) {
+		ss_error_prefix(err, "invalid $bytes");
 		goto out;
 	}
 	ret = put_string(out, 2, raw.ptr, raw.len);
@@ -154,8 +102,7 @@ out:
 	return ret;
 }
 
-/* ATProto's data model on an object with "$type": a non-empty string, and a blob's fields. */
-static int check_type(const json_t *v, ss_error *err)
+int ss_cbor_check_type(const json_t *v, ss_error *err)
 {
 	const json_t *t = json_object_get(v, "$type"), *ref;
 
@@ -186,7 +133,7 @@ static int encode_map(const json_t *v, int depth, ss_buf *out, ss_error *err)
 		return encode_link(v, out, err);
 	if (json_object_get(v, "$bytes"))
 		return encode_bytes(v, out, err);
-	if (check_type(v, err) < 0)
+	if (ss_cbor_check_type(v, err) < 0)
 		return -1;
 	keys = ss_xcalloc(n, sizeof(*keys));
 	for (it = json_object_iter((json_t *)(uintptr_t)v); it && i < n;

@@ -11,14 +11,12 @@
  * "$bytes". */
 int ss_cbor_read_key(ss_cbor_reader *r, ss_cbor_item *key, const ss_cbor_item *prev, ss_error *err);
 
+/* ATProto's data model on a map with "$type": a non-empty string, and a blob's fields (a ref
+ * link, a mimeType, an integer size). Both directions check it, so that what decodes encodes. */
+int ss_cbor_check_type(const json_t *v, ss_error *err);
+
 /* Writers of canonical items: a head (shortest form) and a CID link (tag 42). */
 int ss_cbor_put_head(ss_buf *out, int major, uint64_t arg);
 int ss_cbor_put_link(ss_buf *out, const ss_cid *cid);
-
-/* Base64 of the JSON form's "$bytes": standard alphabet, written unpadded; reading accepts
- * unpadded or correctly padded text, nothing else (no whitespace, no stray bits).
- * TODO(#13): one base64 module for the tree once core/base64.h lands. */
-void ss_cbor_base64_encode(ss_buf *out, const unsigned char *p, size_t len);
-int ss_cbor_base64_decode(ss_buf *out, const char *s, size_t len);
 
 #endif

@@ -1,9 +1,8 @@
 #include "core/cid.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+#include "core/crypto.h"
 
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
 
@@ -91,14 +90,8 @@ void ss_cid_fmt(char out[SS_CID_STRSZ], const ss_cid *cid)
 
 void ss_cid_compute(ss_cid *out, uint8_t codec, const void *data, size_t len)
 {
-	unsigned int mdlen = 0;
-
 	out->codec = codec;
-	/* EVP_Digest with SHA-256 fails only when the library cannot allocate: like ss_xmalloc,
-	 * that ends the process. */
-	if (EVP_Digest(data, len, out->digest, &mdlen, EVP_sha256(), NULL) != 1 ||
-	    mdlen != SS_CID_DIGESTSZ)
-		abort();
+	ss_sha256(data, len, out->digest);
 }
 
 bool ss_cid_matches(const ss_cid *cid, const void *data, size_t len)

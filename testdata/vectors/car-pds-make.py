@@ -6,7 +6,8 @@ Usage: car-pds-make.py <dir>/pds.json <out-dir>
 A fresh account writes skill records, posts and a profile, then changes some: the repo's CAR
 before (car-pds-before.car) and after (car-pds-after.car), the CAR of the blocks written since
 the first revision (car-pds-since.car), and car-pds-records.json: every record's JSON value as
-getRecord returned it and the CID the PDS gave it, with the expected diff of the skill range.
+getRecord returned it and the CID the PDS gave it, the expected diff of the skill range, and
+the account's DID document (its #atproto key signs the commits).
 Passwords and tokens stay in this process (never in argv or files).
 """
 import json
@@ -78,7 +79,9 @@ for coll in (S, "app.bsky.feed.post", "app.bsky.actor.profile"):
                         "value": json.loads(raw)["value"]})
 for name, data in (("before", before), ("after", after), ("since", since)):
     open(os.path.join(out, f"car-pds-{name}.car"), "wb").write(data)
-meta = {"did": did, "rev1": rev1, "records": records,
+with urllib.request.urlopen(f"{info['plc']}/{did}") as r:
+    did_doc = json.loads(r.read())
+meta = {"did": did, "didDoc": did_doc, "rev1": rev1, "records": records,
         "diff": [["update", f"{S}/skill-03"], ["delete", f"{S}/skill-07"],
                  ["create", f"{S}/skill-24"]]}
 open(os.path.join(out, "car-pds-records.json"), "w").write(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")

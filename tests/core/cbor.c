@@ -15,7 +15,7 @@
 /* The atproto interop fixtures: CBOR -> JSON, JSON -> the same CBOR bytes, and their CID. */
 static void test_cbor__interop_fixtures(void **state)
 {
-	json_t *cases = ss_test_cbor_json("cbor-data-model-fixtures.json"), *c, *got;
+	json_t *cases = ss_test_json("vectors/cbor-data-model-fixtures.json"), *c, *got;
 	ss_buf want = SS_BUF_INIT, enc = SS_BUF_INIT;
 	char s[SS_CID_STRSZ], *text, *cid;
 	ss_error err;
@@ -56,7 +56,7 @@ static void test_cbor__interop_fixtures(void **state)
 /* data-model-valid: each value encodes, and what it encodes to decodes and encodes the same. */
 static void test_cbor__interop_valid(void **state)
 {
-	json_t *cases = ss_test_cbor_json("cbor-data-model-valid.json"), *c, *back;
+	json_t *cases = ss_test_json("vectors/cbor-data-model-valid.json"), *c, *back;
 	ss_buf a = SS_BUF_INIT, b = SS_BUF_INIT;
 	ss_error err;
 	size_t i;
@@ -83,7 +83,7 @@ static void test_cbor__interop_valid(void **state)
 /* data-model-invalid: no CID for any of them. */
 static void test_cbor__interop_invalid(void **state)
 {
-	json_t *cases = ss_test_cbor_json("cbor-data-model-invalid.json"), *c;
+	json_t *cases = ss_test_json("vectors/cbor-data-model-invalid.json"), *c;
 	ss_error err;
 	char *cid = NULL, *text;
 	size_t i;
@@ -105,7 +105,7 @@ static void test_cbor__interop_invalid(void **state)
  * or is refused with a message naming the rule. */
 static void test_cbor__strict_cases(void **state)
 {
-	json_t *cases = ss_test_cbor_json("cbor-strict.json"), *c, *got;
+	json_t *cases = ss_test_json("vectors/cbor-strict.json"), *c, *got;
 	ss_buf in = SS_BUF_INIT, enc = SS_BUF_INIT;
 	ss_error err;
 	size_t i;
@@ -139,6 +139,23 @@ static void test_cbor__strict_cases(void **state)
 	ss_buf_release(&in);
 	ss_buf_release(&enc);
 	json_decref(cases);
+}
+
+/* Text may hold NUL bytes: they reach the JSON string (its length says so) and encode back. */
+static void test_cbor__text_with_nul(void **state)
+{
+	ss_buf enc = SS_BUF_INIT;
+	json_t *v;
+	ss_error err;
+
+	assert_int_equal(ss_cbor_decode("\x63\x61\x00\x62", 4, &v, &err), 0);
+	assert_int_equal(json_string_length(v), 3);
+	assert_memory_equal(json_string_value(v), "a\0b", 3);
+	assert_int_equal(ss_cbor_encode(v, &enc, &err), 0);
+	assert_int_equal(enc.len, 4);
+	assert_memory_equal(enc.ptr, "\x63\x61\x00\x62", 4);
+	json_decref(v);
+	ss_buf_release(&enc);
 }
 
 static void nested(ss_buf *b, int depth)
@@ -220,7 +237,7 @@ static void test_cbor__encode_rules(void **state)
  * named; a changed value does not. */
 static void test_cbor__record_cids_from_the_pds(void **state)
 {
-	json_t *vec = ss_test_cbor_json("car-pds-records.json"), *r;
+	json_t *vec = ss_test_json("vectors/car-pds-records.json"), *r;
 	char *text, *cid;
 	ss_error err;
 	size_t i;
@@ -253,6 +270,7 @@ int test_cbor_run(void)
 	    cmocka_unit_test(test_cbor__interop_valid),
 	    cmocka_unit_test(test_cbor__interop_invalid),
 	    cmocka_unit_test(test_cbor__strict_cases),
+	    cmocka_unit_test(test_cbor__text_with_nul),
 	    cmocka_unit_test(test_cbor__depth_cap),
 	    cmocka_unit_test(test_cbor__encode_rules),
 	    cmocka_unit_test(test_cbor__record_cids_from_the_pds),

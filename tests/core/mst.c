@@ -40,7 +40,7 @@ static int on_change(void *ctx, ss_mst_op op, const char *key, size_t key_len,
 
 static void test_mst__key_heights(void **state)
 {
-	json_t *cases = ss_test_cbor_json("mst-key-heights.json"), *c;
+	json_t *cases = ss_test_json("vectors/mst-key-heights.json"), *c;
 	size_t i;
 
 	assert_true(json_array_size(cases) >= 9);
@@ -85,7 +85,7 @@ static void assert_cid(const ss_cid *cid, const char *want)
  * between the two trees is exactly those adds and deletes. */
 static void test_mst__reference_roots_and_diff(void **state)
 {
-	json_t *cases = ss_test_cbor_json("mst-commit-proof-fixtures.json"), *c, *k;
+	json_t *cases = ss_test_json("vectors/mst-commit-proof-fixtures.json"), *c, *k;
 	ss_buf car = SS_BUF_INIT, got = SS_BUF_INIT, want = SS_BUF_INIT;
 	ss_mst_source src;
 	ss_car *parsed;
@@ -186,7 +186,7 @@ static ss_car *open_vector(ss_buf *bytes, const char *name)
  * CID listRecords gave it, and nothing else. */
 static void test_mst__walk_a_pds_repo(void **state)
 {
-	json_t *vec = ss_test_cbor_json("car-pds-records.json"), *r;
+	json_t *vec = ss_test_json("vectors/car-pds-records.json"), *r;
 	ss_buf bytes = SS_BUF_INIT, got = SS_BUF_INIT, want = SS_BUF_INIT;
 	ss_car *car = open_vector(&bytes, "car-pds-after.car");
 	ss_cid root = commit_data(car);

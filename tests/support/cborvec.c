@@ -11,22 +11,6 @@
 #include "core/fs.h"
 #include "support.h"
 
-json_t *ss_test_cbor_json(const char *name)
-{
-	ss_buf path = SS_BUF_INIT, rel = SS_BUF_INIT;
-	json_error_t jerr;
-	json_t *v;
-
-	ss_buf_printf(&rel, "vectors/%s", name);
-	ss_test_data(&path, rel.ptr);
-	v = json_load_file(path.ptr, JSON_ALLOW_NUL, &jerr);
-	if (!v)
-		fail_msg("cannot read %s: %s", path.ptr, jerr.text);
-	ss_buf_release(&path);
-	ss_buf_release(&rel);
-	return v;
-}
-
 void ss_test_cbor_file(ss_buf *out, const char *name)
 {
 	ss_buf path = SS_BUF_INIT, rel = SS_BUF_INIT;

@@ -1,6 +1,7 @@
 /*
- * cborvec.h: reading the test vectors of testdata/vectors/ for the DAG-CBOR, CID, CAR and MST
- * tests (each fails the test when the file is missing or malformed).
+ * cborvec.h: what the DAG-CBOR, CID, CAR and MST tests share besides support.h (whose
+ * ss_test_json reads their JSON vectors): raw vector files, hex and base64 of any length, and
+ * CARs made in memory. Each fails the test when a file is missing or malformed.
  */
 #ifndef SS_TEST_CBORVEC_H
 #define SS_TEST_CBORVEC_H
@@ -11,8 +12,6 @@
 #include "core/cid.h"
 #include "core/error.h"
 
-/* The JSON of testdata/vectors/<name> (json_decref it). */
-json_t *ss_test_cbor_json(const char *name);
 /* The bytes of testdata/vectors/<name>, into out. */
 void ss_test_cbor_file(ss_buf *out, const char *name);
 /* Hex digits to bytes, into out. */
