@@ -121,8 +121,9 @@ int ss_grapheme_fit(ss_buf *out, const char *s, size_t len, size_t max_bytes, si
 			return ss_error_set(err, SS_ETOOBIG, "text too long");
 		if (ss_grapheme_count(out->ptr + start, out->len - start, &total, err) < 0)
 			return -1;
-		/* The ellipsis may join the prefix's last cluster (after a prepended mark): then
-		 * the prefix backs off one more boundary. */
+		/* Checked, not assumed: the ellipsis can only join the prefix's last cluster (after
+		 * a prepended mark), which lowers the count; should the whole still be over, the
+		 * prefix backs off one more boundary. */
 		if (within(out->len - start, total, max_bytes, max_graphemes) || !end)
 			return 0;
 		room_b = end - 1;
