@@ -155,5 +155,6 @@ extern const ss_command cmd_log_def;
 extern const ss_command cmd_fetch_def;
 extern const ss_command cmd_pull_def;
 extern const ss_command cmd_space_def;
+extern const ss_command cmd_card_def;
 
 #endif
