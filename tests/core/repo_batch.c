@@ -20,7 +20,7 @@ static ss_oid skill(ss_repo *repo, int i)
 {
 	ss_tree_builder *b;
 	ss_buf text = SS_BUF_INIT;
-	ss_oid oid;
+	ss_oid oid = {0};
 	ss_error err;
 
 	ss_tree_builder_new(&b, repo);
