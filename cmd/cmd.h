@@ -138,6 +138,12 @@ typedef struct cli_commit_msg_opts {
 /* Fills out with the cleaned message; returns 0, or -1 with ctx->err set (none, or empty). */
 int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 
+/* The help texts rendered for the install (cmd/help.c): a command's man(7) page, the
+ * skillsync(1) page listing the commands, the command's options one a line. */
+void cli_help_man(FILE *out, const ss_command *c);
+void cli_help_man_main(FILE *out, const ss_command *const *commands, size_t n);
+void cli_help_options(FILE *out, const ss_command *c);
+
 /* The commands (cmd/<name>.c each). */
 extern const ss_command cmd_validate_def;
 extern const ss_command cmd_clone_def;
