@@ -73,3 +73,30 @@ touch "$tmp/clone/pdf-forms/SKILL.md" "$tmp/clone/pdf-tools/SKILL.md"
 git -C "$tmp/clone" init -q
 got=$(cd "$tmp/clone/notes" && complete_line skillsync show pd)
 [ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing a skill name: '$got'"
+
+# The Debian package: cpack over this build, into a directory of its own.
+deb_dir=$tmp/deb
+cpack -G DEB --config "$build/CPackConfig.cmake" -B "$deb_dir" >"$tmp/cpack.log" 2>&1 ||
+	fail "cpack -G DEB: $(cat "$tmp/cpack.log")"
+debs=("$deb_dir"/skillsync_*.deb)
+[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "cpack made: $(ls "$deb_dir")"
+deb=${debs[0]}
+info=$(dpkg-deb -I "$deb")
+grep -q '^ Package: skillsync$' <<<"$info" || fail "dpkg-deb -I: $info"
+# Depends: computed by dpkg-shlibdeps from the libraries the binary links, with versions.
+depends=$(sed -n 's/^ Depends: //p' <<<"$info")
+for lib in libc6 libcurl4 libgit2 libjansson4 libsqlite3 libyaml; do
+	grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: '$depends'"
+done
+grep -q '(>= ' <<<"$depends" || fail "Depends has no versions: '$depends'"
+contents=$(dpkg-deb -c "$deb")
+for f in ./usr/bin/skillsync ./usr/share/man/man1/skillsync-clone.1 \
+	./usr/share/bash-completion/completions/skillsync \
+	./usr/share/zsh/vendor-completions/_skillsync ./usr/lib/systemd/user/skillsync-pull@.timer; do
+	grep -q " $f\$" <<<"$contents" || fail "the package lacks $f"
+done
+! grep -v ' \./usr/' <<<"$contents" | grep -q . || fail "files outside /usr: $contents"
+dpkg-deb -x "$deb" "$tmp/x"
+[ "$("$tmp/x/usr/bin/skillsync" --version)" = "$version" ] || fail "the packaged binary says $("$tmp/x/usr/bin/skillsync" --version)"
+out=$(apt-get install --simulate "$deb" 2>&1) || fail "apt-get install --simulate: $out"
+grep -q '^Inst skillsync ' <<<"$out" || fail "apt-get install --simulate: $out"
