@@ -3,7 +3,7 @@ cmake_minimum_required(VERSION 3.25)
 # touches OUT only when the text changes, so that only what includes it is rebuilt. Outside a
 # git checkout (a release tarball) the commit is "unknown".
 #     cmake -DSRC=<source dir> -DOUT=<header> -P cmake/version.cmake
-execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12
+execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12 --exclude=*
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                 RESULT_VARIABLE rc ERROR_QUIET)
 if(NOT rc EQUAL 0 OR commit STREQUAL "")

@@ -15,11 +15,16 @@ trap 'rm -rf "$tmp"' EXIT
 build=$(dirname "$SKILLSYNC")
 prefix=$tmp/prefix
 
-# --version: the version and the commit of the checkout it was built from.
+# --version: the version and the commit of the checkout it was built from (a commit the
+# checkout has; "unknown" outside git).
 version=$("$SKILLSYNC" --version)
-commit=$(git -C "$SS_SOURCE_DIR" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-[[ $version == "skillsync "*" (commit "*")" ]] || fail "--version says '$version'"
-[[ $version == *"$commit"* ]] || fail "--version '$version' does not name commit $commit"
+if git -C "$SS_SOURCE_DIR" rev-parse --git-dir >/dev/null 2>&1; then
+	[[ $version =~ ^skillsync\ [0-9.]+\ \(commit\ ([0-9a-f]{12})(-dirty)?\)$ ]] || fail "--version says '$version'"
+	git -C "$SS_SOURCE_DIR" cat-file -e "${BASH_REMATCH[1]}^{commit}" 2>/dev/null ||
+		fail "--version names ${BASH_REMATCH[1]}, not a commit of the checkout"
+else
+	[[ $version =~ ^skillsync\ [0-9.]+\ \(commit\ unknown\)$ ]] || fail "--version says '$version'"
+fi
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 [ -x "$prefix/bin/skillsync" ] || fail "no bin/skillsync"
@@ -97,6 +102,6 @@ for f in ./usr/bin/skillsync ./usr/share/man/man1/skillsync-clone.1 \
 done
 ! grep -v ' \./usr/' <<<"$contents" | grep -q . || fail "files outside /usr: $contents"
 dpkg-deb -x "$deb" "$tmp/x"
-[ "$("$tmp/x/usr/bin/skillsync" --version)" = "$version" ] || fail "the packaged binary says $("$tmp/x/usr/bin/skillsync" --version)"
+[ "$("$tmp/x/usr/bin/skillsync" --version)" = "$("$SKILLSYNC" --version)" ] || fail "the packaged binary says $("$tmp/x/usr/bin/skillsync" --version)"
 out=$(apt-get install --simulate "$deb" 2>&1) || fail "apt-get install --simulate: $out"
 grep -q '^Inst skillsync ' <<<"$out" || fail "apt-get install --simulate: $out"
