@@ -9,8 +9,6 @@ set -euo pipefail
 unset CLAUDE_CONFIG_DIR CODEX_HOME XDG_CONFIG_HOME SKILLSYNC_LOCK_WAIT SKILLSYNC_TEST_CRASH
 
 ss_sandbox
-export HOME=$work/home
-mkdir -p "$HOME"
 
 # auth_put <name> <line>...: the authority writes skill <name> (its SKILL.md ending with line).
 auth_put() {
@@ -28,6 +26,9 @@ link_to() { # link_to <path> <target>: <path> is a symbolic link to <target>
 }
 
 ss_push_fixture # ./space: the clone, with pdf-forms from the authority
+# A fake home, once the accounts are made (the PDS tools live in the real home's cache).
+export HOME=$work/home
+mkdir -p "$HOME"
 auth_put alpha "first"
 auth_put beta "first"
 ss_run 0 "$SKILLSYNC" pull
