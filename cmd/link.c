@@ -28,6 +28,21 @@ typedef struct link_opts {
 	const char *project;
 } link_opts;
 
+/* The usage error naming the agents of the table (core/agents.c). */
+static int unknown_agent(ss_ctx *ctx, const char *name)
+{
+	ss_buf known = SS_BUF_INIT, safe = SS_BUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < ss_agent_count(); i++)
+		ss_buf_printf(&known, "%s%s", i ? ", " : "", ss_agent_at(i)->name);
+	ret = cli_usage_error(ctx, "unknown agent '%s' (one of: %s)", cli_safe(&safe, name),
+	                      known.ptr);
+	ss_buf_release(&known);
+	ss_buf_release(&safe);
+	return ret;
+}
+
 static int parse(ss_ctx *ctx, int argc, char **argv, link_opts *o, bool unlink)
 {
 	for (int i = 1; i < argc; i++) {
@@ -46,8 +61,7 @@ static int parse(ss_ctx *ctx, int argc, char **argv, link_opts *o, bool unlink)
 		}
 		if (v && !strcmp(a, "--agent") && !unlink) {
 			if (!ss_agent_find(v))
-				return cli_usage_error(
-				    ctx, "unknown agent '%s' (see docs/AGENTS.md)", v);
+				return unknown_agent(ctx, v);
 			ss_xgrow((void **)&o->agents, sizeof(*o->agents), o->nagents + 1,
 			         &o->alloc);
 			o->agents[o->nagents++] = v;
@@ -228,8 +242,8 @@ const ss_command cmd_link_def = {
     "the links of skills that left the view) and names the new skills it did not link.\n"
     "\n"
     "    --agent <name>   an agent whose folder gets the links (repeat for each): claude,\n"
-    "                     agents, codex, cursor, copilot, gemini, opencode, goose,\n"
-    "                     windsurf, roo, kiro\n"
+    "                     agents, codex, cursor and more (docs/AGENTS.md; an unknown\n"
+    "                     name lists them)\n"
     "    --global         the agents' folders in your home instead of the project's\n"
     "    --copy           copy the skills instead of linking them (for agents that do not\n"
     "                     follow symbolic links); pull refreshes the copies\n"

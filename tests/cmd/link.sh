@@ -56,6 +56,7 @@ grep -q "Linked 0 skills into $work/.claude/skills (Claude Code), 2 already ther
 ss_run 0 "$SKILLSYNC" link --agent codex --agent cursor
 [ "$(grep -c 'skills into' "$work/stdout")" = 1 ] || fail "shared folder linked twice: $(cat "$work/stdout")"
 ss_run 129 "$SKILLSYNC" link --agent nosuch
+grep -q "unknown agent 'nosuch' (one of: claude, agents, codex, cursor, " "$work/stderr" || fail "link --agent nosuch: $(cat "$work/stderr")"
 
 # Global copies for claude: the person's link to /nowhere stays.
 ss_run 0 "$SKILLSYNC" link --global --agent claude --copy
