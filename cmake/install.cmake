@@ -8,7 +8,13 @@
 #   lib/systemd/user/skillsync-pull@.service, .timer    dist/systemd/ (docs/SCHEDULE.md)
 include(GNUInstallDirs)
 
-option(SS_MAN "Make the man pages at build time (runs the built binary)" ON)
+# The fuzz build (instrumented, never installed) makes no man pages.
+if(SS_FUZZ)
+  set(ss_man_default OFF)
+else()
+  set(ss_man_default ON)
+endif()
+option(SS_MAN "Make the man pages at build time (runs the built binary)" ${ss_man_default})
 set(SS_ZSH_COMPLETION_DIR "${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions" CACHE STRING
     "Where the zsh completion goes (relative to the prefix, or absolute)")
 

@@ -69,11 +69,11 @@ static void print_main_help(FILE *out)
 static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 {
 	const ss_command *c;
-	const char *mode = argc > 1 && argv[1][0] == '-' ? argv[1] : NULL;
+	const char *mode = NULL;
 
-	if (mode &&
-	    (strcmp(mode, "--man") && strcmp(mode, "--commands") && strcmp(mode, "--options")))
-		return cli_usage_error(ctx, "unknown option '%s'", mode);
+	if (argc > 1 && (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--commands") ||
+	                 !strcmp(argv[1], "--options")))
+		mode = argv[1];
 	if (mode && !strcmp(mode, "--commands")) {
 		for (size_t i = 0; i < NCOMMANDS; i++)
 			printf("%s\n", commands[i]->name);
