@@ -147,10 +147,11 @@ void cli_help_options(FILE *out, const ss_command *c);
 /* Agent folders (cmd/link.c, docs/AGENTS.md). cli_link_status prints, for `status`, the
  * links `link` made that are missing or point elsewhere (nothing when all are in place).
  * cli_link_pull, under the clone's lock after a pull merged: removes the links of skills that
- * left the view, refreshes copies, links new skills when `link --auto` asked for it, else
- * names them (when say_new); messages on stderr. 0, or -1 with ctx->err set. */
+ * left the view, refreshes copies (when the pull changed something), links new skills when
+ * `link --auto` asked for it, else names them (when say_new); messages on stderr. 0, or -1
+ * with ctx->err set. */
 void cli_link_status(ss_ctx *ctx, FILE *out);
-int cli_link_pull(ss_ctx *ctx, bool say_new);
+int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new);
 
 /* The commands (cmd/<name>.c each). */
 extern const ss_command cmd_validate_def;

@@ -107,6 +107,9 @@ static int link_folder(ss_links *l, const char *workdir, char **skills, size_t n
 		ss_fs_join(&source, workdir, skills[i]);
 		rec = ss_links_find(l, path.ptr);
 		if (rec && ss_link_check(rec) == SS_LINK_OK) {
+			/* a copy takes the clone's version, with edits not pulled yet */
+			if (rec->copy && (ret = ss_link_refresh(rec, err)) < 0)
+				break;
 			(*kept)++;
 			continue;
 		}
@@ -180,8 +183,10 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 			goto out;
 		}
 	} else {
-		project = ss_xstrdup(workdir);
-		dirname(project); /* the clone's parent: the project it sits in */
+		char *tmp = ss_xstrdup(workdir);
+
+		project = ss_xstrdup(dirname(tmp)); /* the clone's parent: the project it is in */
+		free(tmp);
 	}
 	if (ss_links_load(ctx->state, &l, &ctx->err) < 0 ||
 	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
@@ -376,7 +381,7 @@ static bool has_skill(char **skills, size_t n, const char *skill)
 	return false;
 }
 
-int cli_link_pull(ss_ctx *ctx, bool say_new)
+int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 {
 	ss_links l;
 	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT, fresh = SS_BUF_INIT, safe = SS_BUF_INIT;
@@ -405,7 +410,8 @@ int cli_link_pull(ss_ctx *ctx, bool say_new)
 				fprintf(stderr, "unlinked '%s': it left the view\n",
 				        cli_safe(&safe, k->path));
 			ss_links_drop(&l, i - 1);
-		} else if (k->copy && s == SS_LINK_OK && ss_link_refresh(k, &ctx->err) < 0) {
+		} else if (changed && k->copy && s == SS_LINK_OK &&
+		           ss_link_refresh(k, &ctx->err) < 0) {
 			goto out;
 		}
 	}

@@ -126,7 +126,7 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
 	if (ret == 0 && r->merge) /* the agents' folders: after the merge, under the lock */
-		ret = cli_link_pull(ctx, !r->quiet || cli_pull_changed(r));
+		ret = cli_link_pull(ctx, cli_pull_changed(r), !r->quiet || cli_pull_changed(r));
 	if (r->progress)
 		fputs("\r\033[K", stderr);
 out:
