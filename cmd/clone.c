@@ -21,6 +21,7 @@ typedef struct clone_opts {
 	const char **members;
 	size_t nmembers;
 	const char *as;
+	bool quiet;
 } clone_opts;
 
 static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
@@ -47,6 +48,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 			o->members[o->nmembers++] = a + 9;
 		} else if (!strncmp(a, "--as=", 5)) {
 			o->as = a + 5;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			o->quiet = true;
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage_error(ctx, "unknown option '%s'", a);
 		} else if (positional == 0) {
@@ -66,7 +69,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 
 /* The run's callbacks' payload. */
 typedef struct clone_out {
-	bool progress; /* stderr is a terminal */
+	bool progress; /* stderr is a terminal, and no --quiet */
+	bool quiet;    /* --quiet: only warnings and errors */
 	bool shown;    /* a progress line is on the screen */
 } clone_out;
 
@@ -102,7 +106,8 @@ static void removing(void *payload, const char *partial)
 
 static void cloning(void *payload, const char *dir)
 {
-	(void)payload;
+	if (((clone_out *)payload)->quiet)
+		return;
 	fprintf(stderr, "Cloning into '%s'...\n", dir);
 }
 
@@ -136,7 +141,7 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv);
 const ss_command cmd_clone_def = {
     "clone", cmd_clone, "copy a memory space into a new git working tree",
     "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
-    "<handle-or-did>]\n"
+    "<handle-or-did>] [--quiet]\n"
     "\n"
     "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
     "view: for each name, your own version, else the authority's, else the most recently\n"
@@ -147,12 +152,14 @@ const ss_command cmd_clone_def = {
     "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
     "                       'skillsync members add|remove')\n"
     "    --as <h>           the signed-in account that is you (default: the only one signed\n"
-    "                       in; with none, a read-only clone with no \"mine\")\n"};
+    "                       in; with none, a read-only clone with no \"mine\")\n"
+    "    -q, --quiet        no progress and no \"Cloning into\" (progress is shown only\n"
+    "                       on a terminal anyway); warnings and errors still\n"};
 
 static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 {
 	clone_opts o;
-	clone_out co = {isatty(STDERR_FILENO), false};
+	clone_out co = {false, false, false};
 	ss_fetch_opts fo;
 	ss_clone_opts run;
 	ss_clone_result res;
@@ -164,6 +171,8 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	ret = parse(ctx, argc, argv, &o);
 	if (ret)
 		goto out;
+	co.quiet = o.quiet;
+	co.progress = !o.quiet && isatty(STDERR_FILENO);
 	if (o.dir) {
 		dir = ss_xstrdup(o.dir);
 		dir[cli_path_len(dir)] = '\0';
