@@ -394,8 +394,10 @@ static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 	b->oids = NULL;
 	b->count = b->alloc = b->bytes = 0;
 	batch->packs++;
-	/* Without a thread, the pack is written here. */
-	job->running = pthread_create(&job->thread, NULL, pack_thread, job) == 0;
+	/* Without a thread (or a libgit2 built without thread support), the pack is written
+	 * here. */
+	job->running = (git_libgit2_features() & GIT_FEATURE_THREADS) &&
+	               pthread_create(&job->thread, NULL, pack_thread, job) == 0;
 	if (!job->running)
 		pack_run(job);
 	return 0;
