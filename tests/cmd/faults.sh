@@ -40,11 +40,7 @@ sample=${SS_FAULT_SAMPLE:-4}
 # listed here that fails is reported as XFAIL and does not fail the script; one that passes is
 # reported as XPASS (remove it from the list once it always passes).
 known_failures=(
-	# push: a push interrupted between its batches (or whose answer was lost) is finished by
-	# the next push with the same records, but the notes of the writes it sends again are made
-	# anew against the partly pushed view: the commit subjects and a rename are not in them.
-	"push:drop-after:1" "push:500:2" "push:cut:1" "push:stall:2" "push:drop-before:2"
-	"push:shape-*:1" "push:stall-after:1" "push:503x:2"
+	# none today
 )
 
 ss_accounts . "" auth me twin
