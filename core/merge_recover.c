@@ -90,6 +90,7 @@ static int redo(ss_repo *repo, const ss_oid *old, const ss_oid *target, bool con
 	memset(&why, 0, sizeof(why));
 	if ((ret = ss_merge_move_init(&m, repo, old, target, conflicting, err)) < 0)
 		return ret;
+	ss_merge_move_clean(repo, &m);
 	if ((ret = check_move(repo, &m, err)) < 0) {
 		/* the person's: nothing written, the journal stays */
 	} else if (conflicting || ss_merge_move_write(repo, &m, true, &why) < 0) {
