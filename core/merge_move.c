@@ -68,13 +68,25 @@ static int hash_file(ss_repo *repo, const char *path, const struct stat *st, git
 	return git_repository_hashfile(id, ss_repo_git(repo), path, GIT_OBJECT_BLOB, NULL);
 }
 
+/* The file with conflict markers a conflicting merge writes at path (res to free). */
+static int conflict_file(ss_repo *repo, const git_index_entry *a, const git_index_entry *o,
+                         const git_index_entry *t, git_merge_file_result *res)
+{
+	git_merge_file_options opts;
+
+	git_merge_file_options_init(&opts, GIT_MERGE_FILE_OPTIONS_VERSION);
+	opts.our_label = SS_MERGE_OUR_LABEL;
+	opts.their_label = SS_MERGE_THEIR_LABEL;
+	memset(res, 0, sizeof(*res));
+	return git_merge_file_from_index(res, ss_repo_git(repo), a, o, t, &opts);
+}
+
 /* Whether the file (id, mode) at path is what a conflicting merge writes there: either
  * side's version, or the file with conflict markers. */
 static bool is_conflict_file(ss_repo *repo, const ss_merge_move *m, const char *path,
                              const git_oid *id, uint32_t mode)
 {
 	const git_index_entry *a, *o, *t;
-	git_merge_file_options opts;
 	git_merge_file_result res;
 	git_oid want;
 	bool yes = false;
@@ -84,14 +96,63 @@ static bool is_conflict_file(ss_repo *repo, const ss_merge_move *m, const char *
 	if ((o && git_oid_equal(&o->id, id) && o->mode == mode) ||
 	    (t && git_oid_equal(&t->id, id) && t->mode == mode))
 		return true;
-	git_merge_file_options_init(&opts, GIT_MERGE_FILE_OPTIONS_VERSION);
-	opts.our_label = SS_MERGE_OUR_LABEL;
-	opts.their_label = SS_MERGE_THEIR_LABEL;
-	memset(&res, 0, sizeof(res));
-	if (git_merge_file_from_index(&res, ss_repo_git(repo), a, o, t, &opts) == 0 &&
+	if (conflict_file(repo, a, o, t, &res) == 0 &&
 	    git_odb_hash(&want, res.ptr, res.len, GIT_OBJECT_BLOB) == 0)
 		yes = git_oid_equal(&want, id) && res.mode == mode;
 	git_merge_file_result_free(&res);
+	return yes;
+}
+
+/* Whether have is a strict beginning of data. */
+static bool begins(const ss_buf *have, const void *data, size_t len)
+{
+	return have->len < len && !memcmp(have->ptr, data, have->len);
+}
+
+static bool begins_blob(ss_repo *repo, const ss_buf *have, const git_oid *id)
+{
+	git_blob *blob = NULL;
+	bool yes = false;
+
+	if (git_blob_lookup(&blob, ss_repo_git(repo), id) == 0)
+		yes = begins(have, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	return yes;
+}
+
+/*
+ * Whether the regular file at full (st) is one git_merge was writing when it was killed (m's
+ * cut rule, merge_priv.h): changed since the journal, and a strict beginning of what the
+ * merge writes at path (b, new_id: the target's side).
+ */
+static bool was_cut(ss_repo *repo, const ss_merge_move *m, const char *full, const char *path,
+                    const struct stat *st, side_kind b, const git_oid *new_id)
+{
+	const git_index_entry *a, *o, *t;
+	git_merge_file_result res;
+	ss_buf have = SS_BUF_INIT;
+	ss_error ignored;
+	bool yes = false;
+
+	memset(&res, 0, sizeof(res));
+	if (!m->cut_rule || (b != SIDE_BLOB && b != SIDE_CONFLICT) ||
+	    st->st_mtim.tv_sec < m->cut_since.tv_sec ||
+	    (st->st_mtim.tv_sec == m->cut_since.tv_sec &&
+	     st->st_mtim.tv_nsec < m->cut_since.tv_nsec))
+		return false;
+	if (ss_fs_read_file(&have, full, (size_t)st->st_size + 1, &ignored) < 0)
+		goto out;
+	if (b == SIDE_BLOB) {
+		yes = begins_blob(repo, &have, new_id);
+	} else if (git_index_conflict_get(&a, &o, &t, m->merged, path) == 0) {
+		yes = (o && begins_blob(repo, &have, &o->id)) ||
+		      (t && begins_blob(repo, &have, &t->id));
+		if (!yes && conflict_file(repo, a, o, t, &res) == 0)
+			yes = begins(&have, res.ptr, res.len);
+	}
+out:
+	git_merge_file_result_free(&res);
+	ss_buf_release(&have);
 	return yes;
 }
 
@@ -215,7 +276,8 @@ static int check_path(ss_repo *repo, const ss_merge_move *m, const char *path, s
 		ret = refuse(err, path, "is in the way");
 	else if (!(a == SIDE_BLOB && git_oid_equal(&id, &old_id) && mode == old_mode) &&
 	         !(b == SIDE_BLOB && git_oid_equal(&id, &new_id) && mode == new_mode) &&
-	         !(b == SIDE_CONFLICT && is_conflict_file(repo, m, path, &id, mode)))
+	         !(b == SIDE_CONFLICT && is_conflict_file(repo, m, path, &id, mode)) &&
+	         !was_cut(repo, m, full.ptr, path, &st, b, &new_id))
 		ret = refuse(err, path, a == SIDE_BLOB ? "has changes of yours" : "is in the way");
 	ss_buf_release(&full);
 	return ret;

@@ -12,6 +12,7 @@
 #define SS_MERGE_PRIV_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "core/git_priv.h"
 #include "core/merge.h"
@@ -30,6 +31,16 @@ typedef struct ss_merge_move {
 	git_tree *target;   /* the tree after, or NULL and: */
 	git_index *merged;  /* the conflicting merge's index (as git_merge computes it) */
 	git_strarray paths; /* every file path that differs between the two */
+	/*
+	 * The cut rule, for the recovery of a conflicting merge only: git_merge (libgit2) writes
+	 * each file in place, so a kill inside one leaves a part of it. A regular file changed
+	 * since cut_since (the journal's time) that is a strict beginning of what the merge
+	 * writes there (either side's version or the file with conflict markers) is that part,
+	 * the merge's own, and may be written. (A fast-forward or clean merge needs no such rule:
+	 * ss_merge_move_write renames whole files into place.)
+	 */
+	bool cut_rule;
+	struct timespec cut_since;
 } ss_merge_move;
 
 /* The move from commit old (zero: nothing) to commit target, or (conflicting) the merge of

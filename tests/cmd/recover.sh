@@ -211,16 +211,25 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 done
 
 # 4. A conflicting merge killed midway and after its journal: the next pull ends in the same
-# conflict, my edit and symlinks untouched.
+# conflict, my edit and symlinks untouched. git_merge writes each file in place, so a kill
+# inside one leaves a part of it: "midway-cut" leaves the conflicted file holding only the
+# first line of what git_merge writes there, as that kill would (the cut rule of
+# core/merge_priv.h), and the next pull still ends in the conflict.
 git -C a checkout -q -- alpha
 echo "local notes" >a/mskill/notes.md
 (cd a && ss_run 0 "$SKILLSYNC" commit -m "my notes" mskill)
 edit c
 plant_aside
-for point in merge-checkout-midway merge-conflict-journaled; do
+for point in merge-checkout-midway merge-checkout-midway-cut merge-conflict-journaled; do
 	n=$((n + 1))
 	skill m2 mskill "mskill round $n" notes.md "notes round $n" scripts/tool.sh "echo $n"
-	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" pull)
+	(cd a && SKILLSYNC_TEST_CRASH=${point%-cut} ss_run 137 "$SKILLSYNC" pull)
+	if [ "$point" = merge-checkout-midway-cut ]; then
+		# the first line of the file with conflict markers git_merge writes there
+		printf '<<<<<<< main\n' >a/mskill/notes.md
+		(cd a && ss_run 0 "$SKILLSYNC" status)
+		! grep -q "will stop" "$tmp/stdout" || fail "$point: status: $(cat "$tmp/stdout")"
+	fi
 	(cd a && ss_run 2 "$SKILLSYNC" pull)
 	grep -qx "conflict: mskill/notes.md" "$tmp/stdout" || fail "conflicting pull killed at $point: $(cat "$tmp/stdout")"
 	grep -q '^<<<<<<< main$' a/mskill/notes.md || fail "no conflict markers after $point"
