@@ -195,10 +195,11 @@ static int dir_tracked(const ss_merge_move *m, const char *workdir, const char *
 		ss_buf_printf(&child, "%s/%s", path, d->d_name);
 		ss_buf_clear(&full);
 		ss_fs_join(&full, workdir, child.ptr);
+		if (lstat(full.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    is_temp_name(d->d_name))
+			continue; /* a killed write's, which recovery removes first */
 		if (lstat(full.ptr, &st) < 0 || S_ISLNK(st.st_mode))
 			ret = refuse(err, child.ptr, "is a symbolic link");
-		else if (S_ISREG(st.st_mode) && is_temp_name(d->d_name))
-			continue; /* a killed write's, which recovery removes first */
 		else if (tree_side(m->old, child.ptr, &id, &mode) == SIDE_NONE &&
 		         target_side(m, child.ptr, &id, &mode) == SIDE_NONE)
 			ret = refuse(err, child.ptr, "is in the way");
@@ -489,60 +490,76 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
                       uint32_t mode, ss_error *err)
 {
 	const char *workdir = ss_repo_workdir(repo);
-	ss_buf full = SS_BUF_INIT, tmp = SS_BUF_INIT;
+	ss_buf full = SS_BUF_INIT, tmp = SS_BUF_INIT, link = SS_BUF_INIT;
 	git_blob *blob = NULL;
 	const char *data;
 	size_t len, half;
 	struct stat st;
 	int fd = -1, rc, ret = -1;
 
+	if (make_parents(workdir, path, err) < 0)
+		goto out;
+	ss_fs_join(&full, workdir, path);
+	if (mode == GIT_FILEMODE_COMMIT) { /* a submodule: its directory, as libgit2 makes it */
+		if (mkdir(full.ptr, 0777) < 0 && errno != EEXIST)
+			os_error(err, "create directory", path);
+		else
+			ret = 0;
+		goto out;
+	}
 	if ((rc = git_blob_lookup(&blob, ss_repo_git(repo), id)) < 0) {
 		ret = ss_git_error(err, rc, "cannot read '%s'", path);
 		goto out;
 	}
 	data = git_blob_rawcontent(blob);
 	len = (size_t)git_blob_rawsize(blob);
-	if (make_parents(workdir, path, err) < 0)
-		goto out;
-	ss_fs_join(&full, workdir, path);
 	temp_path(&tmp, m, workdir, path);
 	if (unlink(tmp.ptr) < 0 && errno != ENOENT) {
-		os_error(err, "remove", tmp.ptr);
+		os_error(err, "remove", path);
 		goto out;
 	}
-	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	          mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
-	half = len / 2;
-	if (fd < 0 || ss_fs_write_all(fd, data, half) < 0) {
-		os_error(err, "write", full.ptr);
-		goto out;
-	}
-	if (half)
-		ss_crash_point("merge-checkout-midfile");
-	if (ss_fs_write_all(fd, data + half, len - half) < 0 || close(fd) < 0) {
+	if (mode == GIT_FILEMODE_LINK) { /* committed by hand: made as git makes it */
+		ss_buf_put(&link, data, len);
+		if (symlink(link.ptr, tmp.ptr) < 0) {
+			os_error(err, "write", path);
+			goto out;
+		}
+	} else {
+		fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		          mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+		half = len / 2;
+		if (fd < 0 || ss_fs_write_all(fd, data, half) < 0) {
+			os_error(err, "write", path);
+			goto out;
+		}
+		if (half)
+			ss_crash_point("merge-checkout-midfile");
+		if (ss_fs_write_all(fd, data + half, len - half) < 0 || close(fd) < 0) {
+			fd = -1;
+			os_error(err, "write", path);
+			goto out;
+		}
 		fd = -1;
-		os_error(err, "write", full.ptr);
-		goto out;
 	}
-	fd = -1;
 	/* a directory the move emptied (its files were removed first) */
 	if (lstat(full.ptr, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(full.ptr) < 0) {
 		refuse(err, path, "is in the way");
 		goto out;
 	}
 	if (rename(tmp.ptr, full.ptr) < 0) {
-		os_error(err, "write", full.ptr);
+		os_error(err, "write", path);
 		goto out;
 	}
 	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (ret < 0)
+	if (ret < 0 && tmp.len)
 		unlink(tmp.ptr);
 	git_blob_free(blob);
 	ss_buf_release(&full);
 	ss_buf_release(&tmp);
+	ss_buf_release(&link);
 	return ret;
 }
 
@@ -657,8 +674,8 @@ void ss_merge_move_clean(ss_repo *repo, const ss_merge_move *m)
 
 	for (size_t i = 0; i < m->paths.count; i++) {
 		temp_path(&tmp, m, workdir, m->paths.strings[i]);
-		if (lstat(tmp.ptr, &st) == 0 && S_ISREG(st.st_mode))
-			unlink(tmp.ptr);
+		if (lstat(tmp.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			unlink(tmp.ptr); /* a link itself, never what it points at */
 	}
 	ss_buf_release(&tmp);
 }
