@@ -204,10 +204,8 @@ static int undo(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
                      ss_merge_result *result, ss_error *err)
 {
-	git_checkout_options opts;
 	ss_merge_move m;
-	refusal r = {result, 0};
-	int rc, ret;
+	int ret;
 
 	if ((ret = ss_merge_move_init(&m, repo, old, target, false, err)) < 0)
 		return ret;
@@ -215,17 +213,13 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
 	    (ret = journal_write(repo, "new", old, target, err)) < 0)
 		goto out;
 	ss_crash_point("merge-journaled");
-	checkout_init(&opts, GIT_CHECKOUT_SAFE, &m, &r);
-	opts.progress_cb = checkout_progress;
-	rc = git_checkout_tree(ss_repo_git(repo), (git_object *)m.target, &opts);
-	if (rc < 0 && result->npaths) {
+	if ((ret = ss_merge_move_check(repo, &m, err)) < 0) {
 		/* a change made since step 1: refused before writing */
 		journal_remove(repo);
-		ret = refuse(result, err);
+		ss_error_prefix(err, "cannot merge the space's changes");
 		goto out;
 	}
-	if (rc < 0) {
-		ss_git_error(err, rc, "cannot update the working tree");
+	if ((ret = ss_merge_move_write(repo, &m, true, err)) < 0) {
 		ret = undo(repo, &m, err);
 		goto out;
 	}

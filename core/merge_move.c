@@ -1,12 +1,16 @@
 /* merge_move.c: a move of the working tree that writes only what it may (merge_priv.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/commit.h"
+#include "core/crash.h"
 #include "core/fs.h"
 #include "core/mem.h"
 #include "core/merge_priv.h"
@@ -64,13 +68,25 @@ static int hash_file(ss_repo *repo, const char *path, const struct stat *st, git
 	return git_repository_hashfile(id, ss_repo_git(repo), path, GIT_OBJECT_BLOB, NULL);
 }
 
+/* The file with conflict markers a conflicting merge writes at path (res to free). */
+static int conflict_file(ss_repo *repo, const git_index_entry *a, const git_index_entry *o,
+                         const git_index_entry *t, git_merge_file_result *res)
+{
+	git_merge_file_options opts;
+
+	git_merge_file_options_init(&opts, GIT_MERGE_FILE_OPTIONS_VERSION);
+	opts.our_label = SS_MERGE_OUR_LABEL;
+	opts.their_label = SS_MERGE_THEIR_LABEL;
+	memset(res, 0, sizeof(*res));
+	return git_merge_file_from_index(res, ss_repo_git(repo), a, o, t, &opts);
+}
+
 /* Whether the file (id, mode) at path is what a conflicting merge writes there: either
  * side's version, or the file with conflict markers. */
 static bool is_conflict_file(ss_repo *repo, const ss_merge_move *m, const char *path,
                              const git_oid *id, uint32_t mode)
 {
 	const git_index_entry *a, *o, *t;
-	git_merge_file_options opts;
 	git_merge_file_result res;
 	git_oid want;
 	bool yes = false;
@@ -80,20 +96,79 @@ static bool is_conflict_file(ss_repo *repo, const ss_merge_move *m, const char *
 	if ((o && git_oid_equal(&o->id, id) && o->mode == mode) ||
 	    (t && git_oid_equal(&t->id, id) && t->mode == mode))
 		return true;
-	git_merge_file_options_init(&opts, GIT_MERGE_FILE_OPTIONS_VERSION);
-	opts.our_label = SS_MERGE_OUR_LABEL;
-	opts.their_label = SS_MERGE_THEIR_LABEL;
-	memset(&res, 0, sizeof(res));
-	if (git_merge_file_from_index(&res, ss_repo_git(repo), a, o, t, &opts) == 0 &&
+	if (conflict_file(repo, a, o, t, &res) == 0 &&
 	    git_odb_hash(&want, res.ptr, res.len, GIT_OBJECT_BLOB) == 0)
 		yes = git_oid_equal(&want, id) && res.mode == mode;
 	git_merge_file_result_free(&res);
 	return yes;
 }
 
+/* Whether have is a strict beginning of data. */
+static bool begins(const ss_buf *have, const void *data, size_t len)
+{
+	return have->len < len && !memcmp(have->ptr, data, have->len);
+}
+
+static bool begins_blob(ss_repo *repo, const ss_buf *have, const git_oid *id)
+{
+	git_blob *blob = NULL;
+	bool yes = false;
+
+	if (git_blob_lookup(&blob, ss_repo_git(repo), id) == 0)
+		yes = begins(have, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	return yes;
+}
+
+/*
+ * Whether the regular file at full (st) is one git_merge was writing when it was killed (m's
+ * cut rule, merge_priv.h): changed since the journal, and a strict beginning of what the
+ * merge writes at path (b, new_id: the target's side).
+ */
+static bool was_cut(ss_repo *repo, const ss_merge_move *m, const char *full, const char *path,
+                    const struct stat *st, side_kind b, const git_oid *new_id)
+{
+	const git_index_entry *a, *o, *t;
+	git_merge_file_result res;
+	ss_buf have = SS_BUF_INIT;
+	ss_error ignored;
+	bool yes = false;
+
+	memset(&res, 0, sizeof(res));
+	if (!m->cut_rule || (b != SIDE_BLOB && b != SIDE_CONFLICT) ||
+	    st->st_mtim.tv_sec < m->cut_since.tv_sec ||
+	    (st->st_mtim.tv_sec == m->cut_since.tv_sec &&
+	     st->st_mtim.tv_nsec < m->cut_since.tv_nsec))
+		return false;
+	if (ss_fs_read_file(&have, full, (size_t)st->st_size + 1, &ignored) < 0)
+		goto out;
+	if (b == SIDE_BLOB) {
+		yes = begins_blob(repo, &have, new_id);
+	} else if (git_index_conflict_get(&a, &o, &t, m->merged, path) == 0) {
+		yes = (o && begins_blob(repo, &have, &o->id)) ||
+		      (t && begins_blob(repo, &have, &t->id));
+		if (!yes && conflict_file(repo, a, o, t, &res) == 0)
+			yes = begins(&have, res.ptr, res.len);
+	}
+out:
+	git_merge_file_result_free(&res);
+	ss_buf_release(&have);
+	return yes;
+}
+
 static int refuse(ss_error *err, const char *path, const char *why)
 {
 	return ss_error_set(err, SS_EEXISTS, "'%s' %s", path, why);
+}
+
+/* Whether name is a temporary name of the writer: SS_MERGE_TEMP, then only '~'. */
+static bool is_temp_name(const char *name)
+{
+	size_t n = strlen(SS_MERGE_TEMP);
+
+	if (strncmp(name, SS_MERGE_TEMP, n))
+		return false;
+	return name[n + strspn(name + n, "~")] == '\0';
 }
 
 /* A directory at path where the move writes a file: only what old or target track may be
@@ -120,6 +195,9 @@ static int dir_tracked(const ss_merge_move *m, const char *workdir, const char *
 		ss_buf_printf(&child, "%s/%s", path, d->d_name);
 		ss_buf_clear(&full);
 		ss_fs_join(&full, workdir, child.ptr);
+		if (lstat(full.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    is_temp_name(d->d_name))
+			continue; /* a killed write's, which recovery removes first */
 		if (lstat(full.ptr, &st) < 0 || S_ISLNK(st.st_mode))
 			ret = refuse(err, child.ptr, "is a symbolic link");
 		else if (tree_side(m->old, child.ptr, &id, &mode) == SIDE_NONE &&
@@ -199,7 +277,8 @@ static int check_path(ss_repo *repo, const ss_merge_move *m, const char *path, s
 		ret = refuse(err, path, "is in the way");
 	else if (!(a == SIDE_BLOB && git_oid_equal(&id, &old_id) && mode == old_mode) &&
 	         !(b == SIDE_BLOB && git_oid_equal(&id, &new_id) && mode == new_mode) &&
-	         !(b == SIDE_CONFLICT && is_conflict_file(repo, m, path, &id, mode)))
+	         !(b == SIDE_CONFLICT && is_conflict_file(repo, m, path, &id, mode)) &&
+	         !was_cut(repo, m, full.ptr, path, &st, b, &new_id))
 		ret = refuse(err, path, a == SIDE_BLOB ? "has changes of yours" : "is in the way");
 	ss_buf_release(&full);
 	return ret;
@@ -315,20 +394,288 @@ void ss_merge_move_release(ss_merge_move *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* ---- the writer: one file at a time, each to a temporary name, then renamed ---- */
+
+static bool tracked(const ss_merge_move *m, const char *path)
+{
+	git_oid id;
+	uint32_t mode;
+
+	return tree_side(m->old, path, &id, &mode) != SIDE_NONE ||
+	       target_side(m, path, &id, &mode) != SIDE_NONE;
+}
+
+/*
+ * The temporary name of a file of the move (full path in out): SS_MERGE_TEMP beside it, with
+ * '~' added while a side of the move tracks that name. One file is written at a time, so one
+ * name per directory is enough, and recovery finds it from the move alone.
+ */
+static void temp_path(ss_buf *out, const ss_merge_move *m, const char *workdir, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	ss_buf rel = SS_BUF_INIT;
+
+	if (slash)
+		ss_buf_printf(&rel, "%.*s/", (int)(slash - path), path);
+	ss_buf_puts(&rel, SS_MERGE_TEMP);
+	while (tracked(m, rel.ptr))
+		ss_buf_putc(&rel, '~');
+	ss_buf_clear(out);
+	ss_fs_join(out, workdir, rel.ptr);
+	ss_buf_release(&rel);
+}
+
+static int os_error(ss_error *err, const char *what, const char *path)
+{
+	return ss_error_set(err, errno == ENOSPC ? SS_ETOOBIG : SS_ERROR, "cannot %s '%s': %s",
+	                    what, path, strerror(errno));
+}
+
+/* Removes the empty directories above path, deepest first, up to the working tree. */
+static void remove_empty_parents(const char *workdir, const char *path)
+{
+	ss_buf dir = SS_BUF_INIT;
+	size_t len = strlen(path);
+
+	for (;;) {
+		while (len > 0 && path[len - 1] != '/')
+			len--;
+		if (len-- == 0)
+			break;
+		ss_buf_clear(&dir);
+		ss_fs_join(&dir, workdir, "");
+		ss_buf_put(&dir, path, len);
+		if (rmdir(dir.ptr) < 0)
+			break;
+	}
+	ss_buf_release(&dir);
+}
+
+/* The directories on the way to path, made where missing; a file of the move in the way is
+ * removed (the check found it tracked); a symbolic link stops the write. */
+static int make_parents(const char *workdir, const char *path, ss_error *err)
+{
+	ss_buf full = SS_BUF_INIT, prefix = SS_BUF_INIT;
+	struct stat st;
+	int ret = 0;
+
+	for (const char *p = strchr(path, '/'); p && ret == 0; p = strchr(p + 1, '/')) {
+		ss_buf_clear(&prefix);
+		ss_buf_put(&prefix, path, (size_t)(p - path));
+		ss_buf_clear(&full);
+		ss_fs_join(&full, workdir, prefix.ptr);
+		if (lstat(full.ptr, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				continue;
+			if (S_ISLNK(st.st_mode)) {
+				ret = refuse(err, prefix.ptr, "is a symbolic link");
+				break;
+			}
+			if (unlink(full.ptr) < 0) {
+				ret = os_error(err, "remove", prefix.ptr);
+				break;
+			}
+		}
+		if (mkdir(full.ptr, 0777) < 0)
+			ret = os_error(err, "create directory", prefix.ptr);
+	}
+	ss_buf_release(&full);
+	ss_buf_release(&prefix);
+	return ret;
+}
+
+/* Writes the blob to path: to the temporary name, then renamed over whatever file was there;
+ * a kill leaves the old file whole and a stray temporary file, never a part of the new one. */
+static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, const git_oid *id,
+                      uint32_t mode, ss_error *err)
+{
+	const char *workdir = ss_repo_workdir(repo);
+	ss_buf full = SS_BUF_INIT, tmp = SS_BUF_INIT, link = SS_BUF_INIT;
+	git_blob *blob = NULL;
+	const char *data;
+	size_t len, half;
+	struct stat st;
+	int fd = -1, rc, ret = -1;
+
+	if (make_parents(workdir, path, err) < 0)
+		goto out;
+	ss_fs_join(&full, workdir, path);
+	if (mode == GIT_FILEMODE_COMMIT) { /* a submodule: its directory, as libgit2 makes it */
+		if (mkdir(full.ptr, 0777) < 0 && errno != EEXIST)
+			os_error(err, "create directory", path);
+		else
+			ret = 0;
+		goto out;
+	}
+	if ((rc = git_blob_lookup(&blob, ss_repo_git(repo), id)) < 0) {
+		ret = ss_git_error(err, rc, "cannot read '%s'", path);
+		goto out;
+	}
+	data = git_blob_rawcontent(blob);
+	len = (size_t)git_blob_rawsize(blob);
+	temp_path(&tmp, m, workdir, path);
+	if (unlink(tmp.ptr) < 0 && errno != ENOENT) {
+		os_error(err, "remove", path);
+		goto out;
+	}
+	if (mode == GIT_FILEMODE_LINK) { /* committed by hand: made as git makes it */
+		ss_buf_put(&link, data, len);
+		if (symlink(link.ptr, tmp.ptr) < 0) {
+			os_error(err, "write", path);
+			goto out;
+		}
+	} else {
+		fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		          mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+		half = len / 2;
+		if (fd < 0 || ss_fs_write_all(fd, data, half) < 0) {
+			os_error(err, "write", path);
+			goto out;
+		}
+		if (half)
+			ss_crash_point("merge-checkout-midfile");
+		if (ss_fs_write_all(fd, data + half, len - half) < 0 || close(fd) < 0) {
+			fd = -1;
+			os_error(err, "write", path);
+			goto out;
+		}
+		fd = -1;
+	}
+	/* a directory the move emptied (its files were removed first) */
+	if (lstat(full.ptr, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(full.ptr) < 0) {
+		refuse(err, path, "is in the way");
+		goto out;
+	}
+	if (rename(tmp.ptr, full.ptr) < 0) {
+		os_error(err, "write", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0 && tmp.len)
+		unlink(tmp.ptr);
+	git_blob_free(blob);
+	ss_buf_release(&full);
+	ss_buf_release(&tmp);
+	ss_buf_release(&link);
+	return ret;
+}
+
+/* The index entry of the file just written at path (its stat, so status need not hash it). */
+static int index_put(git_index *index, const char *workdir, const char *path, const git_oid *id,
+                     uint32_t mode, ss_error *err)
+{
+	git_index_entry e;
+	ss_buf full = SS_BUF_INIT;
+	struct stat st;
+	int rc;
+
+	ss_fs_join(&full, workdir, path);
+	rc = lstat(full.ptr, &st);
+	ss_buf_release(&full);
+	if (rc < 0)
+		return os_error(err, "read", path);
+	memset(&e, 0, sizeof(e));
+	e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+	e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+	e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+	e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+	e.dev = (uint32_t)st.st_dev;
+	e.ino = (uint32_t)st.st_ino;
+	e.mode = mode;
+	e.uid = (uint32_t)st.st_uid;
+	e.gid = (uint32_t)st.st_gid;
+	e.file_size = (uint32_t)st.st_size;
+	git_oid_cpy(&e.id, id);
+	e.path = path;
+	git_index_conflict_remove(index, path); /* none, or the conflict this undoes */
+	if ((rc = git_index_add(index, &e)) < 0)
+		return ss_git_error(err, rc, "cannot update the index for '%s'", path);
+	return 0;
+}
+
 int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, ss_error *err)
 {
-	git_checkout_options opts;
-	int rc;
+	git_tree *to = to_target ? m->target : m->old;
+	const char *workdir = ss_repo_workdir(repo);
+	git_index *index = NULL;
+	ss_buf full = SS_BUF_INIT;
+	struct stat st;
+	size_t written = 0, nwrites = 0;
+	int rc, ret = -1;
 
 	if (m->paths.count == 0)
 		return 0;
-	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
-	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED |
-	                         GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-	opts.paths = m->paths;
-	rc = git_checkout_tree(ss_repo_git(repo), (git_object *)(to_target ? m->target : m->old),
-	                       &opts);
-	if (rc < 0)
-		return ss_git_error(err, rc, "cannot update the working tree");
-	return 0;
+	if (!to)
+		return ss_error_set(err, SS_EINVALID,
+		                    "a conflicting merge is written by git_merge");
+	if ((rc = git_repository_index(&index, ss_repo_git(repo))) < 0 ||
+	    (rc = git_index_read(index, 1)) < 0) {
+		ret = ss_git_error(err, rc, "cannot read the index");
+		goto out;
+	}
+	/* removals first: a directory that becomes a file is emptied before the file comes */
+	for (size_t i = 0; i < m->paths.count; i++) {
+		const char *path = m->paths.strings[i];
+		git_oid id;
+		uint32_t mode;
+
+		if (tree_side(to, path, &id, &mode) == SIDE_BLOB) {
+			nwrites++;
+			continue;
+		}
+		ss_buf_clear(&full);
+		ss_fs_join(&full, workdir, path);
+		if (lstat(full.ptr, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (unlink(full.ptr) < 0) {
+				os_error(err, "remove", path);
+				goto out;
+			}
+			remove_empty_parents(workdir, path);
+		}
+		rc = git_index_remove_bypath(index, path);
+		if (rc < 0) {
+			ret = ss_git_error(err, rc, "cannot update the index for '%s'", path);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < m->paths.count; i++) {
+		const char *path = m->paths.strings[i];
+		git_oid id;
+		uint32_t mode;
+
+		if (tree_side(to, path, &id, &mode) != SIDE_BLOB)
+			continue;
+		if (written >= 1 && written < nwrites)
+			ss_crash_point("merge-checkout-midway");
+		if (write_blob(repo, m, path, &id, mode, err) < 0 ||
+		    index_put(index, workdir, path, &id, mode, err) < 0)
+			goto out;
+		written++;
+	}
+	if ((rc = git_index_write(index)) < 0) {
+		ret = ss_git_error(err, rc, "cannot write the index");
+		goto out;
+	}
+	ret = 0;
+out:
+	ss_buf_release(&full);
+	git_index_free(index);
+	return ret;
+}
+
+void ss_merge_move_clean(ss_repo *repo, const ss_merge_move *m)
+{
+	const char *workdir = ss_repo_workdir(repo);
+	ss_buf tmp = SS_BUF_INIT;
+	struct stat st;
+
+	for (size_t i = 0; i < m->paths.count; i++) {
+		temp_path(&tmp, m, workdir, m->paths.strings[i]);
+		if (lstat(tmp.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			unlink(tmp.ptr); /* a link itself, never what it points at */
+	}
+	ss_buf_release(&tmp);
 }

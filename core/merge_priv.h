@@ -12,6 +12,7 @@
 #define SS_MERGE_PRIV_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "core/git_priv.h"
 #include "core/merge.h"
@@ -30,6 +31,16 @@ typedef struct ss_merge_move {
 	git_tree *target;   /* the tree after, or NULL and: */
 	git_index *merged;  /* the conflicting merge's index (as git_merge computes it) */
 	git_strarray paths; /* every file path that differs between the two */
+	/*
+	 * The cut rule, for the recovery of a conflicting merge only: git_merge (libgit2) writes
+	 * each file in place, so a kill inside one leaves a part of it. A regular file changed
+	 * since cut_since (the journal's time) that is a strict beginning of what the merge
+	 * writes there (either side's version or the file with conflict markers) is that part,
+	 * the merge's own, and may be written. (A fast-forward or clean merge needs no such rule:
+	 * ss_merge_move_write renames whole files into place.)
+	 */
+	bool cut_rule;
+	struct timespec cut_since;
 } ss_merge_move;
 
 /* The move from commit old (zero: nothing) to commit target, or (conflicting) the merge of
@@ -43,9 +54,21 @@ void ss_merge_move_release(ss_merge_move *m);
  * the way"). */
 int ss_merge_move_check(ss_repo *repo, const ss_merge_move *m, ss_error *err);
 
-/* Forced checkout of m's paths from the old tree (undo) or the target tree (finish; not for a
- * conflicting merge). Check first. */
+/*
+ * Writes m's paths as the old tree (undo) or the target tree (finish; not for a conflicting
+ * merge) has them, files and index; check first. Removals first, then each file to
+ * SS_MERGE_TEMP in its directory and renamed into place: a kill leaves every tracked path
+ * whole (its old or its new content) and at most one stray temporary file, which
+ * ss_merge_move_clean removes. Not through symbolic links.
+ */
 int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, ss_error *err);
+
+/* The temporary file name of ss_merge_move_write; recovery removes it (ss_merge_move_clean)
+ * in the directories of the move's paths, and the check does not count it as in the way. */
+#define SS_MERGE_TEMP ".skillsync-new"
+
+/* Removes what a killed ss_merge_move_write left at SS_MERGE_TEMP beside m's paths. */
+void ss_merge_move_clean(ss_repo *repo, const ss_merge_move *m);
 
 /* The conflict labels a conflicting merge writes (and its check expects). */
 #define SS_MERGE_OUR_LABEL   "main"

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -80,16 +81,31 @@ static int check_move(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 	                    why.message);
 }
 
-static int redo(ss_repo *repo, const ss_oid *old, const ss_oid *target, bool conflicting,
-                ss_error *err)
+/* The move the journal names; a conflicting merge's with its cut rule (merge_priv.h). */
+static int journal_move(ss_merge_move *m, ss_repo *repo, const char *journal, const ss_oid *old,
+                        const ss_oid *target, bool conflicting, ss_error *err)
+{
+	struct stat st;
+	int ret = ss_merge_move_init(m, repo, old, target, conflicting, err);
+
+	if (ret == 0 && conflicting && stat(journal, &st) == 0) {
+		m->cut_rule = true;
+		m->cut_since = st.st_mtim;
+	}
+	return ret;
+}
+
+static int redo(ss_repo *repo, const char *journal, const ss_oid *old, const ss_oid *target,
+                bool conflicting, ss_error *err)
 {
 	ss_merge_move m;
 	ss_error why;
 	int ret;
 
 	memset(&why, 0, sizeof(why));
-	if ((ret = ss_merge_move_init(&m, repo, old, target, conflicting, err)) < 0)
+	if ((ret = journal_move(&m, repo, journal, old, target, conflicting, err)) < 0)
 		return ret;
+	ss_merge_move_clean(repo, &m);
 	if ((ret = check_move(repo, &m, err)) < 0) {
 		/* the person's: nothing written, the journal stays */
 	} else if (conflicting || ss_merge_move_write(repo, &m, true, &why) < 0) {
@@ -163,13 +179,13 @@ int ss_merge_recover_check(ss_repo *repo, ss_error *err)
 	recover_step step;
 	int ret = read_step(repo, &path, &old, &target, &step, err);
 
+	if (ret == 0 && (step == STEP_FINISH || step == STEP_CONFLICT) &&
+	    (ret = journal_move(&m, repo, path.ptr, &old, &target, step == STEP_CONFLICT, err)) ==
+	        0) {
+		ret = check_move(repo, &m, err);
+		ss_merge_move_release(&m);
+	}
 	ss_buf_release(&path);
-	if (ret < 0 || (step != STEP_FINISH && step != STEP_CONFLICT))
-		return ret;
-	if ((ret = ss_merge_move_init(&m, repo, &old, &target, step == STEP_CONFLICT, err)) < 0)
-		return ret;
-	ret = check_move(repo, &m, err);
-	ss_merge_move_release(&m);
 	return ret;
 }
 
@@ -186,7 +202,7 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 	if (ret < 0 || step == STEP_NONE)
 		goto out;
 	if (step == STEP_FINISH) {
-		ret = redo(repo, &old, &target, false, err);
+		ret = redo(repo, path.ptr, &old, &target, false, err);
 	} else if (step == STEP_CONFLICT) {
 		/* the index was not written yet; git_merge held its lock from its start (under the
 		 * clone's lock, so that lock file is the killed run's) */
@@ -195,7 +211,7 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 		ss_fs_join(&lock, ss_repo_gitdir(repo), "index.lock");
 		unlink(lock.ptr);
 		ss_buf_release(&lock);
-		ret = redo(repo, &old, &target, true, err);
+		ret = redo(repo, path.ptr, &old, &target, true, err);
 	}
 	if (ret < 0)
 		goto out;

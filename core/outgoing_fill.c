@@ -7,6 +7,7 @@
 #include "core/record.h"
 #include "core/report.h"
 #include "core/skill.h"
+#include "core/state_journal.h"
 #include "core/tree.h"
 #include "core/validate.h"
 
@@ -180,6 +181,27 @@ out:
 	return ret;
 }
 
+/*
+ * The note an interrupted push made for this very write (same name, same tree), kept when the
+ * write did not land (core/state_journal.h): the push that sends it again sends that note.
+ * *found: whether there was one.
+ */
+static int kept_note(ss_outgoing *o, ss_outgoing_item *it, bool *found, ss_error *err)
+{
+	char hex[SS_OID_HEXSZ + 1];
+	int rc;
+
+	*found = false;
+	ss_oid_fmt(hex, &it->tree);
+	rc = ss_state_journal_kept_note(o->st, it->write->name, hex, &it->note, err);
+	if (rc < 0 && err->code == SS_ENOTFOUND) {
+		ss_error_clear(err);
+		return 0;
+	}
+	*found = rc == 0;
+	return rc;
+}
+
 static int build_note(ss_outgoing *o, ss_outgoing_item *it, const ss_plan_change *c, ss_error *err)
 {
 	const ss_plan_write *w = it->write;
@@ -190,9 +212,14 @@ static int build_note(ss_outgoing *o, ss_outgoing_item *it, const ss_plan_change
 	ss_note_input in;
 	const char **subj = NULL;
 	const ss_oid *old = ss_oid_is_zero(&it->old_tree) ? NULL : &it->old_tree;
+	bool kept = false;
 	int ret = -1;
 
 	memset(&in, 0, sizeof(in));
+	if (kept_note(o, it, &kept, err) < 0)
+		return -1;
+	if (kept)
+		return 0;
 	if (ss_tree_diff_files(o->repo, old, &it->tree, &files, err) < 0)
 		goto out;
 	nf = ss_xcalloc(files.count + 1, sizeof(*nf));

@@ -33,6 +33,7 @@ static const char schema_v1[] =
 static const char *const migrations[] = {
     schema_v1,
     ss_state_journal_schema,
+    ss_state_journal_notes_schema,
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

@@ -19,6 +19,11 @@ const char ss_state_journal_schema[] =
     " seq INTEGER PRIMARY KEY, batch INTEGER NOT NULL, op INTEGER NOT NULL,"
     " rkey TEXT NOT NULL, swap_cid TEXT, created_at TEXT, tree TEXT, note TEXT, cid TEXT);";
 
+/* Schema version 3: the notes of writes an interrupted push did not land (see the header). */
+const char ss_state_journal_notes_schema[] =
+    "CREATE TABLE push_notes ("
+    " rkey TEXT NOT NULL, tree TEXT NOT NULL, note TEXT NOT NULL, PRIMARY KEY (rkey, tree));";
+
 void ss_state_journal_release(ss_journal *j)
 {
 	if (!j)
@@ -100,7 +105,12 @@ int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err)
 		if (ss_state_step_done(st, s, "cannot write the push journal", err) < 0)
 			goto out;
 	}
-	ret = 0;
+	/* a kept note this push does not send as is (same name, same tree) is superseded */
+	ret = ss_state_exec(st, err,
+	                    "DELETE FROM push_notes WHERE NOT EXISTS (SELECT 1 FROM"
+	                    " push_journal_writes w WHERE w.rkey = push_notes.rkey"
+	                    " AND w.tree = push_notes.tree)",
+	                    0, NULL, NULL, NULL, NULL);
 out:
 	sqlite3_finalize(s);
 	return ret;
@@ -234,4 +244,42 @@ int ss_state_journal_clear(ss_state *st, ss_error *err)
 	    0)
 		return -1;
 	return ss_state_exec(st, err, "DELETE FROM push_journal", 0, NULL, NULL, NULL, NULL);
+}
+
+int ss_state_journal_keep_note(ss_state *st, const ss_journal_write *w, ss_error *err)
+{
+	if (w->op == SS_PLAN_DELETE || !w->tree || !w->note)
+		return 0;
+	return ss_state_exec(
+	    st, err, "INSERT OR REPLACE INTO push_notes (rkey, tree, note) VALUES (?1, ?2, ?3)", 3,
+	    w->rkey, w->tree, w->note, NULL);
+}
+
+int ss_state_journal_kept_note(ss_state *st, const char *rkey, const char *tree, char **note,
+                               ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, ret = 0;
+
+	*note = NULL;
+	if (ss_state_prepare(st, &s, "SELECT note FROM push_notes WHERE rkey = ?1 AND tree = ?2",
+	                     err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, rkey);
+	ss_state_bind_text(s, 2, tree);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*note = ss_state_column_dup(s, 0);
+	else if (rc == SQLITE_DONE)
+		ret = ss_error_set(err, SS_ENOTFOUND, "no kept note for '%s'", rkey);
+	else
+		ret = ss_state_sqlite_error(st, err, "cannot read the push journal");
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_journal_drop_note(ss_state *st, const char *rkey, ss_error *err)
+{
+	return ss_state_exec(st, err, "DELETE FROM push_notes WHERE rkey = ?1", 1, rkey, NULL, NULL,
+	                     NULL);
 }

@@ -9,6 +9,13 @@
  * push was interrupted somewhere; the server, not the journal, then says what landed (the
  * journal only names what to ask about), and sync/push.h finishes the push from there.
  *
+ * The notes of a push's writes are made once, by that push: a write that did not land keeps
+ * its note (ss_state_journal_keep_note, by name and pushed tree), so that the push that sends
+ * it again sends the same note (core/outgoing_fill.c), not one made anew against the partly
+ * pushed view (whose "pushed" commit already covers the subjects). A kept note goes when a
+ * write of that name lands (ss_state_journal_drop_note) or when a new journal begins without
+ * a write of that name and tree (superseded: the skill changed since).
+ *
  * Rules: at most one journal exists (SS_EEXISTS otherwise); the caller holds the clone's lock
  * and wraps calls in ss_state_begin/ss_state_commit where several must land together.
  */
@@ -48,7 +55,8 @@ typedef struct ss_journal {
 /* Frees what ss_state_journal_get handed out. */
 void ss_state_journal_release(ss_journal *j);
 
-/* Saves j (its sent/landed/commit/cid fields are ignored: nothing sent yet). */
+/* Saves j (its sent/landed/commit/cid fields are ignored: nothing sent yet) and drops the kept
+ * notes it supersedes. */
 int ss_state_journal_begin(ss_state *st, const ss_journal *j, ss_error *err);
 
 /* Reads the journal; SS_ENOTFOUND when there is none. */
@@ -62,7 +70,17 @@ int ss_state_journal_sending(ss_state *st, size_t batch, ss_error *err);
 int ss_state_journal_landed(ss_state *st, size_t batch, char *const *cids, size_t ncids,
                             const char *commit, const char *rev, ss_error *err);
 
-/* Removes the journal (a missing one is fine). */
+/* Removes the journal (a missing one is fine); kept notes stay. */
 int ss_state_journal_clear(ss_state *st, ss_error *err);
+
+/* Keeps w's note for the next push of w's name with w's tree (deletes have none). */
+int ss_state_journal_keep_note(ss_state *st, const ss_journal_write *w, ss_error *err);
+
+/* *note (new string): the kept note of rkey with tree (OID hex); SS_ENOTFOUND when none. */
+int ss_state_journal_kept_note(ss_state *st, const char *rkey, const char *tree, char **note,
+                               ss_error *err);
+
+/* Drops the kept notes of rkey (its write landed). */
+int ss_state_journal_drop_note(ss_state *st, const char *rkey, ss_error *err);
 
 #endif

@@ -89,6 +89,7 @@ int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error 
 int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err);
 
 /* Migrations owned by sibling files (see core/state.c's list). */
-extern const char ss_state_journal_schema[]; /* core/state_journal.c: the push journal */
+extern const char ss_state_journal_schema[];       /* core/state_journal.c: the push journal */
+extern const char ss_state_journal_notes_schema[]; /* core/state_journal.c: kept notes */
 
 #endif

@@ -92,6 +92,29 @@ static int count_mine(const ss_state_record *r, void *payload)
 	return 0;
 }
 
+/*
+ * Keeps the notes of the journal's writes that did not land (landed: NULL, none did) and, when
+ * nothing landed, drops the journal, in one transaction: the next push sends those writes
+ * again with the notes this push made (core/state_journal.h).
+ */
+static int keep_notes(ss_state *st, const ss_journal *j, const bool *landed, ss_error *err)
+{
+	if (ss_state_begin(st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < j->nwrites; i++)
+		if ((!landed || !landed[i]) &&
+		    ss_state_journal_keep_note(st, &j->writes[i], err) < 0)
+			goto fail;
+	if (!landed && ss_state_journal_clear(st, err) < 0)
+		goto fail;
+	if (ss_state_commit(st, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	ss_state_rollback(st);
+	return -1;
+}
+
 int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err)
 {
 	ss_journal j;
@@ -101,6 +124,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	const char *me = ss_state_me(st);
 	probe p;
 	ss_journal_write *done = NULL;
+	bool *is_landed = NULL;
 	ss_oid tracking;
 	int rc, ret = -1;
 
@@ -125,7 +149,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	if (!mine || (!mine->commit && !j.base_commit) ||
 	    (mine->commit && j.base_commit && !strcmp(mine->commit, j.base_commit))) {
 		/* my repo did not move: nothing of the push landed */
-		ret = ss_state_journal_clear(st, err);
+		ret = keep_notes(st, &j, NULL, err);
 		goto out;
 	}
 	p.st = st;
@@ -140,6 +164,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 			goto out_rc;
 	}
 	done = ss_xcalloc(j.nwrites + 1, sizeof(*done));
+	is_landed = ss_xcalloc(j.nwrites + 1, sizeof(*is_landed));
 	for (size_t i = 0; i < j.nwrites; i++) {
 		ss_journal_write *w = &j.writes[i];
 		bool put = w->op != SS_PLAN_DELETE;
@@ -150,6 +175,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 		done[nlanded] = *w;
 		done[nlanded].cid = put ? p.cid[i] : NULL;
 		nlanded++;
+		is_landed[i] = true;
 	}
 	{
 		/* my repo holds exactly what the state knows plus the journal: then the state may
@@ -161,10 +187,12 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 			p.others++;
 	}
 	if (nlanded == 0) {
-		ret = ss_state_journal_clear(st, err);
+		ret = keep_notes(st, &j, NULL, err);
 		goto out;
 	} else {
 		ss_push_landed l = {done, nlanded, j.push_time, j.head, NULL, NULL};
+		if (keep_notes(st, &j, is_landed, err) < 0)
+			goto out;
 		if (p.others == 0) {
 			l.commit = mine->commit;
 			l.rev = mine->rev;
@@ -187,6 +215,7 @@ out:
 	free(p.cid);
 	free(p.updated);
 	free(done);
+	free(is_landed);
 	ss_space_heads_free(heads, nheads);
 	ss_state_journal_release(&j);
 	return ret;

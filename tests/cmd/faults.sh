@@ -12,11 +12,12 @@
 # converges to exactly what the same command gives without faults in a twin clone: the same
 # working tree (an uncommitted edit included, untouched), the same committed tree, the same
 # view (ls --json), nothing left to push, the same records on the server, and every commit
-# made still in the history.
+# made still in the history. Then "restart": the PDS stopped and started again between a
+# push's batches (on a PDS of its own).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 4
 # per command); SS_FAULTS_FULL=1 runs every fault at every index (the full matrix,
-# docs/RELIABILITY.md); SS_FAULT_COMMANDS (default "clone pull push") picks the commands;
-# SS_FAULT_VERBOSE=1 prints each case.
+# docs/RELIABILITY.md); SS_FAULT_COMMANDS (default "clone pull push restart") picks the
+# commands; SS_FAULT_VERBOSE=1 prints each case.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
@@ -40,11 +41,7 @@ sample=${SS_FAULT_SAMPLE:-4}
 # listed here that fails is reported as XFAIL and does not fail the script; one that passes is
 # reported as XPASS (remove it from the list once it always passes).
 known_failures=(
-	# push: a push interrupted between its batches (or whose answer was lost) is finished by
-	# the next push with the same records, but the notes of the writes it sends again are made
-	# anew against the partly pushed view: the commit subjects and a rename are not in them.
-	"push:drop-after:1" "push:500:2" "push:cut:1" "push:stall:2" "push:drop-before:2"
-	"push:shape-*:1" "push:stall-after:1" "push:503x:2"
+	# none today
 )
 
 ss_accounts . "" auth me twin
@@ -83,7 +80,7 @@ for who in me twin; do
 	SKILLSYNC_PASSWORD=$(ss_json "$who.json" password) as "$who" login \
 		"$(ss_json "$who.json" handle)" >/dev/null
 done
-commands=" ${SS_FAULT_COMMANDS:-clone pull push} "
+commands=" ${SS_FAULT_COMMANDS:-clone pull push restart} "
 
 passed=0 xfail=0 injected=0
 declare -A survived stopped done_by stopped_by xfail_by
@@ -364,6 +361,65 @@ for k in sorted(a.keys() | b.keys()):
 	done < <(cases push "$n")
 }
 [[ $commands != *" push "* ]] || push_cases
+
+# -- restart: the PDS stopped and started again (same data, keys and address: SIGUSR2 to
+# tests/pds/server.js) while the second of a push's two batches reaches it. On a PDS of its
+# own: restarting the shared one would disturb the tests beside this one. The push completes
+# (its retries outlast the restart) or stops with one line and exit 4; after a rerun, the
+# server holds both skills with the commit's subject in their notes, and nothing is left to
+# push.
+restart_case() {
+	local dir=$work/pds-restart
+	mkdir "$dir"
+	trap 'ss_proxy_stop; "$SS_SOURCE_DIR"/tests/pds/stop "$work/pds-restart" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+	"$SS_SOURCE_DIR"/tests/pds/start "$dir" >/dev/null || fail "restart: the PDS did not start"
+	(
+		export SS_PDS_INFO=$dir/pds.json SKILLSYNC_CONFIG_HOME=$work/config-restart
+		ss_pds_env
+		ss_accounts "$work" "" rauth rme
+		put rauth src/steady
+		SKILLSYNC_PASSWORD=$(ss_json rme.json password) "$SKILLSYNC" login \
+			"$(ss_json rme.json handle)" >/dev/null
+		"$SKILLSYNC" clone "$(ss_json rauth.json handle)" r >/dev/null 2>&1 || fail "restart: clone"
+		cd r
+		for s in ra rb; do
+			skill "$s" "$s" "restart case"
+			for x in 1 2 3; do cp "../big$x.txt" "$s/data$x.txt"; done
+		done
+		"$SKILLSYNC" commit -m "Restart case" ra rb >/dev/null || fail "restart: commit"
+		me=$(ss_json ../rme.json did)
+		"$SKILLSYNC" push >/dev/null 2>"$work/err" &
+		pusher=$!
+		# paused as soon as the PDS answered the first batch, then restarted
+		server=$(cat "$dir/server.pid")
+		until grep -q "applyWrites" "$dir/pds.log" || ! kill -0 "$pusher" 2>/dev/null; do
+			sleep 0.01
+		done
+		kill -STOP "$server"
+		kill -USR2 "$server"
+		kill -CONT "$server"
+		rc=0
+		wait "$pusher" || rc=$?
+		for _ in $(seq 300); do
+			! grep -q "^pds server: restarted" "$dir/pds.log" || break
+			sleep 0.1
+		done
+		grep -q "^pds server: restarted" "$dir/pds.log" || fail "restart: the PDS did not come back"
+		problem=$(check_stop restart "$rc" "$work/err") || fail "restart: the push: $problem"
+		after=$(sed -n '/^pds server: restarted/,$p' "$dir/pds.log" | grep -c "applyWrites" || true)
+		echo "  restart: the push exited $rc$([ "$rc" = 0 ] || echo ": $(cat "$work/err")"); $after applyWrites after the restart"
+		[ "$rc" = 0 ] || "$SKILLSYNC" push >/dev/null 2>"$work/err2" || fail "restart: the rerun: $(cat "$work/err2")"
+		ss_records "$me" | python3 -c '
+import json, sys
+recs = {r["uri"].rsplit("/", 1)[1]: r["value"] for r in json.load(sys.stdin)["records"]}
+assert sorted(recs) == ["ra", "rb"], sorted(recs)
+for k, v in recs.items():
+    assert v["note"].startswith("Restart case\n"), (k, v["note"])' || fail "restart: the server's records"
+		"$SKILLSYNC" status | grep -q "Your branch is up to date with the space." ||
+			fail "restart: status: $("$SKILLSYNC" status)"
+	) || exit 1
+}
+[[ $commands != *" restart "* ]] || restart_case
 
 # One line per command and kind: cases that completed, stopped with one line, known failures.
 for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do

@@ -156,8 +156,8 @@ kept() { # kept <round> <what>: my edit and symlinks are there
 	[ -L a/zlink ] && [ -L a/alpha/scripts ] || fail "$2: a symlink of mine is gone"
 }
 n=0
-for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-checkout-midway \
-	merge-checked-out merge-ref-moved; do
+for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-checkout-midfile \
+	merge-checkout-midway merge-checked-out merge-ref-moved; do
 	n=$((n + 1))
 	git -C a checkout -q -- alpha
 	edit $n
@@ -166,6 +166,17 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" pull)
 	if [ "$point" = merge-checkout-midway ]; then
 		[ -n "$(git -C a status --porcelain mskill)" ] || fail "the kill at $point left no half-written file"
+	fi
+	if [ "$point" = merge-checkout-midfile ]; then
+		# killed inside the first file: every tracked file whole (still the old version), the
+		# new one half written under the temporary name beside it
+		[ -z "$(git -C a status --porcelain --untracked-files=no mskill)" ] ||
+			fail "the kill at $point left a tracked file half written: $(git -C a status --porcelain mskill)"
+		[ -s a/mskill/.skillsync-new ] || fail "the kill at $point left no temporary file"
+		git -C a show "$(git -C a rev-parse refs/remotes/space/main):mskill/SKILL.md" >"$tmp/want"
+		[ "$(wc -c <a/mskill/.skillsync-new)" -lt "$(wc -c <"$tmp/want")" ] &&
+			cmp -s -n "$(wc -c <a/mskill/.skillsync-new)" a/mskill/.skillsync-new "$tmp/want" ||
+			fail "the temporary file is not the first half of the new SKILL.md"
 	fi
 	# status right after the kill: a half-done merge is said first, not shown as edits
 	(cd a && ss_run 0 "$SKILLSYNC" status --json)
@@ -191,6 +202,7 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 	(cd b && ss_run 0 "$SKILLSYNC" pull)
 	kept $n "pull killed at $point"
 	[ "$(sed '1,/^---$/d' a/mskill/SKILL.md)" = "mskill round $n" ] || fail "pull killed at $point: mskill is stale"
+	[ -z "$(find a -name '.skillsync-new*')" ] || fail "pull killed at $point: a temporary file stayed"
 	git -C a stash -q
 	same a b "pull killed at $point"
 	git -C a stash pop -q
@@ -199,16 +211,25 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 done
 
 # 4. A conflicting merge killed midway and after its journal: the next pull ends in the same
-# conflict, my edit and symlinks untouched.
+# conflict, my edit and symlinks untouched. git_merge writes each file in place, so a kill
+# inside one leaves a part of it: "midway-cut" leaves the conflicted file holding only the
+# first line of what git_merge writes there, as that kill would (the cut rule of
+# core/merge_priv.h), and the next pull still ends in the conflict.
 git -C a checkout -q -- alpha
 echo "local notes" >a/mskill/notes.md
 (cd a && ss_run 0 "$SKILLSYNC" commit -m "my notes" mskill)
 edit c
 plant_aside
-for point in merge-checkout-midway merge-conflict-journaled; do
+for point in merge-checkout-midway merge-checkout-midway-cut merge-conflict-journaled; do
 	n=$((n + 1))
 	skill m2 mskill "mskill round $n" notes.md "notes round $n" scripts/tool.sh "echo $n"
-	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" pull)
+	(cd a && SKILLSYNC_TEST_CRASH=${point%-cut} ss_run 137 "$SKILLSYNC" pull)
+	if [ "$point" = merge-checkout-midway-cut ]; then
+		# the first line of the file with conflict markers git_merge writes there
+		printf '<<<<<<< main\n' >a/mskill/notes.md
+		(cd a && ss_run 0 "$SKILLSYNC" status)
+		! grep -q "will stop" "$tmp/stdout" || fail "$point: status: $(cat "$tmp/stdout")"
+	fi
 	(cd a && ss_run 2 "$SKILLSYNC" pull)
 	grep -qx "conflict: mskill/notes.md" "$tmp/stdout" || fail "conflicting pull killed at $point: $(cat "$tmp/stdout")"
 	grep -q '^<<<<<<< main$' a/mskill/notes.md || fail "no conflict markers after $point"

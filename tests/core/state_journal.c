@@ -65,10 +65,59 @@ static void test_state_journal__round_trip_and_progress(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+static void test_state_journal__kept_notes(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = NULL;
+	ss_journal j;
+	ss_journal_write w[3], again[1];
+	ss_error err;
+	char *note = NULL;
+
+	assert_int_equal(ss_state_open(&st, dir, &err), 0);
+	w[0] = (ss_journal_write){SS_PLAN_CREATE, "a", NULL, "T0", "1111", "note a", 0, NULL};
+	w[1] = (ss_journal_write){SS_PLAN_DELETE, "b", "cid-b", NULL, NULL, NULL, 0, NULL};
+	w[2] = (ss_journal_write){SS_PLAN_UPDATE, "c", "cid-c", "T1", "2222", "note c", 1, NULL};
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(ss_state_journal_keep_note(st, &w[i], &err), 0);
+	/* by name and tree; a delete keeps nothing */
+	assert_int_equal(ss_state_journal_kept_note(st, "a", "1111", &note, &err), 0);
+	assert_string_equal(note, "note a");
+	free(note);
+	SS_ASSERT_FAILS(ss_state_journal_kept_note(st, "a", "9999", &note, &err), err,
+	                SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_state_journal_kept_note(st, "b", "1111", &note, &err), err,
+	                SS_ENOTFOUND);
+	/* a new journal that sends "a" as it was keeps its note and supersedes "c"'s */
+	memset(&j, 0, sizeof(j));
+	again[0] = w[0];
+	j.base_tracking = "tracking-0";
+	j.head = "head-0";
+	j.push_time = "2026-11-29T22:37:00.000Z";
+	j.nbatches = 1;
+	j.writes = again;
+	j.nwrites = 1;
+	assert_int_equal(ss_state_journal_begin(st, &j, &err), 0);
+	assert_int_equal(ss_state_journal_kept_note(st, "a", "1111", &note, &err), 0);
+	free(note);
+	SS_ASSERT_FAILS(ss_state_journal_kept_note(st, "c", "2222", &note, &err), err,
+	                SS_ENOTFOUND);
+	/* clearing the journal keeps it; its write landing drops it */
+	assert_int_equal(ss_state_journal_clear(st, &err), 0);
+	assert_int_equal(ss_state_journal_kept_note(st, "a", "1111", &note, &err), 0);
+	free(note);
+	assert_int_equal(ss_state_journal_drop_note(st, "a", &err), 0);
+	SS_ASSERT_FAILS(ss_state_journal_kept_note(st, "a", "1111", &note, &err), err,
+	                SS_ENOTFOUND);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_state_journal_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_state_journal__round_trip_and_progress),
+	    cmocka_unit_test(test_state_journal__kept_notes),
 	};
 	return cmocka_run_group_tests_name("state_journal", tests, NULL, NULL);
 }

@@ -72,6 +72,7 @@ async function main() {
   const rotationKey = await Secp256k1Keypair.create({ exportable: true })
   const adminPassword = crypto.randomBytes(24).toString('hex')
   let pds = null
+  let pdsEnv = null
   let port = 0
   for (let attempt = 1; !pds; attempt++) {
     port = await freePort()
@@ -104,6 +105,7 @@ async function main() {
     try {
       await candidate.start()
       pds = candidate
+      pdsEnv = env
     } catch (err) {
       await candidate.destroy().catch(() => {})
       if (err.code !== 'EADDRINUSE' || attempt >= 5) throw err
@@ -121,6 +123,28 @@ async function main() {
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+  // SIGUSR2: the PDS stops, its open connections cut (a request in flight gets no answer),
+  // and starts again on the same port with the same data, keys and secrets (the PLC
+  // directory stays up), as a crashed and restarted server would; the log says
+  // "pds server: restarted" once it answers again.
+  let restarting = false
+  process.on('SIGUSR2', async () => {
+    if (stopping || restarting) return
+    restarting = true
+    try {
+      const stopped = pds.destroy()
+      pds.server?.closeAllConnections?.()
+      await stopped
+      const next = await PDS.create(envToCfg(pdsEnv), envToSecrets(pdsEnv))
+      bindLoopback(next.app)
+      await next.start()
+      pds = next
+      process.stderr.write('pds server: restarted\n')
+    } catch (err) {
+      fail(`restart: ${err && err.stack ? err.stack : err}`)
+    }
+    restarting = false
+  })
 
   writePrivate(
     path.join(stateDir, 'server.json'),
