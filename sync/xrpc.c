@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base64.h"
 #include "core/mem.h"
 #include "core/secret.h"
 #include "core/utf8.h"
@@ -309,41 +310,6 @@ int ss_xrpc_procedure(ss_xrpc *x, const char *nsid, const char *json, size_t len
 	return call_to_buf(x, &call, out, err);
 }
 
-/* Decodes base64url (no padding needed) into out. */
-static int base64url_decode(ss_buf *out, const char *s, size_t len)
-{
-	unsigned int acc = 0;
-	int bits = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		int v;
-
-		if (c >= 'A' && c <= 'Z')
-			v = c - 'A';
-		else if (c >= 'a' && c <= 'z')
-			v = c - 'a' + 26;
-		else if (c >= '0' && c <= '9')
-			v = c - '0' + 52;
-		else if (c == '-' || c == '+')
-			v = 62;
-		else if (c == '_' || c == '/')
-			v = 63;
-		else if (c == '=')
-			break;
-		else
-			return -1;
-		acc = (acc << 6) | (unsigned int)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (ss_buf_putc(out, (char)((acc >> bits) & 0xff)) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
 #define MAX_EXP 253402300799LL /* 9999-12-31T23:59:59Z */
 
 int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err)
@@ -351,10 +317,12 @@ int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err)
 	const char *p1 = strchr(jwt, '.'), *p2 = p1 ? strchr(p1 + 1, '.') : NULL;
 	ss_buf payload = SS_BUF_INIT;
 	json_t *v = NULL, *e;
+	ss_error ignored; /* any failure gets the one message below */
 	int ret = -1;
 
 	payload.max = 64 * 1024;
-	if (!p2 || base64url_decode(&payload, p1 + 1, (size_t)(p2 - p1 - 1)) < 0)
+	if (!p2 ||
+	    ss_base64_decode(&payload, p1 + 1, (size_t)(p2 - p1 - 1), SS_BASE64_URL, &ignored) < 0)
 		goto out;
 	v = json_loadb(payload.ptr, payload.len, 0, NULL);
 	e = json_object_get(v, "exp");

@@ -4,9 +4,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <jansson.h>
 
 #include "core/fs.h"
 #include "core/mem.h"
@@ -52,4 +55,31 @@ void ss_test_write(const char *dir, const char *rel, const char *content)
 	*slash = '/';
 	assert_int_equal(ss_fs_write_atomic(path.ptr, content, strlen(content), 0644, &ignored), 0);
 	ss_buf_release(&path);
+}
+
+void ss_test_hex(void *out, size_t n, const char *hex)
+{
+	unsigned char *p = out;
+
+	assert_int_equal(strlen(hex), 2 * n);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int v;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+		p[i] = (unsigned char)v;
+	}
+}
+
+struct json_t *ss_test_json(const char *rel)
+{
+	ss_buf path = SS_BUF_INIT;
+	json_error_t jerr;
+	json_t *v;
+
+	ss_test_data(&path, rel);
+	v = json_load_file(path.ptr, 0, &jerr);
+	if (!v)
+		fail_msg("%s: %s", path.ptr, jerr.text);
+	ss_buf_release(&path);
+	return v;
 }

@@ -17,6 +17,11 @@ void ss_test_data(ss_buf *out, const char *rel);
 /* Writes a file (creating parent directories), failing the test on error. */
 void ss_test_write(const char *dir, const char *rel, const char *content);
 
+/* Decodes hex (lowercase or not) into out, failing the test unless it is exactly n bytes. */
+void ss_test_hex(void *out, size_t n, const char *hex);
+/* Loads testdata/<rel> as JSON (json_decref() it), failing the test on error. */
+struct json_t *ss_test_json(const char *rel);
+
 /*
  * Asserts that call fails with the code want, read where core/error.h puts it: err.code (err is
  * cleared first, so a failure that does not fill it shows).
