@@ -3,7 +3,8 @@
 //
 // Usage: node server.js <install dir> <state dir>
 // Run with the Node 22 of the install (tests/pds/install); tests/pds/start does that.
-// Writes <state dir>/server.json ({pds, plc, pid, adminPassword}, mode 0600) once both
+// The test space host (tests/spaces/) is mounted in the PDS's app.
+// Writes <state dir>/server.json ({pds, plc, pid, adminPassword, spaces}, mode 0600) once both
 // answer; stops cleanly on SIGTERM or SIGINT. The PDS keeps its data in <state dir>/data.
 'use strict'
 
@@ -60,6 +61,8 @@ async function main() {
   const { PlcServer, Database } = plcServer.default ?? plcServer
   const { PDS, envToCfg, envToSecrets } = pdsMod
   const { Secp256k1Keypair } = cryptoMod
+  const express = (await load('express')).default
+  const { createSpaceHost, PROTOCOL: spacesProtocol } = require('../spaces/host.js')
 
   const plc = PlcServer.create({ db: Database.mock(), port: 0 })
   bindLoopback(plc.app)
@@ -91,6 +94,12 @@ async function main() {
       plcRotationKeyK256PrivateKeyHex: Buffer.from(await rotationKey.export()).toString('hex'),
     }
     const candidate = await PDS.create(envToCfg(env), envToSecrets(env))
+    // The test space host (tests/spaces/): its routes go in front of the PDS's own app.
+    const spaceHost = await createSpaceHost({ pds: candidate, load, adminPassword })
+    const outer = express()
+    outer.use(spaceHost.router)
+    outer.use(candidate.app)
+    candidate.app = outer
     bindLoopback(candidate.app)
     try {
       await candidate.start()
@@ -115,7 +124,17 @@ async function main() {
 
   writePrivate(
     path.join(stateDir, 'server.json'),
-    JSON.stringify({ pds: `http://localhost:${port}`, plc: plcUrl, pid: process.pid, adminPassword }) +
+    JSON.stringify({
+      pds: `http://localhost:${port}`,
+      plc: plcUrl,
+      pid: process.pid,
+      adminPassword,
+      spaces: {
+        host: `http://localhost:${port}`,
+        protocol: spacesProtocol,
+        knobs: `http://localhost:${port}/_test/space/`,
+      },
+    }) +
       '\n',
   )
   process.stderr.write(`pds server: ready, pds http://localhost:${port}, plc ${plcUrl}\n`)

@@ -1,0 +1,714 @@
+// The test space host: com.atproto.space.* and com.atproto.simplespace.* mounted inside the
+// harness's reference PDS process (tests/pds/server.js), built on the PDS's own parts: its
+// auth verifier for sessions, its actor store's #atproto keys, its account manager and its
+// identity resolver (DID documents from the test PLC). See README.md in this directory.
+//
+//   const host = await createSpaceHost({ pds, load, adminPassword })
+//   outerApp.use(host.router)   // before the PDS's own app
+'use strict'
+
+const crypto = require('node:crypto')
+const P = require('./protocol.js')
+const { makeRepoKit } = require('./repo.js')
+
+const ACCESS_FULL = ['com.atproto.access']
+
+async function createSpaceHost({ pds, load, adminPassword }) {
+  const ctx = pds.ctx
+  const express = (await load('express')).default
+  const cryptoMod = await load('@atproto/crypto')
+  const cbor = await load('@atproto/lex-cbor')
+  const lexJson = await load('@atproto/lex-json')
+  const { blake3 } = await load('@noble/hashes/blake3')
+  const { parseCid } = await load('@atproto/lex-data')
+  const kit = makeRepoKit({ blake3, cbor })
+
+  // ---- state (in memory: the host lives as long as the harness's PDS process) -------------
+  const spaces = new Map() // space URI -> space (at its authority)
+  const repos = new Map() // `${space}\n${did}` -> repo (at the writer's PDS)
+  const usedDelegations = new Map() // jti -> exp
+  const issued = [] // credentials minted: {jti, space, did, keyId, iat, exp}
+  const revoked = new Set() // credential jtis
+  const settings = { credentialTtl: P.CREDENTIAL_TTL }
+
+  // ---- helpers --------------------------------------------------------------------------
+  const isLocal = async (did) => P.isDid(did) && !!(await ctx.accountManager.getAccount(did))
+  const keypairOf = (did) => ctx.actorStore.keypair(did)
+
+  function toHostError(err) {
+    if (err instanceof P.HostError) return err
+    if (err && typeof err.statusCode === 'number' && err.payload) {
+      return new P.HostError(err.statusCode, err.payload.error, err.payload.message)
+    }
+    return null
+  }
+
+  const fullVerifier = ctx.authVerifier.authorization({ scopes: ACCESS_FULL, authorize: () => {} })
+  const standardVerifier = ctx.authVerifier.authorization({ authorize: () => {} })
+  async function session(req, res, { full = false } = {}) {
+    try {
+      const out = await (full ? fullVerifier : standardVerifier)({ req, res, params: {} })
+      return out.credentials.did
+    } catch (err) {
+      throw toHostError(err) || err
+    }
+  }
+
+  function requireSpaceParam(v) {
+    const parsed = P.parseSpaceUri(v)
+    if (!parsed) throw P.bad('InvalidRequest', 'space must be a space URI (at://<did>/space/<type>/<skey>)')
+    return parsed
+  }
+
+  function policyName(p, field) {
+    if (p === undefined) return 'memberList'
+    const t = p && typeof p === 'object' ? p.$type : p
+    if (typeof t !== 'string') throw P.bad('UnsupportedPolicy', `${field} must be a policy object`)
+    if (t === P.POLICY.public || t.endsWith('#publicPolicy')) return 'public'
+    if (t === P.POLICY.memberList || t.endsWith('#memberListPolicy')) return 'memberList'
+    throw P.bad('UnsupportedPolicy', `${field} ${t} is not supported by this host`)
+  }
+  const policyValue = (name) => ({ $type: name === 'public' ? P.POLICY.public : P.POLICY.memberList })
+
+  const canRead = (sp, did) =>
+    did === sp.authority || sp.readPolicy === 'public' || !!(sp.members.get(did) && sp.members.get(did).read)
+  const canWrite = (sp, did) =>
+    did === sp.authority || sp.writePolicy === 'public' || !!(sp.members.get(did) && sp.members.get(did).write)
+
+  function liveSpace(uri, { deletedError = 'SpaceNotFound' } = {}) {
+    const sp = spaces.get(uri)
+    if (!sp) throw P.bad('SpaceNotFound', 'space not found')
+    if (sp.deleted) throw P.bad(deletedError, deletedError === 'SpaceDeleted' ? 'space has been deleted' : 'space not found')
+    return sp
+  }
+  function ownedSpace(uri, did) {
+    const parsed = requireSpaceParam(uri)
+    const sp = liveSpace(uri)
+    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'only the space authority can do this')
+    return sp
+  }
+
+  function limitParam(v, def, max) {
+    if (v === undefined) return def
+    const n = Number(v)
+    if (!Number.isInteger(n) || n < 1 || n > max) throw P.bad('InvalidRequest', `limit must be an integer from 1 to ${max}`)
+    return n
+  }
+  const boolParam = (v) => v === 'true' || v === true
+
+  // ---- credentials ------------------------------------------------------------------------
+  async function verifyJwtSignature(jwt, iss) {
+    const data = jwt.signingInput
+    for (const force of [false, true]) {
+      let key
+      try {
+        key = await ctx.idResolver.did.resolveAtprotoKey(iss, force)
+      } catch {
+        continue
+      }
+      try {
+        if (await cryptoMod.verifySignature(key, data, jwt.sig)) return true
+      } catch {
+        // try a fresh DID document once
+      }
+    }
+    return false
+  }
+
+  // A credentialed request: returns { did: null, credential: payload } or throws.
+  async function verifyCredential(req, token, { audience, space }) {
+    const jwt = P.decodeJwt(token)
+    if (!jwt) throw P.unauthorized('BadJwt', 'malformed credential')
+    if (jwt.header.typ !== P.CREDENTIAL_TYP) throw P.unauthorized('BadJwtType', `credential typ must be ${P.CREDENTIAL_TYP}`)
+    const c = jwt.payload
+    const sub = P.parseSpaceUri(c.sub)
+    if (!sub || c.iss !== sub.authority) throw P.unauthorized('BadJwt', 'credential issuer must be the authority of its space')
+    if (!(await verifyJwtSignature(jwt, c.iss))) throw P.unauthorized('BadJwtSignature', 'credential signature is invalid')
+    if (typeof c.exp !== 'number' || P.now() > c.exp + P.CLOCK_SKEW) throw P.unauthorized('JwtExpired', 'credential has expired')
+    if (!c.cnf || typeof c.cnf.kid !== 'string') throw P.unauthorized('BadJwtCnf', 'credential has no cnf.kid')
+    const sig = await P.verifySpaceSignature(req, c.cnf.kid, cryptoMod)
+    if (sig.audience !== audience) throw P.unauthorized('BadSpaceAudience', `audience must be ${audience}`)
+    if (typeof c.jti !== 'string' || revoked.has(c.jti)) throw P.unauthorized('CredentialRevoked', 'credential has been revoked')
+    if (c.sub !== space) throw P.bad('InvalidCredential', 'credential is for another space')
+    return c
+  }
+
+  // Auth for reads: a credential (any repo of its space) or a session (own repo only).
+  async function readAuth(req, res, { audience, space }) {
+    const auth = req.headers.authorization || ''
+    const m = /^(\S+)\s+(\S+)$/.exec(auth.trim())
+    if (m && m[1].toLowerCase() === P.AUTH_SCHEME_CREDENTIAL.toLowerCase()) {
+      const credential = await verifyCredential(req, m[2], { audience, space })
+      return { credential, did: null }
+    }
+    return { credential: null, did: await session(req, res) }
+  }
+
+  // ---- repos ------------------------------------------------------------------------------
+  const repoKey = (space, did) => `${space}\n${did}`
+  function getRepo(space, did) {
+    return repos.get(repoKey(space, did))
+  }
+  function ensureRepo(space, did) {
+    let r = repos.get(repoKey(space, did))
+    if (!r) {
+      r = { space, did, rev: null, records: new Map(), state: kit.emptyState(), ops: [], badHash: null }
+      repos.set(repoKey(space, did), r)
+    }
+    return r
+  }
+  const repoHash = (r) => r.badHash || kit.digest(r.state)
+  async function signedCommit(r) {
+    return kit.signCommit(await keypairOf(r.did), r.space, r.did, r.rev, repoHash(r))
+  }
+
+  // Repo-host reads: the repo's owner must be an account here and have written to the space.
+  async function readableRepo(req, res, params) {
+    requireSpaceParam(params.space)
+    if (!P.isDid(params.repo)) throw P.bad('InvalidRequest', 'repo must be a DID')
+    const auth = await readAuth(req, res, { audience: params.repo, space: params.space })
+    if (auth.did && auth.did !== params.repo) throw P.bad('RepoNotFound', 'repo not found')
+    const r = getRepo(params.space, params.repo)
+    if (!r || r.rev === null || !(await isLocal(params.repo))) throw P.bad('RepoNotFound', 'repo not found')
+    return r
+  }
+
+  const recordJson = (value) => lexJson.lexToJson(value)
+
+  // Applies prepared writes to a repo atomically; returns results. ops: [{action, collection,
+  // rkey, value?, cid?, bytes?}]. mode: 'strict' (applyWrites), 'put' (upsert), 'create'.
+  async function commitWrites(r, writes) {
+    // Check everything first: nothing changes unless all pass.
+    const pending = new Map()
+    const current = (key) => (pending.has(key) ? pending.get(key) : r.records.get(key))
+    for (const w of writes) {
+      const key = `${w.collection}/${w.rkey}`
+      const cur = current(key)
+      if (w.action === 'create' && cur) throw P.bad('RecordAlreadyExists', `record already exists: ${key}`)
+      if ((w.action === 'update' || w.action === 'delete') && !cur) throw P.bad('RecordNotFound', `record not found: ${key}`)
+      w.prev = cur ? cur.cid : null
+      pending.set(key, w.action === 'delete' ? null : w)
+    }
+    const rev = P.nextTid()
+    const results = []
+    writes.forEach((w, idx) => {
+      const key = `${w.collection}/${w.rkey}`
+      if (w.prev) kit.removeElement(r.state, kit.elementOf(w.collection, w.rkey, w.prev))
+      if (w.action === 'delete') {
+        r.records.delete(key)
+        r.ops.push({ rev, idx, collection: w.collection, rkey: w.rkey, cid: null, prev: w.prev })
+        results.push({ $type: `${P.NS.space}.applyWrites#deleteResult` })
+        return
+      }
+      kit.addElement(r.state, kit.elementOf(w.collection, w.rkey, w.cid))
+      r.records.set(key, { collection: w.collection, rkey: w.rkey, cid: w.cid, value: w.value, bytes: w.bytes })
+      r.ops.push({ rev, idx, collection: w.collection, rkey: w.rkey, cid: w.cid, prev: w.prev })
+      results.push({
+        $type: `${P.NS.space}.applyWrites#${w.action === 'create' ? 'createResult' : 'updateResult'}`,
+        uri: P.recordUri(r.space, r.did, w.collection, w.rkey),
+        cid: w.cid,
+        validationStatus: 'unknown',
+      })
+    })
+    r.rev = rev
+    r.badHash = null
+    notifyWrite(r)
+    return results
+  }
+
+  // The authority's side of notifyWrite (in process): a write that passes writePolicy makes
+  // the writer listed with a new spaceRev.
+  function notifyWrite(r) {
+    const sp = spaces.get(r.space)
+    if (!sp || sp.deleted || !canWrite(sp, r.did)) return
+    sp.writers.set(r.did, { repoRev: r.rev, spaceRev: P.nextTid() })
+  }
+
+  async function prepareWrite(w, { validate }) {
+    if (!P.isNsid(w.collection)) throw P.bad('InvalidRequest', 'collection must be an NSID')
+    if (w.rkey === undefined && w.action === 'create') w.rkey = P.nextTid()
+    if (!P.isRkey(w.rkey)) throw P.bad('InvalidRequest', 'invalid record key')
+    if (w.action === 'delete') return w
+    const v = w.value
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw P.bad('InvalidRecord', 'record must be an object')
+    if (v.$type === undefined) v.$type = w.collection
+    else if (v.$type !== w.collection) throw P.bad('InvalidRecord', `record $type must be ${w.collection}`)
+    if (validate === true) throw P.bad('InvalidRecord', `Unknown lexicon type: ${w.collection}`)
+    return finishWrite(w)
+  }
+  async function finishWrite(w) {
+    try {
+      w.value = lexJson.jsonToLex(w.value)
+      w.bytes = cbor.encode(w.value)
+      w.cid = w.cid || (await cbor.cidForLex(w.value)).toString()
+    } catch (err) {
+      throw P.bad('InvalidRecord', `record is not valid data: ${err.message}`)
+    }
+    return w
+  }
+
+  async function writeTarget(req, res, body) {
+    const did = await session(req, res)
+    requireSpaceParam(body.space)
+    if (body.repo !== did) throw new P.HostError(403, 'Forbidden', 'repo must be the signed-in account')
+    return ensureRepo(body.space, did)
+  }
+
+  // ---- methods ----------------------------------------------------------------------------
+  const methods = new Map()
+  const def = (nsid, verb, fn) => methods.set(nsid, { verb, fn })
+  const S = (n) => `${P.NS.space}.${n}`
+  const SS = (n) => `${P.NS.simplespace}.${n}`
+
+  // simplespace: the authority's session.
+  async function createSpace({ req, res, body }) {
+    const did = await session(req, res)
+    const spaceType = body.spaceType ?? body.type // October: spaceType; August: type
+    if (!P.isNsid(spaceType)) throw P.bad('InvalidRequest', 'spaceType must be an NSID')
+    const skey = body.skey ?? P.nextTid()
+    if (!P.isRkey(skey)) throw P.bad('InvalidRequest', 'skey must be a record key')
+    const readPolicy = policyName(body.readPolicy ?? body.policy, 'readPolicy')
+    const writePolicy = policyName(body.writePolicy ?? body.policy, 'writePolicy')
+    if (body.appAccess !== undefined) {
+      const t = body.appAccess && body.appAccess.$type
+      if (typeof t !== 'string' || !t.endsWith('#open')) throw P.bad('UnsupportedAppAccess', 'only #open app access is supported')
+    }
+    const uri = P.spaceUri(did, spaceType, skey)
+    if (spaces.has(uri)) throw P.bad('SpaceAlreadyExists', 'space already exists')
+    spaces.set(uri, {
+      uri,
+      authority: did,
+      spaceType,
+      skey,
+      readPolicy,
+      writePolicy,
+      deleted: false,
+      members: new Map(),
+      writers: new Map(),
+    })
+    return { uri }
+  }
+  def(SS('createSpace'), 'POST', createSpace)
+  def(S('createSpace'), 'POST', createSpace) // August name
+
+  const spaceView = (sp) => ({
+    uri: sp.uri,
+    spaceType: sp.spaceType,
+    readPolicy: policyValue(sp.readPolicy),
+    writePolicy: policyValue(sp.writePolicy),
+    appAccess: { $type: P.APP_ACCESS_OPEN },
+  })
+  def(SS('getSpace'), 'GET', async ({ req, res, params }) => {
+    const parsed = requireSpaceParam(params.space)
+    const auth = await readAuth(req, res, { audience: parsed.authority, space: params.space })
+    if (auth.did && auth.did !== parsed.authority) throw P.bad('NotSpaceOwner', 'only the space authority can read it with a session')
+    return spaceView(liveSpace(params.space))
+  })
+
+  def(SS('updateSpace'), 'POST', async ({ req, res, body }) => {
+    const sp = ownedSpace(body.space, await session(req, res))
+    const readPolicy = body.readPolicy === undefined ? sp.readPolicy : policyName(body.readPolicy, 'readPolicy')
+    const writePolicy = body.writePolicy === undefined ? sp.writePolicy : policyName(body.writePolicy, 'writePolicy')
+    Object.assign(sp, { readPolicy, writePolicy })
+    return {}
+  })
+
+  def(SS('deleteSpace'), 'POST', async ({ req, res, body }) => {
+    const did = await session(req, res)
+    const parsed = requireSpaceParam(body.space)
+    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'only the space authority can do this')
+    const sp = spaces.get(body.space)
+    if (sp) sp.deleted = true
+    return {}
+  })
+
+  async function putMember({ req, res, body }) {
+    const sp = ownedSpace(body.space, await session(req, res))
+    if (!P.isDid(body.did)) throw P.bad('InvalidRequest', 'did must be a DID')
+    const read = body.read === undefined ? true : body.read === true
+    const write = body.write === undefined ? true : body.write === true
+    sp.members.set(body.did, { read, write })
+    return {}
+  }
+  def(SS('putMember'), 'POST', putMember)
+  def(SS('addMember'), 'POST', putMember) // August name
+  def(S('addMember'), 'POST', putMember)
+
+  def(SS('removeMember'), 'POST', async ({ req, res, body }) => {
+    const sp = ownedSpace(body.space, await session(req, res))
+    if (!P.isDid(body.did)) throw P.bad('InvalidRequest', 'did must be a DID')
+    sp.members.delete(body.did)
+    return {}
+  })
+
+  def(SS('listMembers'), 'GET', async ({ req, res, params }) => {
+    const sp = ownedSpace(params.space, await session(req, res))
+    const limit = limitParam(params.limit, 100, 1000)
+    const dids = [...sp.members.keys()].sort().filter((d) => params.cursor === undefined || d > params.cursor)
+    const page = dids.slice(0, limit)
+    const out = { members: page.map((did) => ({ did, ...sp.members.get(did) })) }
+    if (page.length === limit && dids.length > limit) out.cursor = page[page.length - 1]
+    return out
+  })
+
+  // Delegation token: the user's own PDS, a full-access session.
+  def(S('getDelegationToken'), 'GET', async ({ req, res, params }) => {
+    const did = await session(req, res, { full: true })
+    const parsed = requireSpaceParam(params.space)
+    const key = await keypairOf(did)
+    const { header, payload } = P.delegationClaims(did, params.space, parsed.authority)
+    return { token: await P.signJwt(key, { alg: P.jwtAlgFor(key), ...header }, payload) }
+  })
+
+  // The exchange at the space host.
+  def(S('getSpaceCredential'), 'POST', async ({ req, body }) => {
+    const auth = (req.headers.authorization || '').trim()
+    const m = /^Bearer\s+(\S+)$/i.exec(auth)
+    if (!m) throw P.unauthorized('AuthMissing', 'a delegation token is required (Authorization: Bearer)')
+    const jwt = P.decodeJwt(m[1])
+    if (!jwt) throw P.unauthorized('BadJwt', 'malformed delegation token')
+    if (jwt.header.typ !== P.DELEGATION_TYP) throw P.unauthorized('BadJwtType', `delegation token typ must be ${P.DELEGATION_TYP}`)
+    const t = jwt.payload
+    if (!P.isDid(t.iss)) throw P.unauthorized('BadJwt', 'delegation token iss must be a DID')
+    if (!(await verifyJwtSignature(jwt, t.iss))) throw P.unauthorized('BadJwtSignature', 'delegation token signature is invalid')
+    if (typeof t.exp !== 'number' || P.now() > t.exp + P.CLOCK_SKEW) throw P.unauthorized('JwtExpired', 'delegation token has expired')
+    const sub = P.parseSpaceUri(t.sub)
+    if (!sub || t.aud !== P.spaceHostAudience(sub.authority) || !(await isLocal(sub.authority))) {
+      throw P.unauthorized('BadJwtAudience', 'delegation token is not addressed to this space host')
+    }
+    const sig = await P.verifySpaceSignature(req, undefined, cryptoMod)
+    if (typeof t.jti !== 'string' || !t.jti) throw P.unauthorized('BadJwt', 'delegation token has no jti')
+    if (usedDelegations.has(t.jti)) throw P.unauthorized('JwtReplayed', 'delegation token has already been used')
+    usedDelegations.set(t.jti, t.exp)
+    for (const [jti, exp] of usedDelegations) if (exp + 60 < P.now()) usedDelegations.delete(jti)
+    if (t.sub !== body.space) throw P.bad('InvalidDelegationToken', 'delegation token is for another space')
+    const sp = liveSpace(body.space, { deletedError: 'SpaceDeleted' })
+    if (!canRead(sp, t.iss)) throw P.bad('UserNotAuthorized', 'User not authorized for this space')
+    const key = await keypairOf(sp.authority)
+    const { header, payload } = P.credentialClaims(sp.authority, sp.uri, sig.keyId, settings.credentialTtl)
+    issued.push({ jti: payload.jti, space: sp.uri, did: t.iss, keyId: sig.keyId, iat: payload.iat, exp: payload.exp })
+    if (issued.length > 10000) issued.splice(0, issued.length - 10000)
+    return { credential: await P.signJwt(key, { alg: P.jwtAlgFor(key), ...header }, payload) }
+  })
+
+  // listRepos at the space host: the writers whose writes passed writePolicy, who may still
+  // write now (a removed or read-only member drops out), ordered by spaceRev, cursor = the
+  // last spaceRev of a full page (exclusive).
+  def(S('listRepos'), 'GET', async ({ req, res, params }) => {
+    const parsed = requireSpaceParam(params.space)
+    await readAuthHost(req, res, parsed, params.space)
+    const sp = liveSpace(params.space)
+    const limit = limitParam(params.limit, 100, 1000)
+    const cursor = params.cursor
+    const rows = [...sp.writers.entries()]
+      .filter(([did]) => canWrite(sp, did))
+      .map(([did, w]) => ({ did, ...w }))
+      .sort((a, b) => (a.spaceRev < b.spaceRev ? -1 : 1))
+      .filter((w) => cursor === undefined || w.spaceRev > cursor)
+    const page = rows.slice(0, limit)
+    const repoRows = page.map((w) => {
+      const r = getRepo(sp.uri, w.did)
+      return { did: w.did, repoRev: r ? r.rev : w.repoRev, hash: r ? repoHash(r) : new Uint8Array(32), spaceRev: w.spaceRev }
+    })
+    const out = { repos: repoRows }
+    if (page.length === limit && rows.length > limit) out.cursor = page[page.length - 1].spaceRev
+    return lexJson.lexToJson(out)
+  })
+  async function readAuthHost(req, res, parsed, space) {
+    const auth = await readAuth(req, res, { audience: parsed.authority, space })
+    if (auth.did && auth.did !== parsed.authority) throw P.bad('NotSpaceOwner', 'a session may list only its own space')
+  }
+
+  // ---- repo reads (the writer's PDS) ------------------------------------------------------
+  def(S('getRecord'), 'GET', async ({ req, res, params }) => {
+    const r = await readableRepo(req, res, params)
+    const rec = r.records.get(`${params.collection}/${params.rkey}`)
+    if (!rec) throw P.bad('RecordNotFound', 'record not found')
+    return {
+      uri: P.recordUri(r.space, r.did, rec.collection, rec.rkey),
+      cid: rec.cid,
+      value: recordJson(rec.value),
+    }
+  })
+
+  // Ordered by record URI descending (ascending with reverse); cursor = the last URI of a full page.
+  def(S('listRecords'), 'GET', async ({ req, res, params }) => {
+    const r = await readableRepo(req, res, params)
+    const limit = limitParam(params.limit, 50, 1000)
+    const reverse = boolParam(params.reverse)
+    const excludeValues = boolParam(params.excludeValues)
+    const prefix = `${r.space}/${r.did}/`
+    let after = params.cursor
+    if (after !== undefined && after.startsWith(prefix)) after = after.slice(prefix.length)
+    let keys = [...r.records.keys()]
+    if (params.collection !== undefined) keys = keys.filter((k) => k.startsWith(`${params.collection}/`))
+    keys.sort()
+    if (!reverse) keys.reverse()
+    if (after !== undefined) keys = keys.filter((k) => (reverse ? k > after : k < after))
+    const page = keys.slice(0, limit)
+    const records = page.map((k) => {
+      const rec = r.records.get(k)
+      const out = { collection: rec.collection, rkey: rec.rkey, cid: rec.cid }
+      if (!excludeValues) out.value = recordJson(rec.value)
+      return out
+    })
+    const out = { records }
+    if (page.length === limit) out.cursor = prefix + page[page.length - 1]
+    return out
+  })
+
+  // since exclusive; cursor "<rev>/<idx>" wins over since; a full page gives a cursor and no
+  // commit, a short one the commit and no cursor. Compacted ops are simply gone.
+  def(S('listRepoOps'), 'GET', async ({ req, res, params }) => {
+    const r = await readableRepo(req, res, params)
+    const limit = limitParam(params.limit, 100, 1000)
+    const excludeValues = boolParam(params.excludeValues)
+    let after = null
+    if (params.cursor !== undefined) {
+      const m = /^([^/]+)\/(\d+)$/.exec(params.cursor)
+      if (!m) throw P.bad('InvalidRequest', 'cursor must be <rev>/<idx>')
+      after = { rev: m[1], idx: Number(m[2]) }
+    } else if (params.since !== undefined) {
+      if (!P.isTid(params.since)) throw P.bad('InvalidRequest', 'since must be a TID')
+      after = { rev: params.since, idx: Infinity }
+    }
+    const ops = r.ops.filter((o) => !after || o.rev > after.rev || (o.rev === after.rev && o.idx > after.idx))
+    const page = ops.slice(0, limit)
+    const out = {
+      ops: page.map((o) => {
+        const e = { rev: o.rev, collection: o.collection, rkey: o.rkey, cid: o.cid, prev: o.prev }
+        const cur = r.records.get(`${o.collection}/${o.rkey}`)
+        if (!excludeValues && o.cid && cur && cur.cid === o.cid) e.value = recordJson(cur.value)
+        return e
+      }),
+    }
+    if (page.length === limit) {
+      const last = page[page.length - 1]
+      out.cursor = `${last.rev}/${last.idx}`
+    } else {
+      out.commit = lexJson.lexToJson(await signedCommit(r))
+    }
+    return out
+  })
+
+  def(S('getLatestCommit'), 'GET', async ({ req, res, params }) => {
+    const r = await readableRepo(req, res, params)
+    return { commit: lexJson.lexToJson(await signedCommit(r)) }
+  })
+
+  // CAR v1: roots [commit, index]; blocks commit, index, then the records in index order.
+  def(S('getRepo'), 'GET', async ({ req, res, params }) => {
+    const r = await readableRepo(req, res, params)
+    const commit = await kit.block(await signedCommit(r))
+    const index = {}
+    const cids = {}
+    for (const [k, rec] of r.records) cids[k] = rec.cid
+    for (const k of Object.keys(cids)) index[k] = parseCid(cids[k])
+    const indexBlock = await kit.block(index)
+    const blocks = [commit, indexBlock]
+    if (!boolParam(params.excludeValues)) {
+      const keys = Object.keys(index).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+      for (const k of keys) {
+        const rec = r.records.get(k)
+        blocks.push({ cid: parseCid(rec.cid), bytes: rec.bytes })
+      }
+    }
+    return { car: kit.car([commit.cid, indexBlock.cid], blocks) }
+  })
+
+  // ---- writes (the writer's own PDS, session auth) ----------------------------------------
+  def(S('createRecord'), 'POST', async ({ req, res, body }) => {
+    const r = await writeTarget(req, res, body)
+    const w = await prepareWrite(
+      { action: 'create', collection: body.collection, rkey: body.rkey, value: body.record },
+      { validate: body.validate },
+    )
+    const [result] = await commitWrites(r, [w])
+    return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
+  })
+
+  def(S('putRecord'), 'POST', async ({ req, res, body }) => {
+    const r = await writeTarget(req, res, body)
+    if (body.rkey === undefined) throw P.bad('InvalidRequest', 'rkey is required')
+    const exists = r.records.has(`${body.collection}/${body.rkey}`)
+    const w = await prepareWrite(
+      { action: exists ? 'update' : 'create', collection: body.collection, rkey: body.rkey, value: body.record },
+      { validate: body.validate },
+    )
+    const [result] = await commitWrites(r, [w])
+    return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
+  })
+
+  def(S('deleteRecord'), 'POST', async ({ req, res, body }) => {
+    const r = await writeTarget(req, res, body)
+    const w = await prepareWrite({ action: 'delete', collection: body.collection, rkey: body.rkey }, {})
+    if (!r.records.has(`${w.collection}/${w.rkey}`)) return {} // no commit, no notification
+    await commitWrites(r, [w])
+    return {}
+  })
+
+  def(S('applyWrites'), 'POST', async ({ req, res, body }) => {
+    const r = await writeTarget(req, res, body)
+    if (!Array.isArray(body.writes)) throw P.bad('InvalidRequest', 'writes must be an array')
+    if (body.writes.length > P.MAX_WRITES) throw P.bad('InvalidRequest', `Too many writes. Max: ${P.MAX_WRITES}`)
+    const prepared = []
+    for (const w of body.writes) {
+      const t = w && w.$type
+      const action =
+        t === `${P.NS.space}.applyWrites#create`
+          ? 'create'
+          : t === `${P.NS.space}.applyWrites#update`
+            ? 'update'
+            : t === `${P.NS.space}.applyWrites#delete`
+              ? 'delete'
+              : null
+      if (!action) throw P.bad('InvalidRequest', `unknown write $type: ${t}`)
+      prepared.push(
+        await prepareWrite({ action, collection: w.collection, rkey: w.rkey, value: w.value }, { validate: body.validate }),
+      )
+    }
+    if (prepared.length === 0) return { results: [] }
+    return { results: await commitWrites(r, prepared) }
+  })
+
+  // ---- test knobs (admin password; loopback only, like the whole server) ------------------
+  const knobs = new Map()
+  knobs.set('settings', async (b) => {
+    if (b.credentialTtl !== undefined) {
+      if (!Number.isInteger(b.credentialTtl) || b.credentialTtl < 1) throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
+      settings.credentialTtl = b.credentialTtl
+    }
+    return { ...settings }
+  })
+  knobs.set('credentials', async () => ({ credentials: issued.map((c) => ({ ...c, revoked: revoked.has(c.jti) })) }))
+  knobs.set('revoke', async (b) => {
+    const hit = issued.filter(
+      (c) =>
+        (b.jti === undefined || c.jti === b.jti) &&
+        (b.space === undefined || c.space === b.space) &&
+        (b.did === undefined || c.did === b.did),
+    )
+    if (b.jti !== undefined && hit.length === 0) revoked.add(b.jti)
+    for (const c of hit) revoked.add(c.jti)
+    return { revoked: b.jti !== undefined && hit.length === 0 ? [b.jti] : hit.map((c) => c.jti) }
+  })
+  function knobRepo(b) {
+    const r = getRepo(b.space, b.repo)
+    if (!r || r.rev === null) throw P.bad('RepoNotFound', 'repo not found')
+    return r
+  }
+  knobs.set('tamper', async (b) => {
+    const r = knobRepo(b)
+    const rec = r.records.get(`${b.collection}/${b.rkey}`)
+    if (!rec) throw P.bad('RecordNotFound', 'record not found')
+    const value = b.value !== undefined ? lexJson.jsonToLex(b.value) : { ...rec.value, tampered: true }
+    rec.value = value
+    rec.bytes = cbor.encode(value)
+    return { cid: rec.cid }
+  })
+  knobs.set('corruptHash', async (b) => {
+    const r = knobRepo(b)
+    r.badHash = b.clear ? null : new Uint8Array(crypto.randomBytes(32))
+    return { hash: lexJson.lexToJson(repoHash(r)) }
+  })
+  knobs.set('compact', async (b) => {
+    const r = knobRepo(b)
+    const through = b.through ?? r.rev
+    const before = r.ops.length
+    r.ops = r.ops.filter((o) => o.rev > through)
+    return { dropped: before - r.ops.length, through }
+  })
+  knobs.set('rawWrite', async (b) => {
+    if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo)) throw P.bad('InvalidRequest', 'space and repo are required')
+    if (!Array.isArray(b.writes) || b.writes.length === 0) throw P.bad('InvalidRequest', 'writes must be a non-empty array')
+    const r = ensureRepo(b.space, b.repo)
+    const prepared = []
+    for (const w of b.writes) {
+      if (typeof w.collection !== 'string' || typeof w.rkey !== 'string') throw P.bad('InvalidRequest', 'collection and rkey are strings')
+      const action = w.delete ? 'delete' : r.records.has(`${w.collection}/${w.rkey}`) ? 'update' : 'create'
+      prepared.push(action === 'delete' ? { action, collection: w.collection, rkey: w.rkey } : await finishWrite({ action, collection: w.collection, rkey: w.rkey, value: w.value, cid: w.cid }))
+    }
+    const results = await commitWrites(r, prepared)
+    return { rev: r.rev, results }
+  })
+
+  function knobAuth(req) {
+    const m = /^Basic\s+(\S+)$/i.exec(req.headers.authorization || '')
+    const want = Buffer.from(`admin:${adminPassword}`)
+    const got = m ? Buffer.from(m[1], 'base64') : Buffer.alloc(0)
+    if (got.length !== want.length || !crypto.timingSafeEqual(got, want)) {
+      throw P.unauthorized('AuthRequired', 'admin basic auth required')
+    }
+  }
+
+  // ---- HTTP -------------------------------------------------------------------------------
+  function readBody(req) {
+    return new Promise((resolve, reject) => {
+      const chunks = []
+      let size = 0
+      let over = false
+      req.on('data', (c) => {
+        size += c.length
+        if (size > P.MAX_BODY) over = true
+        else chunks.push(c)
+      })
+      req.on('end', () => {
+        if (over) return reject(new P.HostError(413, 'PayloadTooLargeError', 'request entity too large'))
+        const text = Buffer.concat(chunks).toString('utf8')
+        if (!text) return resolve({})
+        try {
+          const v = JSON.parse(text)
+          if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error()
+          resolve(v)
+        } catch {
+          reject(P.bad('InvalidRequest', 'body must be a JSON object'))
+        }
+      })
+      req.on('error', reject)
+    })
+  }
+
+  function sendError(res, err) {
+    const he = toHostError(err)
+    if (!he) {
+      process.stderr.write(`space host: ${err && err.stack ? err.stack : err}\n`)
+      return res.status(500).json({ error: 'InternalServerError', message: 'Internal Server Error' })
+    }
+    res.status(he.status).json({ error: he.error, message: he.message })
+  }
+
+  const router = express.Router()
+  router.all('/xrpc/:nsid', async (req, res, next) => {
+    const m = methods.get(req.params.nsid)
+    if (!m) return next()
+    try {
+      if (req.method !== m.verb) throw P.bad('InvalidRequest', 'Incorrect HTTP method')
+      const body = m.verb === 'POST' ? await readBody(req) : {}
+      const params = {}
+      for (const [k, v] of Object.entries(req.query)) params[k] = Array.isArray(v) ? v[0] : v
+      const out = await m.fn({ req, res, params, body })
+      if (out && out.car) {
+        res.status(200).type('application/vnd.ipld.car').send(out.car)
+      } else {
+        res.status(200).json(out)
+      }
+    } catch (err) {
+      sendError(res, err)
+    }
+  })
+  router.all('/_test/space/:knob', async (req, res, next) => {
+    const k = knobs.get(req.params.knob)
+    if (!k) return next()
+    try {
+      knobAuth(req)
+      if (req.method !== 'POST') throw P.bad('InvalidRequest', 'knobs are POST')
+      res.status(200).json(await k(await readBody(req)))
+    } catch (err) {
+      sendError(res, err)
+    }
+  })
+
+  return { router, version: P.VERSION }
+}
+
+module.exports = { createSpaceHost, PROTOCOL: P.VERSION }
