@@ -17,6 +17,7 @@ struct ss_space_cred {
 	char *space;
 	char *authority;
 	char *host;
+	bool hinted; /* host came from the hint, not from the DID document this run */
 	ss_p256_key *key;
 	char *keyid;
 	char *cred; /* a secret */
@@ -62,6 +63,42 @@ size_t ss_space_cred_minted(const ss_space_cred *c)
 	return c->minted;
 }
 
+void ss_space_cred_hint_host(ss_space_cred *c, const char *host_hint)
+{
+	if (!host_hint || !*host_hint || c->host)
+		return;
+	c->host = ss_xstrdup(host_hint);
+	c->hinted = true;
+}
+
+const char *ss_space_cred_resolved_host(const ss_space_cred *c)
+{
+	return c->hinted ? NULL : c->host;
+}
+
+/* The hinted host failed: the DID document says where the host is now; *moved when it
+ * differs. */
+static int rehost(ss_space_cred *c, bool *moved, ss_error *err)
+{
+	char *old = c->host;
+	const char *host;
+	int ret;
+
+	*moved = false;
+	if (!c->hinted)
+		return 0;
+	c->host = NULL;
+	c->hinted = false;
+	ret = ss_space_cred_host(c, &host, err);
+	*moved = ret == 0 && strcmp(old, host);
+	if (ret < 0) {
+		c->host = old;
+		return ret;
+	}
+	free(old);
+	return 0;
+}
+
 int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err)
 {
 	ss_buf doc = SS_BUF_INIT;
@@ -101,6 +138,17 @@ static int mint(ss_space_cred *c, ss_error *err)
 	ret = ss_space_proto_exchange(c->http, host, c->key, c->keyid, c->space, token, &c->cred,
 	                              err);
 	ss_secret_free(token);
+	if (ret < 0 && err->code == SS_ENETWORK && c->hinted) {
+		ss_error why = *err;
+		bool moved;
+
+		/* the host this clone knew is gone: where does the DID document say it is now */
+		if (rehost(c, &moved, err) < 0 || !moved) {
+			*err = why;
+			return ret;
+		}
+		return mint(c, err);
+	}
 	if (ret < 0)
 		return ret;
 	c->minted++;

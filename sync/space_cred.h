@@ -30,8 +30,15 @@ int ss_space_cred_new(ss_space_cred **out, ss_http *http, ss_xrpc *mine, const c
                       const char *authority, ss_error *err);
 void ss_space_cred_free(ss_space_cred *c);
 
-/* The space host's URL, from the authority's DID document (asked once per run). */
+/*
+ * The space host's URL: host_hint when given (the clone keeps the one it found, so that a
+ * fetch costs no identity request), else from the authority's DID document, asked once per
+ * run, and asked again once when the hinted host cannot be reached.
+ */
+void ss_space_cred_hint_host(ss_space_cred *c, const char *host_hint);
 int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err);
+/* The host as resolved this run (not a hint), or NULL. */
+const char *ss_space_cred_resolved_host(const ss_space_cred *c);
 
 /* A signed GET of nsid at service (a base URL) for audience (a DID), as
  * ss_space_proto_get, renewing the credential as said above. */

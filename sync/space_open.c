@@ -47,7 +47,7 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 {
 	ss_space_perm_writer *known = ss_xcalloc(n ? n : 1, sizeof(*known));
 	const char *authority = ss_state_authority(st);
-	char *uri = NULL;
+	char *uri = NULL, *host = NULL;
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
@@ -63,7 +63,11 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 	} else {
 		ret = ss_space_perm_new(out, http, mine, ss_state_me(st), uri, authority, known, n,
 		                        err);
+		if (ret == 0 && ss_state_config_get(st, "space_host", &host, err) == 0)
+			ss_space_perm_hint_host(*out, host);
+		ss_error_clear(err);
 	}
+	free(host);
 	free(uri);
 	free(known);
 	return ret;

@@ -152,6 +152,16 @@ static int perm_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *er
 	return 0;
 }
 
+void ss_space_perm_hint_host(ss_space *sp, const char *host)
+{
+	ss_space_cred_hint_host(((perm_space *)sp)->cred, host);
+}
+
+const char *ss_space_perm_found_host(const ss_space *sp)
+{
+	return ss_space_cred_resolved_host(((const perm_space *)sp)->cred);
+}
+
 static void perm_free(ss_space *sp)
 {
 	perm_space *ps = (perm_space *)sp;

@@ -24,37 +24,62 @@ static int pull_first(ss_error *err, const char *rkey)
 	                    rkey);
 }
 
-/* What my repo holds now for each written key, from the ops since my last revision. */
-static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, size_t *requests,
-                     ss_error *err)
+/* The ops of my repo since since (NULL: all), all pages, read with my session; *rev and *hash
+ * (may be NULL) get the commit the last page names. */
+static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *nops, char **rev,
+                  char **hash, size_t *requests, ss_error *err)
 {
-	ss_space_op *ops = NULL;
 	ss_buf body = SS_BUF_INIT;
 	char *cursor = NULL;
-	size_t nops = 0;
 	int ret = 0;
 
+	*ops = NULL;
+	*nops = 0;
 	for (size_t page = 0; page < SS_SPACE_MAX_PAGES; page++) {
-		const char *params[] = {"space",  ps->uri,    "repo",  ps->base.me,
-		                        "since",  ps->my_rev, "limit", SS_SPACE_OPS_LIMIT,
-		                        "cursor", cursor,     NULL};
+		const char *params[] = {"space",  ps->uri, "repo",  ps->base.me,
+		                        "since",  since,   "limit", SS_SPACE_OPS_LIMIT,
+		                        "cursor", cursor,  NULL};
 		char *next = NULL, *crev = NULL, *chash = NULL;
-		size_t before = nops;
+		size_t before = *nops;
 
 		ss_buf_clear(&body);
 		(*requests)++;
 		if ((ret = ss_xrpc_query(ps->mine, SS_SPACE_NSID_LIST_OPS, params, &body, err)) <
 		        0 ||
-		    (ret = ss_space_proto_ops_page(&body, &ops, &nops, &next, &crev, &chash, err)) <
+		    (ret = ss_space_proto_ops_page(&body, ops, nops, &next, &crev, &chash, err)) <
 		        0)
 			break;
+		if (crev && rev) {
+			free(*rev);
+			*rev = crev;
+			crev = NULL;
+		}
+		if (chash && hash) {
+			free(*hash);
+			*hash = chash;
+			chash = NULL;
+		}
 		free(crev);
 		free(chash);
 		free(cursor);
 		cursor = next;
-		if (!cursor || nops == before)
+		if (!cursor || *nops == before)
 			break;
 	}
+	free(cursor);
+	ss_buf_release(&body);
+	return ret;
+}
+
+/* Before the writes: what my repo holds now for each written key, from the ops since my last
+ * revision, is what the state expects. */
+static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, size_t *requests,
+                     ss_error *err)
+{
+	ss_space_op *ops = NULL;
+	size_t nops = 0;
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, requests, err);
+
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const ss_space_op *last = NULL;
 
@@ -69,8 +94,6 @@ static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, siz
 			ret = pull_first(err, writes[i].rkey);
 	}
 	ss_space_ops_free(ops, nops);
-	free(cursor);
-	ss_buf_release(&body);
 	return ret;
 }
 
@@ -113,22 +136,34 @@ static int check_records(perm_space *ps, const ss_space_write *writes, size_t n,
 	return ret;
 }
 
-/* After the writes: my repo's revision and set hash. */
-static int latest(perm_space *ps, ss_space_applied *out, ss_error *err)
+/*
+ * After the writes: my repo's revision and set hash, when the ops since my last revision are
+ * exactly these n writes (one revision). Otherwise someone else wrote too (another device):
+ * out->commit and rev stay NULL, so the state keeps my old revision and the next fetch lists
+ * what happened since.
+ */
+static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 {
-	const char *params[] = {"space", ps->uri, "repo", ps->base.me, NULL};
-	ss_buf body = SS_BUF_INIT;
-	int ret;
+	ss_space_op *ops = NULL;
+	char *rev = NULL, *hash = NULL;
+	size_t nops = 0;
+	bool clean;
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, &rev, &hash, &out->nrequests, err);
 
-	out->nrequests++;
-	if ((ret = ss_xrpc_query(ps->mine, SS_SPACE_NSID_LATEST, params, &body, err)) == 0 &&
-	    (ret = ss_space_proto_latest(&body, &out->rev, &out->commit, err)) == 0) {
-		free(ps->my_rev);
-		ps->my_rev = ss_xstrdup(out->rev);
-		if (!out->commit)
-			out->commit = ss_xstrdup(out->rev);
+	clean = ret == 0 && rev && (ps->my_rev ? nops == n : nops >= n);
+	for (size_t i = 0; clean && i < nops; i++)
+		clean = ops[i].rev && !strcmp(ops[i].rev, rev);
+	free(ps->my_rev);
+	ps->my_rev = NULL;
+	if (clean) {
+		out->rev = rev;
+		out->commit = hash ? hash : ss_xstrdup(rev);
+		ps->my_rev = ss_xstrdup(rev);
+		rev = hash = NULL;
 	}
-	ss_buf_release(&body);
+	free(rev);
+	free(hash);
+	ss_space_ops_free(ops, nops);
 	return ret;
 }
 
@@ -175,7 +210,7 @@ int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
 	out->nrequests += res.nrequests;
 	ss_xrpc_apply_result_release(&res);
 	free(xw);
-	if (ret == 0)
-		ret = latest(ps, out, err);
+	if (ret == 0 && after(ps, n, out, err) < 0)
+		ret = 0; /* the writes landed: only the state's revision is left unknown */
 	return ret;
 }

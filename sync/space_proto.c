@@ -412,27 +412,6 @@ int ss_space_proto_record_cid(const ss_buf *body, char **cid, ss_error *err)
 	return 0;
 }
 
-int ss_space_proto_latest(const ss_buf *body, char **rev, char **hash, ss_error *err)
-{
-	json_t *v = NULL, *commit;
-	int ret;
-
-	*rev = *hash = NULL;
-	if ((ret = parse(SS_SPACE_NSID_LATEST, body, &v, err)) < 0)
-		return ret;
-	commit = json_object_get(v, "commit");
-	*rev = ss_xrpc__str(commit, "rev");
-	*hash = bytes_of(json_object_get(commit, "hash"));
-	json_decref(v);
-	if (!*rev) {
-		free(*hash);
-		*hash = NULL;
-		return ss_error_set(err, SS_ERROR,
-		                    SS_SPACE_NSID_LATEST ": the server's answer has no commit rev");
-	}
-	return 0;
-}
-
 /* ---- errors ---- */
 
 static bool is(const char *name, const char *want)

@@ -133,9 +133,6 @@ int ss_space_proto_ops_page(const ss_buf *body, ss_space_op **ops, size_t *n, ch
 /* getRecord's cid. */
 int ss_space_proto_record_cid(const ss_buf *body, char **cid, ss_error *err);
 
-/* getLatestCommit's rev and hash. */
-int ss_space_proto_latest(const ss_buf *body, char **rev, char **hash, ss_error *err);
-
 /* ---- errors ---- */
 
 /*

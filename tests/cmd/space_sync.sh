@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# needs: pds
+# push, fetch and pull on a permissioned space (tests/spaces/ host): pushes land in my space
+# repo with applyWrites; a no-change pull costs the credential and the listRepos page only
+# (counted from --json); a change is read with listRepoOps for that writer only; an edit, a
+# merge conflict and a delete travel; a concurrent writer (my second clone) makes the push
+# refuse with "pull first" and write nothing, and after the pull it goes through; a member the
+# authority removes stops counting.
+set -euo pipefail
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export SKILLSYNC_CONFIG_HOME="$tmp/config"
+unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
+
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+. "$SS_SOURCE_DIR/tests/cmd/lib/space.sh"
+
+ss_pds_env
+ss_git_identity
+ss_accounts "$tmp" sps auth m1 m2
+sp_login auth m1 m2
+cd "$tmp"
+uri=$(sp_space auth sync m1 m2)
+sp_put auth "$uri" base 2026-01-01T00:00:00Z "by auth"
+jf() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v[sys.argv[2]])' "$tmp/stdout" "$1"; }
+# rec_cid <name> <skill>: the CID of <name>'s record in the space, or "none".
+rec_cid() {
+	sp_xrpc "$1" GET com.atproto.space.getRecord \
+		"space=$uri&repo=$(did "$1")&collection=garden.engram.skill&rkey=$2" 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["cid"])' || echo none
+}
+
+ss_run 0 "$SKILLSYNC" clone "$uri" c1 --as "$(handle m1)"
+ss_run 0 "$SKILLSYNC" clone "$uri" c2 --as "$(handle m2)"
+
+# m1 pushes two new skills; m2 pulls them.
+cd "$tmp/c1"
+ss_skill tool "first"
+ss_skill gone "to be deleted"
+ss_run 0 "$SKILLSYNC" commit -m "two skills"
+ss_run 0 "$SKILLSYNC" push
+[ "$(rec_cid m1 tool)" != none ] || fail "push did not write 'tool' into m1's space repo"
+ss_run 0 "$SKILLSYNC" status
+cd "$tmp/c2"
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(sp_line . tool)" = first ] || fail "m2 did not get m1's push"
+[ -d gone ] || fail "m2 did not get 'gone'"
+
+# A no-change pull: the credential (delegation token + exchange) and one listRepos page.
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(jf requests)" = 3 ] || fail "a no-change pull sent $(jf requests) requests, not 3: $(cat "$tmp/stdout")"
+
+# An edit and a delete by m1 travel; m2's pull reads m1's ops only (3 + one listRepoOps).
+cd "$tmp/c1"
+printf '\nsecond\n' >>tool/SKILL.md
+rm -r gone
+ss_run 0 "$SKILLSYNC" commit -m "edit tool, drop gone"
+ss_run 0 "$SKILLSYNC" push
+[ "$(rec_cid m1 gone)" = none ] || fail "the delete did not land"
+cd "$tmp/c2"
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(jf requests)" = 4 ] || fail "a pull of one writer's change sent $(jf requests) requests, not 4"
+[ "$(sp_line . tool)" = second ] || fail "the edit did not travel"
+[ ! -e gone ] || fail "the delete did not travel"
+
+# A conflict: m2 edits tool (its own version), m1 edits the same line; m2's pull conflicts,
+# m2 resolves and pushes; m2's version is then m2's, m1 keeps its own.
+sed -i 's/^second$/m2 says/' tool/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "m2 edits tool"
+cd "$tmp/c1"
+sed -i 's/^second$/m1 says/' tool/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "m1 edits tool"
+ss_run 0 "$SKILLSYNC" push
+cd "$tmp/c2"
+ss_run 2 "$SKILLSYNC" pull
+grep -q '^<<<<<<<' tool/SKILL.md || fail "no conflict markers"
+sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d; s/^m1 says$//' tool/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "resolved"
+ss_run 0 "$SKILLSYNC" push
+[ "$(rec_cid m2 tool)" != none ] || fail "m2's resolved version did not land"
+cd "$tmp/c1"
+ss_run 0 "$SKILLSYNC" pull
+[ "$(sp_line . tool)" = "m1 says" ] || fail "m1 lost its own version of tool"
+
+# A concurrent writer: m1's second clone changes tool after c1's last fetch.
+cd "$tmp"
+ss_run 0 "$SKILLSYNC" clone "$uri" c1b --as "$(handle m1)"
+cd c1b
+sed -i 's/^description: .*/description: Tool, from the other device./' tool/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "other device"
+ss_run 0 "$SKILLSYNC" push
+before=$(rec_cid m1 tool)
+cd "$tmp/c1"
+printf '\nthird\n' >>tool/SKILL.md
+ss_skill fresh "new"
+ss_run 0 "$SKILLSYNC" commit -m "stale edit"
+ss_run 3 "$SKILLSYNC" push
+grep -q "pull" "$tmp/stderr" || fail "no 'pull first': $(cat "$tmp/stderr")"
+[ "$(rec_cid m1 tool)" = "$before" ] || fail "the refused push changed tool"
+[ "$(rec_cid m1 fresh)" = none ] || fail "the refused push wrote 'fresh'"
+ss_run 0 "$SKILLSYNC" pull
+grep -q "other device" tool/SKILL.md || fail "the pull did not merge the other device's edit"
+ss_run 0 "$SKILLSYNC" push
+[ "$(rec_cid m1 fresh)" != none ] || fail "the push after the pull did not land"
+grep -q third tool/SKILL.md || fail "the local edit was lost"
+
+# The authority removes m2: its versions stop counting at the next pull (m2 wrote "only-m2").
+sp_put m2 "$uri" only-m2 2026-01-01T00:00:00Z "by m2"
+ss_run 0 "$SKILLSYNC" pull
+[ -d only-m2 ] || fail "m2's skill did not arrive"
+"$SKILLSYNC" space members remove "$(handle m2)" --space "$uri" --as "$(handle auth)" >/dev/null ||
+	fail "members remove"
+ss_run 0 "$SKILLSYNC" pull
+[ ! -e only-m2 ] || fail "a removed member's skill still counts"
+ss_run 0 "$SKILLSYNC" members --json
+grep -q "$(did m2)" "$tmp/stdout" && fail "members still lists the removed member"
+echo "ok: space push and pull"
