@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -81,7 +82,7 @@ int ss_hkdf_expand_sha256(const void *prk, size_t prklen, const void *info, size
 	static const uint8_t empty[1];
 	int ret = -1;
 
-	if (outlen == 0 || outlen > 255 * SS_SHA256_LEN || prklen < SS_SHA256_LEN)
+	if (outlen == 0 || outlen > 255 * SS_SHA256_LEN || prklen == 0)
 		return ss_error_set(err, SS_EINVALID, "HKDF-Expand: bad key or output length");
 	kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
 	ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
@@ -105,6 +106,11 @@ out:
 	EVP_KDF_CTX_free(ctx);
 	EVP_KDF_free(kdf);
 	return ret;
+}
+
+bool ss_crypto_equal(const void *a, const void *b, size_t n)
+{
+	return CRYPTO_memcmp(a, b, n) == 0;
 }
 
 int ss_random_bytes(void *out, size_t n, ss_error *err)

@@ -32,6 +32,8 @@ void ss_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
 /* HKDF-Expand with SHA-256: outlen (at most 255 * 32) bytes from prk and info. */
 int ss_hkdf_expand_sha256(const void *prk, size_t prklen, const void *info, size_t infolen,
                           uint8_t *out, size_t outlen, ss_error *err);
+/* a and b hold the same n bytes, compared in time independent of where they differ (MACs). */
+bool ss_crypto_equal(const void *a, const void *b, size_t n);
 /* n bytes from the system's random source (through libcrypto's DRBG). */
 int ss_random_bytes(void *out, size_t n, ss_error *err);
 

@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libssl-dev is named on purpose: libcrypto does skillsync's signature checks (docs/DEPENDENCIES.md),
+# so it must not depend on arriving with libgit2's or libcurl's dependencies.
 packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
 	zlib1g-dev libssl-dev

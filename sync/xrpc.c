@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/base64.h"
+#include "core/jwt.h"
 #include "core/mem.h"
 #include "core/secret.h"
 #include "core/utf8.h"
@@ -315,29 +315,16 @@ int ss_xrpc_procedure(ss_xrpc *x, const char *nsid, const char *json, size_t len
 
 int ss_xrpc_jwt_exp(const char *jwt, long long *exp, ss_error *err)
 {
-	const char *p1 = strchr(jwt, '.'), *p2 = p1 ? strchr(p1 + 1, '.') : NULL;
-	ss_buf payload = SS_BUF_INIT;
-	json_t *v = NULL, *e;
+	ss_jwt j;
 	ss_error ignored; /* any failure gets the one message below */
-	int ret = -1;
+	bool found;
 
-	payload.max = 64 * 1024;
-	if (!p2 ||
-	    ss_base64_decode(&payload, p1 + 1, (size_t)(p2 - p1 - 1), SS_BASE64_URL, &ignored) < 0)
-		goto out;
-	v = json_loadb(payload.ptr, payload.len, 0, NULL);
-	e = json_object_get(v, "exp");
-	if (!json_is_integer(e))
-		goto out;
+	if (ss_jwt_parse(&j, jwt, &ignored) < 0)
+		return ss_error_set(err, SS_EINVALID, "the token is not a JWT with an expiry");
+	found = j.has_exp;
 	/* Clamped to 0 .. the end of year 9999, so that arithmetic on it cannot overflow. */
-	*exp = (long long)json_integer_value(e);
-	if (*exp < 0)
-		*exp = 0;
-	else if (*exp > MAX_EXP)
-		*exp = MAX_EXP;
-	ret = 0;
-out:
-	json_decref(v);
-	ss_buf_release(&payload);
-	return ret ? ss_error_set(err, SS_EINVALID, "the token is not a JWT with an expiry") : 0;
+	if (found)
+		*exp = j.exp < 0 ? 0 : j.exp > MAX_EXP ? MAX_EXP : j.exp;
+	ss_jwt_release(&j);
+	return found ? 0 : ss_error_set(err, SS_EINVALID, "the token is not a JWT with an expiry");
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "core/base64.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/mem.h"
@@ -83,30 +84,15 @@ static char *field(fixture *f, const char *key)
  * not the server's. */
 static void plant_access_token(fixture *f, long long exp)
 {
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	ss_buf payload = SS_BUF_INIT, jwt = SS_BUF_INIT, text = SS_BUF_INIT, out = SS_BUF_INIT;
 	char *access = field(f, "access");
-	const unsigned char *p;
 	ss_error err;
-	size_t i;
 
 	ss_buf_printf(&payload, "{\"scope\":\"com.atproto.access\",\"sub\":\"%s\",\"exp\":%lld}",
 	              f->acct->did, exp);
 	ss_buf_put(&jwt, access, strcspn(access, "."));
 	ss_buf_putc(&jwt, '.');
-	p = (const unsigned char *)payload.ptr;
-	for (i = 0; i + 2 < payload.len; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-
-		ss_buf_printf(&jwt, "%c%c%c%c", b64[v >> 18], b64[(v >> 12) & 63],
-		              b64[(v >> 6) & 63], b64[v & 63]);
-	}
-	if (payload.len - i == 1)
-		ss_buf_printf(&jwt, "%c%c", b64[p[i] >> 2], b64[(p[i] & 3) << 4]);
-	else if (payload.len - i == 2)
-		ss_buf_printf(&jwt, "%c%c%c", b64[p[i] >> 2], b64[(p[i] & 3) << 4 | p[i + 1] >> 4],
-		              b64[(p[i + 1] & 15) << 2]);
+	assert_int_equal(ss_base64_encode(&jwt, payload.ptr, payload.len, SS_BASE64_URL, false), 0);
 	ss_buf_puts(&jwt, ".bm90LXRoZS1zaWduYXR1cmU");
 	read_file(&text, f->file.ptr);
 	for (char *line = text.ptr; *line;) {
