@@ -134,8 +134,7 @@ async function main() {
         protocol: spacesProtocol,
         knobs: `http://localhost:${port}/_test/space/`,
       },
-    }) +
-      '\n',
+    }) + '\n',
   )
   process.stderr.write(`pds server: ready, pds http://localhost:${port}, plc ${plcUrl}\n`)
 }

@@ -8,6 +8,7 @@
 'use strict'
 
 const crypto = require('node:crypto')
+const zlib = require('node:zlib')
 const P = require('./protocol.js')
 const { makeRepoKit } = require('./repo.js')
 
@@ -20,7 +21,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const cbor = await load('@atproto/lex-cbor')
   const lexJson = await load('@atproto/lex-json')
   const { blake3 } = await load('@noble/hashes/blake3')
-  const { parseCid } = await load('@atproto/lex-data')
+  const { parseCid, cidForCbor } = await load('@atproto/lex-data')
+  const { repoPrepare } = await load('@atproto/pds')
   const kit = makeRepoKit({ blake3, cbor })
 
   // ---- state (in memory: the host lives as long as the harness's PDS process) -------------
@@ -29,7 +31,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   const usedDelegations = new Map() // jti -> exp
   const issued = [] // credentials minted: {jti, space, did, keyId, iat, exp}
   const revoked = new Set() // credential jtis
-  const settings = { credentialTtl: P.CREDENTIAL_TTL }
+  const settings = { credentialTtl: P.CREDENTIAL_TTL, ttlBySpace: new Map() }
+  const rawValues = new Map() // placeholder string -> the raw JSON bytes served in its place
 
   // ---- helpers --------------------------------------------------------------------------
   const isLocal = async (did) => P.isDid(did) && !!(await ctx.accountManager.getAccount(did))
@@ -43,11 +46,25 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return null
   }
 
-  const fullVerifier = ctx.authVerifier.authorization({ scopes: ACCESS_FULL, authorize: () => {} })
-  const standardVerifier = ctx.authVerifier.authorization({ authorize: () => {} })
-  async function session(req, res, { full = false } = {}) {
+  // The PDS's own verifiers: a full-access session (no app password) for delegation tokens;
+  // any session, of an active account, for writes; any session for own-repo reads.
+  const verifiers = {
+    full: ctx.authVerifier.authorization({
+      scopes: ACCESS_FULL,
+      checkTakedown: true,
+      checkDeactivated: true,
+      authorize: () => {},
+    }),
+    write: ctx.authVerifier.authorization({
+      checkTakedown: true,
+      checkDeactivated: true,
+      authorize: () => {},
+    }),
+    read: ctx.authVerifier.authorization({ authorize: () => {} }),
+  }
+  async function session(req, res, kind = 'read') {
     try {
-      const out = await (full ? fullVerifier : standardVerifier)({ req, res, params: {} })
+      const out = await verifiers[kind]({ req, res, params: {} })
       return out.credentials.did
     } catch (err) {
       throw toHostError(err) || err
@@ -56,7 +73,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   function requireSpaceParam(v) {
     const parsed = P.parseSpaceUri(v)
-    if (!parsed) throw P.bad('InvalidRequest', 'space must be a space URI (at://<did>/space/<type>/<skey>)')
+    if (!parsed)
+      throw P.bad('InvalidRequest', 'space must be a space URI (at://<did>/space/<type>/<skey>)')
     return parsed
   }
 
@@ -68,77 +86,99 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     if (t === P.POLICY.memberList || t.endsWith('#memberListPolicy')) return 'memberList'
     throw P.bad('UnsupportedPolicy', `${field} ${t} is not supported by this host`)
   }
-  const policyValue = (name) => ({ $type: name === 'public' ? P.POLICY.public : P.POLICY.memberList })
+  const policyValue = (name) => ({
+    $type: name === 'public' ? P.POLICY.public : P.POLICY.memberList,
+  })
 
   const canRead = (sp, did) =>
-    did === sp.authority || sp.readPolicy === 'public' || !!(sp.members.get(did) && sp.members.get(did).read)
+    did === sp.authority ||
+    sp.readPolicy === 'public' ||
+    !!(sp.members.get(did) && sp.members.get(did).read)
   const canWrite = (sp, did) =>
-    did === sp.authority || sp.writePolicy === 'public' || !!(sp.members.get(did) && sp.members.get(did).write)
+    did === sp.authority ||
+    sp.writePolicy === 'public' ||
+    !!(sp.members.get(did) && sp.members.get(did).write)
 
   function liveSpace(uri, { deletedError = 'SpaceNotFound' } = {}) {
     const sp = spaces.get(uri)
     if (!sp) throw P.bad('SpaceNotFound', 'space not found')
-    if (sp.deleted) throw P.bad(deletedError, deletedError === 'SpaceDeleted' ? 'space has been deleted' : 'space not found')
+    if (sp.deleted)
+      throw P.bad(
+        deletedError,
+        deletedError === 'SpaceDeleted' ? 'space has been deleted' : 'space not found',
+      )
     return sp
   }
   function ownedSpace(uri, did) {
     const parsed = requireSpaceParam(uri)
-    const sp = liveSpace(uri)
-    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'only the space authority can do this')
-    return sp
+    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'Not the space owner')
+    return liveSpace(uri)
   }
 
   function limitParam(v, def, max) {
     if (v === undefined) return def
     const n = Number(v)
-    if (!Number.isInteger(n) || n < 1 || n > max) throw P.bad('InvalidRequest', `limit must be an integer from 1 to ${max}`)
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw P.bad('InvalidRequest', `limit must be an integer from 1 to ${max}`)
     return n
   }
   const boolParam = (v) => v === 'true' || v === true
 
   // ---- credentials ------------------------------------------------------------------------
-  async function verifyJwtSignature(jwt, iss) {
-    const data = jwt.signingInput
-    for (const force of [false, true]) {
-      let key
-      try {
-        key = await ctx.idResolver.did.resolveAtprotoKey(iss, force)
-      } catch {
-        continue
-      }
-      try {
-        if (await cryptoMod.verifySignature(key, data, jwt.sig)) return true
-      } catch {
-        // try a fresh DID document once
-      }
+  async function resolveTokenKey(iss, force) {
+    try {
+      return await ctx.idResolver.did.resolveAtprotoKey(iss, force)
+    } catch {
+      throw P.unauthorized('BadJwtIss', `could not resolve the #atproto key of ${iss}`)
     }
-    return false
+  }
+  async function matches(didKey, jwt) {
+    try {
+      return await cryptoMod.verifySignature(didKey, jwt.signingInput, jwt.sig, {
+        jwtAlg: jwt.header.alg,
+      })
+    } catch {
+      throw P.unauthorized('BadJwtSignature', 'could not verify token signature')
+    }
+  }
+  // A delegation token or a credential: structure, exp, then the signature under the
+  // issuer's #atproto key (re-resolved once if it does not verify).
+  async function verifySpaceToken(type, token) {
+    const jwt = P.parseSpaceToken(type, token)
+    const key = await resolveTokenKey(jwt.payload.iss, false)
+    if (await matches(key, jwt)) return jwt.payload
+    const fresh = await resolveTokenKey(jwt.payload.iss, true)
+    if (fresh !== key && (await matches(fresh, jwt))) return jwt.payload
+    throw P.unauthorized('BadJwtSignature', 'invalid token signature')
+  }
+  function spaceOfToken(sub) {
+    const parsed = P.parseSpaceUri(sub)
+    if (!parsed) throw P.unauthorized('BadJwtSub', `space token subject is not a space URI: ${sub}`)
+    return parsed
   }
 
-  // A credentialed request: returns { did: null, credential: payload } or throws.
+  // A credentialed request: returns the credential's payload or throws.
   async function verifyCredential(req, token, { audience, space }) {
-    const jwt = P.decodeJwt(token)
-    if (!jwt) throw P.unauthorized('BadJwt', 'malformed credential')
-    if (jwt.header.typ !== P.CREDENTIAL_TYP) throw P.unauthorized('BadJwtType', `credential typ must be ${P.CREDENTIAL_TYP}`)
-    const c = jwt.payload
-    const sub = P.parseSpaceUri(c.sub)
-    if (!sub || c.iss !== sub.authority) throw P.unauthorized('BadJwt', 'credential issuer must be the authority of its space')
-    if (!(await verifyJwtSignature(jwt, c.iss))) throw P.unauthorized('BadJwtSignature', 'credential signature is invalid')
-    if (typeof c.exp !== 'number' || P.now() > c.exp + P.CLOCK_SKEW) throw P.unauthorized('JwtExpired', 'credential has expired')
-    if (!c.cnf || typeof c.cnf.kid !== 'string') throw P.unauthorized('BadJwtCnf', 'credential has no cnf.kid')
+    const c = await verifySpaceToken('credential', token)
+    if (c.iss !== spaceOfToken(c.sub).authority) {
+      throw P.unauthorized('BadJwtIss', 'space credential issuer is not the space authority')
+    }
+    if (!P.isDid(P.singleHeader(req, P.AUDIENCE_HEADER))) {
+      throw P.unauthorized('BadSpaceSignature', 'missing or invalid space audience DID')
+    }
     const sig = await P.verifySpaceSignature(req, c.cnf.kid, cryptoMod)
-    if (sig.audience !== audience) throw P.unauthorized('BadSpaceAudience', `audience must be ${audience}`)
-    if (typeof c.jti !== 'string' || revoked.has(c.jti)) throw P.unauthorized('CredentialRevoked', 'credential has been revoked')
+    if (revoked.has(c.jti)) throw P.unauthorized('CredentialRevoked', 'credential has been revoked')
+    if (sig.audience !== audience)
+      throw P.unauthorized('BadSpaceAudience', `audience must be ${audience}`)
     if (c.sub !== space) throw P.bad('InvalidCredential', 'credential is for another space')
     return c
   }
 
   // Auth for reads: a credential (any repo of its space) or a session (own repo only).
   async function readAuth(req, res, { audience, space }) {
-    const auth = req.headers.authorization || ''
-    const m = /^(\S+)\s+(\S+)$/.exec(auth.trim())
-    if (m && m[1].toLowerCase() === P.AUTH_SCHEME_CREDENTIAL.toLowerCase()) {
-      const credential = await verifyCredential(req, m[2], { audience, space })
+    const auth = P.parseAuthorization(req.headers.authorization)
+    if (auth && auth.scheme === P.AUTH_SCHEME_CREDENTIAL) {
+      const credential = await verifyCredential(req, auth.token, { audience, space })
       return { credential, did: null }
     }
     return { credential: null, did: await session(req, res) }
@@ -149,10 +189,19 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   function getRepo(space, did) {
     return repos.get(repoKey(space, did))
   }
+  const newRepo = (space, did) => ({
+    space,
+    did,
+    rev: null,
+    records: new Map(),
+    state: kit.emptyState(),
+    ops: [],
+    badHash: null,
+  })
   function ensureRepo(space, did) {
     let r = repos.get(repoKey(space, did))
     if (!r) {
-      r = { space, did, rev: null, records: new Map(), state: kit.emptyState(), ops: [], badHash: null }
+      r = newRepo(space, did)
       repos.set(repoKey(space, did), r)
     }
     return r
@@ -162,21 +211,31 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return kit.signCommit(await keypairOf(r.did), r.space, r.did, r.rev, repoHash(r))
   }
 
-  // Repo-host reads: the repo's owner must be an account here and have written to the space.
+  // Repo-host reads: the repo's owner must be an account here (else RepoNotFound). As in the
+  // reference, an account that never wrote to the space has an empty repo: no records, no
+  // ops, no commit (getLatestCommit and getRepo answer RepoNotFound).
   async function readableRepo(req, res, params) {
     requireSpaceParam(params.space)
     if (!P.isDid(params.repo)) throw P.bad('InvalidRequest', 'repo must be a DID')
     const auth = await readAuth(req, res, { audience: params.repo, space: params.space })
-    if (auth.did && auth.did !== params.repo) throw P.bad('RepoNotFound', 'repo not found')
-    const r = getRepo(params.space, params.repo)
-    if (!r || r.rev === null || !(await isLocal(params.repo))) throw P.bad('RepoNotFound', 'repo not found')
+    if (auth.did && auth.did !== params.repo) {
+      throw P.bad('RepoNotFound', `Could not find repo for DID: ${params.repo}`)
+    }
+    if (!(await isLocal(params.repo))) {
+      throw P.bad('RepoNotFound', `Could not find repo for DID: ${params.repo}`)
+    }
+    return getRepo(params.space, params.repo) || newRepo(params.space, params.repo)
+  }
+  function requireCommitted(r) {
+    if (r.rev === null) throw P.bad('RepoNotFound', `Could not find repo for space: ${r.space}`)
     return r
   }
 
   const recordJson = (value) => lexJson.lexToJson(value)
 
-  // Applies prepared writes to a repo atomically; returns results. ops: [{action, collection,
-  // rkey, value?, cid?, bytes?}]. mode: 'strict' (applyWrites), 'put' (upsert), 'create'.
+  // Applies prepared writes to a repo atomically (no await between the checks and the
+  // changes) and notifies the authority; returns the results. writes: [{action: create |
+  // update | delete | put (upsert), collection, rkey, value?, cid?, bytes?}].
   async function commitWrites(r, writes) {
     // Check everything first: nothing changes unless all pass.
     const pending = new Map()
@@ -184,8 +243,11 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     for (const w of writes) {
       const key = `${w.collection}/${w.rkey}`
       const cur = current(key)
-      if (w.action === 'create' && cur) throw P.bad('RecordAlreadyExists', `record already exists: ${key}`)
-      if ((w.action === 'update' || w.action === 'delete') && !cur) throw P.bad('RecordNotFound', `record not found: ${key}`)
+      if (w.action === 'put') w.action = cur ? 'update' : 'create'
+      if (w.action === 'create' && cur)
+        throw P.bad('RecordAlreadyExists', `record already exists: ${key}`)
+      if ((w.action === 'update' || w.action === 'delete') && !cur)
+        throw P.bad('RecordNotFound', `record not found: ${key}`)
       w.prev = cur ? cur.cid : null
       pending.set(key, w.action === 'delete' ? null : w)
     }
@@ -201,13 +263,19 @@ async function createSpaceHost({ pds, load, adminPassword }) {
         return
       }
       kit.addElement(r.state, kit.elementOf(w.collection, w.rkey, w.cid))
-      r.records.set(key, { collection: w.collection, rkey: w.rkey, cid: w.cid, value: w.value, bytes: w.bytes })
+      r.records.set(key, {
+        collection: w.collection,
+        rkey: w.rkey,
+        cid: w.cid,
+        value: w.value,
+        bytes: w.bytes,
+      })
       r.ops.push({ rev, idx, collection: w.collection, rkey: w.rkey, cid: w.cid, prev: w.prev })
       results.push({
         $type: `${P.NS.space}.applyWrites#${w.action === 'create' ? 'createResult' : 'updateResult'}`,
         uri: P.recordUri(r.space, r.did, w.collection, w.rkey),
         cid: w.cid,
-        validationStatus: 'unknown',
+        validationStatus: w.validationStatus,
       })
     })
     r.rev = rev
@@ -224,33 +292,56 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     sp.writers.set(r.did, { repoRev: r.rev, spaceRev: P.nextTid() })
   }
 
-  async function prepareWrite(w, { validate }) {
-    if (!P.isNsid(w.collection)) throw P.bad('InvalidRequest', 'collection must be an NSID')
-    if (w.rkey === undefined && w.action === 'create') w.rkey = P.nextTid()
-    if (!P.isRkey(w.rkey)) throw P.bad('InvalidRequest', 'invalid record key')
-    if (w.action === 'delete') return w
+  // A write as the PDS itself prepares one (its repoPrepare: $type, record key, known
+  // lexicons, validate, CID); its InvalidRecordError becomes 400 InvalidRequest as on the PDS.
+  async function prepareWrite(w, { validate, did }) {
+    if (!P.isNsid(w.collection))
+      throw P.bad('InvalidRequest', `Invalid collection: ${w.collection}`)
+    if (w.action === 'delete') {
+      if (!P.isRkey(w.rkey)) throw P.bad('InvalidRequest', `Invalid record key: ${w.rkey}`)
+      return w
+    }
+    if (w.action !== 'create' && w.rkey === undefined)
+      throw P.bad('InvalidRequest', 'rkey is required')
     const v = w.value
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw P.bad('InvalidRecord', 'record must be an object')
-    if (v.$type === undefined) v.$type = w.collection
-    else if (v.$type !== w.collection) throw P.bad('InvalidRecord', `record $type must be ${w.collection}`)
-    if (validate === true) throw P.bad('InvalidRecord', `Unknown lexicon type: ${w.collection}`)
-    return finishWrite(w)
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      throw P.bad('InvalidRequest', 'record must be an object')
+    }
+    try {
+      const prep = await repoPrepare.prepareCreate({
+        did,
+        collection: w.collection,
+        rkey: w.rkey,
+        record: lexJson.jsonToLex(v),
+        validate,
+      })
+      w.rkey = prep.uri.rkey
+      w.value = prep.record
+      w.bytes = cbor.encode(prep.record)
+      w.cid = prep.cid.toString()
+      w.validationStatus = prep.validationStatus
+    } catch (err) {
+      throw P.bad('InvalidRequest', err && err.message ? err.message : 'Invalid record')
+    }
+    return w
   }
+  // The rawWrite knob: no checks but that the value is DAG-CBOR data.
   async function finishWrite(w) {
     try {
       w.value = lexJson.jsonToLex(w.value)
       w.bytes = cbor.encode(w.value)
       w.cid = w.cid || (await cbor.cidForLex(w.value)).toString()
     } catch (err) {
-      throw P.bad('InvalidRecord', `record is not valid data: ${err.message}`)
+      throw P.bad('InvalidRequest', `record is not valid data: ${err.message}`)
     }
     return w
   }
 
   async function writeTarget(req, res, body) {
-    const did = await session(req, res)
+    const did = await session(req, res, 'write')
     requireSpaceParam(body.space)
-    if (body.repo !== did) throw new P.HostError(403, 'Forbidden', 'repo must be the signed-in account')
+    if (body.repo !== did)
+      throw new P.HostError(403, 'Forbidden', 'repo must match authenticated user')
     return ensureRepo(body.space, did)
   }
 
@@ -262,7 +353,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   // simplespace: the authority's session.
   async function createSpace({ req, res, body }) {
-    const did = await session(req, res)
+    const did = await session(req, res, 'write')
     const spaceType = body.spaceType ?? body.type // October: spaceType; August: type
     if (!P.isNsid(spaceType)) throw P.bad('InvalidRequest', 'spaceType must be an NSID')
     const skey = body.skey ?? P.nextTid()
@@ -271,7 +362,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const writePolicy = policyName(body.writePolicy ?? body.policy, 'writePolicy')
     if (body.appAccess !== undefined) {
       const t = body.appAccess && body.appAccess.$type
-      if (typeof t !== 'string' || !t.endsWith('#open')) throw P.bad('UnsupportedAppAccess', 'only #open app access is supported')
+      if (typeof t !== 'string' || !t.endsWith('#open'))
+        throw P.bad('UnsupportedAppAccess', 'only #open app access is supported')
     }
     const uri = P.spaceUri(did, spaceType, skey)
     if (spaces.has(uri)) throw P.bad('SpaceAlreadyExists', 'space already exists')
@@ -301,29 +393,36 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(SS('getSpace'), 'GET', async ({ req, res, params }) => {
     const parsed = requireSpaceParam(params.space)
     const auth = await readAuth(req, res, { audience: parsed.authority, space: params.space })
-    if (auth.did && auth.did !== parsed.authority) throw P.bad('NotSpaceOwner', 'only the space authority can read it with a session')
+    if (auth.did && auth.did !== parsed.authority)
+      throw P.bad('NotSpaceOwner', 'only the space authority can read it with a session')
     return spaceView(liveSpace(params.space))
   })
 
   def(SS('updateSpace'), 'POST', async ({ req, res, body }) => {
-    const sp = ownedSpace(body.space, await session(req, res))
-    const readPolicy = body.readPolicy === undefined ? sp.readPolicy : policyName(body.readPolicy, 'readPolicy')
-    const writePolicy = body.writePolicy === undefined ? sp.writePolicy : policyName(body.writePolicy, 'writePolicy')
+    const sp = ownedSpace(body.space, await session(req, res, 'write'))
+    const readPolicy =
+      body.readPolicy === undefined ? sp.readPolicy : policyName(body.readPolicy, 'readPolicy')
+    const writePolicy =
+      body.writePolicy === undefined ? sp.writePolicy : policyName(body.writePolicy, 'writePolicy')
     Object.assign(sp, { readPolicy, writePolicy })
     return {}
   })
 
   def(SS('deleteSpace'), 'POST', async ({ req, res, body }) => {
-    const did = await session(req, res)
+    const did = await session(req, res, 'write')
     const parsed = requireSpaceParam(body.space)
-    if (parsed.authority !== did) throw P.bad('NotSpaceOwner', 'only the space authority can do this')
+    if (parsed.authority !== did)
+      throw P.bad('NotSpaceOwner', 'only the space authority can do this')
     const sp = spaces.get(body.space)
     if (sp) sp.deleted = true
+    // As the reference: the authority's own repo in the space goes with it; members' repos
+    // stay on their PDSes, unreadable since no credential can be had any more.
+    repos.delete(repoKey(body.space, did))
     return {}
   })
 
   async function putMember({ req, res, body }) {
-    const sp = ownedSpace(body.space, await session(req, res))
+    const sp = ownedSpace(body.space, await session(req, res, 'write'))
     if (!P.isDid(body.did)) throw P.bad('InvalidRequest', 'did must be a DID')
     const read = body.read === undefined ? true : body.read === true
     const write = body.write === undefined ? true : body.write === true
@@ -335,7 +434,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(S('addMember'), 'POST', putMember)
 
   def(SS('removeMember'), 'POST', async ({ req, res, body }) => {
-    const sp = ownedSpace(body.space, await session(req, res))
+    const sp = ownedSpace(body.space, await session(req, res, 'write'))
     if (!P.isDid(body.did)) throw P.bad('InvalidRequest', 'did must be a DID')
     sp.members.delete(body.did)
     return {}
@@ -344,16 +443,18 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(SS('listMembers'), 'GET', async ({ req, res, params }) => {
     const sp = ownedSpace(params.space, await session(req, res))
     const limit = limitParam(params.limit, 100, 1000)
-    const dids = [...sp.members.keys()].sort().filter((d) => params.cursor === undefined || d > params.cursor)
+    const dids = [...sp.members.keys()]
+      .sort()
+      .filter((d) => params.cursor === undefined || d > params.cursor)
     const page = dids.slice(0, limit)
     const out = { members: page.map((did) => ({ did, ...sp.members.get(did) })) }
-    if (page.length === limit && dids.length > limit) out.cursor = page[page.length - 1]
+    if (page.length === limit) out.cursor = page[page.length - 1]
     return out
   })
 
   // Delegation token: the user's own PDS, a full-access session.
   def(S('getDelegationToken'), 'GET', async ({ req, res, params }) => {
-    const did = await session(req, res, { full: true })
+    const did = await session(req, res, 'full')
     const parsed = requireSpaceParam(params.space)
     const key = await keypairOf(did)
     const { header, payload } = P.delegationClaims(did, params.space, parsed.authority)
@@ -362,31 +463,45 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   // The exchange at the space host.
   def(S('getSpaceCredential'), 'POST', async ({ req, body }) => {
-    const auth = (req.headers.authorization || '').trim()
-    const m = /^Bearer\s+(\S+)$/i.exec(auth)
-    if (!m) throw P.unauthorized('AuthMissing', 'a delegation token is required (Authorization: Bearer)')
-    const jwt = P.decodeJwt(m[1])
-    if (!jwt) throw P.unauthorized('BadJwt', 'malformed delegation token')
-    if (jwt.header.typ !== P.DELEGATION_TYP) throw P.unauthorized('BadJwtType', `delegation token typ must be ${P.DELEGATION_TYP}`)
-    const t = jwt.payload
-    if (!P.isDid(t.iss)) throw P.unauthorized('BadJwt', 'delegation token iss must be a DID')
-    if (!(await verifyJwtSignature(jwt, t.iss))) throw P.unauthorized('BadJwtSignature', 'delegation token signature is invalid')
-    if (typeof t.exp !== 'number' || P.now() > t.exp + P.CLOCK_SKEW) throw P.unauthorized('JwtExpired', 'delegation token has expired')
-    const sub = P.parseSpaceUri(t.sub)
-    if (!sub || t.aud !== P.spaceHostAudience(sub.authority) || !(await isLocal(sub.authority))) {
-      throw P.unauthorized('BadJwtAudience', 'delegation token is not addressed to this space host')
+    const auth = P.parseAuthorization(req.headers.authorization)
+    if (!auth || auth.scheme !== 'Bearer')
+      throw P.unauthorized('MissingJwt', 'missing delegation token')
+    const t = await verifySpaceToken('delegation', auth.token)
+    const sub = spaceOfToken(t.sub)
+    // Many authorities share this host: the audience comes from sub.
+    if (t.aud !== P.spaceHostAudience(sub.authority)) {
+      throw P.unauthorized(
+        'BadJwtAudience',
+        'delegation token audience does not match the space authority',
+      )
     }
+    if (!P.isDid(t.iss)) throw P.unauthorized('BadJwtIss', 'delegation token issuer is not a DID')
     const sig = await P.verifySpaceSignature(req, undefined, cryptoMod)
-    if (typeof t.jti !== 'string' || !t.jti) throw P.unauthorized('BadJwt', 'delegation token has no jti')
-    if (usedDelegations.has(t.jti)) throw P.unauthorized('JwtReplayed', 'delegation token has already been used')
-    usedDelegations.set(t.jti, t.exp)
-    for (const [jti, exp] of usedDelegations) if (exp + 60 < P.now()) usedDelegations.delete(jti)
-    if (t.sub !== body.space) throw P.bad('InvalidDelegationToken', 'delegation token is for another space')
+    const jtiKey = `${t.iss} ${t.jti}`
+    if (usedDelegations.has(jtiKey))
+      throw P.unauthorized('JwtReplayed', 'delegation token has already been used')
+    usedDelegations.set(jtiKey, t.exp)
+    for (const [k, exp] of usedDelegations) if (exp + 60 < P.now()) usedDelegations.delete(k)
+    // From here on the token is spent, whatever the answer.
+    if (t.sub !== body.space)
+      throw P.bad('InvalidDelegationToken', 'delegation token is for another space')
     const sp = liveSpace(body.space, { deletedError: 'SpaceDeleted' })
     if (!canRead(sp, t.iss)) throw P.bad('UserNotAuthorized', 'User not authorized for this space')
     const key = await keypairOf(sp.authority)
-    const { header, payload } = P.credentialClaims(sp.authority, sp.uri, sig.keyId, settings.credentialTtl)
-    issued.push({ jti: payload.jti, space: sp.uri, did: t.iss, keyId: sig.keyId, iat: payload.iat, exp: payload.exp })
+    const { header, payload } = P.credentialClaims(
+      sp.authority,
+      sp.uri,
+      sig.keyId,
+      settings.ttlBySpace.get(sp.uri) ?? settings.credentialTtl,
+    )
+    issued.push({
+      jti: payload.jti,
+      space: sp.uri,
+      did: t.iss,
+      keyId: sig.keyId,
+      iat: payload.iat,
+      exp: payload.exp,
+    })
     if (issued.length > 10000) issued.splice(0, issued.length - 10000)
     return { credential: await P.signJwt(key, { alg: P.jwtAlgFor(key), ...header }, payload) }
   })
@@ -408,16 +523,45 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const page = rows.slice(0, limit)
     const repoRows = page.map((w) => {
       const r = getRepo(sp.uri, w.did)
-      return { did: w.did, repoRev: r ? r.rev : w.repoRev, hash: r ? repoHash(r) : new Uint8Array(32), spaceRev: w.spaceRev }
+      return {
+        did: w.did,
+        repoRev: r ? r.rev : w.repoRev,
+        hash: r ? repoHash(r) : new Uint8Array(32),
+        spaceRev: w.spaceRev,
+      }
     })
     const out = { repos: repoRows }
-    if (page.length === limit && rows.length > limit) out.cursor = page[page.length - 1].spaceRev
+    if (page.length === limit) out.cursor = page[page.length - 1].spaceRev
     return lexJson.lexToJson(out)
   })
   async function readAuthHost(req, res, parsed, space) {
     const auth = await readAuth(req, res, { audience: parsed.authority, space })
-    if (auth.did && auth.did !== parsed.authority) throw P.bad('NotSpaceOwner', 'a session may list only its own space')
+    if (auth.did && auth.did !== parsed.authority)
+      throw P.bad('NotSpaceOwner', 'a session may list only its own space')
   }
+
+  // listSpaces (session only): the spaces the caller holds a repo in, by URI.
+  def(S('listSpaces'), 'GET', async ({ req, res, params }) => {
+    const did = await session(req, res)
+    const limit = limitParam(params.limit, 50, 100)
+    const spaceType = params.spaceType ?? params.type // October: spaceType; August: type
+    const uris = [...repos.values()]
+      .filter((r) => r.did === did && r.rev !== null)
+      .map((r) => r.space)
+      .filter((uri) => {
+        const p = P.parseSpaceUri(uri)
+        return (
+          (spaceType === undefined || p.spaceType === spaceType) &&
+          (params.did === undefined || p.authority === params.did)
+        )
+      })
+      .sort()
+      .filter((uri) => params.cursor === undefined || uri > params.cursor)
+    const page = uris.slice(0, limit)
+    const out = { spaces: page.map((uri) => ({ uri })) }
+    if (page.length === limit) out.cursor = page[page.length - 1]
+    return out
+  })
 
   // ---- repo reads (the writer's PDS) ------------------------------------------------------
   def(S('getRecord'), 'GET', async ({ req, res, params }) => {
@@ -441,7 +585,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     let after = params.cursor
     if (after !== undefined && after.startsWith(prefix)) after = after.slice(prefix.length)
     let keys = [...r.records.keys()]
-    if (params.collection !== undefined) keys = keys.filter((k) => k.startsWith(`${params.collection}/`))
+    if (params.collection !== undefined)
+      keys = keys.filter((k) => k.startsWith(`${params.collection}/`))
     keys.sort()
     if (!reverse) keys.reverse()
     if (after !== undefined) keys = keys.filter((k) => (reverse ? k > after : k < after))
@@ -465,14 +610,15 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const excludeValues = boolParam(params.excludeValues)
     let after = null
     if (params.cursor !== undefined) {
-      const m = /^([^/]+)\/(\d+)$/.exec(params.cursor)
-      if (!m) throw P.bad('InvalidRequest', 'cursor must be <rev>/<idx>')
+      const m = /^([^/]*)\/(\d+)$/.exec(params.cursor)
+      if (!m) throw P.bad('MalformedCursor', 'Malformed cursor')
       after = { rev: m[1], idx: Number(m[2]) }
     } else if (params.since !== undefined) {
-      if (!P.isTid(params.since)) throw P.bad('InvalidRequest', 'since must be a TID')
       after = { rev: params.since, idx: Infinity }
     }
-    const ops = r.ops.filter((o) => !after || o.rev > after.rev || (o.rev === after.rev && o.idx > after.idx))
+    const ops = r.ops.filter(
+      (o) => !after || o.rev > after.rev || (o.rev === after.rev && o.idx > after.idx),
+    )
     const page = ops.slice(0, limit)
     const out = {
       ops: page.map((o) => {
@@ -485,20 +631,20 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     if (page.length === limit) {
       const last = page[page.length - 1]
       out.cursor = `${last.rev}/${last.idx}`
-    } else {
+    } else if (r.rev !== null) {
       out.commit = lexJson.lexToJson(await signedCommit(r))
     }
     return out
   })
 
   def(S('getLatestCommit'), 'GET', async ({ req, res, params }) => {
-    const r = await readableRepo(req, res, params)
+    const r = requireCommitted(await readableRepo(req, res, params))
     return { commit: lexJson.lexToJson(await signedCommit(r)) }
   })
 
   // CAR v1: roots [commit, index]; blocks commit, index, then the records in index order.
   def(S('getRepo'), 'GET', async ({ req, res, params }) => {
-    const r = await readableRepo(req, res, params)
+    const r = requireCommitted(await readableRepo(req, res, params))
     const commit = await kit.block(await signedCommit(r))
     const index = {}
     const cids = {}
@@ -507,7 +653,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const indexBlock = await kit.block(index)
     const blocks = [commit, indexBlock]
     if (!boolParam(params.excludeValues)) {
-      const keys = Object.keys(index).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+      const keys = Object.keys(index).sort(
+        (a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0),
+      )
       for (const k of keys) {
         const rec = r.records.get(k)
         blocks.push({ cid: parseCid(rec.cid), bytes: rec.bytes })
@@ -521,7 +669,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const r = await writeTarget(req, res, body)
     const w = await prepareWrite(
       { action: 'create', collection: body.collection, rkey: body.rkey, value: body.record },
-      { validate: body.validate },
+      { validate: body.validate, did: r.did },
     )
     const [result] = await commitWrites(r, [w])
     return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
@@ -530,10 +678,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(S('putRecord'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
     if (body.rkey === undefined) throw P.bad('InvalidRequest', 'rkey is required')
-    const exists = r.records.has(`${body.collection}/${body.rkey}`)
     const w = await prepareWrite(
-      { action: exists ? 'update' : 'create', collection: body.collection, rkey: body.rkey, value: body.record },
-      { validate: body.validate },
+      { action: 'put', collection: body.collection, rkey: body.rkey, value: body.record },
+      { validate: body.validate, did: r.did },
     )
     const [result] = await commitWrites(r, [w])
     return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
@@ -541,7 +688,10 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   def(S('deleteRecord'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
-    const w = await prepareWrite({ action: 'delete', collection: body.collection, rkey: body.rkey }, {})
+    const w = await prepareWrite(
+      { action: 'delete', collection: body.collection, rkey: body.rkey },
+      {},
+    )
     if (!r.records.has(`${w.collection}/${w.rkey}`)) return {} // no commit, no notification
     await commitWrites(r, [w])
     return {}
@@ -550,7 +700,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   def(S('applyWrites'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
     if (!Array.isArray(body.writes)) throw P.bad('InvalidRequest', 'writes must be an array')
-    if (body.writes.length > P.MAX_WRITES) throw P.bad('InvalidRequest', `Too many writes. Max: ${P.MAX_WRITES}`)
+    if (body.writes.length > P.MAX_WRITES)
+      throw P.bad('InvalidRequest', `Too many writes. Max: ${P.MAX_WRITES}`)
     const prepared = []
     for (const w of body.writes) {
       const t = w && w.$type
@@ -564,7 +715,10 @@ async function createSpaceHost({ pds, load, adminPassword }) {
               : null
       if (!action) throw P.bad('InvalidRequest', `unknown write $type: ${t}`)
       prepared.push(
-        await prepareWrite({ action, collection: w.collection, rkey: w.rkey, value: w.value }, { validate: body.validate }),
+        await prepareWrite(
+          { action, collection: w.collection, rkey: w.rkey, value: w.value },
+          { validate: body.validate, did: r.did },
+        ),
       )
     }
     if (prepared.length === 0) return { results: [] }
@@ -574,13 +728,27 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   // ---- test knobs (admin password; loopback only, like the whole server) ------------------
   const knobs = new Map()
   knobs.set('settings', async (b) => {
-    if (b.credentialTtl !== undefined) {
-      if (!Number.isInteger(b.credentialTtl) || b.credentialTtl < 1) throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
-      settings.credentialTtl = b.credentialTtl
+    const ttl = b.credentialTtl
+    if (b.space !== undefined) {
+      if (!P.parseSpaceUri(b.space)) throw P.bad('InvalidRequest', 'space must be a space URI')
+      if (ttl === null) settings.ttlBySpace.delete(b.space)
+      else if (ttl !== undefined) settings.ttlBySpace.set(b.space, positive(ttl))
+    } else if (ttl !== undefined) {
+      settings.credentialTtl = positive(ttl)
     }
-    return { ...settings }
+    return {
+      credentialTtl: settings.credentialTtl,
+      spaces: Object.fromEntries(settings.ttlBySpace),
+    }
   })
-  knobs.set('credentials', async () => ({ credentials: issued.map((c) => ({ ...c, revoked: revoked.has(c.jti) })) }))
+  function positive(n) {
+    if (!Number.isInteger(n) || n < 1)
+      throw P.bad('InvalidRequest', 'credentialTtl must be a positive integer')
+    return n
+  }
+  knobs.set('credentials', async () => ({
+    credentials: issued.map((c) => ({ ...c, revoked: revoked.has(c.jti) })),
+  }))
   knobs.set('revoke', async (b) => {
     const hit = issued.filter(
       (c) =>
@@ -601,7 +769,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     const r = knobRepo(b)
     const rec = r.records.get(`${b.collection}/${b.rkey}`)
     if (!rec) throw P.bad('RecordNotFound', 'record not found')
-    const value = b.value !== undefined ? lexJson.jsonToLex(b.value) : { ...rec.value, tampered: true }
+    const value =
+      b.value !== undefined ? lexJson.jsonToLex(b.value) : { ...rec.value, tampered: true }
     rec.value = value
     rec.bytes = cbor.encode(value)
     return { cid: rec.cid }
@@ -619,17 +788,67 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return { dropped: before - r.ops.length, through }
   })
   knobs.set('rawWrite', async (b) => {
-    if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo)) throw P.bad('InvalidRequest', 'space and repo are required')
-    if (!Array.isArray(b.writes) || b.writes.length === 0) throw P.bad('InvalidRequest', 'writes must be a non-empty array')
+    if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo))
+      throw P.bad('InvalidRequest', 'space and repo are required')
+    if (!Array.isArray(b.writes) || b.writes.length === 0)
+      throw P.bad('InvalidRequest', 'writes must be a non-empty array')
     const r = ensureRepo(b.space, b.repo)
     const prepared = []
     for (const w of b.writes) {
-      if (typeof w.collection !== 'string' || typeof w.rkey !== 'string') throw P.bad('InvalidRequest', 'collection and rkey are strings')
-      const action = w.delete ? 'delete' : r.records.has(`${w.collection}/${w.rkey}`) ? 'update' : 'create'
-      prepared.push(action === 'delete' ? { action, collection: w.collection, rkey: w.rkey } : await finishWrite({ action, collection: w.collection, rkey: w.rkey, value: w.value, cid: w.cid }))
+      if (typeof w.collection !== 'string' || typeof w.rkey !== 'string')
+        throw P.bad('InvalidRequest', 'collection and rkey are strings')
+      if (w.delete) {
+        prepared.push({ action: 'delete', collection: w.collection, rkey: w.rkey })
+      } else if (typeof w.raw === 'string') {
+        // Served byte for byte as the record's JSON value (invalid UTF-8, huge integers,
+        // anything); the CAR carries the same bytes as the record's block.
+        const bytes = Buffer.from(w.raw, 'base64')
+        const cid = w.cid || (await cidForCbor(bytes)).toString()
+        const mark = `__space_raw_${crypto.randomBytes(12).toString('hex')}__`
+        rawValues.set(mark, bytes)
+        prepared.push({
+          action: 'put',
+          collection: w.collection,
+          rkey: w.rkey,
+          value: mark,
+          bytes,
+          cid,
+        })
+      } else {
+        prepared.push(
+          await finishWrite({
+            action: 'put',
+            collection: w.collection,
+            rkey: w.rkey,
+            value: w.value,
+            cid: w.cid,
+          }),
+        )
+      }
     }
     const results = await commitWrites(r, prepared)
     return { rev: r.rev, results }
+  })
+
+  // Declares (endpoint: a URL) or withdraws (endpoint: null) the #atproto_space_host service
+  // in an account's DID document, through the test PLC with the PDS's rotation key.
+  knobs.set('spaceHostService', async (b) => {
+    if (!(await isLocal(b.did))) throw P.bad('InvalidRequest', 'did must be an account here')
+    if (
+      b.endpoint !== null &&
+      !(typeof b.endpoint === 'string' && /^https?:\/\//.test(b.endpoint))
+    ) {
+      throw P.bad('InvalidRequest', 'endpoint must be an http(s) URL or null')
+    }
+    const id = P.SPACE_HOST_FRAGMENT.slice(1)
+    await ctx.plcClient.updateData(b.did, ctx.plcRotationKey, (last) => {
+      const services = { ...last.services }
+      if (b.endpoint === null) delete services[id]
+      else services[id] = { type: P.SPACE_HOST_SERVICE_TYPE, endpoint: b.endpoint }
+      return { ...last, services }
+    })
+    await ctx.idResolver.did.resolve(b.did, true)
+    return { did: b.did, endpoint: b.endpoint }
   })
 
   function knobAuth(req) {
@@ -642,18 +861,33 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   }
 
   // ---- HTTP -------------------------------------------------------------------------------
-  function readBody(req) {
+  // The JSON body, at most `limit` bytes after decoding (gzip, deflate, br), as the PDS counts.
+  function readBody(req, limit = P.MAX_BODY) {
     return new Promise((resolve, reject) => {
+      const encoding = (req.headers['content-encoding'] || 'identity').trim().toLowerCase()
+      const decoders = {
+        gzip: zlib.createGunzip,
+        deflate: zlib.createInflate,
+        br: zlib.createBrotliDecompress,
+      }
+      let stream = req
+      if (encoding !== 'identity') {
+        if (!decoders[encoding])
+          return reject(P.bad('InvalidRequest', `unsupported content-encoding: ${encoding}`))
+        stream = req.pipe(decoders[encoding]())
+      }
       const chunks = []
       let size = 0
       let over = false
-      req.on('data', (c) => {
+      stream.on('data', (c) => {
         size += c.length
-        if (size > P.MAX_BODY) over = true
-        else chunks.push(c)
+        if (size > limit) over = true
+        else if (!over) chunks.push(c)
       })
-      req.on('end', () => {
-        if (over) return reject(new P.HostError(413, 'PayloadTooLargeError', 'request entity too large'))
+      stream.on('end', () => {
+        if (over) {
+          return reject(new P.HostError(413, 'PayloadTooLargeError', 'request entity too large'))
+        }
         const text = Buffer.concat(chunks).toString('utf8')
         if (!text) return resolve({})
         try {
@@ -664,23 +898,65 @@ async function createSpaceHost({ pds, load, adminPassword }) {
           reject(P.bad('InvalidRequest', 'body must be a JSON object'))
         }
       })
-      req.on('error', reject)
+      stream.on('error', () => reject(P.bad('InvalidRequest', 'unreadable request body')))
     })
+  }
+
+  // JSON out, with raw record values (rawWrite) spliced in byte for byte.
+  const KNOB_MAX_BODY = 64 * 1024 * 1024
+  function sendJson(res, out) {
+    let body = Buffer.from(JSON.stringify(out))
+    if (rawValues.size && body.includes('"__space_raw_')) {
+      const parts = []
+      const text = body.toString('latin1')
+      const re = /"(__space_raw_[0-9a-f]{24}__)"/g
+      let last = 0
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        const raw = rawValues.get(m[1])
+        if (!raw) continue
+        parts.push(body.subarray(last, m.index), raw)
+        last = m.index + m[0].length
+      }
+      parts.push(body.subarray(last))
+      body = Buffer.concat(parts)
+    }
+    res.status(200).type('application/json').send(body)
   }
 
   function sendError(res, err) {
     const he = toHostError(err)
     if (!he) {
       process.stderr.write(`space host: ${err && err.stack ? err.stack : err}\n`)
-      return res.status(500).json({ error: 'InternalServerError', message: 'Internal Server Error' })
+      return res
+        .status(500)
+        .json({ error: 'InternalServerError', message: 'Internal Server Error' })
     }
+    res.spaceError = he.error
     res.status(he.status).json({ error: he.error, message: he.message })
+  }
+
+  // One JSON line per space request in the server's log (no headers, no bodies).
+  function logRequest(req, res) {
+    const t0 = process.hrtime.bigint()
+    res.on('finish', () => {
+      const line = {
+        name: 'space-host',
+        time: Date.now(),
+        method: req.method,
+        nsid: req.params.nsid || req.params.knob,
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - t0) / 1000n) / 1000,
+      }
+      if (res.statusCode >= 400 && res.spaceError) line.error = res.spaceError
+      process.stderr.write(JSON.stringify(line) + '\n')
+    })
   }
 
   const router = express.Router()
   router.all('/xrpc/:nsid', async (req, res, next) => {
     const m = methods.get(req.params.nsid)
     if (!m) return next()
+    logRequest(req, res)
     try {
       if (req.method !== m.verb) throw P.bad('InvalidRequest', 'Incorrect HTTP method')
       const body = m.verb === 'POST' ? await readBody(req) : {}
@@ -690,7 +966,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       if (out && out.car) {
         res.status(200).type('application/vnd.ipld.car').send(out.car)
       } else {
-        res.status(200).json(out)
+        sendJson(res, out)
       }
     } catch (err) {
       sendError(res, err)
@@ -699,10 +975,11 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   router.all('/_test/space/:knob', async (req, res, next) => {
     const k = knobs.get(req.params.knob)
     if (!k) return next()
+    logRequest(req, res)
     try {
       knobAuth(req)
       if (req.method !== 'POST') throw P.bad('InvalidRequest', 'knobs are POST')
-      res.status(200).json(await k(await readBody(req)))
+      sendJson(res, await k(await readBody(req, KNOB_MAX_BODY)))
     } catch (err) {
       sendError(res, err)
     }

@@ -13,6 +13,8 @@ const DELEGATION_TTL = 60 // seconds
 const CREDENTIAL_TTL = 600 // seconds (the October alpha; 7200 before)
 const CLOCK_SKEW = 5 // seconds of grace on exp
 const SPACE_HOST_FRAGMENT = '#atproto_space_host'
+// No source names the service's type (clients match the id); this is the test host's choice.
+const SPACE_HOST_SERVICE_TYPE = 'AtprotoSpaceHost'
 
 const SIG_LABEL = 'atproto-space'
 const SIG_ALG = 'ecdsa-p256-sha256'
@@ -51,7 +53,8 @@ const unauthorized = (error, message) => new HostError(401, error, message)
 // --- syntax --------------------------------------------------------------------------------
 
 const DID_RE = /^did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]$/
-const NSID_RE = /^[a-zA-Z]([a-zA-Z0-9-]{0,62})?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62})?)+(\.[a-zA-Z]([a-zA-Z0-9]{0,62})?)$/
+const NSID_RE =
+  /^[a-zA-Z]([a-zA-Z0-9-]{0,62})?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62})?)+(\.[a-zA-Z]([a-zA-Z0-9]{0,62})?)$/
 const RKEY_RE = /^[A-Za-z0-9._:~-]{1,512}$/
 const TID_RE = /^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/
 
@@ -113,7 +116,8 @@ function decodeJwt(token) {
     const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'))
     const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'))
     const sig = new Uint8Array(Buffer.from(parts[2], 'base64url'))
-    if (!header || typeof header !== 'object' || !payload || typeof payload !== 'object') return null
+    if (!header || typeof header !== 'object' || !payload || typeof payload !== 'object')
+      return null
     return { header, payload, sig, signingInput: Buffer.from(`${parts[0]}.${parts[1]}`) }
   } catch {
     return null
@@ -124,7 +128,14 @@ function delegationClaims(iss, space, authority) {
   const iat = now()
   return {
     header: { typ: DELEGATION_TYP, kid: '#atproto' },
-    payload: { iss, sub: space, aud: spaceHostAudience(authority), iat, exp: iat + DELEGATION_TTL, jti: randomJti() },
+    payload: {
+      iss,
+      sub: space,
+      aud: spaceHostAudience(authority),
+      iat,
+      exp: iat + DELEGATION_TTL,
+      jti: randomJti(),
+    },
   }
 }
 
@@ -132,11 +143,61 @@ function credentialClaims(authority, space, keyId, ttl) {
   const iat = now()
   return {
     header: { typ: CREDENTIAL_TYP, kid: '#atproto' },
-    payload: { iss: authority, sub: space, cnf: { kid: keyId }, iat, exp: iat + ttl, jti: randomJti() },
+    payload: {
+      iss: authority,
+      sub: space,
+      cnf: { kid: keyId },
+      iat,
+      exp: iat + ttl,
+      jti: randomJti(),
+    },
   }
 }
 
 const jwtAlgFor = (keypair) => keypair.jwtAlg // ES256K for the PDS's account keys
+
+// What each token type must carry (the reference's SPACE_TOKEN_TYPES).
+const TOKEN_SPECS = {
+  delegation: { typ: DELEGATION_TYP, requireAud: true, requireCnf: false, singleUse: true },
+  credential: { typ: CREDENTIAL_TYP, requireAud: false, requireCnf: true, singleUse: false },
+}
+const TOKEN_KIDS = ['#atproto', '#atproto_space'] // the DID-document key a token may name
+
+// Structural checks of a space token, in the reference's order; throws 401 with its codes.
+function parseSpaceToken(type, token) {
+  const spec = TOKEN_SPECS[type]
+  const jwt = decodeJwt(token)
+  if (!jwt) throw unauthorized('BadJwt', 'malformed token')
+  const { header, payload } = jwt
+  if (header.typ !== spec.typ)
+    throw unauthorized('BadJwtType', `wrong token type: expected "${spec.typ}"`)
+  if (typeof header.alg !== 'string' || !header.alg)
+    throw unauthorized('BadJwt', 'missing token "alg"')
+  if (!payload.iss) throw unauthorized('BadJwtIss', 'missing token "iss"')
+  if (!payload.sub) throw unauthorized('BadJwtSub', 'missing token "sub"')
+  if (typeof payload.exp !== 'number') throw unauthorized('BadJwt', 'missing token "exp"')
+  if (spec.requireAud && !payload.aud) throw unauthorized('BadJwtAudience', 'missing token "aud"')
+  if (spec.requireCnf && !(payload.cnf && isDid(payload.cnf.kid)))
+    throw unauthorized('BadJwtCnf', 'missing token "cnf.kid"')
+  if (spec.singleUse && (typeof payload.jti !== 'string' || !payload.jti)) {
+    throw unauthorized('BadJwt', `a ${type} token requires a "jti"`)
+  }
+  if (now() - CLOCK_SKEW >= payload.exp) throw unauthorized('JwtExpired', 'token expired')
+  if (!TOKEN_KIDS.includes(header.kid))
+    throw unauthorized('BadJwt', `unsupported space token "kid": ${header.kid}`)
+  return jwt
+}
+
+// The Authorization header: exactly "<scheme> <token>", scheme case-insensitive.
+const AUTH_SCHEMES = ['Basic', 'Bearer', 'DPoP', AUTH_SCHEME_CREDENTIAL]
+function parseAuthorization(value) {
+  if (!value) return null
+  const parts = value.split(' ')
+  if (parts.length !== 2) throw bad('InvalidToken', 'Malformed authorization header')
+  const scheme = AUTH_SCHEMES.find((s) => s.toUpperCase() === parts[0].toUpperCase())
+  if (!scheme) throw bad('InvalidToken', `Unsupported authorization type: ${parts[0]}`)
+  return { scheme, token: parts[1] }
+}
 
 // --- RFC 8941 structured fields (the subset the signature headers use) ----------------------
 
@@ -329,7 +390,14 @@ async function verifySpaceSignature(req, keyId, cryptoMod) {
   } catch {
     throw fail('malformed signature headers')
   }
-  if (!input || !input.inner || !signature || signature.inner || signature.type !== 'bytes' || signature.params.size) {
+  if (
+    !input ||
+    !input.inner ||
+    !signature ||
+    signature.inner ||
+    signature.type !== 'bytes' ||
+    signature.params.size
+  ) {
     throw fail('missing or malformed atproto-space signature')
   }
   const want = keyId === undefined ? ['authorization'] : ['authorization', AUDIENCE_HEADER]
@@ -341,7 +409,8 @@ async function verifySpaceSignature(req, keyId, cryptoMod) {
     throw fail(`signature must cover exactly ${want.map((w) => `"${w}"`).join(' ')}, in order`)
   }
   const alg = input.params.get('alg')
-  if (alg && !(alg.type === 'string' && alg.value === SIG_ALG)) throw fail(`signature algorithm must be ${SIG_ALG}`)
+  if (alg && !(alg.type === 'string' && alg.value === SIG_ALG))
+    throw fail(`signature algorithm must be ${SIG_ALG}`)
   const kid = input.params.get('keyid')
   if (kid && kid.type !== 'string') throw fail('keyid must be a string')
   const signingKey = keyId ?? (kid && kid.value)
@@ -351,7 +420,8 @@ async function verifySpaceSignature(req, keyId, cryptoMod) {
   } catch {
     throw fail('signature key must be a P-256 did:key')
   }
-  if (keyId !== undefined && kid && kid.value !== keyId) throw fail('signature keyid does not match the credential key')
+  if (keyId !== undefined && kid && kid.value !== keyId)
+    throw fail('signature keyid does not match the credential key')
   const authorization = singleHeader(req, 'authorization')
   if (!authorization) throw fail('request requires exactly one "authorization" field')
   let audience
@@ -398,6 +468,7 @@ module.exports = {
   CREDENTIAL_TTL,
   CLOCK_SKEW,
   SPACE_HOST_FRAGMENT,
+  SPACE_HOST_SERVICE_TYPE,
   SIG_LABEL,
   SIG_ALG,
   AUTH_SCHEME_CREDENTIAL,
@@ -427,6 +498,8 @@ module.exports = {
   delegationClaims,
   credentialClaims,
   jwtAlgFor,
+  parseSpaceToken,
+  parseAuthorization,
   parseDictionary,
   serializeInnerList,
   signatureBase,

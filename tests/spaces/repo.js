@@ -30,12 +30,18 @@ function makeRepoKit({ blake3, cbor }) {
     for (let i = 0; i < LANES; i++) b.writeUInt16LE(state[i], 2 * i)
     return b
   }
-  const digest = (state) => new Uint8Array(crypto.createHash('sha256').update(stateBytes(state)).digest())
+  const digest = (state) =>
+    new Uint8Array(crypto.createHash('sha256').update(stateBytes(state)).digest())
 
   // --- signed commit -------------------------------------------------------------------------
   function commitCtx(space, author, rev, ikm) {
     const parts = [Buffer.from(P.COMMIT_CTX_PREFIX)]
-    for (const field of [Buffer.from(space), Buffer.from(author), Buffer.from(rev), Buffer.from(ikm)]) {
+    for (const field of [
+      Buffer.from(space),
+      Buffer.from(author),
+      Buffer.from(rev),
+      Buffer.from(ikm),
+    ]) {
       const len = Buffer.alloc(2)
       len.writeUInt16BE(field.length)
       parts.push(len, field)
@@ -44,9 +50,17 @@ function makeRepoKit({ blake3, cbor }) {
   }
   // HKDF-Expand only (PRK = ikm), 32 bytes: T(1) = HMAC(PRK, info || 0x01).
   const hkdfExpand32 = (prk, info) =>
-    crypto.createHmac('sha256', prk).update(Buffer.concat([info, Buffer.from([1])])).digest()
+    crypto
+      .createHmac('sha256', prk)
+      .update(Buffer.concat([info, Buffer.from([1])]))
+      .digest()
   const commitMac = (ikm, ctx, hash) =>
-    new Uint8Array(crypto.createHmac('sha256', hkdfExpand32(Buffer.from(ikm), ctx)).update(hash).digest())
+    new Uint8Array(
+      crypto
+        .createHmac('sha256', hkdfExpand32(Buffer.from(ikm), ctx))
+        .update(hash)
+        .digest(),
+    )
 
   // keypair: the author's #atproto key (the PDS's actor store). Fresh ikm every call.
   async function signCommit(keypair, space, author, rev, hash) {
@@ -71,7 +85,11 @@ function makeRepoKit({ blake3, cbor }) {
     const header = cbor.encode({ version: 1, roots })
     const parts = [varint(header.length), Buffer.from(header)]
     for (const b of blocks) {
-      parts.push(varint(b.cid.bytes.length + b.bytes.length), Buffer.from(b.cid.bytes), Buffer.from(b.bytes))
+      parts.push(
+        varint(b.cid.bytes.length + b.bytes.length),
+        Buffer.from(b.cid.bytes),
+        Buffer.from(b.bytes),
+      )
     }
     return Buffer.concat(parts)
   }

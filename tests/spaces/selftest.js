@@ -33,7 +33,8 @@ function ok(what) {
 
 async function call(verb, nsid, { params, body, headers = {}, token } = {}) {
   const url = new URL(`${base}/xrpc/${nsid}`)
-  for (const [k, v] of Object.entries(params || {})) if (v !== undefined) url.searchParams.set(k, String(v))
+  for (const [k, v] of Object.entries(params || {}))
+    if (v !== undefined) url.searchParams.set(k, String(v))
   const h = { ...headers }
   if (token) h.authorization = `Bearer ${token}`
   let payload
@@ -41,10 +42,16 @@ async function call(verb, nsid, { params, body, headers = {}, token } = {}) {
     h['content-type'] = 'application/json'
     payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body)
   }
-  const res = await fetch(url, { method: verb, headers: h, body: payload, signal: AbortSignal.timeout(20_000) })
+  const res = await fetch(url, {
+    method: verb,
+    headers: h,
+    body: payload,
+    signal: AbortSignal.timeout(20_000),
+  })
   const buf = Buffer.from(await res.arrayBuffer())
   let json = null
-  if ((res.headers.get('content-type') || '').includes('json')) json = JSON.parse(buf.toString('utf8'))
+  if ((res.headers.get('content-type') || '').includes('json'))
+    json = JSON.parse(buf.toString('utf8'))
   return { status: res.status, json, buf, type: res.headers.get('content-type') || '' }
 }
 const get = (nsid, o) => call('GET', nsid, o)
@@ -55,7 +62,11 @@ function expectOk(r, what) {
   return r.json
 }
 function expectErr(r, status, error, what) {
-  assert.equal(r.status, status, `${what}: wanted ${status} ${error}, got ${r.status} ${JSON.stringify(r.json)}`)
+  assert.equal(
+    r.status,
+    status,
+    `${what}: wanted ${status} ${error}, got ${r.status} ${JSON.stringify(r.json)}`,
+  )
   assert.equal(r.json && r.json.error, error, `${what}: ${JSON.stringify(r.json)}`)
   ok(`${what} -> ${status} ${error}`)
 }
@@ -78,7 +89,9 @@ async function account(name) {
   const handle = `${name}-${crypto.randomBytes(4).toString('hex')}.test`
   const password = crypto.randomBytes(18).toString('base64url')
   const out = expectOk(
-    await post('com.atproto.server.createAccount', { body: { handle, email: `${handle}@example.test`, password } }),
+    await post('com.atproto.server.createAccount', {
+      body: { handle, email: `${handle}@example.test`, password },
+    }),
     'createAccount',
   )
   return { handle, did: out.did, password, token: out.accessJwt }
@@ -91,46 +104,35 @@ async function main() {
   const lexJson = await load('@atproto/lex-json')
   const { blake3 } = await load('@noble/hashes/blake3')
   const kit = makeRepoKit({ blake3, cbor })
+  const key = await cryptoMod.P256Keypair.create() // the client's key, one per run
 
-  // ---- LtHash and commit against the reference-generated vectors (cocoon testdata) -------
-  assert.equal(
-    Buffer.from(kit.digest(kit.emptyState())).toString('hex'),
-    'e5a00aa9991ac8a5ee3109844d84a55583bd20572ad3ffcd42792f3c36b183ad',
+  // ---- LtHash and commit against the reference-generated vectors -------------------------
+  const vectors = JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../../testdata/space-host/vectors.json'), 'utf8'),
   )
-  ok('LtHash of the empty set = e5a00aa9...36b183ad')
-  const two = kit.emptyState()
-  kit.addElement(two, 'one')
-  kit.addElement(two, 'two')
-  assert.equal(
-    Buffer.from(kit.digest(two)).toString('hex'),
-    'ae05cb6d224379d9710c290c8529945c5b0e0fde9ead30b9699057ce701c63e7',
-  )
-  kit.removeElement(two, 'two')
-  kit.removeElement(two, 'one')
-  assert.equal(Buffer.from(kit.digest(two)).toString('hex').slice(0, 8), 'e5a00aa9')
-  ok('LtHash {one, two} matches the vector, and removal undoes addition')
-  {
-    const ikm = Buffer.from('1de7cac3e1be47f7d39c4ad3e243174fe924268ea6cd202b67f47b6970d4c993', 'hex')
-    const ctxb = kit.commitCtx('at://did:example:space/space/app.bsky.group/test', 'did:example:alice', '3kbcq3p7ad400', ikm)
-    assert.equal(
-      ctxb.toString('hex'),
-      '617470726f746f2d73706163652d7631003061743a2f2f6469643a6578616d706c653a73706163652f73706163652f6170702e62736b792e67726f75702f7465737400116469643a6578616d706c653a616c696365000d336b626371337037616434303000201de7cac3e1be47f7d39c4ad3e243174fe924268ea6cd202b67f47b6970d4c993',
-    )
-    const hash = Buffer.from('133dd2e66ca12b0f7d7eec6ff351a9418b460bd388875ef7f9a03fd1ebe5faae', 'hex')
-    assert.equal(
-      Buffer.from(kit.commitMac(ikm, ctxb, hash)).toString('hex'),
-      '43f208ec63a4f9451bad19ea2fcaabc12ba888c2e4a9d4332563c9cd1588024c',
-    )
-    const sig = Buffer.from(
-      '335d182bf541a8a23bfab5289b7e61fe37dce60153b21017b1e2702f0b6c1ad049efdb3d1dd427ea28f3e4551feeb9af413feea023a500118083564aa3c5bc8b',
-      'hex',
-    )
-    assert.ok(await cryptoMod.verifySignature('did:key:zQ3shecxUjwMave35yHKj7f5Wya4bJ5mWmrtfx5cMmge8YpGV', ctxb, sig))
-    ok('commit ctx, MAC and signature match the vector')
+  const hex = (b) => Buffer.from(b).toString('hex')
+  for (const v of vectors.lthash) {
+    const st = kit.emptyState()
+    for (const [op, el] of v.ops) (op === '+' ? kit.addElement : kit.removeElement)(st, el)
+    assert.equal(hex(kit.digest(st)), v.digest)
+    for (const [, el] of v.ops) kit.removeElement(st, el)
+    assert.equal(hex(kit.digest(st)), vectors.lthash[0].digest)
   }
+  ok(
+    'LtHash: the empty set (e5a00aa9...36b183ad) and {one, two} match the vectors; removal undoes addition',
+  )
+  for (const v of vectors.commits) {
+    const ikm = Buffer.from(v.ikm, 'hex')
+    const ctxb = kit.commitCtx(v.ctx.space, v.ctx.author, v.ctx.rev, ikm)
+    assert.equal(hex(ctxb), v.ctxBytes)
+    assert.equal(hex(kit.commitMac(ikm, ctxb, Buffer.from(v.hash, 'hex'))), v.mac)
+    assert.ok(await cryptoMod.verifySignature(v.didKey, ctxb, Buffer.from(v.sig, 'hex')))
+  }
+  ok('commit ctx, MAC and signature match the vectors')
 
   // ---- accounts, a space, members -------------------------------------------------------
-  const [auth, m1, m2, outsider] = [await account('sa'), await account('sb'), await account('sc'), await account('sd')]
+  const [auth, m1, m2, outsider] = await Promise.all(['sa', 'sb', 'sc', 'sd'].map(account))
+
   const spaceType = 'garden.engram.space'
   const skey = `selftest${crypto.randomBytes(3).toString('hex')}`
   const created = expectOk(
@@ -148,7 +150,10 @@ async function main() {
   const space = created.uri
   assert.equal(space, `at://${auth.did}/space/${spaceType}/${skey}`)
   expectErr(
-    await post('com.atproto.simplespace.createSpace', { token: auth.token, body: { spaceType, skey } }),
+    await post('com.atproto.simplespace.createSpace', {
+      token: auth.token,
+      body: { spaceType, skey },
+    }),
     400,
     'SpaceAlreadyExists',
     'createSpace twice',
@@ -163,34 +168,71 @@ async function main() {
   )
   assert.equal(august.uri, `at://${auth.did}/space/${spaceType}/${skey}aug`)
   ok('createSpace: October form, August form, SpaceAlreadyExists')
-  expectOk(await post('com.atproto.simplespace.putMember', { token: auth.token, body: { space, did: m1.did, read: true, write: true } }), 'putMember')
-  expectOk(await post('com.atproto.simplespace.putMember', { token: auth.token, body: { space, did: m2.did, read: true, write: true } }), 'putMember')
+  expectOk(
+    await post('com.atproto.simplespace.putMember', {
+      token: auth.token,
+      body: { space, did: m1.did, read: true, write: true },
+    }),
+    'putMember',
+  )
+  expectOk(
+    await post('com.atproto.simplespace.putMember', {
+      token: auth.token,
+      body: { space, did: m2.did, read: true, write: true },
+    }),
+    'putMember',
+  )
   expectErr(
-    await post('com.atproto.simplespace.putMember', { token: m1.token, body: { space, did: outsider.did, read: true, write: true } }),
+    await post('com.atproto.simplespace.putMember', {
+      token: m1.token,
+      body: { space, did: outsider.did, read: true, write: true },
+    }),
     400,
     'NotSpaceOwner',
     'putMember by a member',
   )
-  const members = expectOk(await get('com.atproto.simplespace.listMembers', { token: auth.token, params: { space } }), 'listMembers')
-  assert.deepEqual(
-    members.members.map((m) => m.did).sort(),
-    [m1.did, m2.did].sort(),
+  const members = expectOk(
+    await get('com.atproto.simplespace.listMembers', { token: auth.token, params: { space } }),
+    'listMembers',
   )
+  assert.deepEqual(members.members.map((m) => m.did).sort(), [m1.did, m2.did].sort())
   assert.ok(members.members.every((m) => m.read === true && m.write === true))
   ok('putMember / listMembers {did, read, write}')
+  // A 1 s credential (knob settings), checked for expiry at the end, past the 5 s skew.
+  await knob('settings', { space, credentialTtl: 1 })
+  const short = expectOk(await exchange(await delegation(auth)), 'getSpaceCredential').credential
+  await knob('settings', { space, credentialTtl: null })
+  const sc = P.decodeJwt(short).payload
+  assert.equal(sc.exp - sc.iat, 1)
+  expectOk(
+    await get('com.atproto.space.listRepos', {
+      headers: await cred(short, auth.did),
+      params: { space },
+    }),
+    'listRepos with a fresh 1 s credential',
+  )
+  ok('knob settings: a credential with a 1 s life')
 
   // ---- writes ---------------------------------------------------------------------------
   const coll = 'garden.engram.skill'
   const w1 = expectOk(
     await post('com.atproto.space.createRecord', {
       token: m1.token,
-      body: { space, repo: m1.did, collection: coll, rkey: 'alpha', record: { name: 'alpha', n: 1 } },
+      body: {
+        space,
+        repo: m1.did,
+        collection: coll,
+        rkey: 'alpha',
+        record: { name: 'alpha', n: 1 },
+      },
     }),
     'createRecord',
   )
   assert.equal(w1.uri, `${space}/${m1.did}/${coll}/alpha`)
   assert.equal(w1.validationStatus, 'unknown')
-  const expectCid = (await cbor.cidForLex(lexJson.jsonToLex({ name: 'alpha', n: 1, $type: coll }))).toString()
+  const expectCid = (
+    await cbor.cidForLex(lexJson.jsonToLex({ name: 'alpha', n: 1, $type: coll }))
+  ).toString()
   assert.equal(w1.cid, expectCid)
   ok('createRecord: $type added, CID is the DAG-CBOR CID of the record')
   expectErr(
@@ -214,11 +256,42 @@ async function main() {
   expectErr(
     await post('com.atproto.space.putRecord', {
       token: m1.token,
-      body: { space, repo: m1.did, collection: coll, rkey: 'beta', record: { $type: 'other.type', name: 'b' } },
+      body: {
+        space,
+        repo: m1.did,
+        collection: coll,
+        rkey: 'beta',
+        record: { $type: 'other.type', name: 'b' },
+      },
     }),
     400,
-    'InvalidRecord',
+    'InvalidRequest',
     'putRecord with a different $type',
+  )
+  expectErr(
+    await post('com.atproto.space.putRecord', {
+      token: m1.token,
+      body: {
+        space,
+        repo: m1.did,
+        collection: coll,
+        rkey: 'beta',
+        validate: true,
+        record: { name: 'b' },
+      },
+    }),
+    400,
+    'InvalidRequest',
+    'putRecord of an unknown lexicon with validate: true',
+  )
+  expectErr(
+    await post('com.atproto.space.putRecord', {
+      token: m1.token,
+      body: { space, repo: m1.did, collection: coll, rkey: 'beta', record: { f: 1.5 } },
+    }),
+    400,
+    'InvalidRequest',
+    'putRecord of a float',
   )
   expectOk(
     await post('com.atproto.space.putRecord', {
@@ -228,7 +301,13 @@ async function main() {
     'putRecord',
   )
   // applyWrites atomicity: an update of a missing key fails the whole batch.
-  const before = expectOk(await get('com.atproto.space.listRecords', { token: m1.token, params: { space, repo: m1.did } }), 'listRecords')
+  const before = expectOk(
+    await get('com.atproto.space.listRecords', {
+      token: m1.token,
+      params: { space, repo: m1.did },
+    }),
+    'listRecords',
+  )
   expectErr(
     await post('com.atproto.space.applyWrites', {
       token: m1.token,
@@ -236,8 +315,18 @@ async function main() {
         space,
         repo: m1.did,
         writes: [
-          { $type: 'com.atproto.space.applyWrites#create', collection: coll, rkey: 'gamma', value: { name: 'gamma' } },
-          { $type: 'com.atproto.space.applyWrites#update', collection: coll, rkey: 'missing', value: { name: 'm' } },
+          {
+            $type: 'com.atproto.space.applyWrites#create',
+            collection: coll,
+            rkey: 'gamma',
+            value: { name: 'gamma' },
+          },
+          {
+            $type: 'com.atproto.space.applyWrites#update',
+            collection: coll,
+            rkey: 'missing',
+            value: { name: 'm' },
+          },
         ],
       },
     }),
@@ -252,8 +341,18 @@ async function main() {
         space,
         repo: m1.did,
         writes: [
-          { $type: 'com.atproto.space.applyWrites#create', collection: coll, rkey: 'gamma', value: { name: 'gamma' } },
-          { $type: 'com.atproto.space.applyWrites#create', collection: coll, rkey: 'alpha', value: { name: 'a2' } },
+          {
+            $type: 'com.atproto.space.applyWrites#create',
+            collection: coll,
+            rkey: 'gamma',
+            value: { name: 'gamma' },
+          },
+          {
+            $type: 'com.atproto.space.applyWrites#create',
+            collection: coll,
+            rkey: 'alpha',
+            value: { name: 'a2' },
+          },
         ],
       },
     }),
@@ -267,14 +366,22 @@ async function main() {
       body: {
         space,
         repo: m1.did,
-        writes: [{ $type: 'com.atproto.space.applyWrites#delete', collection: coll, rkey: 'missing' }],
+        writes: [
+          { $type: 'com.atproto.space.applyWrites#delete', collection: coll, rkey: 'missing' },
+        ],
       },
     }),
     400,
     'RecordNotFound',
     'applyWrites with a delete of a missing key',
   )
-  const after = expectOk(await get('com.atproto.space.listRecords', { token: m1.token, params: { space, repo: m1.did } }), 'listRecords')
+  const after = expectOk(
+    await get('com.atproto.space.listRecords', {
+      token: m1.token,
+      params: { space, repo: m1.did },
+    }),
+    'listRecords',
+  )
   assert.deepEqual(after, before)
   ok('applyWrites: a failed batch changes nothing')
   const tooMany = Array.from({ length: 201 }, (_, i) => ({
@@ -284,27 +391,86 @@ async function main() {
     value: { i },
   }))
   expectErr(
-    await post('com.atproto.space.applyWrites', { token: m1.token, body: { space, repo: m1.did, writes: tooMany } }),
+    await post('com.atproto.space.applyWrites', {
+      token: m1.token,
+      body: { space, repo: m1.did, writes: tooMany },
+    }),
     400,
     'InvalidRequest',
     'applyWrites with 201 writes',
   )
-  const big = { space, repo: m1.did, collection: coll, rkey: 'big', record: { text: 'x'.repeat(1_000_001) } }
-  expectErr(await post('com.atproto.space.putRecord', { token: m1.token, body: big }), 413, 'PayloadTooLargeError', 'a body over 1,000,000 bytes')
+  const big = {
+    space,
+    repo: m1.did,
+    collection: coll,
+    rkey: 'big',
+    record: { text: 'x'.repeat(1_000_001) },
+  }
+  expectErr(
+    await post('com.atproto.space.putRecord', { token: m1.token, body: big }),
+    413,
+    'PayloadTooLargeError',
+    'a body over 1,000,000 bytes',
+  )
+  {
+    // The limit counts decoded bytes: a gzipped body under 1 MB on the wire but over it
+    // decoded is refused, one under it decoded is taken.
+    const zlib = require('node:zlib')
+    const gz = (o) => zlib.gzipSync(Buffer.from(JSON.stringify(o)))
+    const send = (o) =>
+      call('POST', 'com.atproto.space.putRecord', {
+        token: m1.token,
+        headers: { 'content-encoding': 'gzip' },
+        body: gz(o),
+      })
+    expectErr(
+      await send(big),
+      413,
+      'PayloadTooLargeError',
+      'a gzipped body over 1,000,000 bytes decoded',
+    )
+    const fits = { ...big, rkey: 'zipped', record: { text: 'x'.repeat(900_000) } }
+    expectOk(await send(fits), 'a gzipped body under the limit')
+    expectOk(
+      await post('com.atproto.space.deleteRecord', {
+        token: m1.token,
+        body: { space, repo: m1.did, collection: coll, rkey: 'zipped' },
+      }),
+      'deleteRecord',
+    )
+    ok('gzip bodies: the limit counts decoded bytes')
+  }
   const batch = Array.from({ length: 150 }, (_, i) => ({
     $type: 'com.atproto.space.applyWrites#create',
     collection: coll,
     rkey: `r${String(i).padStart(3, '0')}`,
     value: { i },
   }))
-  batch.push({ $type: 'com.atproto.space.applyWrites#update', collection: coll, rkey: 'beta', value: { name: 'beta2' } })
+  batch.push({
+    $type: 'com.atproto.space.applyWrites#update',
+    collection: coll,
+    rkey: 'beta',
+    value: { name: 'beta2' },
+  })
   batch.push({ $type: 'com.atproto.space.applyWrites#delete', collection: coll, rkey: 'alpha' })
-  const applied = expectOk(await post('com.atproto.space.applyWrites', { token: m1.token, body: { space, repo: m1.did, writes: batch } }), 'applyWrites')
+  const applied = expectOk(
+    await post('com.atproto.space.applyWrites', {
+      token: m1.token,
+      body: { space, repo: m1.did, writes: batch },
+    }),
+    'applyWrites',
+  )
   assert.equal(applied.results.length, 152)
   assert.equal(applied.results[150].$type, 'com.atproto.space.applyWrites#updateResult')
   assert.equal(applied.results[151].$type, 'com.atproto.space.applyWrites#deleteResult')
   ok('applyWrites of 152 writes: create, update and delete results')
-  expectOk(await post('com.atproto.space.deleteRecord', { token: m1.token, body: { space, repo: m1.did, collection: coll, rkey: 'nothere' } }), 'deleteRecord of a missing key')
+  expectOk(
+    await post('com.atproto.space.deleteRecord', {
+      token: m1.token,
+      body: { space, repo: m1.did, collection: coll, rkey: 'nothere' },
+    }),
+    'deleteRecord of a missing key',
+  )
   for (const who of [m2, outsider, auth]) {
     expectOk(
       await post('com.atproto.space.putRecord', {
@@ -315,24 +481,82 @@ async function main() {
     )
   }
   ok('writes by the other member, the authority and an outsider (in its own repo)')
+  const listed1 = expectOk(
+    await get('com.atproto.space.listSpaces', { token: m1.token, params: { spaceType } }),
+    'listSpaces',
+  )
+  assert.deepEqual(listed1, { spaces: [{ uri: space }] })
+  ok('listSpaces: the spaces the caller holds a repo in')
 
   // ---- delegation token: full session vs app password ------------------------------------
   const appPw = expectOk(
-    await post('com.atproto.server.createAppPassword', { token: m2.token, body: { name: 'selftest' } }),
+    await post('com.atproto.server.createAppPassword', {
+      token: m2.token,
+      body: { name: 'selftest' },
+    }),
     'createAppPassword',
   )
   const appSession = expectOk(
-    await post('com.atproto.server.createSession', { body: { identifier: m2.handle, password: appPw.password } }),
+    await post('com.atproto.server.createSession', {
+      body: { identifier: m2.handle, password: appPw.password },
+    }),
     'createSession with an app password',
   )
   expectErr(
-    await get('com.atproto.space.getDelegationToken', { token: appSession.accessJwt, params: { space } }),
+    await get('com.atproto.space.getDelegationToken', {
+      token: appSession.accessJwt,
+      params: { space },
+    }),
     400,
     'InvalidToken',
     'getDelegationToken with an app-password session',
   )
+  expectOk(
+    await post('com.atproto.space.putRecord', {
+      token: appSession.accessJwt,
+      body: {
+        space,
+        repo: m2.did,
+        collection: coll,
+        rkey: 'viaapp',
+        record: { by: 'app password' },
+      },
+    }),
+    'putRecord with an app-password session',
+  )
+  expectOk(
+    await post('com.atproto.space.deleteRecord', {
+      token: appSession.accessJwt,
+      body: { space, repo: m2.did, collection: coll, rkey: 'viaapp' },
+    }),
+    'deleteRecord with an app-password session',
+  )
+  ok('an app-password session writes to its own space repo')
+  {
+    // A repo never written in a space: empty, with no commit.
+    const params = { space: august.uri, repo: m1.did }
+    const none = expectOk(
+      await get('com.atproto.space.listRecords', { token: m1.token, params }),
+      'listRecords',
+    )
+    assert.deepEqual(none, { records: [] })
+    const noOps = expectOk(
+      await get('com.atproto.space.listRepoOps', { token: m1.token, params }),
+      'listRepoOps',
+    )
+    assert.deepEqual(noOps, { ops: [] })
+    expectErr(
+      await get('com.atproto.space.getLatestCommit', { token: m1.token, params }),
+      400,
+      'RepoNotFound',
+      'getLatestCommit of a repo never written',
+    )
+  }
   async function delegation(who) {
-    return expectOk(await get('com.atproto.space.getDelegationToken', { token: who.token, params: { space } }), 'getDelegationToken').token
+    return expectOk(
+      await get('com.atproto.space.getDelegationToken', { token: who.token, params: { space } }),
+      'getDelegationToken',
+    ).token
   }
   const tok = await delegation(m1)
   const d = P.decodeJwt(tok)
@@ -349,14 +573,13 @@ async function main() {
   ok(`getDelegationToken: typ, aud, 60 s life, jti (the DID document key is ${vm.type})`)
 
   // ---- the exchange -----------------------------------------------------------------------
-  const key = await cryptoMod.P256Keypair.create()
   async function exchange(token, { body = { space }, sigKey = key, tamper } = {}) {
     const headers = await P.signedHeaders(sigKey, `Bearer ${token}`)
     if (tamper) tamper(headers)
     return post('com.atproto.space.getSpaceCredential', { headers, body })
   }
   expectErr(
-    await exchange(tok, { tamper: (h) => (h.authorization = `Bearer  ${tok}`) }),
+    await exchange(tok, { tamper: (h) => (h.authorization = `bearer ${tok}`) }),
     401,
     'BadSpaceSignature',
     'exchange whose Authorization differs from the signed one',
@@ -364,7 +587,8 @@ async function main() {
   const tokB = await delegation(m1)
   expectErr(
     await exchange(tokB, {
-      tamper: (h) => (h['signature-input'] = h['signature-input'].replace(';alg="ecdsa-p256-sha256"', '')),
+      tamper: (h) =>
+        (h['signature-input'] = h['signature-input'].replace(';alg="ecdsa-p256-sha256"', '')),
     }),
     401,
     'BadSpaceSignature',
@@ -385,15 +609,35 @@ async function main() {
   })()
   assert.ok(authKey.service.some((s) => s.id === '#atproto_pds' && s.serviceEndpoint === base))
   ok('getSpaceCredential: typ, iss = authority, sub, cnf.kid, exp = iat + 600, no aud')
-  expectErr(await exchange(await delegation(outsider)), 400, 'UserNotAuthorized', 'exchange by a non-member')
+  expectErr(
+    await exchange(await delegation(outsider)),
+    400,
+    'UserNotAuthorized',
+    'exchange by a non-member',
+  )
   const otherSpace = august.uri
   const tokOther = expectOk(
-    await get('com.atproto.space.getDelegationToken', { token: m1.token, params: { space: otherSpace } }),
+    await get('com.atproto.space.getDelegationToken', {
+      token: m1.token,
+      params: { space: otherSpace },
+    }),
     'getDelegationToken',
   ).token
-  expectErr(await exchange(tokOther), 400, 'InvalidDelegationToken', 'a delegation token for another space')
+  expectErr(
+    await exchange(tokOther),
+    400,
+    'InvalidDelegationToken',
+    'a delegation token for another space',
+  )
   const stale = await delegation(m1)
-  expectErr(await exchange(stale, { tamper: (h) => (h.authorization = h.authorization.slice(0, -2) + 'AA') }), 401, 'BadJwtSignature', 'a delegation token with a bad signature')
+  expectErr(
+    await exchange(stale, {
+      tamper: (h) => (h.authorization = h.authorization.slice(0, -2) + 'AA'),
+    }),
+    401,
+    'BadJwtSignature',
+    'a delegation token with a bad signature',
+  )
 
   // ---- credentialed reads -----------------------------------------------------------------
   async function cred(credential, audience) {
@@ -405,7 +649,10 @@ async function main() {
     let pages = 0
     for (;;) {
       const page = expectOk(
-        await get('com.atproto.space.listRepos', { headers: await cred(credential, auth.did), params: { space, limit, cursor } }),
+        await get('com.atproto.space.listRepos', {
+          headers: await cred(credential, auth.did),
+          params: { space, limit, cursor },
+        }),
         'listRepos',
       )
       pages++
@@ -417,18 +664,29 @@ async function main() {
   const listed = await listAllRepos(cred1, 1)
   assert.deepEqual(listed.repos.map((r) => r.did).sort(), [auth.did, m1.did, m2.did].sort())
   assert.ok(listed.pages >= 3)
-  for (let i = 1; i < listed.repos.length; i++) assert.ok(listed.repos[i - 1].spaceRev < listed.repos[i].spaceRev)
+  for (let i = 1; i < listed.repos.length; i++)
+    assert.ok(listed.repos[i - 1].spaceRev < listed.repos[i].spaceRev)
   const m1Row = listed.repos.find((r) => r.did === m1.did)
-  assert.ok(P.isTid(m1Row.repoRev) && P.isTid(m1Row.spaceRev) && typeof m1Row.hash.$bytes === 'string')
-  ok('listRepos: {did, repoRev, hash, spaceRev}, paged by spaceRev with limit 1, outsider not listed')
+  assert.ok(
+    P.isTid(m1Row.repoRev) && P.isTid(m1Row.spaceRev) && typeof m1Row.hash.$bytes === 'string',
+  )
+  ok(
+    'listRepos: {did, repoRev, hash, spaceRev}, paged by spaceRev with limit 1, outsider not listed',
+  )
   expectErr(
-    await get('com.atproto.space.listRepos', { headers: await cred(cred1, m1.did), params: { space } }),
+    await get('com.atproto.space.listRepos', {
+      headers: await cred(cred1, m1.did),
+      params: { space },
+    }),
     401,
     'BadSpaceAudience',
     'listRepos with a repo audience',
   )
   expectErr(
-    await get('com.atproto.space.listRepos', { headers: await cred(cred1, auth.did), params: { space: otherSpace } }),
+    await get('com.atproto.space.listRepos', {
+      headers: await cred(cred1, auth.did),
+      params: { space: otherSpace },
+    }),
     400,
     'InvalidCredential',
     'a credential used for another space',
@@ -436,26 +694,45 @@ async function main() {
   {
     const h = await cred(cred1, auth.did)
     h[P.AUDIENCE_HEADER] = m1.did
-    expectErr(await get('com.atproto.space.listRepos', { headers: h, params: { space } }), 401, 'BadSpaceSignature', 'an audience header changed after signing')
+    expectErr(
+      await get('com.atproto.space.listRepos', { headers: h, params: { space } }),
+      401,
+      'BadSpaceSignature',
+      'an audience header changed after signing',
+    )
     const other = await cryptoMod.P256Keypair.create()
     const h2 = await P.signedHeaders(other, `Atproto-Space ${cred1}`, auth.did)
-    expectErr(await get('com.atproto.space.listRepos', { headers: h2, params: { space } }), 401, 'BadSpaceSignature', 'a credential signed with another key than cnf.kid')
+    expectErr(
+      await get('com.atproto.space.listRepos', { headers: h2, params: { space } }),
+      401,
+      'BadSpaceSignature',
+      'a credential signed with another key than cnf.kid',
+    )
   }
 
   const rec = expectOk(
-    await get('com.atproto.space.getRecord', { headers: await cred(cred1, m2.did), params: { space, repo: m2.did, collection: coll, rkey: 'mine' } }),
+    await get('com.atproto.space.getRecord', {
+      headers: await cred(cred1, m2.did),
+      params: { space, repo: m2.did, collection: coll, rkey: 'mine' },
+    }),
     'getRecord',
   )
   assert.equal(rec.uri, `${space}/${m2.did}/${coll}/mine`)
   assert.equal(rec.value.by, m2.handle)
   expectErr(
-    await get('com.atproto.space.getRecord', { headers: await cred(cred1, m1.did), params: { space, repo: m2.did, collection: coll, rkey: 'mine' } }),
+    await get('com.atproto.space.getRecord', {
+      headers: await cred(cred1, m1.did),
+      params: { space, repo: m2.did, collection: coll, rkey: 'mine' },
+    }),
     401,
     'BadSpaceAudience',
     'getRecord with another repo as audience',
   )
   expectErr(
-    await get('com.atproto.space.getRecord', { token: m1.token, params: { space, repo: m2.did, collection: coll, rkey: 'mine' } }),
+    await get('com.atproto.space.getRecord', {
+      token: m1.token,
+      params: { space, repo: m2.did, collection: coll, rkey: 'mine' },
+    }),
     400,
     'RepoNotFound',
     "a session reading another account's repo",
@@ -465,7 +742,10 @@ async function main() {
   let cursor
   for (;;) {
     const page = expectOk(
-      await get('com.atproto.space.listRecords', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did, limit: 40, cursor } }),
+      await get('com.atproto.space.listRecords', {
+        headers: await cred(cred1, m1.did),
+        params: { space, repo: m1.did, limit: 40, cursor },
+      }),
       'listRecords',
     )
     all.push(...page.records)
@@ -485,10 +765,15 @@ async function main() {
     const hash = kit.digest(state)
     assert.deepEqual(Buffer.from(commit.hash), Buffer.from(hash), 'set hash')
     const ctxb = kit.commitCtx(space, repoDid, commit.rev, commit.ikm)
-    assert.deepEqual(Buffer.from(commit.mac), Buffer.from(kit.commitMac(commit.ikm, ctxb, commit.hash)), 'mac')
+    assert.deepEqual(
+      Buffer.from(commit.mac),
+      Buffer.from(kit.commitMac(commit.ikm, ctxb, commit.hash)),
+      'mac',
+    )
     const doc = await (await fetch(`${info.plc}/${repoDid}`)).json()
     const vmk = doc.verificationMethod.find((v) => v.id.endsWith('#atproto'))
-    const didKey = vmk.type === 'Multikey' ? `did:key:${vmk.publicKeyMultibase}` : legacyDidKey(cryptoMod, vmk)
+    const didKey =
+      vmk.type === 'Multikey' ? `did:key:${vmk.publicKeyMultibase}` : legacyDidKey(cryptoMod, vmk)
     assert.ok(await cryptoMod.verifySignature(didKey, ctxb, commit.sig), 'commit signature')
     return commit
   }
@@ -525,10 +810,18 @@ async function main() {
   }
   const commit = await verifyCommit(full.commit, m1.did, state)
   assert.equal(commit.rev, m1Row.repoRev)
-  assert.deepEqual(Buffer.from(commit.hash).toString('base64').replace(/=+$/, ''), m1Row.hash.$bytes)
-  ok(`listRepoOps from the start: ${full.ops.length} ops in ${full.calls} pages fold to the signed set hash; commit MAC and signature verify`)
+  assert.deepEqual(
+    Buffer.from(commit.hash).toString('base64').replace(/=+$/, ''),
+    m1Row.hash.$bytes,
+  )
+  ok(
+    `listRepoOps from the start: ${full.ops.length} ops in ${full.calls} pages fold to the signed set hash; commit MAC and signature verify`,
+  )
   const again = expectOk(
-    await get('com.atproto.space.listRepoOps', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did, since: commit.rev } }),
+    await get('com.atproto.space.listRepoOps', {
+      headers: await cred(cred1, m1.did),
+      params: { space, repo: m1.did, since: commit.rev },
+    }),
     'listRepoOps',
   )
   assert.equal(again.ops.length, 0)
@@ -536,12 +829,18 @@ async function main() {
   assert.notDeepEqual(again.commit.ikm, full.commit.ikm)
   ok('listRepoOps since the head: no ops, the commit, a fresh ikm')
   const valueOps = full.ops.filter((o) => o.value)
-  assert.ok(full.ops.find((o) => o.rkey === 'beta' && o.prev === null && !o.value), 'a superseded op has no value')
+  assert.ok(
+    full.ops.find((o) => o.rkey === 'beta' && o.prev === null && !o.value),
+    'a superseded op has no value',
+  )
   assert.ok(valueOps.length > 0)
   ok('listRepoOps: values only on ops still current')
   // one more write, then since = the old head
   expectOk(
-    await post('com.atproto.space.putRecord', { token: m1.token, body: { space, repo: m1.did, collection: coll, rkey: 'r000', record: { i: 'changed' } } }),
+    await post('com.atproto.space.putRecord', {
+      token: m1.token,
+      body: { space, repo: m1.did, collection: coll, rkey: 'r000', record: { i: 'changed' } },
+    }),
     'putRecord',
   )
   const inc = await opsSince(m1.did, commit.rev, 100)
@@ -553,7 +852,10 @@ async function main() {
   ok('listRepoOps since the last revision: the one change, folded and verified')
 
   // ---- getRepo CAR --------------------------------------------------------------------------
-  const carRes = await get('com.atproto.space.getRepo', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did } })
+  const carRes = await get('com.atproto.space.getRepo', {
+    headers: await cred(cred1, m1.did),
+    params: { space, repo: m1.did },
+  })
   assert.equal(carRes.status, 200)
   assert.match(carRes.type, /application\/vnd\.ipld\.car/)
   const car = readCar(carRes.buf, cbor)
@@ -574,76 +876,185 @@ async function main() {
   for (const b of car.blocks.slice(2)) {
     assert.equal((await cbor.cidForLex(cbor.decode(b.bytes))).toString(), b.cid)
   }
-  const bare = await get('com.atproto.space.getRepo', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did, excludeValues: true } })
+  const bare = await get('com.atproto.space.getRepo', {
+    headers: await cred(cred1, m1.did),
+    params: { space, repo: m1.did, excludeValues: true },
+  })
   assert.equal(readCar(bare.buf, cbor).blocks.length, 2)
-  ok('getRepo: CAR v1, roots [commit, index], 151 record blocks whose CIDs check; excludeValues gives the roots only')
-  const latest = expectOk(await get('com.atproto.space.getLatestCommit', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did } }), 'getLatestCommit')
+  ok(
+    'getRepo: CAR v1, roots [commit, index], 151 record blocks whose CIDs check; excludeValues gives the roots only',
+  )
+  const latest = expectOk(
+    await get('com.atproto.space.getLatestCommit', {
+      headers: await cred(cred1, m1.did),
+      params: { space, repo: m1.did },
+    }),
+    'getLatestCommit',
+  )
   await verifyCommit(latest.commit, m1.did, fullState)
   ok('getLatestCommit verifies')
 
   // ---- knobs ------------------------------------------------------------------------------
   await knob('tamper', { space, repo: m1.did, collection: coll, rkey: 'r001' })
   const tampered = expectOk(
-    await get('com.atproto.space.getRecord', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did, collection: coll, rkey: 'r001' } }),
+    await get('com.atproto.space.getRecord', {
+      headers: await cred(cred1, m1.did),
+      params: { space, repo: m1.did, collection: coll, rkey: 'r001' },
+    }),
     'getRecord',
   )
-  assert.notEqual((await cbor.cidForLex(lexJson.jsonToLex(tampered.value))).toString(), tampered.cid)
+  assert.notEqual(
+    (await cbor.cidForLex(lexJson.jsonToLex(tampered.value))).toString(),
+    tampered.cid,
+  )
   ok('knob tamper: the value changes, the CID stays')
   await knob('corruptHash', { space, repo: m1.did })
-  const corrupted = expectOk(await get('com.atproto.space.getLatestCommit', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did } }), 'getLatestCommit')
+  const corrupted = expectOk(
+    await get('com.atproto.space.getLatestCommit', {
+      headers: await cred(cred1, m1.did),
+      params: { space, repo: m1.did },
+    }),
+    'getLatestCommit',
+  )
   await assert.rejects(verifyCommit(corrupted.commit, m1.did, fullState))
   await knob('corruptHash', { space, repo: m1.did, clear: true })
   ok('knob corruptHash: the commit no longer matches the records, and clears')
   await knob('compact', { space, repo: m1.did })
-  const compacted = expectOk(await get('com.atproto.space.listRepoOps', { headers: await cred(cred1, m1.did), params: { space, repo: m1.did, since: commit.rev } }), 'listRepoOps')
+  const compacted = expectOk(
+    await get('com.atproto.space.listRepoOps', {
+      headers: await cred(cred1, m1.did),
+      params: { space, repo: m1.did, since: commit.rev },
+    }),
+    'listRepoOps',
+  )
   assert.equal(compacted.ops.length, 0)
   ok('knob compact: ops since an old revision are gone')
-  const raw = await knob('rawWrite', { space, repo: m2.did, writes: [{ collection: coll, rkey: '..', value: { $type: 'not.this', name: '../../etc' } }] })
+  const raw = await knob('rawWrite', {
+    space,
+    repo: m2.did,
+    writes: [{ collection: coll, rkey: '..', value: { $type: 'not.this', name: '../../etc' } }],
+  })
   assert.ok(P.isTid(raw.rev))
   const rawRec = expectOk(
-    await get('com.atproto.space.getRecord', { headers: await cred(cred1, m2.did), params: { space, repo: m2.did, collection: coll, rkey: '..' } }),
+    await get('com.atproto.space.getRecord', {
+      headers: await cred(cred1, m2.did),
+      params: { space, repo: m2.did, collection: coll, rkey: '..' },
+    }),
     'getRecord',
   )
   assert.equal(rawRec.value.name, '../../etc')
   ok('knob rawWrite: a record no validation would let through')
+  const rawBytes = Buffer.concat([
+    Buffer.from('{"$type":"garden.engram.skill","n":18446744073709551616,"s":"'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('"}'),
+  ])
+  await knob('rawWrite', {
+    space,
+    repo: m2.did,
+    writes: [{ collection: coll, rkey: 'rawbytes', raw: rawBytes.toString('base64') }],
+  })
+  const rawRes = await get('com.atproto.space.getRecord', {
+    headers: await cred(cred1, m2.did),
+    params: { space, repo: m2.did, collection: coll, rkey: 'rawbytes' },
+  })
+  assert.equal(rawRes.status, 200)
+  assert.ok(rawRes.buf.includes(Buffer.concat([Buffer.from('"value":'), rawBytes])))
+  ok('knob rawWrite with raw bytes: served byte for byte (a 2^64 integer, invalid UTF-8)')
 
   // revocation and expiry
   await knob('revoke', { space, did: m1.did })
   expectErr(
-    await get('com.atproto.space.listRepos', { headers: await cred(cred1, auth.did), params: { space } }),
+    await get('com.atproto.space.listRepos', {
+      headers: await cred(cred1, auth.did),
+      params: { space },
+    }),
     401,
     'CredentialRevoked',
     'a revoked credential',
   )
-  await knob('settings', { credentialTtl: 1 })
-  const short = expectOk(await exchange(await delegation(m1)), 'getSpaceCredential').credential
-  await knob('settings', { credentialTtl: 600 })
-  const sc = P.decodeJwt(short).payload
-  assert.equal(sc.exp - sc.iat, 1)
   const wait = (sc.exp + P.CLOCK_SKEW + 1) * 1000 - Date.now()
   await new Promise((r) => setTimeout(r, Math.max(0, wait)))
   expectErr(
-    await get('com.atproto.space.listRepos', { headers: await cred(short, auth.did), params: { space } }),
+    await get('com.atproto.space.listRepos', {
+      headers: await cred(short, auth.did),
+      params: { space },
+    }),
     401,
     'JwtExpired',
     'an expired credential',
   )
 
-  // ---- membership changes -------------------------------------------------------------------
   const cred2 = expectOk(await exchange(await delegation(m2)), 'getSpaceCredential').credential
-  await post('com.atproto.simplespace.putMember', { token: auth.token, body: { space, did: m2.did, read: true, write: false } })
+  const view = expectOk(
+    await get('com.atproto.simplespace.getSpace', {
+      headers: await cred(cred2, auth.did),
+      params: { space },
+    }),
+    'getSpace',
+  )
+  assert.equal(view.uri, space)
+  assert.equal(view.readPolicy.$type, P.POLICY.memberList)
+  const ownView = expectOk(
+    await get('com.atproto.simplespace.getSpace', { token: auth.token, params: { space } }),
+    'getSpace',
+  )
+  assert.deepEqual(ownView, view)
+  expectErr(
+    await get('com.atproto.simplespace.getSpace', { token: m2.token, params: { space } }),
+    400,
+    'NotSpaceOwner',
+    "getSpace with a member's session",
+  )
+
+  // The #atproto_space_host service: absent by default, declared and withdrawn by the knob.
+  const docOf = async (did) => (await fetch(`${info.plc}/${did}`)).json()
+  const hostService = (doc) => (doc.service || []).find((x) => x.id === '#atproto_space_host')
+  assert.equal(hostService(await docOf(auth.did)), undefined)
+  await knob('spaceHostService', { did: auth.did, endpoint: 'http://127.0.0.1:9' })
+  assert.equal(hostService(await docOf(auth.did)).serviceEndpoint, 'http://127.0.0.1:9')
+  await knob('spaceHostService', { did: auth.did, endpoint: null })
+  assert.equal(hostService(await docOf(auth.did)), undefined)
+  ok('knob spaceHostService: #atproto_space_host declared in the DID document, then withdrawn')
+
+  // ---- membership changes -------------------------------------------------------------------
+  await post('com.atproto.simplespace.putMember', {
+    token: auth.token,
+    body: { space, did: m2.did, read: true, write: false },
+  })
   let now = await listAllRepos(cred2, 100)
   assert.deepEqual(now.repos.map((r) => r.did).sort(), [auth.did, m1.did].sort())
   ok('a read-only member drops out of listRepos')
-  await post('com.atproto.simplespace.removeMember', { token: auth.token, body: { space, did: m1.did } })
+  await post('com.atproto.simplespace.removeMember', {
+    token: auth.token,
+    body: { space, did: m1.did },
+  })
   now = await listAllRepos(cred2, 100)
-  assert.deepEqual(now.repos.map((r) => r.did), [auth.did])
-  expectErr(await exchange(await delegation(m1)), 400, 'UserNotAuthorized', 'exchange by a removed member')
+  assert.deepEqual(
+    now.repos.map((r) => r.did),
+    [auth.did],
+  )
+  expectErr(
+    await exchange(await delegation(m1)),
+    400,
+    'UserNotAuthorized',
+    'exchange by a removed member',
+  )
   ok('a removed member drops out of listRepos')
-  expectOk(await post('com.atproto.simplespace.deleteSpace', { token: auth.token, body: { space } }), 'deleteSpace')
-  expectErr(await exchange(await delegation(m2)), 400, 'SpaceDeleted', 'exchange for a deleted space')
+  expectOk(
+    await post('com.atproto.simplespace.deleteSpace', { token: auth.token, body: { space } }),
+    'deleteSpace',
+  )
+  expectErr(
+    await exchange(await delegation(m2)),
+    400,
+    'SpaceDeleted',
+    'exchange for a deleted space',
+  )
 
-  process.stdout.write(`space host self-test: ${checks} checks passed in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
+  process.stdout.write(
+    `space host self-test: ${checks} checks passed in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+  )
 }
 
 // did:key of a legacy EcdsaSecp256k1VerificationKey2019 method (publicKeyMultibase of the
