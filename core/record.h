@@ -60,4 +60,13 @@ int ss_record_decode(const char *json, size_t len, const char *rkey, struct ss_s
 /* Whether two record texts hold the same JSON value (key order aside). */
 bool ss_record_same(const char *a, size_t alen, const char *b, size_t blen);
 
+/*
+ * The CID a PDS gives a record whose value is this JSON text (any record, not only a skill's):
+ * the dag-cbor sha2-256 CID of its canonical DAG-CBOR (core/cbor.h), as a string in *cid (free()
+ * it). A client compares it with the CID the server named to catch a value changed on the way.
+ * SS_EINVALID when the text is not JSON, not an object, holds a key twice, or breaks ATProto's
+ * data model (a float, a malformed $link, $bytes or blob).
+ */
+int ss_record_cid_from_json(const char *json, size_t len, char **cid, ss_error *err);
+
 #endif

@@ -1,0 +1,45 @@
+/*
+ * car.h: CAR v1 files, the way a PDS hands out repository blocks (com.atproto.sync.getRepo,
+ * getBlocks): a header naming the root CIDs, then blocks, each its CID and its bytes.
+ *
+ * Rules: the reader works on bytes the caller holds (nothing is copied: blocks point into them,
+ * so they must outlive the ss_car). Every block's bytes are hashed and must match its CID, so a
+ * block got from an ss_car is what its CID names. Everything is bounded by the input: varints
+ * of at most 9 bytes in their shortest form, no length beyond the input, a strict DAG-CBOR
+ * header {"roots": [links], "version": 1}; anything else is SS_EINVALID with the byte offset.
+ * A block that appears twice is kept once. Lookup by CID is a hash table: no quadratic cost.
+ */
+#ifndef SS_CAR_H
+#define SS_CAR_H
+
+#include <stddef.h>
+
+#include "core/cid.h"
+#include "core/error.h"
+
+typedef struct ss_car ss_car;
+
+typedef struct ss_car_block {
+	ss_cid cid;
+	const unsigned char *data; /* borrowed from the CAR's input */
+	size_t len;
+} ss_car_block;
+
+/* Reads and checks a whole CAR held in len bytes of data. */
+int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err);
+void ss_car_free(ss_car *car);
+
+size_t ss_car_root_count(const ss_car *car);
+const ss_cid *ss_car_root(const ss_car *car, size_t i);
+/* The blocks in the order of the file. */
+size_t ss_car_block_count(const ss_car *car);
+const ss_car_block *ss_car_block_at(const ss_car *car, size_t i);
+/* The block named cid, NULL when the CAR has none. */
+const ss_car_block *ss_car_get(const ss_car *car, const ss_cid *cid);
+/*
+ * A block getter for core/mst.h (ctx is the ss_car): the block's bytes, or SS_ENOTFOUND.
+ */
+int ss_car_get_block(void *ctx, const ss_cid *cid, const unsigned char **data, size_t *len,
+                     ss_error *err);
+
+#endif

@@ -1,0 +1,232 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/base64.h"
+#include "core/car.h"
+#include "core/cbor.h"
+#include "core/cid.h"
+#include "core/crypto.h"
+#include "core/multikey.h"
+#include "support/cborvec.h"
+#include "support/support.h"
+
+/* getRepo of the reference PDS: one root (the commit), every record's block is there under the
+ * CID listRecords gave, and decodes to the value getRecord gave. */
+static void test_car__reads_a_pds_repo(void **state)
+{
+	json_t *vec = ss_test_json("vectors/car-pds-records.json"), *r, *value;
+	ss_buf bytes = SS_BUF_INIT;
+	const ss_car_block *b;
+	ss_car *car;
+	ss_error err;
+	ss_cid cid;
+	size_t i;
+
+	ss_test_cbor_file(&bytes, "car-pds-after.car");
+	assert_int_equal(ss_car_open(&car, bytes.ptr, bytes.len, &err), 0);
+	assert_int_equal(ss_car_root_count(car), 1);
+	assert_non_null(ss_car_get(car, ss_car_root(car, 0)));
+	assert_null(ss_car_root(car, 1));
+	json_array_foreach(json_object_get(vec, "records"), i, r)
+	{
+		const char *s = json_string_value(json_object_get(r, "cid"));
+		assert_int_equal(ss_cid_parse(&cid, s, strlen(s), &err), 0);
+		b = ss_car_get(car, &cid);
+		assert_non_null(b);
+		assert_int_equal(ss_cbor_decode(b->data, b->len, &value, &err), 0);
+		assert_true(json_equal(value, json_object_get(r, "value")));
+		json_decref(value);
+	}
+	/* Blocks in file order, each findable. */
+	assert_true(ss_car_block_count(car) > json_array_size(json_object_get(vec, "records")));
+	for (i = 0; i < ss_car_block_count(car); i++)
+		assert_ptr_equal(ss_car_get(car, &ss_car_block_at(car, i)->cid),
+		                 ss_car_block_at(car, i));
+	ss_cid_compute(&cid, SS_CID_DAG_CBOR, "", 0);
+	assert_null(ss_car_get(car, &cid));
+	{
+		const unsigned char *data;
+		SS_ASSERT_FAILS(ss_car_get_block(car, &cid, &data, &i, &err), err, SS_ENOTFOUND);
+	}
+	ss_car_free(car);
+	ss_buf_release(&bytes);
+	json_decref(vec);
+}
+
+/* The repo's head commit: the account's #atproto key signed the canonical DAG-CBOR of the
+ * commit without its "sig" (our encoder gives the very bytes the PDS signed); a changed field
+ * does not verify. */
+static void test_car__commit_signed_by_the_account(void **state)
+{
+	json_t *vec = ss_test_json("vectors/car-pds-records.json"), *commit;
+	ss_buf bytes = SS_BUF_INIT, sig = SS_BUF_INIT, unsigned_bytes = SS_BUF_INIT;
+	const ss_car_block *head;
+	ss_pubkey *key;
+	ss_car *car;
+	ss_error err;
+
+	ss_test_cbor_file(&bytes, "car-pds-after.car");
+	assert_int_equal(ss_car_open(&car, bytes.ptr, bytes.len, &err), 0);
+	head = ss_car_get(car, ss_car_root(car, 0));
+	assert_int_equal(ss_cbor_decode(head->data, head->len, &commit, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(commit, "did")),
+	                    json_string_value(json_object_get(vec, "did")));
+	{
+		const char *s =
+		    json_string_value(json_object_get(json_object_get(commit, "sig"), "$bytes"));
+		assert_non_null(s);
+		assert_int_equal(ss_base64_decode(&sig, s, strlen(s), SS_BASE64_STD, &err), 0);
+	}
+	assert_int_equal(sig.len, SS_SIG_LEN);
+	assert_int_equal(
+	    ss_pubkey_from_did_doc(&key, json_object_get(vec, "didDoc"), "#atproto", &err), 0);
+	json_object_del(commit, "sig");
+	assert_int_equal(ss_cbor_encode(commit, &unsigned_bytes, &err), 0);
+	assert_int_equal(ss_sig_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
+	                               (const uint8_t *)sig.ptr, sig.len, true, &err),
+	                 0);
+	json_object_set_new(commit, "rev", json_string("3zzzzzzzzzzzz"));
+	ss_buf_clear(&unsigned_bytes);
+	assert_int_equal(ss_cbor_encode(commit, &unsigned_bytes, &err), 0);
+	SS_ASSERT_FAILS(ss_sig_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
+	                              (const uint8_t *)sig.ptr, sig.len, true, &err),
+	                err, SS_EINVALID);
+	ss_pubkey_free(key);
+	json_decref(commit);
+	ss_car_free(car);
+	ss_buf_release(&bytes);
+	ss_buf_release(&sig);
+	ss_buf_release(&unsigned_bytes);
+	json_decref(vec);
+}
+
+/* A changed byte anywhere in a block's data is caught: the block no longer hashes to its CID. */
+static void test_car__tampered_block_refused(void **state)
+{
+	ss_buf bytes = SS_BUF_INIT;
+	ss_car *car;
+	ss_error err;
+	size_t at;
+
+	ss_test_cbor_file(&bytes, "car-pds-before.car");
+	at = bytes.len - 5; /* inside the last block's data */
+	bytes.ptr[at] ^= 0x20;
+	SS_ASSERT_FAILS(ss_car_open(&car, bytes.ptr, bytes.len, &err), err, SS_EINVALID);
+	assert_non_null(strstr(err.message, "does not hash to its CID"));
+	ss_buf_release(&bytes);
+}
+
+/* Every proper prefix of a CAR either reads as the blocks before the cut or is refused: never
+ * a read past the end (ASan watches), never a block that does not match. */
+static void test_car__every_cut_is_safe(void **state)
+{
+	ss_buf bytes = SS_BUF_INIT;
+	ss_car *car;
+	ss_error err;
+	size_t whole, accepted = 0;
+
+	ss_test_cbor_file(&bytes, "car-pds-since.car");
+	assert_int_equal(ss_car_open(&car, bytes.ptr, bytes.len, &err), 0);
+	whole = ss_car_block_count(car);
+	ss_car_free(car);
+	for (size_t n = 0; n < bytes.len; n++) {
+		char *copy = malloc(n ? n : 1);
+		memcpy(copy, bytes.ptr, n);
+		if (ss_car_open(&car, copy, n, &err) == 0) {
+			assert_true(ss_car_block_count(car) < whole);
+			accepted++;
+			ss_car_free(car);
+		} else {
+			assert_int_equal(err.code, SS_EINVALID);
+		}
+		free(copy);
+	}
+	/* Only the cuts on block boundaries read. */
+	assert_int_equal(accepted, whole);
+	ss_buf_release(&bytes);
+}
+
+static void check_refused(const char *hex, const char *what)
+{
+	ss_buf bytes = SS_BUF_INIT;
+	ss_car *car;
+	ss_error err;
+
+	ss_test_cbor_unhex(&bytes, hex);
+	SS_ASSERT_FAILS(ss_car_open(&car, bytes.ptr, bytes.len, &err), err, SS_EINVALID);
+	if (!strstr(err.message, what))
+		fail_msg("%s: '%s'", hex, err.message);
+	ss_buf_release(&bytes);
+}
+
+/* Headers and lengths a hostile server could send. */
+static void test_car__refuses_bad_framing(void **state)
+{
+	/* {"roots": [], "version": 1} is a265726f6f7473806776657273696f6e01 (17 bytes) */
+	check_refused("", "header length");
+	check_refused("11a265726f6f7473806776657273696f6e", "header length");
+	check_refused("00", "header length");
+	check_refused("8080808080808080808001", "header length"); /* a 10-byte varint */
+	check_refused("9100a265726f6f7473806776657273696f6e01", "header length"); /* 0x91 0x00 */
+	check_refused("11a265726f6f7473806776657273696f6e02", "version is not 1");
+	check_refused("11a2656f7468657280"
+	              "6776657273696f6e01",
+	              "unknown key");
+	check_refused("0aa16776657273696f6e01", "without roots");
+	check_refused("11a26776657273696f6e0165726f6f747380", "order");
+	check_refused("13a265726f6f7473816167"
+	              "6776657273696f6e01",
+	              "not a CID");
+	/* A block whose length runs past the input, then one too short for its CID. */
+	check_refused("11a265726f6f7473806776657273696f6e01"
+	              "ff01",
+	              "block length");
+	check_refused("11a265726f6f7473806776657273696f6e01"
+	              "0401711220",
+	              "cut short");
+	/* A block with an over-long varint length. */
+	check_refused("11a265726f6f7473806776657273696f6e01"
+	              "ffffffffffffffffff7f",
+	              "block length");
+}
+
+/* A block given twice is kept once; a CAR with no blocks is fine. */
+static void test_car__duplicates_and_empty(void **state)
+{
+	ss_buf car = SS_BUF_INIT;
+	ss_car *parsed;
+	ss_error err;
+	ss_cid cid;
+
+	ss_test_car_start(&car);
+	assert_int_equal(ss_car_open(&parsed, car.ptr, car.len, &err), 0);
+	assert_int_equal(ss_car_block_count(parsed), 0);
+	assert_int_equal(ss_car_root_count(parsed), 0);
+	ss_car_free(parsed);
+	ss_cid_compute(&cid, SS_CID_RAW, "abc", 3);
+	ss_test_car_put(&car, &cid, (const unsigned char *)"abc", 3, &err);
+	ss_test_car_put(&car, &cid, (const unsigned char *)"abc", 3, &err);
+	assert_int_equal(ss_car_open(&parsed, car.ptr, car.len, &err), 0);
+	assert_int_equal(ss_car_block_count(parsed), 1);
+	assert_int_equal(ss_car_get(parsed, &cid)->len, 3);
+	ss_car_free(parsed);
+	ss_buf_release(&car);
+}
+
+int test_car_run(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_car__reads_a_pds_repo),
+	    cmocka_unit_test(test_car__commit_signed_by_the_account),
+	    cmocka_unit_test(test_car__tampered_block_refused),
+	    cmocka_unit_test(test_car__every_cut_is_safe),
+	    cmocka_unit_test(test_car__refuses_bad_framing),
+	    cmocka_unit_test(test_car__duplicates_and_empty),
+	};
+	return cmocka_run_group_tests_name("core/car", tests, NULL, NULL);
+}

@@ -1,0 +1,28 @@
+/* The DAG-CBOR reader: decode; what decodes is canonical, so encoding it gives the input back
+ * byte for byte; ss_cbor_skip accepts whatever ss_cbor_decode does (decode adds the data
+ * model's "$type" rules). */
+#include "tests/fuzz/fuzz.h"
+
+#include "core/cbor.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ss_buf out = SS_BUF_INIT;
+	ss_cbor_reader r;
+	json_t *v = NULL;
+	ss_error err;
+	int decoded, skipped;
+
+	decoded = ss_cbor_decode(data, size, &v, &err) == 0;
+	ss_cbor_reader_init(&r, data, size);
+	skipped = ss_cbor_skip(&r, &err) == 0 && r.p == r.end;
+	fuzz_check(!decoded || skipped, "skip refuses what decode accepts");
+	if (decoded) {
+		fuzz_check(ss_cbor_encode(v, &out, &err) == 0, "a decoded value does not encode");
+		fuzz_check(out.len == size && !memcmp(out.ptr, data, size),
+		           "a decoded value encodes to other bytes");
+	}
+	json_decref(v);
+	ss_buf_release(&out);
+	return 0;
+}
