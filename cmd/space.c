@@ -101,7 +101,6 @@ static void admin_release(admin *a)
 /* The space of the clone around the current directory (config "space"), into *out. */
 static int space_of_clone(ss_ctx *ctx, char **out)
 {
-	ss_error ignored;
 	int ret = cli_open_clone(ctx);
 
 	if (ret < 0 && ctx->err.code == SS_ENOTFOUND)
@@ -111,7 +110,10 @@ static int space_of_clone(ss_ctx *ctx, char **out)
 		    "a clone of it)");
 	if (ret < 0)
 		return ret;
-	if (ss_state_config_get(ctx->state, CONFIG_SPACE, out, &ignored) < 0)
+	if (ss_state_config_get(ctx->state, CONFIG_SPACE, out, &ctx->err) < 0 &&
+	    ctx->err.code != SS_ENOTFOUND)
+		return -1;
+	if (!*out)
 		return ss_error_set(
 		    &ctx->err, SS_EINVALID,
 		    "this clone follows a public space, which has no member list to "
@@ -140,7 +142,7 @@ static int authority_did(admin *a, ss_error *err)
 
 static int admin_open(ss_ctx *ctx, const space_opts *o, admin *a)
 {
-	char *from_clone = NULL;
+	char *from_clone = NULL; /* config_get leaves it NULL when the key is absent */
 	const char *space = o->space;
 	int ret;
 
@@ -280,6 +282,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 {
 	ss_space_admin_member *m = NULL;
 	const ss_space_admin_member *was;
+	const char *name; /* who, as shown: the verified handle when known */
 	ss_identity id = {0};
 	ss_buf tmp = SS_BUF_INIT;
 	size_t n = 0;
@@ -295,6 +298,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 		goto out;
 	if (ss_space_admin_list_members(a.x, a.ref.uri, &m, &n, &ctx->err) < 0)
 		goto out;
+	name = id.handle ? id.handle : o->arg;
 	was = find(m, n, id.did);
 	if (!adding && !was) {
 		ss_error_set(&ctx->err, SS_ENOTFOUND, "'%s' is not a member of %s", o->arg,
@@ -302,7 +306,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 		goto out;
 	}
 	if (adding && was && was->read && was->write == !o->read_only) {
-		printf("'%s' is already a member (%s): nothing changed\n", cli_safe(&tmp, o->arg),
+		printf("'%s' is already a member (%s): nothing changed\n", cli_safe(&tmp, name),
 		       access_name(was));
 		ret = 0;
 		goto out;
@@ -313,7 +317,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 	if (!adding && ss_space_admin_remove_member(a.x, a.ref.uri, id.did, &ctx->err) < 0)
 		goto out;
 	printf("%s '%s' (%s) ", adding ? (was ? "Changed" : "Added") : "Removed",
-	       cli_safe(&tmp, o->arg), id.did);
+	       cli_safe(&tmp, name), id.did);
 	if (adding)
 		printf("%s %s: %s\n", was ? "in" : "to", a.ref.uri,
 		       o->read_only ? "read-only" : "read-write");
