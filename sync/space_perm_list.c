@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/record.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_proto.h"
 #include "sync/space_public.h"
@@ -14,6 +15,33 @@ struct walk {
 	const char *did;
 	bool stopped; /* the listener failed: its error, not the server's */
 };
+
+/*
+ * Whether r's value is the record its CID names (the host could serve another value under the
+ * same CID): NULL when it is, else why (in why). Trust comes from the data: a record that
+ * fails is reported with this reason, and fetch keeps its last good version.
+ */
+static const char *check_cid(const ss_space_record *r, ss_buf *why)
+{
+	ss_error e;
+	char *cid = NULL;
+	const char *problem = NULL;
+
+	if (r->problem || !r->value_json)
+		return r->problem;
+	if (ss_record_cid_from_json(r->value_json, r->value_len, &cid, &e) < 0) {
+		ss_buf_printf(why, "cannot compute the record's CID: %s", e.message);
+		problem = why->ptr;
+	} else if (strcmp(cid, r->cid)) {
+		ss_buf_printf(why,
+		              "the record's value does not match its CID %s (changed by the host "
+		              "or on the way)",
+		              r->cid);
+		problem = why->ptr;
+	}
+	free(cid);
+	return problem;
+}
 
 static int on_entry(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
@@ -29,6 +57,9 @@ static int on_entry(void *payload, const ss_xrpc_record *rec, ss_error *err)
 		r.value_json = NULL;
 		r.problem = why.ptr;
 	}
+	r.problem = check_cid(&r, &why);
+	if (r.problem)
+		r.value_json = NULL;
 	ret = w->l->record(w->l->payload, &r, err);
 	w->stopped = ret < 0;
 	ss_buf_release(&why);
@@ -122,9 +153,15 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 			ss_space_record r = {w->did,         op->rkey,      op->cid,
 			                     op->value_json, op->value_len, NULL};
 
+			ss_buf why = SS_BUF_INIT;
+
 			if (!op->value_json)
 				r.problem = "the server sent the record without a value";
+			r.problem = check_cid(&r, &why);
+			if (r.problem)
+				r.value_json = NULL;
 			ret = l->record(l->payload, &r, err);
+			ss_buf_release(&why);
 		}
 	}
 	w->stopped = ret < 0;

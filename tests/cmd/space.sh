@@ -70,6 +70,13 @@ grep -q "space members add" "$tmp/stderr" || fail "members add in a space clone:
 ss_run 0 "$SKILLSYNC" status
 cd "$tmp"
 
+# A record the host serves with another value under its CID is refused, naming the writer.
+sp_knob tamper "{\"space\":\"$uri\",\"repo\":\"$(did m2)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"only-m2\"}" >/dev/null
+ss_run 0 "$SKILLSYNC" clone "$uri" c-tampered --as "$(handle m1)"
+[ ! -e c-tampered/only-m2 ] || fail "a tampered record was checked out"
+grep -q "only-m2.*does not match its CID" "$tmp/stderr" || fail "tampered: $(cat "$tmp/stderr")"
+[ -d c-tampered/only-auth ] || fail "the other records did not arrive"
+
 # A non-member cannot read the space: one line saying to ask the authority.
 ss_run 5 "$SKILLSYNC" clone "$uri" c-out --as "$(handle out)"
 grep -q "not a member of this space" "$tmp/stderr" || fail "non-member: $(cat "$tmp/stderr")"
