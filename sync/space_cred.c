@@ -172,14 +172,15 @@ int ss_space_cred_get(ss_space_cred *c, const char *service, const char *nsid,
 
 	if ((!c->cred || (long long)time(NULL) >= c->renew_at) && (ret = mint(c, err)) < 0)
 		return ret;
-	ret = ss_space_proto_get(c->http, service, nsid, params, c->key, c->keyid, c->cred,
-	                         audience, body, &renew, err);
+	/* the space host is read after minting: minting may have found it moved */
+	ret = ss_space_proto_get(c->http, service ? service : c->host, nsid, params, c->key,
+	                         c->keyid, c->cred, audience, body, &renew, err);
 	if (ret < 0 && renew) {
 		/* refused (expired, revoked, signature): once more with a new credential */
 		if ((ret = mint(c, err)) < 0)
 			return ret;
-		ret = ss_space_proto_get(c->http, service, nsid, params, c->key, c->keyid, c->cred,
-		                         audience, body, &renew, err);
+		ret = ss_space_proto_get(c->http, service ? service : c->host, nsid, params, c->key,
+		                         c->keyid, c->cred, audience, body, &renew, err);
 	}
 	return ret;
 }

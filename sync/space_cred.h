@@ -40,7 +40,7 @@ int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err);
 /* The host as resolved this run (not a hint), or NULL. */
 const char *ss_space_cred_resolved_host(const ss_space_cred *c);
 
-/* A signed GET of nsid at service (a base URL) for audience (a DID), as
+/* A signed GET of nsid at service (a base URL; NULL: the space host) for audience (a DID), as
  * ss_space_proto_get, renewing the credential as said above. */
 int ss_space_cred_get(ss_space_cred *c, const char *service, const char *nsid,
                       const char *const *params, const char *audience, ss_buf *body, ss_error *err);

@@ -50,12 +50,11 @@ int ss_space_perm__pds(perm_space *ps, perm_writer *w, ss_error *err)
 static int list_repos(perm_space *ps, ss_space_repo **repos, size_t *n, ss_error *err)
 {
 	ss_buf body = SS_BUF_INIT;
+	ss_error why;
 	char *cursor = NULL;
 	const char *host;
-	int ret;
+	int ret = 0;
 
-	if ((ret = ss_space_cred_host(ps->cred, &host, err)) < 0)
-		return ret;
 	for (size_t page = 0;; page++) {
 		const char *params[] = {"space",  ps->uri, "limit", SS_SPACE_REPOS_LIMIT,
 		                        "cursor", cursor,  NULL};
@@ -68,7 +67,7 @@ static int list_repos(perm_space *ps, ss_space_repo **repos, size_t *n, ss_error
 			                   SS_SPACE_NSID_LIST_REPOS, SS_SPACE_MAX_PAGES);
 			break;
 		}
-		if ((ret = ss_space_cred_get(ps->cred, host, SS_SPACE_NSID_LIST_REPOS, params,
+		if ((ret = ss_space_cred_get(ps->cred, NULL, SS_SPACE_NSID_LIST_REPOS, params,
 		                             ps->authority, &body, err)) < 0 ||
 		    (ret = ss_space_proto_repos_page(&body, repos, n, &next, err)) < 0)
 			break;
@@ -83,8 +82,8 @@ static int list_repos(perm_space *ps, ss_space_repo **repos, size_t *n, ss_error
 		if (!cursor || *n == before)
 			break;
 	}
-	if (ret < 0 && (err->code == SS_ENETWORK || err->code == SS_ERROR) &&
-	    !strstr(err->message, host))
+	if (ret < 0 && ss_space_cred_host(ps->cred, &host, &why) == 0 &&
+	    (err->code == SS_ENETWORK || err->code == SS_ERROR) && !strstr(err->message, host))
 		ss_error_prefix(err, "cannot list the writers of the space at '%s'", host);
 	free(cursor);
 	ss_buf_release(&body);

@@ -105,6 +105,26 @@ ss_run 0 "$SKILLSYNC" push
 [ "$(rec_cid m1 fresh)" != none ] || fail "the push after the pull did not land"
 grep -q third tool/SKILL.md || fail "the local edit was lost"
 
+# The space host the clone kept moved: the DID document is asked again and the pull works.
+dead=http://127.0.0.1:9
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE config SET value = ? WHERE key = ?", (sys.argv[2], "space_host")); db.commit()' \
+	.git/skillsync/state.db "$dead"
+ss_run 0 "$SKILLSYNC" pull
+# The space host down while my PDS is up: fetch names the host and changes nothing; push works.
+sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":\"$dead\"}" >/dev/null
+sp_put m2 "$uri" late 2026-01-01T00:00:00Z "by m2"
+head_before=$(git rev-parse HEAD)
+ss_run 4 "$SKILLSYNC" pull
+grep -q "127.0.0.1:9" "$tmp/stderr" || fail "the failed host is not named: $(cat "$tmp/stderr")"
+[ "$(git rev-parse HEAD)" = "$head_before" ] && [ ! -e late ] && [ -d tool ] || fail "a failed pull changed the clone"
+ss_skill offline "pushed while the host is down"
+ss_run 0 "$SKILLSYNC" commit -m "offline"
+ss_run 0 "$SKILLSYNC" push
+[ "$(rec_cid m1 offline)" != none ] || fail "push did not work with the space host down"
+sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":null}" >/dev/null
+ss_run 0 "$SKILLSYNC" pull
+[ -d late ] || fail "the pull after the host came back did not bring m2's skill"
+
 # The authority removes m2: its versions stop counting at the next pull (m2 wrote "only-m2").
 sp_put m2 "$uri" only-m2 2026-01-01T00:00:00Z "by m2"
 ss_run 0 "$SKILLSYNC" pull
