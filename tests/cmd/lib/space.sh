@@ -73,11 +73,13 @@ sp_space() {
 	echo "$uri"
 }
 
-# sp_knob <name> <json>: a test knob of the space host (tests/spaces/README.md).
+# sp_knob <name> <json | @file>: a test knob of the space host (tests/spaces/README.md).
 sp_knob() {
 	python3 - "$SS_PDS_INFO" "$1" "$2" <<'PY'
 import base64, json, sys, urllib.request
 info, name, body = sys.argv[1:4]
+if body.startswith("@"):
+    body = open(body[1:]).read()
 i = json.load(open(info))
 req = urllib.request.Request(i["spaces"]["knobs"] + name, data=body.encode(), method="POST",
                              headers={"Content-Type": "application/json"})
