@@ -21,7 +21,6 @@
 #include "sync/session.h"
 #include "sync/space.h"
 #include "sync/space_admin.h"
-#include "sync/space_perm.h"
 #include "sync/space_proto.h"
 
 /* Inside <dir>.skillsync-partial while a clone builds it (see clone.h). */
@@ -205,10 +204,6 @@ static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const cha
 	    (ret = ss_state_commit(st, err)) < 0 ||
 	    (ret = ss_space_open(&sp, http, st, false, err)) < 0 ||
 	    (ret = ss_fetch_run(repo, st, sp, &fo, &out->fetch, err)) < 0)
-		goto out;
-	/* the space host found (step 0): later runs use it without asking the DID document */
-	if (su && ss_space_perm_found_host(sp) &&
-	    (ret = ss_state_config_set(st, "space_host", ss_space_perm_found_host(sp), err)) < 0)
 		goto out;
 	if (o->fetched) {
 		ss_http_get_stats(http, &stats);

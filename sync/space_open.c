@@ -63,9 +63,12 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 	} else {
 		ret = ss_space_perm_new(out, http, mine, ss_state_me(st), uri, authority, known, n,
 		                        err);
-		if (ret == 0 && ss_state_config_get(st, "space_host", &host, err) == 0)
-			ss_space_perm_hint_host(*out, host);
-		ss_error_clear(err);
+		if (ret == 0) {
+			if (ss_state_config_get(st, "space_host", &host, err) < 0)
+				host = NULL;
+			ss_space_perm_keep_host(*out, st, host);
+			ss_error_clear(err);
+		}
 	}
 	free(host);
 	free(uri);

@@ -90,6 +90,17 @@ static int list_repos(perm_space *ps, ss_space_repo **repos, size_t *n, ss_error
 	return ret;
 }
 
+/* A space host found in the DID document this run goes to the state (best effort: the next run
+ * would find it again). */
+static void keep_found_host(perm_space *ps)
+{
+	const char *host = ss_space_cred_resolved_host(ps->cred);
+	ss_error ignored;
+
+	if (ps->st && host)
+		ss_state_config_set(ps->st, "space_host", host, &ignored);
+}
+
 static ss_space_head *add_head(ss_space_head **heads, size_t *n, size_t *alloc, perm_writer *w)
 {
 	ss_space_head *h;
@@ -111,8 +122,10 @@ static int perm_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *er
 	const char *always[2] = {ps->authority, sp->me};
 	int ret;
 
-	if ((ret = list_repos(ps, &repos, &nrepos, err)) < 0)
+	ret = list_repos(ps, &repos, &nrepos, err);
+	if (ret < 0)
 		return ret;
+	keep_found_host(ps);
 	for (size_t i = 0; i < nrepos; i++) {
 		perm_writer *w = ss_space_perm__writer(ps, repos[i].did);
 		ss_space_head *h;
@@ -151,14 +164,12 @@ static int perm_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *er
 	return 0;
 }
 
-void ss_space_perm_hint_host(ss_space *sp, const char *host)
+void ss_space_perm_keep_host(ss_space *sp, ss_state *st, const char *host)
 {
-	ss_space_cred_hint_host(((perm_space *)sp)->cred, host);
-}
+	perm_space *ps = (perm_space *)sp;
 
-const char *ss_space_perm_found_host(const ss_space *sp)
-{
-	return ss_space_cred_resolved_host(((const perm_space *)sp)->cred);
+	ps->st = st;
+	ss_space_cred_hint_host(ps->cred, host);
 }
 
 static void perm_free(ss_space *sp)

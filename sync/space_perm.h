@@ -42,11 +42,12 @@ int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *
                       const char *uri, const char *authority, const ss_space_perm_writer *known,
                       size_t n, ss_error *err);
 
-/* host (may be NULL): the space host the state keeps (config "space_host"), used without
- * asking the authority's DID document, which is asked only when that host cannot be reached. */
-void ss_space_perm_hint_host(ss_space *sp, const char *host);
-/* The space host this run found in the DID document (for the state to keep), or NULL when it
- * used the state's (or found none). sp must be a permissioned space. */
-const char *ss_space_perm_found_host(const ss_space *sp);
+/*
+ * The space host the state keeps (config "space_host", may be NULL) is used without asking the
+ * authority's DID document, which is asked only when that host cannot be reached (or none is
+ * kept); a host found that way is written to st's config "space_host" (st borrowed, must
+ * outlive sp), so the next run asks nothing again.
+ */
+void ss_space_perm_keep_host(ss_space *sp, ss_state *st, const char *host);
 
 #endif

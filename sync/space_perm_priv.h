@@ -23,6 +23,7 @@ typedef struct perm_space {
 	char *authority;
 	ss_space_cred *cred;
 	char *my_rev; /* my repo's revision as the state knows it (then as this run wrote it) */
+	ss_state *st; /* where a space host found in the DID document is kept, or NULL */
 	perm_writer *writers;
 	size_t nwriters, alloc;
 } perm_space;

@@ -2,10 +2,12 @@
 # needs: pds
 # push, fetch and pull on a permissioned space (tests/spaces/ host): pushes land in my space
 # repo with applyWrites; a no-change pull costs the credential and the listRepos page only
-# (counted from --json); a change is read with listRepoOps for that writer only; an edit, a
+# (counted from --json); a change is read with listRepoOps for that writer only (also among
+# 3,000 records); an edit, a
 # merge conflict and a delete travel; a concurrent writer (my second clone) makes the push
 # refuse with "pull first" and write nothing, and after the pull it goes through; a member the
-# authority removes stops counting.
+# authority removes stops counting and is told so; a kept space host that moved is found again
+# and kept; the space host down fails fetch naming it while push works.
 set -euo pipefail
 
 tmp=$(mktemp -d)
@@ -28,7 +30,7 @@ jf() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v[sys.
 rec_cid() {
 	sp_xrpc "$1" GET com.atproto.space.getRecord \
 		"space=$uri&repo=$(did "$1")&collection=garden.engram.skill&rkey=$2" 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["cid"])' || echo none
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["cid"])' 2>/dev/null || echo none
 }
 
 ss_run 0 "$SKILLSYNC" clone "$uri" c1 --as "$(handle m1)"
@@ -105,13 +107,27 @@ ss_run 0 "$SKILLSYNC" push
 [ "$(rec_cid m1 fresh)" != none ] || fail "the push after the pull did not land"
 grep -q third tool/SKILL.md || fail "the local edit was lost"
 
+# space_host [<url>]: the space host this clone's state keeps (sets it when given).
+space_host() {
+	python3 - .git/skillsync/state.db "$@" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+if len(sys.argv) > 2:
+    db.execute("UPDATE config SET value = ? WHERE key = 'space_host'", (sys.argv[2],))
+    db.commit()
+else:
+    print(db.execute("SELECT value FROM config WHERE key = 'space_host'").fetchone()[0])
+PY
+}
 # The space host the clone kept moved: the DID document is asked again and the pull works.
 dead=http://127.0.0.1:9
-python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE config SET value = ? WHERE key = ?", (sys.argv[2], "space_host")); db.commit()' \
-	.git/skillsync/state.db "$dead"
+space_host "$dead"
 ss_run 0 "$SKILLSYNC" pull
+[ "$(space_host)" = "$pds" ] ||
+	fail "the space host found again was not kept"
 # The space host down while my PDS is up: fetch names the host and changes nothing; push works.
 sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":\"$dead\"}" >/dev/null
+space_host "$dead"
 sp_put m2 "$uri" late 2026-01-01T00:00:00Z "by m2"
 head_before=$(git rev-parse HEAD)
 ss_run 4 "$SKILLSYNC" pull
@@ -135,4 +151,28 @@ ss_run 0 "$SKILLSYNC" pull
 [ ! -e only-m2 ] || fail "a removed member's skill still counts"
 ss_run 0 "$SKILLSYNC" members --json
 grep -q "$(did m2)" "$tmp/stdout" && fail "members still lists the removed member"
+# The removed member is told so at its next pull.
+cd "$tmp/c2"
+ss_run 5 "$SKILLSYNC" pull
+grep -q "not a member of this space" "$tmp/stderr" || fail "removed member: $(cat "$tmp/stderr")"
+cd "$tmp/c1"
+# 3,000 records of the authority arrive; then one change among them costs one listRepoOps.
+python3 - "$uri" "$(did auth)" >"$tmp/bulk.json" <<'PY'
+import json, sys
+space, repo = sys.argv[1:3]
+T = "2026-01-01T00:00:00.000Z"
+writes = [{"collection": "garden.engram.skill", "rkey": "bulk-%04d" % i,
+           "value": {"$type": "garden.engram.skill", "name": "bulk-%04d" % i,
+                     "description": "Bulk skill %d." % i, "instructions": "# bulk\n\nline %d\n" % i,
+                     "createdAt": T, "updatedAt": T}} for i in range(3000)]
+json.dump({"space": space, "repo": repo, "writes": writes}, sys.stdout)
+PY
+sp_knob rawWrite "@$tmp/bulk.json" >/dev/null
+ss_run 0 "$SKILLSYNC" pull --json
+[ -f bulk-2999/SKILL.md ] || fail "the 3,000 records did not arrive"
+sp_put auth "$uri" bulk-1234 2026-02-01T00:00:00Z "changed"
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(jf requests)" = 4 ] || fail "one change among 3,000 records cost $(jf requests) requests, not 4: $(cat "$tmp/stdout")"
+[ "$(sp_line . bulk-1234)" = changed ] || fail "the change did not arrive"
+
 echo "ok: space push and pull"
