@@ -176,17 +176,17 @@ ss_run 0 "$SKILLSYNC" pull --json
 [ "$(sp_line . bulk-1234)" = changed ] || fail "the change did not arrive"
 
 # A credential that expires mid-run is renewed before the host would refuse it: a clone of
-# the 3,000 records with 2-second credentials mints several, and succeeds.
+# the 3,000 records with 1-second credentials mints several, and succeeds.
 minted() {
 	sp_knob credentials '{}' | python3 -c 'import json,sys; print(sum(1 for c in json.load(sys.stdin)["credentials"] if c["did"] == sys.argv[1] and c["space"] == sys.argv[2]))' "$(did m1)" "$uri"
 }
-sp_knob settings "{\"credentialTtl\":2,\"space\":\"$uri\"}" >/dev/null
+sp_knob settings "{\"credentialTtl\":1,\"space\":\"$uri\"}" >/dev/null
 before=$(minted)
 cd "$tmp"
 ss_run 0 "$SKILLSYNC" clone "$uri" c-ttl --as "$(handle m1)"
 [ -f c-ttl/bulk-1234/SKILL.md ] || fail "the clone with short credentials is incomplete"
 after=$(minted)
-echo "credentials minted by one clone with 2 s credentials: $((after - before))"
+echo "credentials minted by one clone with 1 s credentials: $((after - before))"
 ((after - before >= 2)) || fail "the clone did not renew its credential ($((after - before)) minted)"
 sp_knob settings "{\"credentialTtl\":null,\"space\":\"$uri\"}" >/dev/null
 echo "ok: space push and pull"
