@@ -70,6 +70,12 @@ grep -q "space members add" "$tmp/stderr" || fail "members add in a space clone:
 ss_run 0 "$SKILLSYNC" status
 cd "$tmp"
 
+# The authority may be named by its handle in the URI; the clone keeps the URI with its DID.
+ss_run 0 "$SKILLSYNC" clone "at://$(handle auth)/space/garden.engram.space/garden" c-handle --as "$(handle m2)"
+[ "$(sp_line c-handle shared)" = "by m2" ] || fail "clone by a handle URI"
+python3 -c 'import sqlite3, sys; v = sqlite3.connect(sys.argv[1]).execute("SELECT value FROM config WHERE key = ?", ("space",)).fetchone()[0]; sys.exit(v != sys.argv[2])' \
+	c-handle/.git/skillsync/state.db "$uri" || fail "the clone does not keep the URI with the DID"
+
 # A record the host serves with another value under its CID is refused, naming the writer.
 sp_knob tamper "{\"space\":\"$uri\",\"repo\":\"$(did m2)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"only-m2\"}" >/dev/null
 ss_run 0 "$SKILLSYNC" clone "$uri" c-tampered --as "$(handle m1)"
