@@ -67,20 +67,23 @@ timed() {
 	shift
 	sync
 	t0=$(now)
-	/usr/bin/time -f "%M" -o "$work/rss" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+	/usr/bin/time -f "%M %U %S" -o "$work/rss" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
 	t1=$(now)
 	eval "times_$name+=($(echo "$t1 - $t0" | bc))"
-	eval "rss_$name+=($(tail -n 1 "$work/rss"))"
+	eval "rss_$name+=($(tail -n 1 "$work/rss" | cut -d' ' -f1))"
+	eval "cpu_$name+=($(tail -n 1 "$work/rss" | awk '{print $2 + $3}'))"
 	end=$t1
 }
 
-# curl_member <did> <out>: every page of the member's listRecords, one after another.
+# curl_member <did> <out>: every page of the member's listRecords, one after another. The
+# cursor is read from the page's last bytes (the PDS writes it after the records) and an empty
+# page ends the walk: no JSON parser runs (two jq runs per page were most of this figure).
 curl_member() {
 	local did=$1 out=$2 cursor="" page=0
 	while :; do
 		curl -sf "$pds/xrpc/com.atproto.repo.listRecords?repo=$did&collection=garden.engram.skill&limit=100${cursor:+&cursor=$cursor}" >"$out.$page"
-		[ "$(jq '.records | length' "$out.$page")" -gt 0 ] || break
-		cursor=$(jq -r '.cursor // empty' "$out.$page")
+		[ "$(head -c 13 "$out.$page")" != '{"records":[]' ] || break
+		cursor=$(tail -c 300 "$out.$page" | sed -n 's/.*"cursor":"\([^"]*\)"}$/\1/p')
 		page=$((page + 1))
 		[ -n "$cursor" ] || break
 	done
@@ -90,8 +93,8 @@ curl_all() {
 	wait
 }
 
-echo "| space | tool | wall time | ratio to Node | ratio to curl | ratio to git clone | peak RSS |"
-echo "|---|---|---|---|---|---|---|"
+echo "| space | tool | wall time | ratio to Node | ratio to curl | ratio to git clone | peak RSS | CPU (user+sys) |"
+echo "|---|---|---|---|---|---|---|---|"
 details=()
 for size in "${sizes[@]}"; do
 	n=${size%x*}
@@ -115,6 +118,7 @@ for size in "${sizes[@]}"; do
 
 	times_ss=() rss_ss=() times_before=() rss_before=() times_node=() rss_node=()
 	times_curl=() rss_curl=() times_git=() rss_git=() checkout_times=()
+	cpu_ss=() cpu_before=() cpu_node=() cpu_curl=() cpu_git=()
 	cd "$work"
 	for run in $(seq 1 "$runs"); do
 		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-*
@@ -145,7 +149,7 @@ for size in "${sizes[@]}"; do
 	curl_m=$([ -z "$only" ] && median "${times_curl[@]}" || true)
 	git_m=$([ -z "$only" ] && median "${times_git[@]}" || true)
 	for tool in ss before node curl git; do
-		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\")"
+		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\") c=(\"\${cpu_$tool[@]}\")"
 		[ ${#t[@]} -gt 0 ] || continue
 		med=$(median "${t[@]}")
 		case $tool in
@@ -155,9 +159,9 @@ for size in "${sizes[@]}"; do
 		curl) label="curl, same pages" ;;
 		git) label="git clone --no-local" ;;
 		esac
-		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$size" "$label" "$(spread "${t[@]}")" \
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$size" "$label" "$(spread "${t[@]}")" \
 			"$(ratio "$med" "$node_m")" "$(ratio "$med" "$curl_m")" "$(ratio "$med" "$git_m")" \
-			"$(mb "$(median "${r[@]}")")"
+			"$(mb "$(median "${r[@]}")")" "$(spread "${c[@]}")"
 	done
 	details+=("$(printf '| %s | %d | %d | %s | %s | %s MB | %s | %.0f s |' "$size" $((n * m)) \
 		"$files" "$(spread "${checkout_times[@]}")" "$requests" \

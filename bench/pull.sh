@@ -2,23 +2,31 @@
 # bench/pull.sh: what a scheduled pull costs. Starts a real PDS on loopback, fills a space of
 # MEMBERS members x SKILLS skills (default 10 x 300), clones it read-only, then times:
 #   1. a pull when nothing changed (the goal: one small request per member, nothing written);
-#   2. a pull when 1 skill of the MEMBERS x SKILLS changed (the goal: work follows the change).
-# Prints a Markdown table (wall time, HTTP requests, what was written). Usage:
-#   bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY]
+#   2. a pull when skills of one member changed, for each count of --changes (default 1; the
+#      goal: work follows the change).
+# Prints a Markdown table (wall time, HTTP requests, what was written), one row per run, then
+# one row per case: "median (min-max)". Usage:
+#   bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY] [--real]
+#                 [--changes "1 100"]
+# --real: the records of bench/clone.sh --real (ss-fill --real; members after the second write
+# the second's names), e.g. --members 3 --skills 3000 --real for issue 11's space. The changed
+# member is the middle one (with 3 members: the second, whose names the third shares).
 # --against: the no-change pulls alternate between the build and BINARY (e.g. an older build)
 # on the same clone, so that both are measured against the same PDS and the same files.
 # Needs a build in build/ (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release is fairer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-members=10 skills=300 runs=5 against=""
+members=10 skills=300 runs=5 against="" real="" changes="1"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--members) members=$2; shift 2 ;;
 	--skills) skills=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--against) against=$2; shift 2 ;;
-	*) echo "usage: bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY]" >&2; exit 129 ;;
+	--real) real=1; shift ;;
+	--changes) changes=$2; shift 2 ;;
+	*) echo "usage: bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY] [--real] [--changes \"1 100\"]" >&2; exit 129 ;;
 	esac
 done
 skillsync=${SKILLSYNC:-$src/build/skillsync}
@@ -62,13 +70,33 @@ PY
 
 echo "filling $members members x $skills skills..." >&2
 args=()
+# name <member index> <k>: the k-th record name of the member.
+name() {
+	if [ -n "$real" ]; then
+		local p=$(($1 + 1))
+		[ "$p" -le 2 ] || p=2
+		printf 'm%d-%05d' "$p" "$2"
+	else
+		printf 'skill-%05d' $(($1 * skills + $2))
+	fi
+}
 for i in $(seq 0 $((members - 1))); do
 	tests/pds/account "$info" "bench$i" >"$work/m$i.json"
-	fill "$work/m$i.json" $((i * skills))
+	if [ -n "$real" ]; then
+		p=$((i + 1))
+		[ "$p" -le 2 ] || p=2
+		SS_FILL_TOKEN=$(json "$work/m$i.json" accessJwt) "$(dirname "$skillsync")/ss-fill" \
+			--pds "$pds" --did "$(json "$work/m$i.json" did)" --generate "$skills" \
+			--prefix "m$p" --real
+	else
+		fill "$work/m$i.json" $((i * skills))
+	fi
 	[ "$i" -gt 0 ] && args+=(--member "$(json "$work/m$i.json" handle)")
 done
 cd "$work"
+t0=$(date +%s%N)
 "$skillsync" clone "$(json "$work/m0.json" handle)" space "${args[@]}" >/dev/null 2>&1
+echo "clone: $((($(date +%s%N) - t0) / 1000000)) ms" >&2
 cd space
 
 # timed <label> [binary]: runs `skillsync pull --json`, prints one table row.
@@ -86,6 +114,14 @@ timed() {
 	[ "$state0" != "$state1" ] && written="state"
 	[ "$head0" != "$head1" ] && written="${written:+$written, }tracking commit"
 	printf '| %s | %d ms | %s | %s |\n' "$1" $(((t1 - t0) / 1000000)) "$req" "${written:-nothing}"
+	echo "$1|$(((t1 - t0) / 1000000))|$req|${written:-nothing}" >>"$work/rows"
+}
+# summary <label regexp> <case>: one row, "median (min-max)" of the runs whose label matches.
+summary() {
+	grep -E "^$1\|" "$work/rows" | LC_ALL=C sort -t'|' -k2,2n | awk -F'|' -v c="$2" '
+		{ t[NR] = $2; req = $3; w = $4 }
+		END { if (!NR) exit; m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+		      printf "| %s | %d ms (%d-%d) | %s | %s |\n", c, m, t[1], t[NR], req, w }'
 }
 
 echo "| pull ($members members x $skills skills) | wall time | requests | written |"
@@ -96,19 +132,33 @@ for r in $(seq 1 "$runs"); do
 	timed "no change, run $r"
 	[ -z "$against" ] || [ $((r % 2)) = 0 ] || timed "no change, run $r, $(basename "$against")" "$against"
 done
-for r in $(seq 1 "$runs"); do
-	python3 - "$pds" "$work/m$((members / 2)).json" "$r" <<'PY'
+changed=$((members / 2))
+for n in $changes; do
+	for r in $(seq 1 "$runs"); do
+		for k in $(seq 0 $((n - 1))); do name "$changed" "$k"; echo; done >"$work/names"
+		python3 - "$pds" "$work/m$changed.json" "$r" "$work/names" <<'PY'
 import datetime, json, sys, urllib.request
 pds, acct, r = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
+names = open(sys.argv[4]).read().split()
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-rkey = "bench-changed"
-rec = {"$type": "garden.engram.skill", "name": rkey, "description": "changed skill",
-       "instructions": "version %s\n" % r, "createdAt": now, "updatedAt": now, "note": "round " + r}
-req = urllib.request.Request(pds + "/xrpc/com.atproto.repo.putRecord", method="POST",
-    data=json.dumps({"repo": acct["did"], "collection": "garden.engram.skill", "rkey": rkey,
-                     "record": rec}).encode(),
-    headers={"Content-Type": "application/json", "Authorization": "Bearer " + acct["accessJwt"]})
-urllib.request.urlopen(req).read()
+def rec(rkey):
+    return {"$type": "garden.engram.skill", "name": rkey, "description": "changed skill",
+            "instructions": "# %s\n\nversion %s\n" % (rkey, r), "createdAt": now,
+            "updatedAt": now, "note": "round " + r}
+for start in range(0, len(names), 200):
+    writes = [{"$type": "com.atproto.repo.applyWrites#update", "collection": "garden.engram.skill",
+               "rkey": k, "value": rec(k)} for k in names[start:start + 200]]
+    req = urllib.request.Request(pds + "/xrpc/com.atproto.repo.applyWrites", method="POST",
+        data=json.dumps({"repo": acct["did"], "writes": writes}).encode(),
+        headers={"Content-Type": "application/json", "Authorization": "Bearer " + acct["accessJwt"]})
+    urllib.request.urlopen(req).read()
 PY
-	timed "1 skill changed, run $r"
+		timed "$n skills changed, run $r"
+	done
 done
+echo
+echo "| pull ($members members x $skills skills) | wall time | requests | written |"
+echo "|---|---|---|---|"
+summary "no change, run [0-9]+" "no change"
+[ -z "$against" ] || summary "no change, run [0-9]+, .*" "no change, $(basename "$against")"
+for n in $changes; do summary "$n skills changed, run [0-9]+" "$n skills changed"; done

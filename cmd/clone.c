@@ -21,6 +21,7 @@ typedef struct clone_opts {
 	const char **members;
 	size_t nmembers;
 	const char *as;
+	bool quiet;
 } clone_opts;
 
 static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
@@ -47,6 +48,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 			o->members[o->nmembers++] = a + 9;
 		} else if (!strncmp(a, "--as=", 5)) {
 			o->as = a + 5;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			o->quiet = true;
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage_error(ctx, "unknown option '%s'", a);
 		} else if (positional == 0) {
@@ -67,7 +70,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 
 /* The run's callbacks' payload. */
 typedef struct clone_out {
-	bool progress; /* stderr is a terminal */
+	bool progress; /* stderr is a terminal, and no --quiet */
+	bool quiet;    /* --quiet: only warnings and errors */
 	bool shown;    /* a progress line is on the screen */
 } clone_out;
 
@@ -103,7 +107,8 @@ static void removing(void *payload, const char *partial)
 
 static void cloning(void *payload, const char *dir)
 {
-	(void)payload;
+	if (((clone_out *)payload)->quiet)
+		return;
 	fprintf(stderr, "Cloning into '%s'...\n", dir);
 }
 
@@ -137,9 +142,9 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv);
 const ss_command cmd_clone_def = {
     "clone", cmd_clone, "copy a memory space into a new git working tree",
     "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
-    "<handle-or-did>]\n"
+    "<handle-or-did>] [--quiet]\n"
     "       skillsync clone at://<authority>/space/garden.engram.space/<key> [<dir>] [--as "
-    "<handle-or-did>]\n"
+    "<handle-or-did>] [--quiet]\n"
     "\n"
     "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
     "view: for each name, your own version, else the authority's, else the most recently\n"
@@ -153,12 +158,14 @@ const ss_command cmd_clone_def = {
     "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
     "                       'skillsync members add|remove')\n"
     "    --as <h>           the signed-in account that is you (default: the only one signed\n"
-    "                       in; with none, a read-only clone with no \"mine\")\n"};
+    "                       in; with none, a read-only clone with no \"mine\")\n"
+    "    -q, --quiet        no progress and no \"Cloning into\" (progress is shown only\n"
+    "                       on a terminal anyway); warnings and errors still\n"};
 
 static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 {
 	clone_opts o;
-	clone_out co = {isatty(STDERR_FILENO), false};
+	clone_out co = {false, false, false};
 	ss_fetch_opts fo;
 	ss_clone_opts run;
 	ss_clone_result res;
@@ -170,6 +177,8 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	ret = parse(ctx, argc, argv, &o);
 	if (ret)
 		goto out;
+	co.quiet = o.quiet;
+	co.progress = !o.quiet && isatty(STDERR_FILENO);
 	if (o.dir) {
 		dir = ss_xstrdup(o.dir);
 		dir[cli_path_len(dir)] = '\0';
@@ -206,7 +215,7 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 		printf(" (%zu invalid record%s skipped)", res.fetch.skipped,
 		       res.fetch.skipped == 1 ? "" : "s");
 	printf(".\n");
-	if (!strncmp(o.authority, "at://", 5))
+	if (!o.quiet && !strncmp(o.authority, "at://", 5))
 		fprintf(stderr,
 		        "This clone reads a permissioned space: each fetch gets a delegation "
 		        "token from your PDS, which needs your session signed in with your "

@@ -138,6 +138,21 @@ typedef struct cli_commit_msg_opts {
 /* Fills out with the cleaned message; returns 0, or -1 with ctx->err set (none, or empty). */
 int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 
+/* The help texts rendered for the install (cmd/help.c): a command's man(7) page, the
+ * skillsync(1) page listing the commands, the command's options one a line. */
+void cli_help_man(FILE *out, const ss_command *c);
+void cli_help_man_main(FILE *out, const ss_command *const *commands, size_t n);
+void cli_help_options(FILE *out, const ss_command *c);
+
+/* Agent folders (cmd/link.c, docs/AGENTS.md). cli_link_status prints, for `status`, the
+ * links `link` made that are missing or point elsewhere (nothing when all are in place).
+ * cli_link_pull, under the clone's lock after a pull merged: removes the links of skills that
+ * left the view, refreshes copies (when the pull changed something), links new skills when
+ * `link --auto` asked for it, else names them (when say_new); messages on stderr. 0, or -1
+ * with ctx->err set. */
+void cli_link_status(ss_ctx *ctx, FILE *out);
+int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new);
+
 /* The commands (cmd/<name>.c each). */
 extern const ss_command cmd_validate_def;
 extern const ss_command cmd_clone_def;
@@ -155,5 +170,8 @@ extern const ss_command cmd_log_def;
 extern const ss_command cmd_fetch_def;
 extern const ss_command cmd_pull_def;
 extern const ss_command cmd_space_def;
+extern const ss_command cmd_card_def;
+extern const ss_command cmd_link_def;
+extern const ss_command cmd_unlink_def;
 
 #endif

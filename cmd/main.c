@@ -12,19 +12,31 @@
 #include "core/secret.h"
 #include "core/state.h"
 #include "core/utf8.h"
+#include "ss_commit.h" /* generated at build time: cmake/version.cmake */
 
 static int cmd_help(ss_ctx *ctx, int argc, char **argv);
 
-static const ss_command help_def = {"help", cmd_help, "show help for a command",
-                                    "usage: skillsync help [<command>]\n"};
+static const ss_command help_def = {
+    "help", cmd_help, "show help for a command",
+    "usage: skillsync help [<command>]\n"
+    "       skillsync help --man [<command>]\n"
+    "       skillsync help --commands | --options <command>\n"
+    "\n"
+    "Prints the help of a command (the same text as 'skillsync <command> --help'), or the\n"
+    "list of commands.\n"
+    "\n"
+    "    --man          the help as a man(7) page (the build makes the installed man pages\n"
+    "                   with it)\n"
+    "    --commands     the commands' names, one a line (for shell completion)\n"
+    "    --options      the command's options, one a line (for shell completion)\n"};
 
 /* The commands, in the order `skillsync --help` lists them; each cmd/<name>.c defines its
  * entry next to the options it parses. */
 static const ss_command *const commands[] = {
-    &cmd_validate_def, &cmd_clone_def,   &cmd_ls_def,    &cmd_show_def,  &cmd_status_def,
-    &cmd_commit_def,   &cmd_diff_def,    &cmd_push_def,  &cmd_login_def, &cmd_logout_def,
-    &cmd_whoami_def,   &cmd_members_def, &cmd_fetch_def, &cmd_pull_def,  &cmd_log_def,
-    &cmd_space_def,    &help_def,
+    &cmd_validate_def, &cmd_clone_def,   &cmd_ls_def,    &cmd_show_def,   &cmd_status_def,
+    &cmd_commit_def,   &cmd_diff_def,    &cmd_push_def,  &cmd_login_def,  &cmd_logout_def,
+    &cmd_whoami_def,   &cmd_members_def, &cmd_fetch_def, &cmd_pull_def,   &cmd_log_def,
+    &cmd_space_def,    &cmd_card_def,    &cmd_link_def,  &cmd_unlink_def, &help_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -57,8 +69,27 @@ static void print_main_help(FILE *out)
 static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 {
 	const ss_command *c;
+	const char *mode = NULL;
 
+	if (argc > 1 && (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--commands") ||
+	                 !strcmp(argv[1], "--options")))
+		mode = argv[1];
+	if (mode && !strcmp(mode, "--commands")) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			printf("%s\n", commands[i]->name);
+		return SS_EXIT_OK;
+	}
+	if (mode && !strcmp(mode, "--man") && argc == 2) {
+		cli_help_man_main(stdout, commands, NCOMMANDS);
+		return SS_EXIT_OK;
+	}
+	if (mode) {
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
+		if (mode)
+			return cli_usage_error(ctx, "'%s' needs a command", mode);
 		print_main_help(stdout);
 		return SS_EXIT_OK;
 	}
@@ -67,7 +98,12 @@ static int cmd_help(ss_ctx *ctx, int argc, char **argv)
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
-	fputs(c->usage, stdout);
+	if (mode && !strcmp(mode, "--man"))
+		cli_help_man(stdout, c);
+	else if (mode)
+		cli_help_options(stdout, c);
+	else
+		fputs(c->usage, stdout);
 	return SS_EXIT_OK;
 }
 
@@ -234,7 +270,7 @@ int main(int argc, char **argv)
 		return SS_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("skillsync %s\n", SS_VERSION);
+		printf("skillsync %s (commit %s)\n", SS_VERSION, SS_COMMIT);
 		return SS_EXIT_OK;
 	}
 	if (argv[1][0] == '-') {

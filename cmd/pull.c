@@ -125,6 +125,8 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	    (ret = cli_lock_clone(ctx, sp, &lock, &r->recovered)) < 0)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
+	if (ret == 0 && r->merge) /* the agents' folders: after the merge, under the lock */
+		ret = cli_link_pull(ctx, cli_pull_changed(r), !r->quiet || cli_pull_changed(r));
 	if (r->progress)
 		fputs("\r\033[K", stderr);
 out:

@@ -292,6 +292,8 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		cli_status_print_json(&r);
 	else
 		cli_status_print_text(&r);
+	if (!r.json && !r.interrupted)
+		cli_link_status(ctx, stdout);
 	ret = SS_EXIT_OK;
 out:
 	ss_worktree_status_release(&r.s);

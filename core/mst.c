@@ -79,51 +79,49 @@ static int read_item(ss_cbor_reader *r, ss_cbor_item *it, ss_error *err)
 static int read_entry(ss_cbor_reader *r, ss_mst_node *nd, size_t i, char *cur, size_t *cur_len,
                       ss_buf *keys, size_t *offs, ss_error *err)
 {
-	ss_cbor_item it, k, p, t, v;
+	/* The map's keys (exactly k, p, t, v: their canonical order) and their values. */
+	ss_cbor_item it, k, p, t, v, kv, pv, tv, vv;
 	ss_mst_entry *e = &nd->e[i];
-	size_t plen;
+	size_t plen, common;
+	int c;
 
 	if (read_item(r, &it, err) < 0)
 		return -1;
 	if (it.type != SS_CBOR_MAP || it.len != 4)
 		return bad_node(err, "entry is not a map of k, p, t, v");
-	if (expect_key(r, &k, NULL, "k", err) < 0 || read_item(r, &it, err) < 0)
+	if (expect_key(r, &k, NULL, "k", err) < 0 || read_item(r, &kv, err) < 0 ||
+	    expect_key(r, &p, &k, "p", err) < 0 || read_item(r, &pv, err) < 0 ||
+	    expect_key(r, &t, &p, "t", err) < 0 || read_item(r, &tv, err) < 0 ||
+	    expect_key(r, &v, &t, "v", err) < 0 || read_item(r, &vv, err) < 0)
 		return -1;
-	if (it.type != SS_CBOR_BYTES)
+	if (kv.type != SS_CBOR_BYTES)
 		return bad_node(err, "entry key is not bytes");
-	if (expect_key(r, &p, &k, "p", err) < 0 || read_item(r, &p, err) < 0)
-		return -1;
-	if (p.type != SS_CBOR_INT || p.i < 0 || (uint64_t)p.i > *cur_len || (i == 0 && p.i != 0))
+	if (pv.type != SS_CBOR_INT || pv.i < 0 || (uint64_t)pv.i > *cur_len ||
+	    (i == 0 && pv.i != 0))
 		return bad_node(err, "entry prefix length out of range");
-	plen = (size_t)p.i;
-	if (plen + it.len > SS_MST_MAX_KEY || plen + it.len == 0)
+	if (tv.type != SS_CBOR_LINK && tv.type != SS_CBOR_NULL)
+		return bad_node(err, "entry subtree is not a link or null");
+	if (vv.type != SS_CBOR_LINK)
+		return bad_node(err, "entry value is not a link");
+	plen = (size_t)pv.i;
+	if (plen + kv.len > SS_MST_MAX_KEY || plen + kv.len == 0)
 		return bad_node(err, "key empty or too long");
-	if (memchr(it.ptr, 0, it.len))
+	if (memchr(kv.ptr, 0, kv.len))
 		return bad_node(err, "key holds a NUL byte");
-	{
-		/* The new key is cur[:plen] + suffix; it must sort after cur. */
-		int c =
-		    memcmp(it.ptr, cur + plen, it.len < *cur_len - plen ? it.len : *cur_len - plen);
-		if (i > 0 && (c < 0 || (c == 0 && it.len <= *cur_len - plen)))
-			return bad_node(err, "keys out of order");
-	}
-	memcpy(cur + plen, it.ptr, it.len);
-	*cur_len = plen + it.len;
+	/* The key is cur[:plen] + the suffix; it must sort after cur, the key before it. */
+	common = kv.len < *cur_len - plen ? kv.len : *cur_len - plen;
+	c = memcmp(kv.ptr, cur + plen, common);
+	if (i > 0 && (c < 0 || (c == 0 && kv.len <= *cur_len - plen)))
+		return bad_node(err, "keys out of order");
+	memcpy(cur + plen, kv.ptr, kv.len);
+	*cur_len = plen + kv.len;
 	offs[i] = keys->len;
 	ss_buf_put(keys, cur, *cur_len);
 	ss_buf_putc(keys, '\0');
 	e->key_len = *cur_len;
-	if (expect_key(r, &t, &p, "t", err) < 0 || read_item(r, &it, err) < 0)
-		return -1;
-	if (it.type != SS_CBOR_LINK && it.type != SS_CBOR_NULL)
-		return bad_node(err, "entry subtree is not a link or null");
-	e->has_tree = it.type == SS_CBOR_LINK;
-	e->tree = it.cid;
-	if (expect_key(r, &v, &t, "v", err) < 0 || read_item(r, &it, err) < 0)
-		return -1;
-	if (it.type != SS_CBOR_LINK)
-		return bad_node(err, "entry value is not a link");
-	e->value = it.cid;
+	e->has_tree = tv.type == SS_CBOR_LINK;
+	e->tree = tv.cid;
+	e->value = vv.cid;
 	return 0;
 }
 

@@ -69,4 +69,17 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err);
 int ss_repo_batch_end(ss_repo *repo, ss_error *err);
 void ss_repo_batch_abort(ss_repo *repo);
 
+/*
+ * Packs pile up: every fetch of SS_REPO_BATCH_LOOSE_MAX objects or more writes at least one.
+ * When objects/pack holds SS_REPO_SMALL_PACKS packs or more smaller than SS_REPO_SMALL_PACK
+ * bytes (those of pulls; a clone's are 4 MB), ss_repo_pack_small merges them into one, objects
+ * whole as in a fetch's packs (no delta search: that stays `git gc`'s), synced before the
+ * small ones are removed; packs with a .keep file are left alone. Its work is bounded by
+ * SS_REPO_SMALL_PACKS x SS_REPO_SMALL_PACK bytes of packs, whatever the repository's size.
+ * *merged: how many packs were merged (0: none, below the threshold). Not during a batch.
+ */
+#define SS_REPO_SMALL_PACK  (1024u * 1024)
+#define SS_REPO_SMALL_PACKS 16
+int ss_repo_pack_small(ss_repo *repo, size_t *merged, ss_error *err);
+
 #endif

@@ -2,23 +2,35 @@
  * repo_batch.c: object batches (see repo.h): objects written during a batch go to packs, not
  * to one loose file each.
  *
- * How: the batch swaps the repository's object database for a second one over the same
- * objects directory (packs, loose objects, alternates) topped by an in-memory store
- * (libgit2's mempack) behind a thin backend that remembers which objects it took. A flush
- * streams those objects, each whole and deflated at zlib's fastest level, as a pack into
- * libgit2's indexer, which checks every object, writes the pack and its index into
- * objects/pack; both are fsynced, then the memory is dropped and later reads find the
- * objects in the pack. No delta search: that is what git's own fetch does with objects it
- * receives, and `git gc` deltifies them later (a packbuilder's delta search was most of a
- * clone's CPU, for packs no smaller on these objects). Ending the batch puts the original
- * database back; aborting it also frees the in-memory objects, which nothing outside the
- * batch could have named.
+ * How: the batch swaps the repository's object database for a second one whose only backend
+ * is ours: an in-memory store (libgit2's mempack) that remembers which objects it took, over
+ * the repository's own database for the objects already stored. A flush hands the objects in
+ * memory to a worker thread, which streams them, each whole and deflated at zlib's fastest
+ * level, as a pack into libgit2's indexer (which checks every object and writes the pack and
+ * its index into objects/pack), syncs both, and is done; meanwhile the fetch goes on filling
+ * a new in-memory store, and the objects on their way to the pack stay readable. At most one
+ * pack is on its way: the next flush, the end and an abort wait for it first. No delta
+ * search: that is what git's own fetch does with objects it receives, and `git gc` deltifies
+ * them later (a packbuilder's delta search was most of a clone's CPU, for packs no smaller on
+ * these objects). Ending the batch puts the original database back; aborting it also frees
+ * the in-memory objects, which nothing outside the batch could have named.
+ *
+ * Why a database of our own rather than ours on top of the repository's backends: libgit2's
+ * git_odb_write first asks every backend whether the object exists (a loose file's timestamp
+ * touched, the packs looked up) and, when none has it, which is the case of every object a
+ * fetch writes, rescans the pack directory and asks again: a directory scan per object. Here
+ * a new object costs one lookup in memory and one in the repository's database, without a
+ * rescan (the database is rescanned once per pack written instead).
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ZLIB_CONST
@@ -35,16 +47,30 @@
 #include "core/git_priv.h"
 #include "core/mem.h"
 
-/* Above the mempack in the batch's database: reads and writes go there first. */
-#define BATCH_PRIORITY 999
+/* A pack on its way to the disk, written by the worker thread. */
+typedef struct pack_job {
+	pthread_t thread;
+	bool running;         /* the thread was started and not yet joined */
+	git_odb_backend *mem; /* the objects (a mempack), read by both threads, written by none */
+	git_odb *from;        /* or, when mem is NULL, a database to read them from */
+	git_oid *oids;        /* in the order they were written */
+	size_t count;
+	char *dir; /* objects/pack */
+	int rc;    /* the outcome, once joined */
+	ss_error err;
+	char name[GIT_OID_HEXSZ + 1]; /* the pack's name, once written */
+} pack_job;
 
-/* The backend the batch adds: the mempack, plus the list of objects it holds. */
+/* The backend of the batch's database: the mempack, plus the list of objects it holds. */
 typedef struct batch_backend {
 	git_odb_backend parent;
 	git_odb_backend *mem;
 	git_oid *oids; /* in the order they were written */
 	size_t count, alloc;
-	size_t bytes; /* their total size */
+	size_t bytes;  /* their total size */
+	pack_job job;  /* the pack being written; job.mem is NULL when none */
+	git_odb *orig; /* the repository's own database (a reference of its own) */
+	git_odb *have; /* where to look for objects already stored: orig, or its packs alone */
 } batch_backend;
 
 struct ss_repo_batch {
@@ -52,30 +78,65 @@ struct ss_repo_batch {
 	git_odb *odb;           /* the batch's database (owns backend) */
 	batch_backend *backend; /* borrowed from odb */
 	size_t flush_bytes;
-	size_t packs; /* packs written so far */
+	size_t packs; /* packs started so far */
 };
+
+/* A copy of data in memory the odb layer frees (it calls the backend's data free). */
+static int copy_out(void **out, git_odb_backend *backend, const void *data, size_t len)
+{
+	*out = git_odb_backend_data_alloc(backend, len);
+	if (!*out)
+		return -1;
+	memcpy(*out, data, len);
+	return 0;
+}
 
 static int be_read(void **data, size_t *len, git_object_t *type, git_odb_backend *backend,
                    const git_oid *oid)
 {
-	git_odb_backend *mem = ((batch_backend *)backend)->mem;
+	batch_backend *b = (batch_backend *)backend;
+	git_odb_object *obj;
+	int rc = b->mem->read(data, len, type, b->mem, oid);
 
-	return mem->read(data, len, type, mem, oid);
+	if (rc == GIT_ENOTFOUND && b->job.mem)
+		rc = b->job.mem->read(data, len, type, b->job.mem, oid);
+	if (rc != GIT_ENOTFOUND)
+		return rc;
+	if ((rc = git_odb_read(&obj, b->orig, oid)) < 0)
+		return rc;
+	*len = git_odb_object_size(obj);
+	*type = git_odb_object_type(obj);
+	rc = copy_out(data, backend, git_odb_object_data(obj), *len);
+	git_odb_object_free(obj);
+	return rc;
 }
 
 static int be_read_header(size_t *len, git_object_t *type, git_odb_backend *backend,
                           const git_oid *oid)
 {
-	git_odb_backend *mem = ((batch_backend *)backend)->mem;
+	batch_backend *b = (batch_backend *)backend;
+	int rc = b->mem->read_header(len, type, b->mem, oid);
 
-	return mem->read_header(len, type, mem, oid);
+	if (rc == GIT_ENOTFOUND && b->job.mem)
+		rc = b->job.mem->read_header(len, type, b->job.mem, oid);
+	if (rc != GIT_ENOTFOUND)
+		return rc;
+	return git_odb_read_header(len, type, b->orig, oid);
 }
 
+/* Whether the object is stored (the repository's database is not rescanned: see above). */
 static int be_exists(git_odb_backend *backend, const git_oid *oid)
 {
-	git_odb_backend *mem = ((batch_backend *)backend)->mem;
+	batch_backend *b = (batch_backend *)backend;
 
-	return mem->exists(mem, oid);
+	return b->mem->exists(b->mem, oid) || (b->job.mem && b->job.mem->exists(b->job.mem, oid)) ||
+	       git_odb_exists_ext(b->have, oid, GIT_ODB_LOOKUP_NO_REFRESH);
+}
+
+/* Before a write: 0 when the object is already stored (nothing to write). */
+static int be_freshen(git_odb_backend *backend, const git_oid *oid)
+{
+	return be_exists(backend, oid) ? 0 : GIT_ENOTFOUND;
 }
 
 static int be_write(git_odb_backend *backend, const git_oid *oid, const void *data, size_t len,
@@ -95,17 +156,24 @@ static int be_write(git_odb_backend *backend, const git_oid *oid, const void *da
 	return 0;
 }
 
+static int pack_wait(batch_backend *b, ss_error *err);
+
 static void be_free(git_odb_backend *backend)
 {
 	batch_backend *b = (batch_backend *)backend;
+	ss_error ignored;
 
+	pack_wait(b, &ignored);
 	if (b->mem)
 		b->mem->free(b->mem);
+	if (b->have != b->orig)
+		git_odb_free(b->have);
+	git_odb_free(b->orig);
 	free(b->oids);
 	free(b);
 }
 
-/* Drops the objects held in memory (after a flush, or to abort). */
+/* Drops the objects held in memory (to abort, or after writing them loose). */
 static void be_reset(batch_backend *b)
 {
 	git_mempack_reset(b->mem);
@@ -177,8 +245,8 @@ static int pack_object(pack_out *po, git_object_t type, const void *data, size_t
 	return po->len >= PACK_OUT_CHUNK ? pack_send(po) : 0;
 }
 
-/* Streams the objects held in memory into one pack through the indexer. */
-static int write_pack(batch_backend *b, const char *dir, git_indexer **out)
+/* Streams the job's objects into one pack through the indexer. */
+static int write_pack(const pack_job *job, git_indexer **out)
 {
 	git_indexer_options opts;
 	pack_out po;
@@ -196,21 +264,31 @@ static int write_pack(batch_backend *b, const char *dir, git_indexer **out)
 		EVP_MD_CTX_free(po.sum);
 		return -1;
 	}
-	rc = git_indexer_new(&po.idx, dir, 0, NULL, &opts);
+	rc = git_indexer_new(&po.idx, job->dir, 0, NULL, &opts);
 	for (int i = 0; i < 4; i++)
-		head[8 + i] = (unsigned char)(b->count >> (24 - 8 * i));
+		head[8 + i] = (unsigned char)(job->count >> (24 - 8 * i));
 	ss_xgrow((void **)&po.buf, 1, PACK_OUT_CHUNK, &po.alloc);
 	memcpy(po.buf, head, sizeof(head));
 	po.len = sizeof(head);
-	for (size_t i = 0; rc == 0 && i < b->count; i++) {
+	for (size_t i = 0; rc == 0 && i < job->count; i++) {
 		void *data = NULL;
 		size_t len;
 		git_object_t type;
 
-		rc = b->mem->read(&data, &len, &type, b->mem, &b->oids[i]);
+		git_odb_object *obj = NULL;
+
+		if (job->mem) {
+			rc = job->mem->read(&data, &len, &type, job->mem, &job->oids[i]);
+			if (rc == 0)
+				rc = pack_object(&po, type, data, len);
+			git_odb_backend_data_free(job->mem, data);
+			continue;
+		}
+		rc = git_odb_read(&obj, job->from, &job->oids[i]);
 		if (rc == 0)
-			rc = pack_object(&po, type, data, len);
-		git_odb_backend_data_free(b->mem, data);
+			rc = pack_object(&po, git_odb_object_type(obj), git_odb_object_data(obj),
+			                 git_odb_object_size(obj));
+		git_odb_object_free(obj);
 	}
 	if (rc == 0)
 		rc = pack_send(&po);
@@ -227,39 +305,102 @@ static int write_pack(batch_backend *b, const char *dir, git_indexer **out)
 	return rc;
 }
 
-/* Writes the objects held in memory into one pack (durable when this returns), then drops
- * them from memory. */
+/* Writes the job's objects into one pack, durable when this returns (job->rc, job->err;
+ * job->name: the pack's name). */
+static void pack_run(pack_job *job)
+{
+	git_indexer *idx = NULL;
+	ss_buf path = SS_BUF_INIT;
+	int rc = write_pack(job, &idx);
+
+	job->rc = -1;
+	if (rc < 0) {
+		ss_git_error(&job->err, rc, "cannot write a pack of %zu objects", job->count);
+		goto out;
+	}
+	snprintf(job->name, sizeof(job->name), "%s", git_indexer_name(idx));
+	ss_buf_printf(&path, "%s/pack-%s.pack", job->dir, git_indexer_name(idx));
+	if (fsync_path(path.ptr, O_RDONLY, &job->err) < 0)
+		goto out;
+	ss_buf_clear(&path);
+	ss_buf_printf(&path, "%s/pack-%s.idx", job->dir, git_indexer_name(idx));
+	if (fsync_path(path.ptr, O_RDONLY, &job->err) < 0 ||
+	    fsync_path(job->dir, O_RDONLY | O_DIRECTORY, &job->err) < 0)
+		goto out;
+	job->rc = 0;
+out:
+	git_indexer_free(idx);
+	ss_buf_release(&path);
+}
+
+static void *pack_thread(void *arg)
+{
+	pack_run(arg);
+	return NULL;
+}
+
+/*
+ * Waits for the pack on its way, if any, and frees what it held: its objects are in the
+ * repository's database from now on (rescanned for them). Fails with the pack's error.
+ */
+static int pack_wait(batch_backend *b, ss_error *err)
+{
+	pack_job *job = &b->job;
+	int rc;
+
+	if (!job->mem)
+		return 0;
+	if (job->running)
+		pthread_join(job->thread, NULL);
+	rc = job->rc;
+	if (rc < 0)
+		*err = job->err;
+	job->mem->free(job->mem);
+	free(job->oids);
+	free(job->dir);
+	memset(job, 0, sizeof(*job));
+	if (rc == 0) {
+		git_odb_refresh(b->orig);
+		if (b->have != b->orig)
+			git_odb_refresh(b->have);
+	}
+	return rc;
+}
+
+/*
+ * Hands the objects held in memory to the worker, which writes them into one pack (durable
+ * once pack_wait returns 0), and starts a new in-memory store for the next ones.
+ */
 static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 {
 	batch_backend *b = batch->backend;
-	git_indexer *idx = NULL;
-	ss_buf dir = SS_BUF_INIT, path = SS_BUF_INIT;
-	int rc = 0, ret = -1;
+	pack_job *job = &b->job;
+	git_odb_backend *fresh = NULL;
+	ss_buf dir = SS_BUF_INIT;
+	int rc;
 
 	if (!b->count)
 		return 0;
+	if (pack_wait(b, err) < 0)
+		return -1;
+	if ((rc = git_mempack_new(&fresh)) < 0)
+		return ss_git_error(err, rc, "cannot write a pack of %zu objects", b->count);
+	job->mem = b->mem;
+	job->oids = b->oids;
+	job->count = b->count;
 	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
-	rc = write_pack(b, dir.ptr, &idx);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot write a pack of %zu objects", b->count);
-		goto out;
-	}
-	ss_buf_printf(&path, "%s/pack-%s.pack", dir.ptr, git_indexer_name(idx));
-	if (fsync_path(path.ptr, O_RDONLY, err) < 0)
-		goto out;
-	ss_buf_clear(&path);
-	ss_buf_printf(&path, "%s/pack-%s.idx", dir.ptr, git_indexer_name(idx));
-	if (fsync_path(path.ptr, O_RDONLY, err) < 0 ||
-	    fsync_path(dir.ptr, O_RDONLY | O_DIRECTORY, err) < 0)
-		goto out;
-	be_reset(b);
+	job->dir = ss_buf_detach(&dir, NULL);
+	b->mem = fresh;
+	b->oids = NULL;
+	b->count = b->alloc = b->bytes = 0;
 	batch->packs++;
-	ret = 0;
-out:
-	git_indexer_free(idx);
-	ss_buf_release(&dir);
-	ss_buf_release(&path);
-	return ret;
+	/* Without a thread (or a libgit2 built without thread support), the pack is written
+	 * here. */
+	job->running = (git_libgit2_features() & GIT_FEATURE_THREADS) &&
+	               pthread_create(&job->thread, NULL, pack_thread, job) == 0;
+	if (!job->running)
+		pack_run(job);
+	return 0;
 }
 
 /* A batch too small for a pack of its own: its objects are written loose, through the
@@ -284,6 +425,50 @@ static int write_loose(ss_repo_batch *batch, ss_error *err)
 	return 0;
 }
 
+/*
+ * Where the batch looks for objects already stored: the repository's database, or, when its
+ * objects directory holds no loose object and no alternates (a clone, a repository whose
+ * fetches all went to packs), its packs alone, which spares a stat() of a loose path for
+ * every object written. The batch itself writes nothing loose until it ends, and the lock
+ * keeps other runs out.
+ */
+static int have_odb(batch_backend *b, const char *gitdir)
+{
+	ss_buf objects = SS_BUF_INIT, alternates = SS_BUF_INIT;
+	git_odb_backend *packs = NULL;
+	git_odb *odb = NULL;
+	struct dirent *e;
+	DIR *d;
+	bool loose = false;
+	int rc = 0;
+
+	b->have = b->orig;
+	ss_buf_printf(&objects, "%s/objects", gitdir);
+	ss_buf_printf(&alternates, "%s/info/alternates", objects.ptr);
+	if (access(alternates.ptr, F_OK) == 0 || !(d = opendir(objects.ptr)))
+		goto out;
+	while (!loose && (e = readdir(d)))
+		loose = strlen(e->d_name) == 2 && isxdigit((unsigned char)e->d_name[0]) &&
+		        isxdigit((unsigned char)e->d_name[1]);
+	closedir(d);
+	if (loose)
+		goto out;
+	rc = git_odb_new(&odb);
+	if (rc == 0)
+		rc = git_odb_backend_pack(&packs, objects.ptr);
+	if (rc == 0 && (rc = git_odb_add_backend(odb, packs, 1)) < 0)
+		packs->free(packs);
+	if (rc == 0) {
+		b->have = odb;
+		odb = NULL;
+	}
+out:
+	git_odb_free(odb);
+	ss_buf_release(&objects);
+	ss_buf_release(&alternates);
+	return rc;
+}
+
 static void batch_free(ss_repo_batch *batch)
 {
 	if (!batch)
@@ -298,7 +483,6 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	ss_repo_batch **slot = ss_repo_batch_slot(repo);
 	ss_repo_batch *batch = NULL;
 	batch_backend *b = NULL;
-	ss_buf objects = SS_BUF_INIT;
 	int rc, ret = -1;
 
 	if (*slot)
@@ -306,14 +490,17 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	batch = ss_xcalloc(1, sizeof(*batch));
 	batch->flush_bytes = flush_bytes ? flush_bytes : SS_REPO_BATCH_FLUSH;
 	b = ss_xcalloc(1, sizeof(*b));
-	ss_buf_printf(&objects, "%s/objects", ss_repo_gitdir(repo));
 	rc = git_repository_odb(&batch->orig, ss_repo_git(repo));
 	if (rc == 0)
-		rc = git_odb_open(&batch->odb, objects.ptr);
+		rc = git_repository_odb(&b->orig, ss_repo_git(repo));
+	if (rc == 0)
+		rc = git_odb_new(&batch->odb);
 	if (rc == 0)
 		rc = git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
 	if (rc == 0)
 		rc = git_mempack_new(&b->mem);
+	if (rc == 0)
+		rc = have_odb(b, ss_repo_gitdir(repo));
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot start an object batch");
 		goto out;
@@ -322,8 +509,9 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	b->parent.read_header = be_read_header;
 	b->parent.exists = be_exists;
 	b->parent.write = be_write;
+	b->parent.freshen = be_freshen;
 	b->parent.free = be_free;
-	rc = git_odb_add_backend(batch->odb, &b->parent, BATCH_PRIORITY);
+	rc = git_odb_add_backend(batch->odb, &b->parent, 1);
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot start an object batch");
 		goto out;
@@ -342,7 +530,6 @@ out:
 	if (b)
 		be_free(&b->parent);
 	batch_free(batch);
-	ss_buf_release(&objects);
 	return ret;
 }
 
@@ -376,6 +563,8 @@ int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 		ret = write_loose(batch, err);
 	else
 		ret = flush(repo, batch, err);
+	if (ret == 0)
+		ret = pack_wait(batch->backend, err);
 	if (ret < 0)
 		return ret;
 	batch_close(repo);
@@ -386,4 +575,145 @@ void ss_repo_batch_abort(ss_repo *repo)
 {
 	if (*ss_repo_batch_slot(repo))
 		batch_close(repo);
+}
+
+static int add_oid(const git_oid *id, void *payload)
+{
+	pack_job *job = payload;
+	size_t alloc = job->count;
+
+	/* job->count doubles as the capacity's lower bound: grow by powers of two */
+	if (!(job->count & (job->count - 1)))
+		job->oids = ss_xrealloc(job->oids, (alloc ? 2 * alloc : 1) * sizeof(*job->oids));
+	git_oid_cpy(&job->oids[job->count++], id);
+	return 0;
+}
+
+static int cmp_oid(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+/* The small packs of dir (pack base names), but those kept by a .keep file. */
+static void small_packs(const char *dir, char ***names, size_t *n, size_t *alloc)
+{
+	ss_buf path = SS_BUF_INIT;
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len <= 9 || strncmp(e->d_name, "pack-", 5) ||
+		    strcmp(e->d_name + len - 4, ".idx"))
+			continue;
+		ss_buf_clear(&path);
+		ss_buf_printf(&path, "%s/%.*s.keep", dir, (int)(len - 4), e->d_name);
+		if (access(path.ptr, F_OK) == 0)
+			continue;
+		ss_buf_truncate(&path, path.len - strlen(".keep"));
+		ss_buf_puts(&path, ".pack");
+		if (stat(path.ptr, &st) < 0 || (size_t)st.st_size >= SS_REPO_SMALL_PACK)
+			continue;
+		ss_xgrow((void **)names, sizeof(**names), *n + 1, alloc);
+		(*names)[(*n)++] = ss_xmemdup(e->d_name, len - 4);
+	}
+	closedir(d);
+	ss_buf_release(&path);
+}
+
+/* Removes pack base (its index first: a pack without its index is not looked at). */
+static void remove_pack(const char *dir, const char *base)
+{
+	static const char *const exts[] = {".idx", ".pack", ".rev", ".bitmap"};
+	ss_buf path = SS_BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		ss_buf_clear(&path);
+		ss_buf_printf(&path, "%s/%s%s", dir, base, exts[i]);
+		unlink(path.ptr);
+	}
+	ss_buf_release(&path);
+}
+
+int ss_repo_pack_small(ss_repo *repo, size_t *merged, ss_error *err)
+{
+	ss_buf dir = SS_BUF_INIT, path = SS_BUF_INIT;
+	char **names = NULL;
+	size_t n = 0, alloc = 0, kept = 0;
+	git_odb *from = NULL, *fresh = NULL;
+	pack_job job;
+	int rc = 0, ret = -1;
+
+	*merged = 0;
+	memset(&job, 0, sizeof(job));
+	if (*ss_repo_batch_slot(repo))
+		return ss_error_set(err, SS_EINVALID, "an object batch is open");
+	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
+	small_packs(dir.ptr, &names, &n, &alloc);
+	if (n < SS_REPO_SMALL_PACKS) {
+		ret = 0;
+		goto out;
+	}
+	rc = git_odb_new(&from);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		git_odb_backend *one = NULL;
+
+		ss_buf_clear(&path);
+		ss_buf_printf(&path, "%s/%s.idx", dir.ptr, names[i]);
+		rc = git_odb_backend_one_pack(&one, path.ptr);
+		if (rc == 0 && (rc = git_odb_add_backend(from, one, 1)) < 0)
+			one->free(one);
+	}
+	if (rc == 0)
+		rc = git_odb_foreach(from, add_oid, &job);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot read the packs to merge");
+		goto out;
+	}
+	/* an object in two packs goes once into the new one */
+	qsort(job.oids, job.count, sizeof(*job.oids), cmp_oid);
+	for (size_t i = 0; i < job.count; i++)
+		if (!kept || git_oid_cmp(&job.oids[kept - 1], &job.oids[i]))
+			job.oids[kept++] = job.oids[i];
+	job.count = kept;
+	job.from = from;
+	job.dir = ss_xstrdup(dir.ptr);
+	pack_run(&job);
+	if (job.rc < 0) {
+		*err = job.err;
+		goto out;
+	}
+	git_odb_free(from);
+	from = NULL;
+	/* the new pack holds every object (synced): the small ones can go */
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i] + strlen("pack-"), job.name))
+			remove_pack(dir.ptr, names[i]);
+	if (fsync_path(dir.ptr, O_RDONLY | O_DIRECTORY, err) < 0)
+		goto out;
+	/* the repository's database forgets the packs it may hold open */
+	ss_buf_clear(&path);
+	ss_buf_printf(&path, "%s/objects", ss_repo_gitdir(repo));
+	if ((rc = git_odb_open(&fresh, path.ptr)) < 0 ||
+	    (rc = git_repository_set_odb(ss_repo_git(repo), fresh)) < 0) {
+		ret = ss_git_error(err, rc, "cannot open the object database again");
+		goto out;
+	}
+	*merged = n;
+	ret = 0;
+out:
+	git_odb_free(fresh);
+	git_odb_free(from);
+	free(job.oids);
+	free(job.dir);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	ss_buf_release(&dir);
+	ss_buf_release(&path);
+	return ret;
 }

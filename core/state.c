@@ -82,6 +82,40 @@ int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error
 	return 0;
 }
 
+int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
+{
+	size_t max = sizeof(st->cached) / sizeof(st->cached[0]);
+
+	for (size_t i = 0; i < st->ncached; i++)
+		if (!strcmp(st->cached[i].sql, sql)) {
+			*out = st->cached[i].stmt;
+			return 0;
+		}
+	*out = NULL;
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
+		return ss_state_sqlite_error(st, err, "cannot prepare a query");
+	if (st->ncached == max) { /* full: the oldest goes (none is in use: see state_priv.h) */
+		sqlite3_finalize(st->cached[0].stmt);
+		free(st->cached[0].sql);
+		memmove(&st->cached[0], &st->cached[1], (max - 1) * sizeof(st->cached[0]));
+		st->ncached--;
+	}
+	st->cached[st->ncached].sql = ss_xstrdup(sql);
+	st->cached[st->ncached++].stmt = *out;
+	return 0;
+}
+
+void ss_state_done(ss_state *st, sqlite3_stmt *s)
+{
+	for (size_t i = 0; i < st->ncached; i++)
+		if (st->cached[i].stmt == s) {
+			sqlite3_reset(s);
+			sqlite3_clear_bindings(s);
+			return;
+		}
+	sqlite3_finalize(s);
+}
+
 int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text)
 {
 	if (!text)
@@ -108,12 +142,12 @@ int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, con
 	sqlite3_stmt *s = NULL;
 	int ret;
 
-	if (ss_state_prepare(st, &s, sql, err) < 0)
+	if (ss_state_prepare_cached(st, &s, sql, err) < 0)
 		return -1;
 	for (int i = 0; i < nparams && i < 4; i++)
 		ss_state_bind_text(s, i + 1, params[i]);
 	ret = ss_state_step_done(st, s, "cannot write", err);
-	sqlite3_finalize(s);
+	ss_state_done(st, s);
 	return ret;
 }
 
@@ -257,6 +291,10 @@ void ss_state_free(ss_state *st)
 		return;
 	if (st->in_transaction)
 		ss_state_rollback(st);
+	for (size_t i = 0; i < st->ncached; i++) {
+		sqlite3_finalize(st->cached[i].stmt);
+		free(st->cached[i].sql);
+	}
 	sqlite3_close(st->db);
 	ss_state_config_release(st);
 	free(st->rebuilt);

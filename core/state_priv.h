@@ -26,6 +26,12 @@ struct ss_state {
 	/* config values read at open (core/state_config.c) */
 	char *me, *authority; /* NULL when absent */
 	ss_oid tracking;      /* zero when absent */
+	/* statements kept prepared (ss_state_prepare_cached) */
+	struct {
+		char *sql;
+		sqlite3_stmt *stmt;
+	} cached[16];
+	size_t ncached;
 };
 
 /* Frees the cached config values (core/state_config.c). */
@@ -36,6 +42,16 @@ int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what);
 
 /* Prepares sql or sets err; *out NULL on failure. */
 int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
+
+/*
+ * The same, for a statement run again and again (once per record in a fetch, where preparing
+ * it each time was a tenth of the CPU): kept prepared for the state's life, by its text.
+ * Give it back with ss_state_done (never sqlite3_finalize) before preparing any other
+ * statement this way: the least recently prepared text may be dropped to make room.
+ */
+int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
+/* Gives back a statement of ss_state_prepare_cached (reset, bindings cleared). */
+void ss_state_done(ss_state *st, sqlite3_stmt *s);
 
 /* Runs s, which returns no rows; SS_ERROR with "<what>: <sqlite message>" otherwise. */
 int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err);

@@ -58,9 +58,9 @@ int ss_state_record_get(ss_state *st, const char *did, const char *rkey, ss_stat
 	ss_state_record b;
 	int rc, ret;
 
-	if (ss_state_prepare(st, &s,
-	                     "SELECT " RECORD_COLUMNS " FROM records WHERE did = ?1 AND rkey = ?2",
-	                     err) < 0)
+	if (ss_state_prepare_cached(
+	        st, &s, "SELECT " RECORD_COLUMNS " FROM records WHERE did = ?1 AND rkey = ?2",
+	        err) < 0)
 		return -1;
 	ss_state_bind_text(s, 1, did);
 	ss_state_bind_text(s, 2, rkey);
@@ -85,7 +85,7 @@ int ss_state_record_get(ss_state *st, const char *did, const char *rkey, ss_stat
 	} else {
 		ret = ss_state_sqlite_error(st, err, "cannot read records");
 	}
-	sqlite3_finalize(s);
+	ss_state_done(st, s);
 	return ret;
 }
 
@@ -94,10 +94,10 @@ int ss_state_record_put(ss_state *st, const ss_state_record *r, ss_error *err)
 	sqlite3_stmt *s = NULL;
 	int ret = 0;
 
-	if (ss_state_prepare(st, &s,
-	                     "INSERT OR REPLACE INTO records (" RECORD_COLUMNS ", sweep)"
-	                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
-	                     err) < 0)
+	if (ss_state_prepare_cached(st, &s,
+	                            "INSERT OR REPLACE INTO records (" RECORD_COLUMNS ", sweep)"
+	                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+	                            err) < 0)
 		return -1;
 	ss_state_bind_text(s, 1, r->did);
 	ss_state_bind_text(s, 2, r->rkey);
@@ -110,7 +110,7 @@ int ss_state_record_put(ss_state *st, const ss_state_record *r, ss_error *err)
 	ss_state_bind_text(s, 9, r->valid ? r->tree : NULL);
 	ss_state_bind_text(s, 10, r->note);
 	ret = ss_state_step_done(st, s, "cannot save a record", err);
-	sqlite3_finalize(s);
+	ss_state_done(st, s);
 	return ret;
 }
 

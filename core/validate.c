@@ -431,7 +431,7 @@ void ss_validate_skill(const ss_skill *s, const char *dirname, size_t extra, int
 			check_file(s, i, dirname, report);
 	if (ss_report_errors(report) == errors && !(flags & SS_VALIDATE_SKIP_FIELDS))
 		check_skillmd_size(s, dirname, report);
-	if (ss_report_errors(report) == errors)
+	if (ss_report_errors(report) == errors && !(flags & SS_VALIDATE_SKIP_RECORD_SIZE))
 		check_record_size(s, dirname, report);
 	ss_buf_release(&file);
 }

@@ -40,6 +40,7 @@ enum {
 	SS_VALIDATE_SKIP_NAME = 1 << 0,        /* already reported (missing, wrong type) */
 	SS_VALIDATE_SKIP_DESCRIPTION = 1 << 1, /* already reported */
 	SS_VALIDATE_SKIP_FIELDS = 1 << 2,      /* SKILL.md could not be read: files only */
+	SS_VALIDATE_SKIP_RECORD_SIZE = 1 << 3, /* the caller knows the record is small enough */
 };
 
 /*

@@ -2,15 +2,19 @@
 # Installs what building and testing skillsync needs on Debian 12 and is not there yet:
 # the C toolchain and libraries (apt; clang and its runtime libraries for the fuzz targets),
 # then the reference PDS for the tests (npm, cached outside the checkout by tests/pds/install).
+# dpkg-dev (dpkg-shlibdeps: the .deb's dependencies), man-db and groff-base: tests/cmd/package.sh.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libssl-dev is named on purpose: libcrypto does skillsync's signature checks (docs/DEPENDENCIES.md),
-# so it must not depend on arriving with libgit2's or libcurl's dependencies.
+# so it must not depend on arriving with libgit2's or libcurl's dependencies. libicu-dev likewise:
+# ICU counts graphemes for the lexicons' maxGraphemes limits (core/grapheme.c).
 packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
 	zlib1g-dev libssl-dev
+	libicu-dev
+	dpkg-dev man-db groff-base
 	ca-certificates curl python3 nodejs npm)
 
 missing=()

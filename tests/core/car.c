@@ -195,6 +195,86 @@ static void test_car__refuses_bad_framing(void **state)
 	              "block length");
 }
 
+/* A space repo as getRepo serves it (SPACES-PROTOCOL.md section 3): roots [commit, index], the
+ * index a map "<collection>/<rkey>" -> record CID in DAG-CBOR key order (length first), then
+ * the records. Written with the encoder, read back: the roots, the index in its order, and
+ * every record it names. */
+static void test_car__space_repo_layout(void **state)
+{
+	static const char *const keys[] = {"garden.engram.skill/pdf", "garden.engram.skill/a",
+	                                   "garden.engram.skill/zz"};
+	json_t *index = json_object(), *header, *roots = json_array(), *got, *rec;
+	ss_buf car = SS_BUF_INIT, block = SS_BUF_INIT, hdr = SS_BUF_INIT;
+	char s[SS_CID_STRSZ];
+	ss_cid cids[3], index_cid, commit_cid;
+	const char *key, *prev = NULL;
+	ss_car *parsed;
+	ss_error err;
+	json_t *link;
+
+	ss_cid_compute(&commit_cid, SS_CID_DAG_CBOR, "\xa0", 1);
+	for (size_t i = 0; i < 3; i++) {
+		rec = json_pack("{s:s,s:s}", "$type", "garden.engram.skill", "name", keys[i] + 20);
+		ss_buf_clear(&block);
+		assert_int_equal(ss_cbor_encode(rec, &block, &err), 0);
+		ss_cid_compute(&cids[i], SS_CID_DAG_CBOR, block.ptr, block.len);
+		ss_cid_fmt(s, &cids[i]);
+		json_object_set_new(index, keys[i], json_pack("{s:s}", "$link", s));
+		json_decref(rec);
+	}
+	ss_buf_clear(&block);
+	assert_int_equal(ss_cbor_encode(index, &block, &err), 0);
+	ss_cid_compute(&index_cid, SS_CID_DAG_CBOR, block.ptr, block.len);
+	ss_cid_fmt(s, &commit_cid);
+	json_array_append_new(roots, json_pack("{s:s}", "$link", s));
+	ss_cid_fmt(s, &index_cid);
+	json_array_append_new(roots, json_pack("{s:s}", "$link", s));
+	header = json_pack("{s:o,s:i}", "roots", roots, "version", 1);
+	assert_int_equal(ss_cbor_encode(header, &hdr, &err), 0);
+	assert_true(hdr.len < 0x80); /* its length in one varint byte */
+	ss_buf_putc(&car, (char)hdr.len);
+	ss_buf_put(&car, hdr.ptr, hdr.len);
+	ss_test_car_put(&car, &commit_cid, (const unsigned char *)"\xa0", 1, &err);
+	ss_test_car_put(&car, &index_cid, (const unsigned char *)block.ptr, block.len, &err);
+	for (size_t i = 0; i < 3; i++) {
+		rec = json_pack("{s:s,s:s}", "$type", "garden.engram.skill", "name", keys[i] + 20);
+		ss_buf_clear(&block);
+		assert_int_equal(ss_cbor_encode(rec, &block, &err), 0);
+		ss_test_car_put(&car, &cids[i], (const unsigned char *)block.ptr, block.len, &err);
+		json_decref(rec);
+	}
+
+	assert_int_equal(ss_car_open(&parsed, car.ptr, car.len, &err), 0);
+	assert_int_equal(ss_car_root_count(parsed), 2);
+	assert_true(ss_cid_equal(ss_car_root(parsed, 0), &commit_cid));
+	assert_true(ss_cid_equal(ss_car_root(parsed, 1), &index_cid));
+	{
+		const ss_car_block *b = ss_car_get(parsed, ss_car_root(parsed, 1));
+		assert_int_equal(ss_cbor_decode(b->data, b->len, &got, &err), 0);
+	}
+	assert_int_equal(json_object_size(got), 3);
+	json_object_foreach(got, key, link)
+	{
+		ss_cid cid;
+		const char *l = json_string_value(json_object_get(link, "$link"));
+		if (prev)
+			assert_true(ss_cbor_key_less((const unsigned char *)prev, strlen(prev),
+			                             (const unsigned char *)key, strlen(key)));
+		prev = key;
+		assert_int_equal(ss_cid_parse(&cid, l, strlen(l), &err), 0);
+		assert_non_null(ss_car_get(parsed, &cid));
+	}
+	/* Length first: the one-letter rkey, then the others. */
+	assert_string_equal(json_object_iter_key(json_object_iter(got)), "garden.engram.skill/a");
+	json_decref(got);
+	json_decref(header);
+	json_decref(index);
+	ss_car_free(parsed);
+	ss_buf_release(&car);
+	ss_buf_release(&block);
+	ss_buf_release(&hdr);
+}
+
 /* A block given twice is kept once; a CAR with no blocks is fine. */
 static void test_car__duplicates_and_empty(void **state)
 {
@@ -226,6 +306,7 @@ int test_car_run(void)
 	    cmocka_unit_test(test_car__tampered_block_refused),
 	    cmocka_unit_test(test_car__every_cut_is_safe),
 	    cmocka_unit_test(test_car__refuses_bad_framing),
+	    cmocka_unit_test(test_car__space_repo_layout),
 	    cmocka_unit_test(test_car__duplicates_and_empty),
 	};
 	return cmocka_run_group_tests_name("core/car", tests, NULL, NULL);

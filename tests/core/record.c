@@ -11,6 +11,7 @@
 #include "core/record.h"
 #include "core/skill.h"
 #include "core/time.h"
+#include "core/validate.h"
 
 #define TIMES "\"createdAt\":\"2026-01-01T00:00:00Z\",\"updatedAt\":\"2026-01-02T00:00:00Z\""
 
@@ -237,6 +238,52 @@ static void test_record__limits_and_oversize(void **state)
 	ss_report_free(r);
 }
 
+/* A record of text bytes (no $type, short datetimes) whose encoding is 38 bytes longer. */
+static void sized_record(ss_buf *out, size_t text)
+{
+	const char *head = "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+	                   "\"files\":[";
+	const char *tail = "]," TIMES "}";
+	size_t room = text - strlen(head) - strlen(tail), each = room / 5;
+
+	ss_buf_clear(out);
+	ss_buf_puts(out, head);
+	for (size_t i = 0; i < 5; i++) {
+		size_t fixed = strlen("{\"path\":\"fN\",\"content\":\"\"}") + (i ? 1 : 0);
+		size_t n = (i < 4 ? each : room - 4 * each) - fixed;
+
+		ss_buf_printf(out, "%s{\"path\":\"f%zu\",\"content\":\"", i ? "," : "", i);
+		for (size_t k = 0; k < n; k++)
+			ss_buf_putc(out, 'a');
+		ss_buf_puts(out, "\"}");
+	}
+	ss_buf_puts(out, tail);
+	assert_int_equal(out->len, text);
+}
+
+/* The encoded size limit holds for records whose text is under it but whose encoding is not
+ * (the decoder skips the encoding only when the text is well under the limit). */
+static void test_record__encoded_size_limit(void **state)
+{
+	ss_buf json = SS_BUF_INIT, line = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+
+	sized_record(&json, SS_MAX_RECORD - 20);
+	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), SS_EINVALID);
+	ss_report_format(ss_report_at(r, 0), &line);
+	if (!strstr(line.ptr, "the record would be 983634 bytes, more than 983616"))
+		fail_msg("%s", line.ptr);
+	sized_record(&json, SS_MAX_RECORD - 38);
+	ss_report_free(r);
+	r = ss_report_new();
+	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), 0);
+	ss_skill_free(s);
+	ss_buf_release(&json);
+	ss_buf_release(&line);
+	ss_report_free(r);
+}
+
 static void test_record__decoded_meta(void **state)
 {
 	const char *json = REC("\"note\":\"n\",");
@@ -302,6 +349,7 @@ int test_record_run(void)
 	    cmocka_unit_test(test_record__note_is_cut_on_a_character_boundary),
 	    cmocka_unit_test(test_record__hostile_records_are_reported),
 	    cmocka_unit_test(test_record__limits_and_oversize),
+	    cmocka_unit_test(test_record__encoded_size_limit),
 	    cmocka_unit_test(test_record__decoded_meta),
 	    cmocka_unit_test(test_record__datetimes_compare_as_instants),
 	};

@@ -20,7 +20,7 @@ static ss_oid skill(ss_repo *repo, int i)
 {
 	ss_tree_builder *b;
 	ss_buf text = SS_BUF_INIT;
-	ss_oid oid;
+	ss_oid oid = {0};
 	ss_error err;
 
 	ss_tree_builder_new(&b, repo);
@@ -162,11 +162,12 @@ static void test_repo_batch__flushes_a_pack_per_threshold(void **state)
 	/* ~100 bytes per skill: a pack every ~40 skills */
 	assert_int_equal(ss_repo_batch_begin(repo, 4096, &err), 0);
 	top = space(repo, 200);
+	/* the packs are written while the batch goes on; the last one may still be on its way */
 	packs = count_packs(dir, ".pack");
 	assert_true(packs >= 3);
 	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
-	assert_int_equal(count_packs(dir, ".pack"), packs + 1);
-	assert_int_equal(count_packs(dir, ".idx"), packs + 1);
+	assert_in_range(count_packs(dir, ".pack"), packs + 1, packs + 2);
+	assert_int_equal(count_packs(dir, ".idx"), count_packs(dir, ".pack"));
 	assert_int_equal(loose_objects(dir), 0);
 	for (int i = 0; i < 200; i += 13)
 		assert_skill(repo, &top, i);
@@ -218,6 +219,96 @@ static void test_repo_batch__packs_whole_objects_without_a_delta_search(void **s
 	commit_and_fsck(repo, dir, &top);
 	ss_buf_release(&text);
 	ss_buf_release(&out);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* Objects already stored (in a pack, or loose) are not written again by a later batch. */
+static void test_repo_batch__stored_objects_are_not_written_again(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid top, again;
+	ss_error err;
+
+	(void)state;
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	top = space(repo, 300);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_int_equal(count_packs(dir, ".pack"), 1);
+	/* the object store has packs only: a second batch finds them there */
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	again = space(repo, 300);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_true(ss_oid_equal(&top, &again));
+	assert_int_equal(count_packs(dir, ".pack"), 1);
+	assert_int_equal(loose_objects(dir), 0);
+	/* and with a loose object next to them */
+	commit_and_fsck(repo, dir, &top);
+	assert_int_equal(loose_objects(dir), 1);
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	again = space(repo, 300);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_int_equal(count_packs(dir, ".pack"), 1);
+	assert_int_equal(loose_objects(dir), 1);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* Fetches of 30 new skills each (120 objects: a small pack each), from skill first on; the
+ * skills' trees go to trees[first...]. */
+static void small_fetches(ss_repo *repo, ss_oid *trees, int first, int count)
+{
+	ss_error err;
+
+	for (int f = 0; f < count; f++) {
+		assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+		for (int i = first + 30 * f; i < first + 30 * (f + 1); i++)
+			trees[i] = skill(repo, i);
+		assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	}
+}
+
+static void test_repo_batch__small_packs_are_merged(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_buf keep = SS_BUF_INIT;
+	ss_oid trees[30 * (SS_REPO_SMALL_PACKS + 1)];
+	size_t merged;
+	ss_oid top;
+	ss_error err;
+
+	(void)state;
+	small_fetches(repo, trees, 0, SS_REPO_SMALL_PACKS - 1);
+	assert_int_equal(count_packs(dir, ".pack"), SS_REPO_SMALL_PACKS - 1);
+	assert_int_equal(ss_repo_pack_small(repo, &merged, &err), 0);
+	assert_int_equal(merged, 0); /* below the threshold: nothing done */
+	assert_int_equal(count_packs(dir, ".pack"), SS_REPO_SMALL_PACKS - 1);
+
+	small_fetches(repo, trees, 30 * (SS_REPO_SMALL_PACKS - 1), 1);
+	/* one more, kept by a .keep file: it stays as it is */
+	small_fetches(repo, trees, 30 * SS_REPO_SMALL_PACKS, 1);
+	ss_buf_printf(
+	    &keep,
+	    "cd '%s/.git/objects/pack' && ls -t *.pack | head -n 1 | sed 's/pack$/keep/' | "
+	    "xargs touch",
+	    dir);
+	assert_int_equal(system(keep.ptr), 0);
+	assert_int_equal(count_packs(dir, ".pack"), SS_REPO_SMALL_PACKS + 1);
+
+	assert_int_equal(ss_repo_pack_small(repo, &merged, &err), 0);
+	assert_int_equal(merged, SS_REPO_SMALL_PACKS);
+	assert_int_equal(count_packs(dir, ".pack"), 2);
+	assert_int_equal(count_packs(dir, ".idx"), 2);
+	assert_int_equal(loose_objects(dir), 0);
+	/* every object is still there, for this process and for git */
+	for (int i = 0; i < 30 * (SS_REPO_SMALL_PACKS + 1); i++)
+		assert_true(ss_tree_exists(repo, &trees[i]));
+	top = space(repo, 40);
+	assert_skill(repo, &top, 39);
+	commit_and_fsck(repo, dir, &top);
+	ss_buf_release(&keep);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 }
@@ -300,6 +391,8 @@ int test_repo_batch_run(void)
 	    cmocka_unit_test(test_repo_batch__writes_one_pack_and_no_loose_object),
 	    cmocka_unit_test(test_repo_batch__flushes_a_pack_per_threshold),
 	    cmocka_unit_test(test_repo_batch__packs_whole_objects_without_a_delta_search),
+	    cmocka_unit_test(test_repo_batch__stored_objects_are_not_written_again),
+	    cmocka_unit_test(test_repo_batch__small_packs_are_merged),
 	    cmocka_unit_test(test_repo_batch__small_batch_is_written_loose),
 	    cmocka_unit_test(test_repo_batch__abort_drops_what_is_in_memory),
 	};

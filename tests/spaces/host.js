@@ -289,7 +289,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   function notifyWrite(r) {
     const sp = spaces.get(r.space)
     if (!sp || sp.deleted || !canWrite(sp, r.did)) return
-    sp.writers.set(r.did, { repoRev: r.rev, spaceRev: P.nextTid() })
+    sp.writers.set(r.did, { repoRev: r.rev, hash: repoHash(r), spaceRev: P.nextTid() })
   }
 
   // A write as the PDS itself prepares one (its repoPrepare: $type, record key, known
@@ -508,7 +508,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   // listRepos at the space host: the writers whose writes passed writePolicy, who may still
   // write now (a removed or read-only member drops out), ordered by spaceRev, cursor = the
-  // last spaceRev of a full page (exclusive).
+  // last spaceRev of a full page (exclusive); repoRev and hash as the last accepted
+  // notification gave them.
   def(S('listRepos'), 'GET', async ({ req, res, params }) => {
     const parsed = requireSpaceParam(params.space)
     await readAuthHost(req, res, parsed, params.space)
@@ -521,16 +522,14 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       .sort((a, b) => (a.spaceRev < b.spaceRev ? -1 : 1))
       .filter((w) => cursor === undefined || w.spaceRev > cursor)
     const page = rows.slice(0, limit)
-    const repoRows = page.map((w) => {
-      const r = getRepo(sp.uri, w.did)
-      return {
+    const out = {
+      repos: page.map((w) => ({
         did: w.did,
-        repoRev: r ? r.rev : w.repoRev,
-        hash: r ? repoHash(r) : new Uint8Array(32),
+        repoRev: w.repoRev,
+        hash: w.hash,
         spaceRev: w.spaceRev,
-      }
-    })
-    const out = { repos: repoRows }
+      })),
+    }
     if (page.length === limit) out.cursor = page[page.length - 1].spaceRev
     return lexJson.lexToJson(out)
   })
@@ -778,6 +777,9 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   knobs.set('corruptHash', async (b) => {
     const r = knobRepo(b)
     r.badHash = b.clear ? null : new Uint8Array(crypto.randomBytes(32))
+    // The authority heard it too: listRepos carries the same hash.
+    const w = spaces.get(r.space) && spaces.get(r.space).writers.get(r.did)
+    if (w && w.repoRev === r.rev) w.hash = repoHash(r)
     return { hash: lexJson.lexToJson(repoHash(r)) }
   })
   knobs.set('compact', async (b) => {
@@ -849,6 +851,22 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     })
     await ctx.idResolver.did.resolve(b.did, true)
     return { did: b.did, endpoint: b.endpoint }
+  })
+
+  // Requests per space and method (the `space` parameter or body field), for tests that
+  // check what a client asked for.
+  const counts = new Map() // space URI -> Map(nsid -> n)
+  function countRequest(space, nsid) {
+    if (typeof space !== 'string') return
+    if (!counts.has(space)) counts.set(space, new Map())
+    const c = counts.get(space)
+    c.set(nsid, (c.get(nsid) || 0) + 1)
+  }
+  knobs.set('requests', async (b) => {
+    if (typeof b.space !== 'string') throw P.bad('InvalidRequest', 'space is required')
+    const out = { space: b.space, counts: Object.fromEntries(counts.get(b.space) || []) }
+    if (b.reset) counts.delete(b.space)
+    return out
   })
 
   function knobAuth(req) {
@@ -962,6 +980,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       const body = m.verb === 'POST' ? await readBody(req) : {}
       const params = {}
       for (const [k, v] of Object.entries(req.query)) params[k] = Array.isArray(v) ? v[0] : v
+      countRequest(params.space ?? body.space, req.params.nsid)
       const out = await m.fn({ req, res, params, body })
       if (out && out.car) {
         res.status(200).type('application/vnd.ipld.car').send(out.car)

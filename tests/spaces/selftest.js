@@ -708,6 +708,47 @@ async function main() {
       'BadSpaceSignature',
       'a credential signed with another key than cnf.kid',
     )
+    // The signature's encoding: high-S accepted, DER refused, a second label ignored.
+    const { p256 } = await load('@noble/curves/p256')
+    const h3 = await cred(cred1, auth.did)
+    const raw = Buffer.from(h3.signature.slice('atproto-space=:'.length, -1), 'base64')
+    const sig = p256.Signature.fromCompact(raw)
+    const high = sig.hasHighS() ? sig : new p256.Signature(sig.r, p256.CURVE.n - sig.s)
+    assert.ok(high.hasHighS())
+    expectOk(
+      await get('com.atproto.space.listRepos', {
+        headers: {
+          ...h3,
+          signature: `atproto-space=:${Buffer.from(high.toCompactRawBytes()).toString('base64')}:`,
+        },
+        params: { space },
+      }),
+      'listRepos with a high-S signature',
+    )
+    expectErr(
+      await get('com.atproto.space.listRepos', {
+        headers: {
+          ...h3,
+          signature: `atproto-space=:${Buffer.from(sig.toDERRawBytes()).toString('base64')}:`,
+        },
+        params: { space },
+      }),
+      401,
+      'BadSpaceSignature',
+      'a DER-encoded signature',
+    )
+    expectOk(
+      await get('com.atproto.space.listRepos', {
+        headers: {
+          ...h3,
+          'signature-input': `other=("authorization");keyid="x", ${h3['signature-input']}`,
+          signature: `other=:AAAA:, ${h3.signature}`,
+        },
+        params: { space },
+      }),
+      'listRepos with a second signature label',
+    )
+    ok('signature encoding: high-S accepted, a second label ignored')
   }
 
   const rec = expectOk(
@@ -757,6 +798,15 @@ async function main() {
   assert.deepEqual(keys, [...keys].sort().reverse())
   assert.equal(all[0].uri, undefined)
   ok('listRecords: 151 records in URI-descending order over 4 pages, no uri field')
+
+  {
+    const before = (await knob('requests', { space, reset: true })).counts
+    assert.ok(before['com.atproto.space.listRecords'] >= 4)
+    await listAllRepos(cred1, 1000)
+    const after = (await knob('requests', { space })).counts
+    assert.deepEqual(after, { 'com.atproto.space.listRepos': 1 })
+    ok('knob requests: what was asked of the space, per method, and reset')
+  }
 
   // ---- listRepoOps and the signed commit, verified as a client would -------------------------
   async function verifyCommit(commitJson, repoDid, state) {

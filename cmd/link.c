@@ -1,0 +1,459 @@
+/*
+ * link.c: `skillsync link` and `skillsync unlink`: the clone's skills in agents' skills
+ * folders (core/agents.h: which folders; core/link.h: the links and their records), and
+ * what `status` and `pull` do with them (cli_link_status, cli_link_pull). docs/AGENTS.md.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/agents.h"
+#include "core/fs.h"
+#include "core/link.h"
+#include "core/lock.h"
+#include "core/mem.h"
+#include "core/repo.h"
+
+#define NOT_MADE "it exists and skillsync did not make it"
+#define NOT_OURS "it is no longer what skillsync made there"
+
+typedef struct link_opts {
+	const char **agents;
+	size_t nagents, alloc;
+	bool global, copy, auto_link;
+	const char *project;
+} link_opts;
+
+/* The usage error naming the agents of the table (core/agents.c). */
+static int unknown_agent(ss_ctx *ctx, const char *name)
+{
+	ss_buf known = SS_BUF_INIT, safe = SS_BUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < ss_agent_count(); i++)
+		ss_buf_printf(&known, "%s%s", i ? ", " : "", ss_agent_at(i)->name);
+	ret = cli_usage_error(ctx, "unknown agent '%s' (one of: %s)", cli_safe(&safe, name),
+	                      known.ptr);
+	ss_buf_release(&known);
+	ss_buf_release(&safe);
+	return ret;
+}
+
+static int parse(ss_ctx *ctx, int argc, char **argv, link_opts *o, bool unlink)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+
+		if (!strcmp(a, "--agent") || !strcmp(a, "--project")) {
+			if (i + 1 >= argc)
+				return cli_usage_error(ctx, "'%s' needs a value", a);
+			v = argv[++i];
+		} else if (!strncmp(a, "--agent=", 8)) {
+			v = a + 8;
+			a = "--agent";
+		} else if (!strncmp(a, "--project=", 10)) {
+			v = a + 10;
+			a = "--project";
+		}
+		if (v && !strcmp(a, "--agent") && !unlink) {
+			if (!ss_agent_find(v))
+				return unknown_agent(ctx, v);
+			ss_xgrow((void **)&o->agents, sizeof(*o->agents), o->nagents + 1,
+			         &o->alloc);
+			o->agents[o->nagents++] = v;
+		} else if (v && !strcmp(a, "--project") && !unlink) {
+			o->project = v;
+		} else if (!strcmp(a, "--global") && !unlink) {
+			o->global = true;
+		} else if (!strcmp(a, "--copy") && !unlink) {
+			o->copy = true;
+		} else if (!strcmp(a, "--auto") && !unlink) {
+			o->auto_link = true;
+		} else if (a[0] == '-') {
+			return cli_usage_error(ctx, "unknown option '%s'", a);
+		} else {
+			return cli_usage_error(ctx, "unexpected argument '%s'", a);
+		}
+	}
+	return 0;
+}
+
+/* "warning: <what> '<path>': <why>" on stderr. */
+static void warn_path(const char *what, const char *path, const char *why)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	fprintf(stderr, "warning: %s '%s': %s\n", what, cli_safe(&b, path), why);
+	ss_buf_release(&b);
+}
+
+/* Links every skill into dir; *made and *kept count what it made and what was there. */
+static int link_folder(ss_links *l, const char *workdir, char **skills, size_t nskills,
+                       const char *dir, bool copy, size_t *made, size_t *kept, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < nskills && ret == 0; i++) {
+		ss_link *rec;
+
+		ss_buf_clear(&path);
+		ss_buf_clear(&source);
+		ss_fs_join(&path, dir, skills[i]);
+		ss_fs_join(&source, workdir, skills[i]);
+		rec = ss_links_find(l, path.ptr);
+		if (rec && ss_link_check(rec) == SS_LINK_OK) {
+			/* a copy takes the clone's version, with edits not pulled yet */
+			if (rec->copy && (ret = ss_link_refresh(rec, err)) < 0)
+				break;
+			(*kept)++;
+			continue;
+		}
+		if (rec && ss_link_check(rec) == SS_LINK_ELSEWHERE) {
+			warn_path("skipped", path.ptr, NOT_OURS);
+			continue;
+		}
+		ret = ss_link_make(source.ptr, path.ptr, copy, err);
+		if (ret < 0 && err->code == SS_EEXISTS) {
+			warn_path("skipped", path.ptr, NOT_MADE);
+			ret = 0;
+			continue;
+		}
+		if (ret < 0)
+			break;
+		if (rec) {
+			rec->copy = copy;
+		} else {
+			ss_links_add(l, skills[i], source.ptr, path.ptr, copy);
+		}
+		(*made)++;
+	}
+	ss_buf_release(&path);
+	ss_buf_release(&source);
+	return ret;
+}
+
+/* Whether dir is in the folders done ("\n"-separated); adds it when not. */
+static bool folder_done(ss_buf *done, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	for (const char *p = done->ptr; *p;) {
+		const char *nl = strchr(p, '\n');
+
+		if ((size_t)(nl - p) == n && !strncmp(p, dir, n))
+			return true;
+		p = nl + 1;
+	}
+	ss_buf_printf(done, "%s\n", dir);
+	return false;
+}
+
+/* The clone's working tree as an absolute, resolved path (free()). */
+static char *workdir_of(ss_ctx *ctx)
+{
+	char *w = realpath(ss_repo_workdir(ctx->repo), NULL);
+
+	if (!w)
+		ss_error_set(&ctx->err, SS_ERROR, "cannot resolve '%s': %s",
+		             ss_repo_workdir(ctx->repo), strerror(errno));
+	return w;
+}
+
+static int do_link(ss_ctx *ctx, const link_opts *o)
+{
+	ss_links l;
+	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT;
+	char *workdir = NULL, *project = NULL, **skills = NULL;
+	size_t nskills = 0;
+	int ret = -1;
+
+	memset(&l, 0, sizeof(l));
+	if (!(workdir = workdir_of(ctx)))
+		return -1;
+	if (o->project) {
+		project = realpath(o->project, NULL);
+		if (!project) {
+			ss_error_set(&ctx->err, SS_ERROR, "cannot resolve '%s': %s", o->project,
+			             strerror(errno));
+			goto out;
+		}
+	} else {
+		char *tmp = ss_xstrdup(workdir);
+
+		project = ss_xstrdup(dirname(tmp)); /* the clone's parent: the project it is in */
+		free(tmp);
+	}
+	if (ss_links_load(ctx->state, &l, &ctx->err) < 0 ||
+	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
+		goto out;
+	for (size_t i = 0; i < ss_agent_count(); i++) {
+		const ss_agent *a = ss_agent_at(i);
+		bool chosen = !o->nagents && a->default_target;
+		size_t made = 0, kept = 0;
+
+		for (size_t j = 0; j < o->nagents; j++)
+			chosen = chosen || !strcmp(o->agents[j], a->name);
+		if (!chosen)
+			continue;
+		if (ss_agent_dir(a, o->global, project, &dir, &ctx->err) < 0)
+			goto out;
+		/* Several agents share a folder (.agents/skills): link into it once. */
+		if (folder_done(&done, dir.ptr))
+			continue;
+		if (ss_fs_mkdir_p(dir.ptr, 0755, &ctx->err) < 0 ||
+		    link_folder(&l, workdir, skills, nskills, dir.ptr, o->copy, &made, &kept,
+		                &ctx->err) < 0)
+			goto out;
+		ss_links_add_target(&l, a->name, dir.ptr, o->global, o->copy);
+		printf("%s %zu skill%s into %s (%s)", o->copy ? "Copied" : "Linked", made,
+		       made == 1 ? "" : "s", cli_safe(&safe, dir.ptr), a->title);
+		if (kept)
+			printf(", %zu already there", kept);
+		printf("\n");
+	}
+	if (o->auto_link)
+		l.auto_link = true;
+	ret = ss_links_save(ctx->state, &l, &ctx->err);
+out:
+	ss_links_release(&l);
+	ss_link_skills_free(skills, nskills);
+	ss_buf_release(&dir);
+	ss_buf_release(&done);
+	ss_buf_release(&safe);
+	free(workdir);
+	free(project);
+	return ret;
+}
+
+static int cmd_link(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_link_def = {
+    "link", cmd_link, "make the clone's skills visible to agents",
+    "usage: skillsync link [--agent <name>]... [--global] [--copy] [--auto] [--project <dir>]\n"
+    "\n"
+    "Puts one symbolic link per skill of the clone into each agent's skills folder\n"
+    "(docs/AGENTS.md lists the agents and their folders): project-level by default, in the\n"
+    "project the clone sits in (its parent directory), or in the user's home with --global.\n"
+    "Without --agent: claude (.claude/skills) and agents (the cross-agent .agents/skills).\n"
+    "A file or folder of the same name that skillsync did not make is reported and skipped,\n"
+    "never replaced. What it made is remembered in the clone's state: 'skillsync unlink'\n"
+    "removes exactly that, 'skillsync status' says when a link is missing or points\n"
+    "elsewhere, and 'skillsync pull' keeps the folders current (refreshes copies, removes\n"
+    "the links of skills that left the view) and names the new skills it did not link.\n"
+    "\n"
+    "    --agent <name>   an agent whose folder gets the links (repeat for each): claude,\n"
+    "                     agents, codex, cursor and more (docs/AGENTS.md; an unknown\n"
+    "                     name lists them)\n"
+    "    --global         the agents' folders in your home instead of the project's\n"
+    "    --copy           copy the skills instead of linking them (for agents that do not\n"
+    "                     follow symbolic links); pull refreshes the copies\n"
+    "    --auto           let pull link new skills too; a skill another member adds then\n"
+    "                     reaches your agents with no look from you: use it only for a\n"
+    "                     space whose members you trust with your agents\n"
+    "    --project <dir>  the project whose folders get the links (default: the directory\n"
+    "                     the clone is in)\n"};
+
+static int cmd_link(ss_ctx *ctx, int argc, char **argv)
+{
+	link_opts o;
+	ss_lock *lock = NULL;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	ret = parse(ctx, argc, argv, &o, false);
+	if (ret)
+		goto out;
+	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
+	    do_link(ctx, &o) < 0)
+		ret = cli_fail(&ctx->err);
+	else
+		ret = SS_EXIT_OK;
+out:
+	ss_lock_free(lock);
+	free(o.agents);
+	return ret;
+}
+
+static int do_unlink(ss_ctx *ctx)
+{
+	ss_links l;
+	size_t removed = 0;
+	int ret = -1;
+
+	if (ss_links_load(ctx->state, &l, &ctx->err) < 0)
+		return -1;
+	for (size_t i = 0; i < l.nlinks; i++) {
+		ss_link *k = &l.links[i];
+		ss_link_status s = ss_link_check(k);
+
+		if (s == SS_LINK_ELSEWHERE) {
+			warn_path("left", k->path, NOT_OURS);
+			continue;
+		}
+		if (s == SS_LINK_OK) {
+			if (ss_link_remove(k, &ctx->err) < 0)
+				goto out;
+			removed++;
+		}
+	}
+	for (size_t i = l.nlinks; i > 0; i--)
+		ss_links_drop(&l, i - 1);
+	for (size_t i = 0; i < l.ntargets; i++) {
+		free(l.targets[i].agent);
+		free(l.targets[i].dir);
+	}
+	l.ntargets = 0;
+	l.auto_link = false;
+	ret = ss_links_save(ctx->state, &l, &ctx->err);
+	if (ret == 0)
+		printf("Removed %zu link%s\n", removed, removed == 1 ? "" : "s");
+out:
+	ss_links_release(&l);
+	return ret;
+}
+
+static int cmd_unlink(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_unlink_def = {
+    "unlink", cmd_unlink, "remove the links 'skillsync link' made",
+    "usage: skillsync unlink\n"
+    "\n"
+    "Removes every link and copy 'skillsync link' made, as the clone's state remembers\n"
+    "them, and nothing else: one that was replaced meanwhile (by a folder of yours, a link\n"
+    "elsewhere) is left and named. pull stops keeping the agents' folders current.\n"};
+
+static int cmd_unlink(ss_ctx *ctx, int argc, char **argv)
+{
+	link_opts o;
+	ss_lock *lock = NULL;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	ret = parse(ctx, argc, argv, &o, true);
+	if (ret)
+		return ret;
+	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
+	    do_unlink(ctx) < 0)
+		ret = cli_fail(&ctx->err);
+	else
+		ret = SS_EXIT_OK;
+	ss_lock_free(lock);
+	return ret;
+}
+
+void cli_link_status(ss_ctx *ctx, FILE *out)
+{
+	ss_links l;
+	ss_error ignored;
+	ss_buf safe = SS_BUF_INIT;
+	bool header = false;
+
+	if (ss_links_load(ctx->state, &l, &ignored) < 0)
+		return;
+	for (size_t i = 0; i < l.nlinks; i++) {
+		ss_link_status s = ss_link_check(&l.links[i]);
+
+		if (s == SS_LINK_OK)
+			continue;
+		if (!header)
+			fprintf(out,
+			        "\nAgent links ('skillsync link' makes missing ones again):\n");
+		header = true;
+		fprintf(out, "\t%s %s\n",
+		        s == SS_LINK_MISSING ? "missing:        " : "points elsewhere:",
+		        cli_safe(&safe, l.links[i].path));
+	}
+	ss_buf_release(&safe);
+	ss_links_release(&l);
+}
+
+/* Whether skill is in the sorted list. */
+static bool has_skill(char **skills, size_t n, const char *skill)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(skills[i], skill))
+			return true;
+	return false;
+}
+
+int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
+{
+	ss_links l;
+	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT, fresh = SS_BUF_INIT, safe = SS_BUF_INIT;
+	char *workdir = NULL, **skills = NULL;
+	size_t nskills = 0;
+	int ret = -1;
+
+	if (ss_links_load(ctx->state, &l, &ctx->err) < 0)
+		return -1;
+	if (!l.nlinks && !l.ntargets) {
+		ret = 0;
+		goto out;
+	}
+	if (!(workdir = workdir_of(ctx)) ||
+	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
+		goto out;
+	for (size_t i = l.nlinks; i > 0; i--) {
+		ss_link *k = &l.links[i - 1];
+		ss_link_status s = ss_link_check(k);
+		bool gone = !has_skill(skills, nskills, k->skill);
+
+		if (gone) {
+			if (s == SS_LINK_OK && ss_link_remove(k, &ctx->err) < 0)
+				goto out;
+			if (s == SS_LINK_OK)
+				fprintf(stderr, "unlinked '%s': it left the view\n",
+				        cli_safe(&safe, k->path));
+			ss_links_drop(&l, i - 1);
+		} else if (changed && k->copy && s == SS_LINK_OK &&
+		           ss_link_refresh(k, &ctx->err) < 0) {
+			goto out;
+		}
+	}
+	/* A new skill: one with no link in any folder (one skipped in a folder for a name
+	 * taken there is not new: it is not named again at every pull). */
+	for (size_t s = 0; s < nskills; s++) {
+		bool known = false;
+
+		for (size_t i = 0; i < l.nlinks && !known; i++)
+			known = !strcmp(l.links[i].skill, skills[s]);
+		if (known || !l.ntargets)
+			continue;
+		if (!l.auto_link) {
+			ss_buf_printf(&fresh, "%s%s", fresh.len ? ", " : "", skills[s]);
+			continue;
+		}
+		ss_buf_clear(&source);
+		ss_fs_join(&source, workdir, skills[s]);
+		for (size_t t = 0; t < l.ntargets; t++) {
+			ss_buf_clear(&path);
+			ss_fs_join(&path, l.targets[t].dir, skills[s]);
+			if (ss_link_make(source.ptr, path.ptr, l.targets[t].copy, &ctx->err) < 0) {
+				if (ctx->err.code != SS_EEXISTS)
+					goto out;
+				warn_path("skipped", path.ptr, NOT_MADE);
+				continue;
+			}
+			ss_links_add(&l, skills[s], source.ptr, path.ptr, l.targets[t].copy);
+			fprintf(stderr, "linked new skill '%s'\n", cli_safe(&safe, path.ptr));
+		}
+	}
+	if (fresh.len && say_new)
+		fprintf(stderr, "new skills not linked: %s ('skillsync link' links them)\n",
+		        cli_safe(&safe, fresh.ptr));
+	ret = ss_links_save(ctx->state, &l, &ctx->err);
+out:
+	ss_links_release(&l);
+	ss_link_skills_free(skills, nskills);
+	ss_buf_release(&path);
+	ss_buf_release(&source);
+	ss_buf_release(&fresh);
+	ss_buf_release(&safe);
+	free(workdir);
+	return ret;
+}

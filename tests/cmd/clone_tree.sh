@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# needs: pds
+# A clone of a realistic space gives the same tree, byte for byte, as when this test was
+# written: 3 members x 300 records shaped like real skills (ss-fill --real, drawn from each
+# record's name; the third member writes the second's names again, so precedence decides, as
+# in bench/clone.sh), and the hash of every file's path, executable bit and content. Speed
+# work on the fetch (decoding, packing, checkout) must not change a byte of what lands. When
+# a change of the output is meant (the rendering of SKILL.md, say), put the new values below
+# and say why in the commit.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
+fill=$(dirname "$SKILLSYNC")/ss-fill
+expected_files=1544
+expected_hash=4ef673b584966e3e92273e456fed0414bb6384c956b2c25c28985c980748d8da-dde32986bdc9bd9b747e4b1965eeea5a0864afa30e065e987322044fe5b15a8c
+expected_tree=f6c1c4e9ad4329a07d5e19f643a611f8b043f3f4
+
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+ss_sandbox
+
+ss_accounts . "" a b c
+for who in a b c; do
+	prefix=m$who
+	[ "$who" != c ] || prefix=mb
+	SS_FILL_TOKEN=$(ss_json "$who.json" accessJwt) "$fill" --pds "$pds" \
+		--did "$(ss_json "$who.json" did)" --generate 300 --prefix "$prefix" --real
+done
+ss_run 0 "$SKILLSYNC" clone "$(ss_json a.json handle)" space \
+	--member "$(ss_json b.json handle)" --member "$(ss_json c.json handle)"
+grep -q "Cloned 600 skills from 3 members" stdout || fail "clone said: $(cat stdout)"
+
+cd space
+[ -z "$(git status --porcelain)" ] || fail "the checkout differs from its commit: $(git status --porcelain | head)"
+files=$(find . -path ./.git -prune -o -type f -print | wc -l)
+# path, x or -, content hash; sorted by path (C locale)
+hash=$(find . -path ./.git -prune -o -type f -printf '%P\n' | LC_ALL=C sort | while IFS= read -r f; do
+	[ -x "$f" ] && echo "x $f" || echo "- $f"
+done | sha256sum | cut -c1-64)
+content=$(find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)
+tree=$(git rev-parse 'HEAD^{tree}')
+echo "files=$files modes=$hash content=$content tree=$tree"
+[ "$files" = "$expected_files" ] || fail "$files files in the tree, expected $expected_files"
+[ "$hash-$content" = "$expected_hash" ] || fail "the tree's files differ: $hash-$content, expected $expected_hash"
+[ "$tree" = "$expected_tree" ] || fail "the tree id differs: $tree, expected $expected_tree"
+echo "clone_tree: ok"
