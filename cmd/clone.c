@@ -63,7 +63,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 		}
 	}
 	if (!o->authority)
-		return cli_usage_error(ctx, "missing the space's authority (a handle or DID)");
+		return cli_usage_error(
+		    ctx, "missing the space's authority (a handle or DID) or its at:// URI");
 	return 0;
 }
 
@@ -142,12 +143,17 @@ const ss_command cmd_clone_def = {
     "clone", cmd_clone, "copy a memory space into a new git working tree",
     "usage: skillsync clone <authority> [<dir>] [--member <handle-or-did>]... [--as "
     "<handle-or-did>] [--quiet]\n"
+    "       skillsync clone at://<authority>/space/garden.engram.space/<key> [<dir>] [--as "
+    "<handle-or-did>] [--quiet]\n"
     "\n"
     "Creates <dir> (default: the authority's handle) holding one directory per skill in the\n"
     "view: for each name, your own version, else the authority's, else the most recently\n"
     "updated one. The space is the authority's repo and the members' repos; records that fail\n"
     "validation are skipped with one warning each. The clone is an ordinary git repository;\n"
     "refs/remotes/space/main holds the view as fetched, and the local state lives in .git/.\n"
+    "With an at:// URI, the space is a permissioned space: its host names the writers, and\n"
+    "reading it needs you signed in with your account password (not an app password:\n"
+    "docs/SPACES.md). Its default <dir> is the space's key.\n"
     "\n"
     "    -m, --member <h>   a member of the space (repeat for each; change later with\n"
     "                       'skillsync members add|remove')\n"
@@ -209,6 +215,11 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 		printf(" (%zu invalid record%s skipped)", res.fetch.skipped,
 		       res.fetch.skipped == 1 ? "" : "s");
 	printf(".\n");
+	if (!o.quiet && !strncmp(o.authority, "at://", 5))
+		fprintf(stderr,
+		        "This clone reads a permissioned space: each fetch gets a delegation "
+		        "token from your PDS, which needs your session signed in with your "
+		        "account password (an app password is refused).\n");
 	ret = SS_EXIT_OK;
 out:
 	ss_clone_result_release(&res);

@@ -5,6 +5,7 @@
  * sync/clone.h resolves the name and applies it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
@@ -22,6 +23,19 @@ static const char *role_name(ss_state_role r)
 	default:
 		return "member";
 	}
+}
+
+/* Whether this clone follows a permissioned space (its writers come from the space host). */
+static bool from_space(ss_ctx *ctx)
+{
+	char *transport = NULL;
+	bool space;
+
+	if (ss_state_config_get(ctx->state, "transport", &transport, &ctx->err) < 0)
+		return false;
+	space = !strcmp(transport, "space");
+	free(transport);
+	return space;
 }
 
 static int list(ss_ctx *ctx, bool json)
@@ -52,6 +66,10 @@ static int list(ss_ctx *ctx, bool json)
 	}
 	if (json)
 		printf("]\n");
+	else if (from_space(ctx))
+		fprintf(stderr, "These are the writers the space host listed at the last fetch "
+		                "(listRepos), with the authority and you: the space names its "
+		                "members, this clone keeps no member list of its own.\n");
 	ss_buf_release(&text);
 	cli_members_release(&m);
 	return SS_EXIT_OK;
@@ -98,6 +116,9 @@ const ss_command cmd_members_def = {
     "\n"
     "The accounts whose skill records make up the space: the authority, the members, and\n"
     "you. A change takes effect at the next pull. The authority and you cannot be removed.\n"
+    "In a clone of a permissioned space (at://...), the space host names the writers: the\n"
+    "list is theirs as of the last fetch, and only the authority changes it ('skillsync\n"
+    "space members').\n"
     "\n"
     "    --json    print a JSON array of {did, handle, role, rev}\n"};
 
@@ -110,6 +131,14 @@ static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 			return cli_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
 		if (cli_open_clone(ctx) < 0)
 			return cli_fail(&ctx->err);
+		if (from_space(ctx)) {
+			ss_error_set(&ctx->err, SS_EINVALID,
+			             "this clone follows a permissioned space, whose writers the "
+			             "space host names: its authority changes them with 'skillsync "
+			             "space members %s'",
+			             argv[1]);
+			return cli_fail(&ctx->err);
+		}
 		return change(ctx, !strcmp(argv[1], "add"), argv[2]);
 	}
 	for (int i = 1; i < argc; i++) {

@@ -64,7 +64,8 @@ int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_err
 		                   key, value, NULL, NULL);
 	if (rc < 0 || (rc = cache_put(st, key, value, err)) < 0)
 		return rc;
-	if (!strcmp(key, "me") || !strcmp(key, "authority") || !strcmp(key, "transport"))
+	if (!strcmp(key, "me") || !strcmp(key, "authority") || !strcmp(key, "transport") ||
+	    !strcmp(key, "space"))
 		return ss_state_mirror_changed(st, err);
 	return 0;
 }

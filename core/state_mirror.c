@@ -2,13 +2,14 @@
  * state_mirror.c: the member list's plain-text mirror, and the rebuild of a damaged state
  * from it.
  *
- * The members, me, authority and transport live only in the state (the records come back
+ * The members, me, authority, transport and space live only in the state (the records come back
  * from the space, the tracking commit from git), so every change of them rewrites
  * <gitdir>/skillsync/members atomically, one line each:
  *
  *     authority <TAB> did
  *     me <TAB> did                       (absent: read-only)
- *     transport <TAB> public
+ *     transport <TAB> public             (or space)
+ *     space <TAB> at://...               (the permissioned space's URI)
  *     member <TAB> role <TAB> did <TAB> handle or "-" <TAB> pds or "-"
  *
  * It is read only to rebuild a damaged state (ss_state_open_existing).
@@ -46,7 +47,7 @@ static const char *field(const char *s)
 
 int ss_state_mirror_write(ss_state *st, ss_error *err)
 {
-	static const char *const keys[] = {"authority", "me", "transport"};
+	static const char *const keys[] = {"authority", "me", "transport", "space"};
 	ss_state_member *list = NULL;
 	ss_buf text = SS_BUF_INIT, path = SS_BUF_INIT;
 	size_t n = 0;
@@ -128,7 +129,7 @@ static int fill(ss_state *st, char *text, const char *path, ss_error *err)
 				*p++ = '\0';
 		}
 		if (nf == 2 && (!strcmp(f[0], "authority") || !strcmp(f[0], "me") ||
-		                !strcmp(f[0], "transport"))) {
+		                !strcmp(f[0], "transport") || !strcmp(f[0], "space"))) {
 			rc = ss_state_config_set(st, f[0], f[1], err);
 		} else if (nf == 5 && !strcmp(f[0], "member") && f[1][0] >= '0' && f[1][0] <= '2' &&
 		           !f[1][1]) {

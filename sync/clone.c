@@ -20,6 +20,8 @@
 #include "sync/identity.h"
 #include "sync/session.h"
 #include "sync/space.h"
+#include "sync/space_admin.h"
+#include "sync/space_proto.h"
 
 /* Inside <dir>.skillsync-partial while a clone builds it (see clone.h). */
 #define PARTIAL_MARKER ".git/skillsync/partial-clone"
@@ -164,9 +166,10 @@ out:
 
 /* Step 4 in the partial clone at path, holding its lock (*lock, also on failure: released
  * once the clone has its final name). */
-static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_clone_result *out,
-                 ss_error *err)
+static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const char *path,
+                 ss_lock **lock, ss_clone_result *out, ss_error *err)
 {
+	char *space = NULL;
 	ss_repo *repo = NULL;
 	ss_state *st = NULL;
 	ss_http *http = NULL;
@@ -192,8 +195,12 @@ static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_cl
 	if ((ret = ss_lock_take(lock, file.ptr, err)) < 0 ||
 	    (ret = ss_state_open(&st, ss_repo_gitdir(repo), err)) < 0 ||
 	    (ret = ss_state_begin(st, err)) < 0 ||
-	    (ret = add_members(o, http, st, me.did, err)) < 0 ||
-	    (ret = ss_state_config_set(st, "transport", "public", err)) < 0 ||
+	    (ret = add_members(o, http, st, me.did, err)) < 0)
+		goto out;
+	if (su)
+		space = ss_space_uri_format(ss_state_authority(st), su->type, su->skey);
+	if ((ret = ss_state_config_set(st, "transport", su ? "space" : "public", err)) < 0 ||
+	    (su && (ret = ss_state_config_set(st, "space", space, err)) < 0) ||
 	    (ret = ss_state_commit(st, err)) < 0 ||
 	    (ret = ss_space_open(&sp, http, st, false, err)) < 0 ||
 	    (ret = ss_fetch_run(repo, st, sp, &fo, &out->fetch, err)) < 0)
@@ -213,6 +220,7 @@ static int build(const ss_clone_opts *o, const char *path, ss_lock **lock, ss_cl
 		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", file.ptr,
 		                   strerror(errno));
 out:
+	free(space);
 	ss_buf_release(&file);
 	ss_space_free(sp);
 	ss_state_free(st);
@@ -222,14 +230,41 @@ out:
 	return ret;
 }
 
-int ss_clone_run(const ss_clone_opts *o, ss_clone_result *out, ss_error *err)
+/* A space URI's parts, checked: engram's space type, no --member (the host names writers). */
+static int space_of(const ss_clone_opts *o, ss_space_admin_ref *su, ss_error *err)
+{
+	int ret = ss_space_admin_ref_parse(o->authority, NULL, su, err);
+
+	if (ret == 0 && strcmp(su->type, SS_SPACE_ADMIN_TYPE))
+		ret = ss_error_set(
+		    err, SS_EINVALID,
+		    "'%s' is a space of type '%s': skillsync clones " SS_SPACE_ADMIN_TYPE
+		    " spaces only",
+		    o->authority, su->type);
+	else if (ret == 0 && o->nmembers)
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "a permissioned space names its writers itself: '--member' "
+		                   "cannot be used with an at:// space URI");
+	return ret;
+}
+
+int ss_clone_run(const ss_clone_opts *opts, ss_clone_result *out, ss_error *err)
 {
 	ss_buf partial = SS_BUF_INIT;
 	ss_lock *lock = NULL;
+	ss_space_admin_ref su = {NULL, NULL, NULL, NULL};
+	ss_clone_opts so = *opts;
+	const ss_clone_opts *o = &so;
+	bool space = !strncmp(opts->authority, "at://", 5);
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	out->dir = o->dir ? ss_xstrdup(o->dir) : default_dir(o->authority);
+	if (space) {
+		if ((ret = space_of(opts, &su, err)) < 0)
+			goto out;
+		so.authority = su.authority;
+	}
+	out->dir = o->dir ? ss_xstrdup(o->dir) : default_dir(space ? su.skey : o->authority);
 	ss_buf_printf(&partial, "%s.skillsync-partial", out->dir);
 	if (occupied(out->dir)) {
 		ret = ss_error_set(err, SS_EEXISTS,
@@ -242,7 +277,7 @@ int ss_clone_run(const ss_clone_opts *o, ss_clone_result *out, ss_error *err)
 		goto out;
 	if (o->cloning)
 		o->cloning(o->payload, out->dir);
-	ret = build(o, partial.ptr, &lock, out, err);
+	ret = build(o, space ? &su : NULL, partial.ptr, &lock, out, err);
 	if (ret == 0 && access(out->dir, F_OK) == 0 && rmdir(out->dir) < 0)
 		ret = ss_error_set(err, SS_ERROR, "cannot replace empty directory '%s': %s",
 		                   out->dir, strerror(errno));
@@ -254,6 +289,7 @@ int ss_clone_run(const ss_clone_opts *o, ss_clone_result *out, ss_error *err)
 out:
 	ss_lock_free(lock);
 	ss_buf_release(&partial);
+	ss_space_admin_ref_release(&su);
 	return ret;
 }
 

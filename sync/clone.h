@@ -3,7 +3,11 @@
  * membership changes of a clone (`members add|remove`): cmd/ parses, calls and prints.
  *
  * The run:
- *   1. the directory: opts->dir, else the authority's handle (or its DID's last part); one
+ *   0. opts->authority may be a permissioned space's URI (at://<authority>/space/
+ *      garden.engram.space/<skey>, sync/space_perm.h): then the writers come from the space
+ *      host (no opts->members), and the state's config names transport "space" and the URI;
+ *   1. the directory: opts->dir, else the authority's handle (or its DID's last part; a
+ *      space's key for a space URI); one
  *      that exists and is not an empty directory is refused (SS_EEXISTS, git's words);
  *   2. the clone is built in <dir>.skillsync-partial and renamed to <dir> only when
  *      complete, so an interrupted clone never leaves a directory that looks finished. A
@@ -29,7 +33,7 @@
 #include "sync/http.h"
 
 typedef struct ss_clone_opts {
-	const char *authority;      /* a handle or DID */
+	const char *authority;      /* a handle or DID, or a space URI (step 0) */
 	const char *dir;            /* NULL: from the authority (step 1) */
 	const char *const *members; /* handles or DIDs */
 	size_t nmembers;

@@ -2,6 +2,7 @@
  * sync/fetch.h). */
 #include "sync/fetch.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,7 +194,8 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		rc = ss_state_member_get(f->st, h->did, &m, err);
 		known = rc == 0;
 		if (rc < 0 && err->code == SS_ENOTFOUND) {
-			ss_state_member nm = {h->did, h->handle, NULL, NULL, NULL, SS_ROLE_MEMBER};
+			ss_state_member nm = {h->did, h->handle, h->pds,
+			                      NULL,   NULL,      SS_ROLE_MEMBER};
 
 			if (ss_members_add(f->st, &nm, NULL, NULL, err) < 0)
 				goto out;
@@ -202,7 +204,12 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		}
 		if (!known || !m.rev || !same(m.rev, h->rev) || !same(m.commit, h->commit)) {
 			(*wants)[*nwants].did = h->did;
-			(*wants)[*nwants].since_rev = NULL;
+			/* owned by wants from here (freed with it) */
+			(*wants)[*nwants].since_rev =
+			    known && m.rev && *m.rev &&
+			            (ss_space_caps(f->sp) & SS_SPACE_CAN_LIST_SINCE)
+			        ? ss_xstrdup(m.rev)
+			        : NULL;
 			(*nwants)++;
 		}
 		ss_state_member_release(&m);
@@ -328,6 +335,8 @@ out:
 	ss_state_rollback(st);     /* a no-op once committed */
 	ss_space_heads_free(f.heads, f.nheads);
 	ss_state_members_free(f.members, f.nmembers);
+	for (size_t i = 0; i < nwants; i++)
+		free((char *)(uintptr_t)wants[i].since_rev);
 	free(wants);
 	return ret;
 }

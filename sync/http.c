@@ -258,6 +258,8 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 		/* The token leaves no copy behind in freed memory we own. */
 		ss_buf_clear(&line);
 	}
+	for (size_t i = 0; req->headers && req->headers[i]; i++)
+		x->headers = curl_slist_append(x->headers, req->headers[i]);
 	if (is_post(req)) {
 		curl_easy_setopt(c, CURLOPT_POST, 1L);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");

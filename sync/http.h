@@ -53,6 +53,9 @@ typedef struct ss_http_request {
 	const char *url;
 	const char *bearer;       /* "Authorization: Bearer <bearer>", or NULL */
 	const char *content_type; /* for the body, e.g. "application/json" */
+	/* More header lines ("Name: value"), NULL-terminated, or NULL; treated as secrets (they may
+	 * carry a credential): copied only into memory that is wiped before it is freed. */
+	const char *const *headers;
 	const void *body;
 	size_t body_len;
 } ss_http_request;

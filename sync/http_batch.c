@@ -15,6 +15,7 @@
 typedef struct item {
 	ss_http_request req; /* points at the owned copies below */
 	char *method, *url, *bearer, *content_type, *body;
+	char **headers; /* owned copies of req.headers, wiped when freed */
 	ss_http_done_fn done;
 	void *payload;
 	CURL *easy;
@@ -59,6 +60,9 @@ static void item_free(item *it)
 	free(it->method);
 	free(it->url);
 	ss_secret_free(it->bearer);
+	for (size_t i = 0; it->headers && it->headers[i]; i++)
+		ss_secret_free(it->headers[i]);
+	free(it->headers);
 	free(it->content_type);
 	free(it->body);
 	free(it);
@@ -118,6 +122,16 @@ int ss_http_batch_add(ss_http_batch *b, const ss_http_request *req, ss_http_done
 	it->req.url = it->url = ss_xstrdup(req->url);
 	it->req.bearer = it->bearer = dup_or_null(req->bearer);
 	it->req.content_type = it->content_type = dup_or_null(req->content_type);
+	if (req->headers) {
+		size_t n = 0;
+
+		while (req->headers[n])
+			n++;
+		it->headers = ss_xcalloc(n + 1, sizeof(*it->headers));
+		for (size_t i = 0; i < n; i++)
+			it->headers[i] = ss_xstrdup(req->headers[i]);
+		it->req.headers = (const char *const *)it->headers;
+	}
 	if (req->body) {
 		it->req.body = it->body = ss_xmemdup(req->body, req->body_len);
 		it->req.body_len = req->body_len;

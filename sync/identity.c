@@ -284,6 +284,40 @@ out:
 	return ret;
 }
 
+int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err)
+{
+	ss_xrpc_did_doc doc;
+	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
+	int ret;
+
+	memset(&doc, 0, sizeof(doc));
+	if (!ss_identity_is_did(did)) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' is not a DID", did);
+		goto out;
+	}
+	if ((ret = doc_url(did, &url, err)) < 0)
+		goto out;
+	if ((ret = get_text(http, url.ptr, MAX_DID_DOC, &body, err)) < 0) {
+		ss_error_prefix(err, "cannot get the DID document of '%s'", did);
+		goto out;
+	}
+	if ((ret = ss_xrpc_parse_did_doc(body.ptr, body.len, &doc, err)) < 0) {
+		ss_error_prefix(err, "'%s'", did);
+		goto out;
+	}
+	if (strcmp(doc.id, did)) {
+		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is for '%s'", did,
+		                   doc.id);
+		goto out;
+	}
+	ret = ss_buf_put(out, body.ptr, body.len);
+out:
+	ss_xrpc_did_doc_release(&doc);
+	ss_buf_release(&url);
+	ss_buf_release(&body);
+	return ret;
+}
+
 static char *lowercase(const char *s)
 {
 	char *out = ss_xstrdup(s);

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "sync/http.h"
 
@@ -43,5 +44,9 @@ int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss
  * back to the same DID (else handle is NULL and the DID is shown).
  */
 int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err);
+
+/* did's document as JSON text, appended to out, checked to be a JSON object whose id is did
+ * (for what the document says beyond this module's fields: a space host, keys). */
+int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err);
 
 #endif

@@ -68,6 +68,7 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 			sw[n].op = it->write->op;
 			sw[n].rkey = it->write->name;
 			sw[n].value_json = it->record;
+			sw[n].swap_cid = it->write->swap_cid;
 			n++;
 		}
 		snprintf(point, sizeof(point), "before-batch-%zu", b + 1);

@@ -10,6 +10,7 @@ void ss_space_heads_free(ss_space_head *heads, size_t n)
 		free(heads[i].handle);
 		free(heads[i].commit);
 		free(heads[i].rev);
+		free(heads[i].pds);
 		free(heads[i].error);
 	}
 	free(heads);

@@ -9,7 +9,8 @@
  *           where the transport can guard it.
  * Two implementations sit behind it: public repos (sync/space_public.c: the authority and the
  * listed members, com.atproto.repo.listRecords, sync.getLatestCommit, repo.applyWrites with
- * swapCommit) and, later, the permissioned space (com.atproto.space.*). Callers never know
+ * swapCommit) and the permissioned space (sync/space_perm.c: com.atproto.space.*, the writers
+ * listed by the space host, reads signed with a space credential). Callers never know
  * which one they hold: they branch on ss_space_caps() only.
  *
  * Rules: records travel as JSON text (core/record.c decodes them); a transport never writes
@@ -42,6 +43,7 @@ typedef struct ss_space_head {
 	char *handle; /* NULL when unknown */
 	char *commit; /* the repo's current commit CID; NULL: the repo has no commit / no records */
 	char *rev;    /* the repo's current revision; NULL as above */
+	char *pds;    /* where the repo lives, when the transport resolved it (else NULL) */
 	int rc;       /* ss_space_heads_partial: < 0 when the member could not be read this time */
 	char *error;  /* ... and why (one line naming the member); NULL when rc is 0 */
 } ss_space_head;
@@ -86,6 +88,7 @@ typedef struct ss_space_write {
 	ss_plan_op op;
 	const char *rkey;
 	const char *value_json; /* create/update: the record, JSON text */
+	const char *swap_cid;   /* update/delete: the CID my record must still have */
 } ss_space_write;
 
 /* What apply() did: also filled as far as it got when it fails. */
@@ -99,7 +102,7 @@ typedef struct ss_space_applied {
 
 void ss_space_applied_release(ss_space_applied *a);
 
-/* The transport's kind ("public"), for the state's config and messages. */
+/* The transport's kind ("public" or "space"), for the state's config and messages. */
 const char *ss_space_kind(const ss_space *sp);
 unsigned ss_space_caps(const ss_space *sp);
 /* My DID, or NULL for a read-only space (apply() then fails with SS_EAUTH). */

@@ -5,6 +5,7 @@
 #include "core/mem.h"
 #include "sync/session.h"
 #include "sync/space.h"
+#include "sync/space_perm.h"
 #include "sync/space_public.h"
 
 /* Whether a session for did is stored (signed in, even if it may have ended since). */
@@ -40,6 +41,41 @@ static int not_signed_in(ss_state *st, const char *me, ss_error *err)
 	return ret;
 }
 
+/* The permissioned space of config "space", the state's members as the writers known. */
+static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
+                     const ss_state_member *members, size_t n, ss_error *err)
+{
+	ss_space_perm_writer *known = ss_xcalloc(n ? n : 1, sizeof(*known));
+	const char *authority = ss_state_authority(st);
+	char *uri = NULL, *host = NULL;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		known[i] = (ss_space_perm_writer){members[i].did, members[i].handle, members[i].pds,
+		                                  members[i].rev};
+	ret = ss_state_config_get(st, "space", &uri, err);
+	if (ret < 0 || !authority) {
+		ss_xrpc_free(mine);
+		if (ret == 0)
+			ret = ss_error_set(err, SS_EINVALID, "the local state names no authority");
+		else
+			ss_error_prefix(err, "the local state names no space URI");
+	} else {
+		ret = ss_space_perm_new(out, http, mine, ss_state_me(st), uri, authority, known, n,
+		                        err);
+		if (ret == 0) {
+			if (ss_state_config_get(st, "space_host", &host, err) < 0)
+				host = NULL;
+			ss_space_perm_keep_host(*out, st, host);
+			ss_error_clear(err);
+		}
+	}
+	free(host);
+	free(uri);
+	free(known);
+	return ret;
+}
+
 int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing, ss_error *err)
 {
 	ss_state_member *members = NULL;
@@ -53,7 +89,7 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 	rc = ss_state_config_get(st, "transport", &transport, err);
 	if (rc < 0 && err->code != SS_ENOTFOUND)
 		goto out;
-	if (transport && strcmp(transport, "public")) {
+	if (transport && strcmp(transport, "public") && strcmp(transport, "space")) {
 		ss_error_set(err, SS_EINVALID, "unknown space transport '%s' in the local state",
 		             transport);
 		goto out;
@@ -70,6 +106,11 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 	}
 	if (ss_state_members_list(st, &members, &n, err) < 0)
 		goto out;
+	if (transport && !strcmp(transport, "space")) {
+		ret = open_perm(out, http, st, mine, members, n, err);
+		mine = NULL; /* the space owns it now, also on failure */
+		goto out;
+	}
 	pm = ss_xcalloc(n ? n : 1, sizeof(*pm));
 	for (size_t i = 0; i < n; i++) {
 		if (!members[i].pds) {

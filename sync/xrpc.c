@@ -251,6 +251,7 @@ int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *
 		              : call->auth ? x->token
 		                           : NULL,
 		    .content_type = call->body ? "application/json" : NULL,
+		    .headers = call->headers,
 		    .body = call->body,
 		    .body_len = call->body_len,
 		};

@@ -162,6 +162,15 @@ void ss_xrpc_apply_result_release(ss_xrpc_apply_result *r);
 int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writes, size_t n,
                          const char *swap_commit, ss_xrpc_apply_result *out, ss_error *err);
 
+/*
+ * The same in a permissioned space (com.atproto.space.applyWrites, named by nsid from
+ * sync/space_proto.h): the body names the space's URI, nothing guards it (the space has no
+ * swapCommit), and the answer carries no commit (out->commit stays empty).
+ */
+int ss_xrpc_apply_writes_space(ss_xrpc *x, const char *nsid, const char *space, const char *repo,
+                               const ss_xrpc_write *writes, size_t n, ss_xrpc_apply_result *out,
+                               ss_error *err);
+
 typedef struct ss_xrpc_repo_info {
 	char *did;
 	char *handle;

@@ -23,28 +23,32 @@ void ss_xrpc_apply_result_release(ss_xrpc_apply_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static const char *type_of(int op)
+/* The write's $type: the method's #create, #update or #delete (malloc'd). */
+static char *type_of(const char *nsid, int op)
 {
-	switch (op) {
-	case SS_XRPC_CREATE:
-		return "com.atproto.repo.applyWrites#create";
-	case SS_XRPC_UPDATE:
-		return "com.atproto.repo.applyWrites#update";
-	default:
-		return "com.atproto.repo.applyWrites#delete";
-	}
+	ss_buf b = SS_BUF_INIT;
+
+	ss_buf_printf(&b, "%s#%s", nsid,
+	              op == SS_XRPC_CREATE   ? "create"
+	              : op == SS_XRPC_UPDATE ? "update"
+	                                     : "delete");
+	return ss_buf_detach(&b, NULL);
 }
 
 /* The JSON text of one write (malloc'd). */
-static int write_text(const ss_xrpc_write *w, size_t i, char **out, size_t *len, ss_error *err)
+static int write_text(const char *nsid, const ss_xrpc_write *w, size_t i, char **out, size_t *len,
+                      ss_error *err)
 {
 	json_t *o, *value = NULL;
+	char *type;
 	int ret;
 
 	if (w->op != SS_XRPC_CREATE && w->op != SS_XRPC_UPDATE && w->op != SS_XRPC_DELETE)
 		return ss_error_set(err, SS_EINVALID, "write %zu has an unknown operation", i);
-	o = json_pack("{s:s, s:s, s:s}", "$type", type_of(w->op), "collection", w->collection,
-	              "rkey", w->rkey);
+	type = type_of(nsid, w->op);
+	o = json_pack("{s:s, s:s, s:s}", "$type", type, "collection", w->collection, "rkey",
+	              w->rkey);
+	free(type);
 	if (w->op != SS_XRPC_DELETE) {
 		if ((ret = ss_xrpc__load_object("the record", w->value_json, &value, err)) < 0) {
 			json_decref(o);
@@ -90,15 +94,18 @@ static int take_results(const json_t *v, const ss_xrpc_write *writes, size_t n,
 	return 0;
 }
 
-int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writes, size_t n,
-                         const char *swap_commit, ss_xrpc_apply_result *out, ss_error *err)
+/* Both applyWrites: nsid's, with "space" first when space is not NULL. */
+static int apply(ss_xrpc *x, const char *nsid, const char *space, const char *repo,
+                 const ss_xrpc_write *writes, size_t n, const char *swap_commit,
+                 ss_xrpc_apply_result *out, ss_error *err)
 {
 	char **texts = ss_xcalloc(n ? n : 1, sizeof(char *));
 	size_t *lens = ss_xcalloc(n ? n : 1, sizeof(size_t));
 	size_t *sizes = ss_xcalloc(n ? n : 1, sizeof(size_t)); /* with the comma */
 	ss_buf body = SS_BUF_INIT;
-	json_t *jrepo = json_string(repo);
-	char *repo_text = NULL, *swap = swap_commit ? ss_xstrdup(swap_commit) : NULL;
+	json_t *jrepo = json_string(repo), *jspace = space ? json_string(space) : NULL;
+	char *space_text = jspace ? ss_xrpc__dump(jspace, NULL) : NULL, *repo_text = NULL,
+	     *swap = swap_commit ? ss_xstrdup(swap_commit) : NULL;
 	size_t alloc = 0, start = 0, repo_len;
 	int ret = 0;
 
@@ -109,14 +116,15 @@ int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writ
 	}
 	repo_text = ss_xrpc__dump(jrepo, &repo_len);
 	for (size_t i = 0; i < n; i++) {
-		if ((ret = write_text(&writes[i], i, &texts[i], &lens[i], err)) < 0)
+		if ((ret = write_text(nsid, &writes[i], i, &texts[i], &lens[i], err)) < 0)
 			goto out;
 		sizes[i] = lens[i] + 1;
 	}
 	while (start < n) {
-		size_t overhead = strlen("{\"repo\":,\"writes\":[]}") + repo_len + SWAP_ROOM;
+		size_t overhead = strlen("{\"repo\":,\"writes\":[]}") + repo_len + SWAP_ROOM +
+		                  (space_text ? strlen(space_text) + 16 : 0);
 		size_t end;
-		ss_xrpc_call call = {.nsid = NSID_APPLY, .post = true, .auth = true};
+		ss_xrpc_call call = {.nsid = nsid, .post = true, .auth = true};
 		json_t *v = NULL;
 
 		end = start + ss_pds_batch_fit(sizes + start, n - start,
@@ -124,7 +132,10 @@ int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writ
 		                                   ? SS_PDS_MAX_REQUEST - overhead
 		                                   : 0);
 		ss_buf_clear(&body);
-		ss_buf_printf(&body, "{\"repo\":%s,", repo_text);
+		ss_buf_putc(&body, '{');
+		if (space_text)
+			ss_buf_printf(&body, "\"space\":%s,", space_text);
+		ss_buf_printf(&body, "\"repo\":%s,", repo_text);
 		if (swap) {
 			json_t *js = json_string(swap);
 			char *t = js ? ss_xrpc__dump(js, NULL) : ss_xstrdup("null");
@@ -162,8 +173,25 @@ out:
 	free(lens);
 	free(sizes);
 	free(repo_text);
+	free(space_text);
 	free(swap);
 	json_decref(jrepo);
+	json_decref(jspace);
 	ss_buf_release(&body);
 	return ret;
+}
+
+int ss_xrpc_apply_writes(ss_xrpc *x, const char *repo, const ss_xrpc_write *writes, size_t n,
+                         const char *swap_commit, ss_xrpc_apply_result *out, ss_error *err)
+{
+	return apply(x, NSID_APPLY, NULL, repo, writes, n, swap_commit, out, err);
+}
+
+int ss_xrpc_apply_writes_space(ss_xrpc *x, const char *nsid, const char *space, const char *repo,
+                               const ss_xrpc_write *writes, size_t n, ss_xrpc_apply_result *out,
+                               ss_error *err)
+{
+	if (!space)
+		return ss_error_set(err, SS_EINVALID, "%s needs a space", nsid);
+	return apply(x, nsid, space, repo, writes, n, NULL, out, err);
 }

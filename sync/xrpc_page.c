@@ -3,7 +3,8 @@
  *
  * A page is walked by a small scanner in one pass, in constant memory whatever the page holds
  * (a 60 MB page of `[]` values costs its bytes, no JSON tree): it finds the page's `records`
- * and `cursor`, and in each entry its `uri`, `cid` and the raw text of its `value`. Each
+ * and `cursor`, and in each entry its `uri` (or `rkey`: com.atproto.space.listRecords), `cid`
+ * and the raw text of its `value`. Each
  * record's value is then decoded on its own by the record decoder (core/record_decode.c, with
  * duplicate keys refused, integers beyond int64 and nesting deeper than jansson's limit
  * refused), so one bad record is skipped with its reason and the rest of the page syncs.
@@ -171,6 +172,12 @@ static bool read_entry(scan *s, ss_xrpc_record *rec, const char **problem, char 
 			seen_uri = true;
 			free(rec->uri);
 			rec->uri = decode_string(start, (size_t)(s->p - start));
+		} else if (ok && key && !strcmp(key, "rkey")) {
+			/* com.atproto.space.listRecords names the key instead of a uri */
+			if (rec->rkey)
+				*problem = "the record's entry names its rkey twice";
+			free(rec->rkey);
+			rec->rkey = decode_string(start, (size_t)(s->p - start));
 		} else if (ok && key && !strcmp(key, "cid")) {
 			if (seen_cid)
 				*problem = "the record's entry names its cid twice";
@@ -237,7 +244,7 @@ static int walk_records(scan *s, ss_xrpc_record_fn fn, void *payload, size_t *co
 		} else {
 			return 1;
 		}
-		if (rec.uri && uri_rkey(rec.uri))
+		if (!rec.rkey && rec.uri && uri_rkey(rec.uri))
 			rec.rkey = ss_xstrdup(uri_rkey(rec.uri));
 		rec.problem = problem;
 		(*count)++;

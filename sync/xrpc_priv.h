@@ -19,6 +19,7 @@ typedef struct ss_xrpc_call {
 	bool auth;
 	const char *bearer;
 	bool secret; /* the answer holds tokens: its bytes are wiped (core/secret.h) */
+	const char *const *headers; /* more header lines (sync/http.h), or NULL */
 } ss_xrpc_call;
 
 /* Performs call; on success *out (may be NULL) is the parsed answer object (json_decref it). */

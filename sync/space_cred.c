@@ -1,0 +1,186 @@
+/* space_cred.c: the run's space credential (see sync/space_cred.h). */
+#include "sync/space_cred.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/crypto.h"
+#include "core/mem.h"
+#include "core/secret.h"
+#include "sync/identity.h"
+#include "sync/space_proto.h"
+
+struct ss_space_cred {
+	ss_http *http;
+	ss_xrpc *mine;
+	char *space;
+	char *authority;
+	char *host;
+	bool hinted; /* host came from the hint, not from the DID document this run */
+	ss_p256_key *key;
+	char *keyid;
+	char *cred; /* a secret */
+	long long renew_at;
+	size_t minted;
+};
+
+int ss_space_cred_new(ss_space_cred **out, ss_http *http, ss_xrpc *mine, const char *space,
+                      const char *authority, ss_error *err)
+{
+	ss_space_cred *c = ss_xcalloc(1, sizeof(*c));
+
+	(void)err;
+	c->http = http;
+	c->mine = mine;
+	c->space = ss_xstrdup(space);
+	c->authority = ss_xstrdup(authority);
+	*out = c;
+	return 0;
+}
+
+static void drop(ss_space_cred *c)
+{
+	ss_secret_free(c->cred);
+	c->cred = NULL;
+}
+
+void ss_space_cred_free(ss_space_cred *c)
+{
+	if (!c)
+		return;
+	drop(c);
+	ss_p256_key_free(c->key);
+	free(c->keyid);
+	free(c->space);
+	free(c->authority);
+	free(c->host);
+	free(c);
+}
+
+size_t ss_space_cred_minted(const ss_space_cred *c)
+{
+	return c->minted;
+}
+
+void ss_space_cred_hint_host(ss_space_cred *c, const char *host_hint)
+{
+	if (!host_hint || !*host_hint || c->host)
+		return;
+	c->host = ss_xstrdup(host_hint);
+	c->hinted = true;
+}
+
+const char *ss_space_cred_resolved_host(const ss_space_cred *c)
+{
+	return c->hinted ? NULL : c->host;
+}
+
+/* The hinted host failed: the DID document says where the host is now; *moved when it
+ * differs. */
+static int rehost(ss_space_cred *c, bool *moved, ss_error *err)
+{
+	char *old = c->host;
+	const char *host;
+	int ret;
+
+	*moved = false;
+	if (!c->hinted)
+		return 0;
+	c->host = NULL;
+	c->hinted = false;
+	ret = ss_space_cred_host(c, &host, err);
+	*moved = ret == 0 && strcmp(old, host);
+	if (ret < 0) {
+		c->host = old;
+		return ret;
+	}
+	free(old);
+	return 0;
+}
+
+int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err)
+{
+	ss_buf doc = SS_BUF_INIT;
+	int ret = 0;
+
+	if (!c->host) {
+		if ((ret = ss_identity_did_doc(c->http, c->authority, &doc, err)) < 0 ||
+		    (ret = ss_space_proto_host(doc.ptr, doc.len, &c->host, err)) < 0)
+			ss_error_prefix(err, "cannot find the space host of '%s'", c->authority);
+	}
+	ss_buf_release(&doc);
+	*host = c->host;
+	return ret;
+}
+
+/* A new credential: delegation token, then the signed exchange. */
+static int mint(ss_space_cred *c, ss_error *err)
+{
+	const char *host;
+	char *token = NULL;
+	long long exp, now = (long long)time(NULL), margin;
+	int ret;
+
+	drop(c);
+	if (!c->mine)
+		return ss_error_set(err, SS_EAUTH,
+		                    "reading a permissioned space needs a signed-in member: run "
+		                    "'skillsync login <handle>' with your account password, then "
+		                    "clone again with '--as <handle>'");
+	if ((ret = ss_space_cred_host(c, &host, err)) < 0)
+		return ret;
+	if (!c->key && ((ret = ss_p256_key_new(&c->key, err)) < 0 ||
+	                (ret = ss_p256_did_key(c->key, &c->keyid, err)) < 0))
+		return ret;
+	if ((ret = ss_space_proto_delegation(c->mine, c->space, &token, err)) < 0)
+		return ret;
+	ret = ss_space_proto_exchange(c->http, host, c->key, c->keyid, c->space, token, &c->cred,
+	                              err);
+	ss_secret_free(token);
+	if (ret < 0 && err->code == SS_ENETWORK && c->hinted) {
+		ss_error why = *err;
+		bool moved;
+
+		/* the host this clone knew is gone: where does the DID document say it is now */
+		if (rehost(c, &moved, err) < 0 || !moved) {
+			*err = why;
+			return ret;
+		}
+		return mint(c, err);
+	}
+	if (ret < 0)
+		return ret;
+	c->minted++;
+	if (ss_xrpc_jwt_exp(c->cred, &exp, err) < 0) {
+		drop(c);
+		return ss_error_prefix(err, "the space host's credential");
+	}
+	/* renew SS_SPACE_RENEW_MARGIN_S before exp, or at half its life when it is shorter */
+	margin = exp > now ? (exp - now) / 2 : 0;
+	if (margin > SS_SPACE_RENEW_MARGIN_S)
+		margin = SS_SPACE_RENEW_MARGIN_S;
+	c->renew_at = exp - margin;
+	return 0;
+}
+
+int ss_space_cred_get(ss_space_cred *c, const char *service, const char *nsid,
+                      const char *const *params, const char *audience, ss_buf *body, ss_error *err)
+{
+	bool renew = false;
+	int ret;
+
+	if ((!c->cred || (long long)time(NULL) >= c->renew_at) && (ret = mint(c, err)) < 0)
+		return ret;
+	/* the space host is read after minting: minting may have found it moved */
+	ret = ss_space_proto_get(c->http, service ? service : c->host, nsid, params, c->key,
+	                         c->keyid, c->cred, audience, body, &renew, err);
+	if (ret < 0 && renew) {
+		/* refused (expired, revoked, signature): once more with a new credential */
+		if ((ret = mint(c, err)) < 0)
+			return ret;
+		ret = ss_space_proto_get(c->http, service ? service : c->host, nsid, params, c->key,
+		                         c->keyid, c->cred, audience, body, &renew, err);
+	}
+	return ret;
+}

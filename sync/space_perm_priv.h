@@ -1,0 +1,43 @@
+/*
+ * space_perm_priv.h: what the permissioned-space transport's files share (sync/space_perm.c:
+ * heads; sync/space_perm_list.c: listings; sync/space_perm_apply.c: writes).
+ */
+#ifndef SS_SPACE_PERM_PRIV_H
+#define SS_SPACE_PERM_PRIV_H
+
+#include "sync/space_cred.h"
+#include "sync/space_perm.h"
+#include "sync/space_priv.h"
+
+typedef struct perm_writer {
+	char *did;
+	char *handle; /* NULL when unknown */
+	char *pds;    /* NULL until resolved */
+} perm_writer;
+
+typedef struct perm_space {
+	ss_space base;
+	ss_http *http;
+	ss_xrpc *mine; /* my session, or NULL */
+	char *uri;
+	char *authority;
+	ss_space_cred *cred;
+	char *my_rev; /* my repo's revision as the state knows it (then as this run wrote it) */
+	ss_state *st; /* where a space host found in the DID document is kept, or NULL */
+	perm_writer *writers;
+	size_t nwriters, alloc;
+} perm_space;
+
+/* The writer did (added, unresolved, when unknown). */
+perm_writer *ss_space_perm__writer(perm_space *ps, const char *did);
+/* Its PDS, resolving it (and its handle) on first need. */
+int ss_space_perm__pds(perm_space *ps, perm_writer *w, ss_error *err);
+/* The handle when known, else the DID. */
+const char *ss_space_perm__who(const perm_writer *w);
+
+int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
+                        const ss_space_listener *l, ss_error *err);
+int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
+                         const char *swap_commit, ss_space_applied *out, ss_error *err);
+
+#endif

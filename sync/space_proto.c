@@ -1,0 +1,469 @@
+/* space_proto.c: the permissioned-space protocol's details (see sync/space_proto.h). */
+#include "sync/space_proto.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/mem.h"
+#include "core/secret.h"
+#include "sync/xrpc_priv.h"
+
+#define URI_SCHEME   "at://"
+#define URI_SPACE    "/space/"
+#define SIG_LABEL    "atproto-space"
+#define SIG_ALG      "ecdsa-p256-sha256"
+#define HDR_AUDIENCE "Atproto-Space-Audience"
+#define SCHEME_CRED  "Atproto-Space"
+#define SCHEME_TOKEN "Bearer"
+
+/* ---- URIs ---- */
+
+char *ss_space_uri_format(const char *authority, const char *type, const char *skey)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	ss_buf_printf(&b, URI_SCHEME "%s" URI_SPACE "%s/%s", authority, type, skey);
+	return ss_buf_detach(&b, NULL);
+}
+
+/* ---- signing ---- */
+
+void ss_space_proto_sig_params(ss_buf *out, bool with_audience, const char *keyid)
+{
+	ss_buf_printf(out, "(\"authorization\"%s);keyid=\"%s\";alg=\"" SIG_ALG "\"",
+	              with_audience ? " \"atproto-space-audience\"" : "", keyid);
+}
+
+void ss_space_proto_sig_base(ss_buf *out, const char *authorization, const char *audience,
+                             const char *params)
+{
+	ss_buf_printf(out, "\"authorization\": %s\n", authorization);
+	if (audience)
+		ss_buf_printf(out, "\"atproto-space-audience\": %s\n", audience);
+	ss_buf_printf(out, "\"@signature-params\": %s", params);
+}
+
+void ss_space_proto_lines_free(char **lines)
+{
+	for (size_t i = 0; lines && lines[i]; i++)
+		ss_secret_free(lines[i]);
+	free(lines);
+}
+
+int ss_space_proto_sign(const ss_p256_key *key, const char *keyid, const char *token,
+                        const char *audience, char ***lines, ss_error *err)
+{
+	ss_buf auth = SS_BUF_INIT, params = SS_BUF_INIT, base = SS_BUF_INIT, line = SS_BUF_INIT;
+	uint8_t sig[SS_SIG_LEN];
+	char **l = ss_xcalloc(5, sizeof(*l));
+	size_t n = 0;
+	int ret;
+
+	ss_buf_secret(&auth);
+	ss_buf_secret(&base);
+	ss_buf_secret(&line);
+	ss_buf_printf(&auth, "%s %s", audience ? SCHEME_CRED : SCHEME_TOKEN, token);
+	ss_space_proto_sig_params(&params, audience != NULL, keyid);
+	ss_space_proto_sig_base(&base, auth.ptr, audience, params.ptr);
+	if ((ret = ss_p256_sign(key, base.ptr, base.len, sig, err)) < 0)
+		goto out;
+	ss_buf_printf(&line, "Authorization: %s", auth.ptr);
+	l[n++] = ss_buf_detach(&line, NULL);
+	if (audience) {
+		ss_buf_printf(&line, HDR_AUDIENCE ": %s", audience);
+		l[n++] = ss_buf_detach(&line, NULL);
+	}
+	ss_buf_printf(&line, "Signature-Input: " SIG_LABEL "=%s", params.ptr);
+	l[n++] = ss_buf_detach(&line, NULL);
+	/* the reference writes the signature unpadded */
+	ss_buf_puts(&line, "Signature: " SIG_LABEL "=:");
+	ss_base64_encode(&line, sig, sizeof(sig), SS_BASE64_STD, false);
+	ss_buf_putc(&line, ':');
+	l[n++] = ss_buf_detach(&line, NULL);
+	*lines = l;
+	l = NULL;
+out:
+	ss_space_proto_lines_free(l);
+	ss_buf_release(&auth);
+	ss_buf_release(&params);
+	ss_buf_release(&base);
+	ss_buf_release(&line);
+	return ret;
+}
+
+/* ---- answers ---- */
+
+static int parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err)
+{
+	return ss_xrpc__parse(nsid, body, out, err);
+}
+
+/* v[key], a secret string: copied out, and jansson's copy wiped. */
+static int secret_field(const char *nsid, json_t *v, const char *key, char **out, ss_error *err)
+{
+	json_t *s = json_object_get(v, key);
+	int ret;
+
+	if (json_is_string(s) && json_string_length(s) > 0) {
+		*out = ss_xstrdup(json_string_value(s));
+		ret = 0;
+	} else {
+		ret = ss_error_set(err, SS_ERROR, "%s: the answer holds no %s", nsid, key);
+	}
+	if (json_is_string(s))
+		ss_secret_wipe((char *)(uintptr_t)json_string_value(s), json_string_length(s));
+	return ret;
+}
+
+/* Sends a request (lines: extra header lines) and hands back the response. */
+static int send(ss_http *http, const char *method, const char *url, const char *const *lines,
+                const char *body, ss_http_response *resp, ss_error *err)
+{
+	ss_http_request req = {
+	    .method = method,
+	    .url = url,
+	    .content_type = body ? "application/json" : NULL,
+	    .headers = lines,
+	    .body = body,
+	    .body_len = body ? strlen(body) : 0,
+	};
+
+	return ss_http_perform(http, &req, resp, err);
+}
+
+int ss_space_proto_delegation(ss_xrpc *mine, const char *space, char **token, ss_error *err)
+{
+	const char *params[] = {"space", space, NULL};
+	ss_xrpc_call call = {
+	    .nsid = SS_SPACE_NSID_DELEGATION, .params = params, .auth = true, .secret = true};
+	json_t *v = NULL;
+	int ret = ss_xrpc__call(mine, &call, &v, err);
+
+	if (ret < 0) {
+		/* the PDS's access check refuses an app password with 400 InvalidToken */
+		if (err->code == SS_EAUTH && strstr(err->message, "InvalidToken"))
+			ret = ss_error_set(
+			    err, SS_EAUTH,
+			    "your PDS refused a delegation token for this session (%s): reading a "
+			    "permissioned space needs a sign-in with your account password, not an "
+			    "app password: run 'skillsync login <handle>' with the account "
+			    "password",
+			    SS_SPACE_NSID_DELEGATION);
+		return ret;
+	}
+	ret = secret_field(SS_SPACE_NSID_DELEGATION, v, "token", token, err);
+	json_decref(v);
+	return ret;
+}
+
+int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *key,
+                            const char *keyid, const char *space, const char *token, char **cred,
+                            ss_error *err)
+{
+	ss_buf url = SS_BUF_INIT;
+	ss_http_response resp;
+	json_t *in = json_pack("{s:s}", "space", space), *v = NULL;
+	char *body = in ? ss_xrpc__dump(in, NULL) : NULL;
+	char **lines = NULL;
+	bool renew;
+	int ret;
+
+	ss_http_response_init(&resp);
+	ss_buf_secret(&resp.body);
+	ss_xrpc__url(&url, host, SS_SPACE_NSID_CREDENTIAL, NULL);
+	if (!body) {
+		ret = ss_error_set(err, SS_EINVALID, "the space URI is not valid UTF-8");
+		goto out;
+	}
+	if ((ret = ss_space_proto_sign(key, keyid, token, NULL, &lines, err)) < 0 ||
+	    (ret = send(http, "POST", url.ptr, (const char *const *)lines, body, &resp, err)) < 0)
+		goto out;
+	if (resp.status < 200 || resp.status > 299) {
+		ret = ss_space_proto_error(SS_SPACE_NSID_CREDENTIAL, resp.status, &resp.body,
+		                           &renew, err);
+		goto out;
+	}
+	if ((ret = ss_xrpc__parse(SS_SPACE_NSID_CREDENTIAL, &resp.body, &v, err)) < 0)
+		goto out;
+	ret = secret_field(SS_SPACE_NSID_CREDENTIAL, v, "credential", cred, err);
+out:
+	/* the answers people meet (sync/space_proto.h) already say what to do */
+	if (ret < 0 && (err->code == SS_ENETWORK || err->code == SS_ERROR))
+		ss_error_prefix(err, "cannot get a credential for the space from '%s'", host);
+	json_decref(v);
+	json_decref(in);
+	free(body);
+	ss_space_proto_lines_free(lines);
+	ss_http_response_release(&resp);
+	ss_buf_release(&url);
+	return ret;
+}
+
+int ss_space_proto_get(ss_http *http, const char *service, const char *nsid,
+                       const char *const *params, const ss_p256_key *key, const char *keyid,
+                       const char *cred, const char *audience, ss_buf *body, bool *renew,
+                       ss_error *err)
+{
+	ss_buf url = SS_BUF_INIT;
+	ss_http_response resp;
+	char **lines = NULL;
+	int ret;
+
+	*renew = false;
+	ss_http_response_init(&resp);
+	ss_xrpc__url(&url, service, nsid, params);
+	if ((ret = ss_space_proto_sign(key, keyid, cred, audience, &lines, err)) < 0 ||
+	    (ret = send(http, "GET", url.ptr, (const char *const *)lines, NULL, &resp, err)) < 0)
+		goto out;
+	if (resp.status < 200 || resp.status > 299) {
+		ret = ss_space_proto_error(nsid, resp.status, &resp.body, renew, err);
+		goto out;
+	}
+	ss_buf_clear(body);
+	ret = ss_buf_put(body, resp.body.ptr, resp.body.len);
+out:
+	ss_space_proto_lines_free(lines);
+	ss_http_response_release(&resp);
+	ss_buf_release(&url);
+	return ret;
+}
+
+static char *service_of(const json_t *doc, const char *fragment)
+{
+	json_t *services = json_object_get(doc, "service"), *s;
+	size_t i, flen = strlen(fragment);
+
+	json_array_foreach(services, i, s)
+	{
+		const char *id = json_string_value(json_object_get(s, "id"));
+		size_t len = id ? strlen(id) : 0;
+
+		if (len >= flen && !strcmp(id + len - flen, fragment) &&
+		    json_is_string(json_object_get(s, "serviceEndpoint")))
+			return ss_xrpc__str(s, "serviceEndpoint");
+	}
+	return NULL;
+}
+
+int ss_space_proto_host(const char *doc, size_t len, char **host, ss_error *err)
+{
+	json_t *v = json_loadb(doc, len, 0, NULL);
+
+	*host = NULL;
+	if (json_is_object(v)) {
+		*host = service_of(v, "#atproto_space_host");
+		if (!*host)
+			*host = service_of(v, "#atproto_pds");
+	}
+	json_decref(v);
+	if (!*host)
+		return ss_error_set(err, SS_EINVALID,
+		                    "the authority's DID document names no space host "
+		                    "(#atproto_space_host) and no PDS");
+	return 0;
+}
+
+void ss_space_repos_free(ss_space_repo *r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++) {
+		free(r[i].did);
+		free(r[i].rev);
+		free(r[i].hash);
+	}
+	free(r);
+}
+
+/* A bytes field ({"$bytes": "<base64>"}, or a plain string) as unpadded base64. */
+static char *bytes_of(const json_t *v)
+{
+	const char *s = NULL;
+	size_t len;
+
+	if (json_is_object(v))
+		v = json_object_get(v, "$bytes");
+	if (json_is_string(v))
+		s = json_string_value(v);
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	while (len && s[len - 1] == '=')
+		len--;
+	return ss_xstrndup(s, len);
+}
+
+static int take_cursor(const json_t *v, char **cursor)
+{
+	json_t *c = json_object_get(v, "cursor");
+
+	*cursor = json_is_string(c) && json_string_length(c) ? ss_xrpc__str(v, "cursor") : NULL;
+	return 0;
+}
+
+int ss_space_proto_repos_page(const ss_buf *body, ss_space_repo **repos, size_t *n, char **cursor,
+                              ss_error *err)
+{
+	json_t *v = NULL, *list, *e;
+	size_t i, alloc = *n;
+	int ret;
+
+	*cursor = NULL;
+	if ((ret = parse(SS_SPACE_NSID_LIST_REPOS, body, &v, err)) < 0)
+		return ret;
+	list = json_object_get(v, "repos");
+	if (!json_is_array(list)) {
+		json_decref(v);
+		return ss_error_set(err, SS_ERROR,
+		                    SS_SPACE_NSID_LIST_REPOS ": the server's answer has no repos");
+	}
+	json_array_foreach(list, i, e)
+	{
+		/* August: {did, rev, hash}; October: {did, repoRev, hash, spaceRev} */
+		char *did = ss_xrpc__str(e, "did");
+		char *rev = ss_xrpc__str(e, "repoRev");
+		ss_space_repo *r;
+
+		if (!rev)
+			rev = ss_xrpc__str(e, "rev");
+		if (!did || !rev) {
+			free(did);
+			free(rev);
+			continue; /* nothing to follow it by */
+		}
+		ss_xgrow((void **)repos, sizeof(**repos), *n + 1, &alloc);
+		r = &(*repos)[(*n)++];
+		r->did = did;
+		r->rev = rev;
+		r->hash = bytes_of(json_object_get(e, "hash"));
+	}
+	take_cursor(v, cursor);
+	json_decref(v);
+	return 0;
+}
+
+void ss_space_ops_free(ss_space_op *ops, size_t n)
+{
+	for (size_t i = 0; ops && i < n; i++) {
+		free(ops[i].rev);
+		free(ops[i].collection);
+		free(ops[i].rkey);
+		free(ops[i].cid);
+		free(ops[i].prev);
+		free(ops[i].value_json);
+	}
+	free(ops);
+}
+
+int ss_space_proto_ops_page(const ss_buf *body, ss_space_op **ops, size_t *n, char **cursor,
+                            char **commit_rev, char **commit_hash, ss_error *err)
+{
+	json_t *v = NULL, *list, *e, *commit;
+	size_t i, alloc = *n;
+	int ret;
+
+	*cursor = *commit_rev = *commit_hash = NULL;
+	if ((ret = parse(SS_SPACE_NSID_LIST_OPS, body, &v, err)) < 0)
+		return ret;
+	list = json_object_get(v, "ops");
+	if (!json_is_array(list)) {
+		json_decref(v);
+		return ss_error_set(err, SS_ERROR,
+		                    SS_SPACE_NSID_LIST_OPS ": the server's answer has no ops");
+	}
+	json_array_foreach(list, i, e)
+	{
+		ss_space_op *op;
+		json_t *value = json_object_get(e, "value");
+
+		ss_xgrow((void **)ops, sizeof(**ops), *n + 1, &alloc);
+		op = &(*ops)[(*n)++];
+		memset(op, 0, sizeof(*op));
+		op->rev = ss_xrpc__str(e, "rev");
+		op->collection = ss_xrpc__str(e, "collection");
+		op->rkey = ss_xrpc__str(e, "rkey");
+		op->cid = ss_xrpc__str(e, "cid");
+		op->prev = ss_xrpc__str(e, "prev");
+		if (json_is_object(value))
+			op->value_json = ss_xrpc__dump(value, &op->value_len);
+	}
+	take_cursor(v, cursor);
+	commit = json_object_get(v, "commit");
+	if (json_is_object(commit)) {
+		*commit_rev = ss_xrpc__str(commit, "rev");
+		*commit_hash = bytes_of(json_object_get(commit, "hash"));
+	}
+	json_decref(v);
+	return 0;
+}
+
+int ss_space_proto_record_cid(const ss_buf *body, char **cid, ss_error *err)
+{
+	json_t *v = NULL;
+	int ret;
+
+	if ((ret = parse(SS_SPACE_NSID_GET_RECORD, body, &v, err)) < 0)
+		return ret;
+	*cid = ss_xrpc__str(v, "cid");
+	json_decref(v);
+	if (!*cid)
+		return ss_error_set(err, SS_ERROR,
+		                    SS_SPACE_NSID_GET_RECORD ": the server's answer has no cid");
+	return 0;
+}
+
+/* ---- errors ---- */
+
+static bool is(const char *name, const char *want)
+{
+	return name && !strcmp(name, want);
+}
+
+int ss_space_proto_error(const char *nsid, long status, const ss_buf *body, bool *renew,
+                         ss_error *err)
+{
+	json_t *v = json_loadb(body->ptr, body->len, 0, NULL);
+	const char *name = json_string_value(json_object_get(v, "error"));
+	const char *msg = json_string_value(json_object_get(v, "message"));
+	int code = ss_xrpc__error(nsid, status, body, 0, err);
+
+	/* Whatever 401 the host gives (JwtExpired, BadJwt*, CredentialRevoked,
+	 * BadSpaceSignature), a new credential is the cure, tried once. */
+	*renew = status == 401;
+	if (is(name, "SpaceNotFound"))
+		code =
+		    ss_error_set(err, SS_ENOTFOUND,
+		                 "the space does not exist at its host (%s: SpaceNotFound): check "
+		                 "the at:// URI with the space's authority",
+		                 nsid);
+	else if (is(name, "SpaceDeleted"))
+		code = ss_error_set(err, SS_ENOTFOUND,
+		                    "the space was deleted by its authority (%s: SpaceDeleted): "
+		                    "nothing more can be fetched; the clone keeps what it has",
+		                    nsid);
+	else if (is(name, "UserNotAuthorized") || is(name, "NotAuthorized") ||
+	         is(name, "AppNotAuthorized"))
+		code =
+		    ss_error_set(err, SS_EAUTH,
+		                 "you are not a member of this space (%s: %s): ask its authority "
+		                 "to add you ('skillsync space members add')",
+		                 nsid, name);
+	else if (is(name, "CredentialRevoked"))
+		code = ss_error_set(err, SS_EAUTH,
+		                    "the space host revoked this run's credential (%s: "
+		                    "CredentialRevoked) and refused a new one: ask the space's "
+		                    "authority whether you are still a member",
+		                    nsid);
+	else if (is(name, "JwtExpired") || is(name, "BadJwtIat") ||
+	         (msg && (strstr(msg, "in the future") || strstr(msg, "clock"))))
+		code =
+		    ss_error_set(err, SS_EAUTH,
+		                 "%s: %s: the space host finds the credential expired or not yet "
+		                 "valid: check this computer's clock (it must be within a few "
+		                 "seconds of the real time)",
+		                 nsid, name ? name : "refused");
+	else if (is(name, "RepoNotFound"))
+		code = ss_error_set(err, SS_ENOTFOUND, "%s: RepoNotFound", nsid);
+	json_decref(v);
+	return code;
+}

@@ -1,0 +1,44 @@
+/*
+ * The permissioned-space answers read from the network (sync/space_proto.h): a listRepos page
+ * (both forms), a listRepoOps page, a getRecord answer, the space host of a DID document, and
+ * an error answer turned into its one line.
+ */
+#include "tests/fuzz/fuzz.h"
+
+#include "sync/space_proto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ss_buf body = SS_BUF_INIT;
+	ss_space_repo *repos = NULL;
+	ss_space_op *ops = NULL;
+	size_t nrepos = 0, nops = 0;
+	char *cursor = NULL, *rev = NULL, *hash = NULL, *cid = NULL, *host = NULL;
+	bool renew;
+	ss_error err;
+
+	ss_buf_put(&body, data, size);
+	if (ss_space_proto_repos_page(&body, &repos, &nrepos, &cursor, &err) == 0)
+		for (size_t i = 0; i < nrepos; i++)
+			fuzz_check(repos[i].did && repos[i].rev, "a writer without a DID or a rev");
+	ss_space_repos_free(repos, nrepos);
+	free(cursor);
+	cursor = NULL;
+	if (ss_space_proto_ops_page(&body, &ops, &nops, &cursor, &rev, &hash, &err) == 0)
+		for (size_t i = 0; i < nops; i++)
+			fuzz_check(!ops[i].value_json ||
+			               ops[i].value_len == strlen(ops[i].value_json),
+			           "an op's value length");
+	ss_space_ops_free(ops, nops);
+	free(cursor);
+	free(rev);
+	free(hash);
+	if (ss_space_proto_record_cid(&body, &cid, &err) == 0)
+		free(cid);
+	if (ss_space_proto_host((const char *)data, size, &host, &err) == 0)
+		free(host);
+	ss_space_proto_error("com.atproto.space.listRepos", 401, &body, &renew, &err);
+	fuzz_check(renew, "a 401 that does not ask for a new credential");
+	ss_buf_release(&body);
+	return 0;
+}
