@@ -425,10 +425,19 @@ static void temp_path(ss_buf *out, const ss_merge_move *m, const char *workdir, 
 	ss_buf_release(&rel);
 }
 
-static int os_error(ss_error *err, const char *what, const char *path)
+/* The OS's error for path (relative to the working tree), said with the path in full: a line
+ * in a scheduled job's log names the clone too. */
+static int os_error(ss_error *err, const char *what, const char *workdir, const char *path)
 {
-	return ss_error_set(err, errno == ENOSPC ? SS_ETOOBIG : SS_ERROR, "cannot %s '%s': %s",
-	                    what, path, strerror(errno));
+	int saved = errno;
+	ss_buf full = SS_BUF_INIT;
+	int ret;
+
+	ss_fs_join(&full, workdir, path);
+	ret = ss_error_set(err, saved == ENOSPC ? SS_ETOOBIG : SS_ERROR, "cannot %s '%s': %s", what,
+	                   full.ptr, strerror(saved));
+	ss_buf_release(&full);
+	return ret;
 }
 
 /* Removes the empty directories above path, deepest first, up to the working tree. */
@@ -472,12 +481,12 @@ static int make_parents(const char *workdir, const char *path, ss_error *err)
 				break;
 			}
 			if (unlink(full.ptr) < 0) {
-				ret = os_error(err, "remove", prefix.ptr);
+				ret = os_error(err, "remove", workdir, prefix.ptr);
 				break;
 			}
 		}
 		if (mkdir(full.ptr, 0777) < 0)
-			ret = os_error(err, "create directory", prefix.ptr);
+			ret = os_error(err, "create directory", workdir, prefix.ptr);
 	}
 	ss_buf_release(&full);
 	ss_buf_release(&prefix);
@@ -502,7 +511,7 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
 	ss_fs_join(&full, workdir, path);
 	if (mode == GIT_FILEMODE_COMMIT) { /* a submodule: its directory, as libgit2 makes it */
 		if (mkdir(full.ptr, 0777) < 0 && errno != EEXIST)
-			os_error(err, "create directory", path);
+			os_error(err, "create directory", workdir, path);
 		else
 			ret = 0;
 		goto out;
@@ -515,13 +524,13 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
 	len = (size_t)git_blob_rawsize(blob);
 	temp_path(&tmp, m, workdir, path);
 	if (unlink(tmp.ptr) < 0 && errno != ENOENT) {
-		os_error(err, "remove", path);
+		os_error(err, "remove", workdir, path);
 		goto out;
 	}
 	if (mode == GIT_FILEMODE_LINK) { /* committed by hand: made as git makes it */
 		ss_buf_put(&link, data, len);
 		if (symlink(link.ptr, tmp.ptr) < 0) {
-			os_error(err, "write", path);
+			os_error(err, "write", workdir, path);
 			goto out;
 		}
 	} else {
@@ -529,14 +538,14 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
 		          mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
 		half = len / 2;
 		if (fd < 0 || ss_fs_write_all(fd, data, half) < 0) {
-			os_error(err, "write", path);
+			os_error(err, "write", workdir, path);
 			goto out;
 		}
 		if (half)
 			ss_crash_point("merge-checkout-midfile");
 		if (ss_fs_write_all(fd, data + half, len - half) < 0 || close(fd) < 0) {
 			fd = -1;
-			os_error(err, "write", path);
+			os_error(err, "write", workdir, path);
 			goto out;
 		}
 		fd = -1;
@@ -547,7 +556,7 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
 		goto out;
 	}
 	if (rename(tmp.ptr, full.ptr) < 0) {
-		os_error(err, "write", path);
+		os_error(err, "write", workdir, path);
 		goto out;
 	}
 	ret = 0;
@@ -576,7 +585,7 @@ static int index_put(git_index *index, const char *workdir, const char *path, co
 	rc = lstat(full.ptr, &st);
 	ss_buf_release(&full);
 	if (rc < 0)
-		return os_error(err, "read", path);
+		return os_error(err, "read", workdir, path);
 	memset(&e, 0, sizeof(e));
 	e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
 	e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
@@ -630,7 +639,7 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 		ss_fs_join(&full, workdir, path);
 		if (lstat(full.ptr, &st) == 0 && !S_ISDIR(st.st_mode)) {
 			if (unlink(full.ptr) < 0) {
-				os_error(err, "remove", path);
+				os_error(err, "remove", workdir, path);
 				goto out;
 			}
 			remove_empty_parents(workdir, path);
