@@ -134,6 +134,13 @@ static int on_done(void *payload, const char *did, bool full, ss_error *err)
 
 	if (full && ss_state_sweep_end(f->st, did, err) < 0)
 		return -1;
+	if (full)
+		f->res->full_listings++;
+	else
+		f->res->incremental_listings++;
+	for (size_t i = 0; full && i < f->nwants; i++)
+		if (!strcmp(f->wants[i].did, did) && f->wants[i].since_rev)
+			f->res->fallbacks++;
 	if (h && ss_state_member_set_head(f->st, did, h->commit, h->rev, err) < 0)
 		return -1;
 	f->members_done++;
@@ -168,6 +175,7 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 	int ret = -1;
 
 	*wants = ss_xcalloc(f->nheads ? f->nheads : 1, sizeof(**wants));
+	f->since = ss_xcalloc(f->nheads ? f->nheads : 1, sizeof(*f->since));
 	*nwants = 0;
 	if (ss_state_members_list(f->st, &members, &n, err) < 0)
 		return -1;
@@ -201,7 +209,11 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		}
 		if (!known || !m.rev || !same(m.rev, h->rev) || !same(m.commit, h->commit)) {
 			(*wants)[*nwants].did = h->did;
-			(*wants)[*nwants].since_rev = NULL;
+			/* Changes since the revision the state holds, when the transport can say.
+			 */
+			if (known && m.rev && (ss_space_caps(f->sp) & SS_SPACE_CAN_LIST_SINCE))
+				f->since[*nwants] = ss_xstrdup(m.rev);
+			(*wants)[*nwants].since_rev = f->since[*nwants];
 			(*nwants)++;
 		}
 		ss_state_member_release(&m);
@@ -298,6 +310,8 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 		goto out;
 	}
 	f.to_list = nwants;
+	f.wants = wants;
+	f.nwants = nwants;
 	for (size_t i = 0; i < nwants; i++)
 		if (ss_state_sweep_begin(st, wants[i].did, err) < 0)
 			goto out;
@@ -318,6 +332,9 @@ out:
 	ss_state_rollback(st);     /* a no-op once committed */
 	ss_space_heads_free(f.heads, f.nheads);
 	ss_state_members_free(f.members, f.nmembers);
+	for (size_t i = 0; f.since && i < nwants; i++)
+		free(f.since[i]);
+	free(f.since);
 	free(wants);
 	return ret;
 }

@@ -85,6 +85,17 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 	}
 	ret = ss_space_public_new(out, http, mine, me, pm, np, err);
 	mine = NULL; /* the space owns it now, also on failure */
+	if (ret == 0) {
+		ss_buf dir = SS_BUF_INIT;
+		const char *slash = strrchr(ss_state_path(st), '/');
+
+		/* Next to the state: <gitdir>/skillsync/verified (sync/verify.h). */
+		ss_buf_put(&dir, ss_state_path(st),
+		           slash ? (size_t)(slash - ss_state_path(st)) : 0);
+		ss_buf_puts(&dir, slash ? "/verified" : "verified");
+		ss_space_public_set_cache(*out, dir.ptr);
+		ss_buf_release(&dir);
+	}
 out:
 	ss_xrpc_free(mine);
 	ss_state_members_free(members, n);

@@ -26,7 +26,7 @@ Faults (K):
                 without an answer
   cut           the PDS's answer with its full Content-Length but only half its body, then
                 the connection is closed
-  500 502 503   that status with an XRPC error body; the PDS never sees the request
+  400 500 502 503  that status with an XRPC error body; the PDS never sees the request
   429           "429 Too Many Requests" with Retry-After: 1; the PDS never sees the request
   stall         no answer until the client gives up (or 30 s); the PDS never sees the request
   stall-after   the request reaches the PDS, then no answer until the client gives up
@@ -46,7 +46,7 @@ import threading
 import time
 import urllib.parse
 
-KINDS = {"drop-before", "drop-after", "cut", "500", "502", "503", "429", "stall",
+KINDS = {"drop-before", "drop-after", "cut", "400", "500", "502", "503", "429", "stall",
          "stall-after", "shape-types", "shape-array", "shape-html"}
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
        "host", "accept-encoding", "te", "upgrade", "proxy-connection"}
@@ -199,7 +199,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.drop() if kind == "drop-before" else self.stall()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
-        if kind in ("500", "502", "503"):
+        if kind in ("400", "500", "502", "503"):
             msg = json.dumps({"error": "InternalServerError",
                               "message": f"injected {kind}"}).encode()
             return self.reply(int(kind), msg)
