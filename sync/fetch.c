@@ -149,6 +149,15 @@ static int on_done(void *payload, const char *did, bool full, ss_error *err)
 	return 0;
 }
 
+/* Some records of the member were refused: its head is forgotten, so that the next run lists
+ * it in full and takes their signed versions once they come. */
+static int on_incomplete(void *payload, const char *did, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+
+	return ss_state_member_set_head(f->st, did, NULL, NULL, err);
+}
+
 /* A member that could not be read this time: its last known versions stay (DESIGN.md 2). */
 static int on_failed(void *payload, const char *did, const ss_error *why, ss_error *err)
 {
@@ -270,7 +279,7 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	ss_space_want *wants = NULL;
 	size_t nwants = 0;
 	bool idle;
-	ss_space_listener l = {on_record, on_deleted, on_done, &f, NULL};
+	ss_space_listener l = {on_record, on_deleted, on_done, &f, NULL, on_incomplete};
 	int ret = -1;
 
 	memset(&f, 0, sizeof(f));

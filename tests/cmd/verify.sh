@@ -90,4 +90,62 @@ ss_fault_clear
 grep -qx third mine/SKILL.md || fail "the change did not arrive after the fallback"
 [ "$(listings)" = "1 0 1" ] || fail "the refused since did not fall back: $(listings)"
 
+# Tampered on the way.
+tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
+	--data-urlencode "did=${2:-}" --data-urlencode "rkey=${3:-}" >/dev/null || fail "tamper $1"; }
+# refused <dir> <words> [<rkey>]: the run's stderr has one line naming auth and saying <words>
+# (and naming <rkey>).
+refused() {
+	local lines
+	lines=$(grep -c "$auth_handle" "$work/err" || true)
+	[ "$lines" = 1 ] || fail "not one line naming the member: $(cat "$work/err")"
+	grep "$auth_handle" "$work/err" | grep -q "$2" || fail "the line does not say '$2': $(cat "$work/err")"
+	[ -z "${3:-}" ] || grep "$auth_handle" "$work/err" | grep -q "'$3'" || fail "the line does not name '$3': $(cat "$work/err")"
+	echo "refused: $(grep "$auth_handle" "$work/err")"
+}
+pull_err() { "$SKILLSYNC" pull >"$work/out" 2>"$work/err" || true; }
+
+# Through getRepo?since: a commit signed by another key, two MST nodes swapped, an older
+# commit replayed. Each: one line, nothing written, the next untampered pull converges.
+tamper record "$auth_did"
+edit auth mine "before the replay"
+pull_json
+edit auth mine "after the replay"
+tamper replay "$auth_did"
+pull_err
+refused . "went backwards"
+grep -qx "before the replay" mine/SKILL.md || fail "the replayed pull wrote something"
+tamper ""
+pull_json
+grep -qx "after the replay" mine/SKILL.md || fail "no convergence after the replay"
+for kind in sig swap; do
+	edit auth mine "tampered $kind"
+	tamper "$kind" "$auth_did"
+	pull_err
+	case $kind in
+	sig) refused . "signature does not match the #atproto key" ;;
+	swap) refused . "CAR" ;;
+	esac
+	! grep -q "tampered $kind" mine/SKILL.md || fail "the $kind-tampered version was written"
+	[ "$(git status --porcelain)" = "" ] || fail "the $kind-tampered pull changed the work tree"
+	tamper ""
+	pull_json
+	grep -qx "tampered $kind" mine/SKILL.md || fail "no convergence after $kind"
+done
+
+# Through a listing (a fresh clone): a record's value changed with its CID kept, a CID changed:
+# that record alone is refused and not written, the rest syncs, the next pull takes it.
+cd "$work"
+for kind in value cid; do
+	rm -rf c2
+	tamper "$kind" "$auth_did" g-00005
+	"$SKILLSYNC" clone "$auth_handle" c2 --member "$m2_handle" >"$work/out" 2>"$work/err" ||
+		fail "the clone with a $kind tampered failed: $(cat "$work/err")"
+	refused . "not the signed version" g-00005
+	[ ! -e c2/g-00005 ] && [ -f c2/g-00006/SKILL.md ] || fail "$kind: the tampered record was written or the rest was not"
+	tamper ""
+	(cd c2 && ss_run 0 "$SKILLSYNC" pull)
+	[ -f c2/g-00005/SKILL.md ] || fail "no convergence after $kind"
+done
+
 echo "verify: ok"
