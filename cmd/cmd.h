@@ -142,6 +142,7 @@ int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 extern const ss_command cmd_validate_def;
 extern const ss_command cmd_clone_def;
 extern const ss_command cmd_ls_def;
+extern const ss_command cmd_verify_def;
 extern const ss_command cmd_show_def;
 extern const ss_command cmd_status_def;
 extern const ss_command cmd_members_def;

@@ -6,6 +6,7 @@
 #include "sync/session.h"
 #include "sync/space.h"
 #include "sync/space_public.h"
+#include "sync/verify.h"
 
 /* Whether a session for did is stored (signed in, even if it may have ended since). */
 static bool session_stored(const char *did)
@@ -87,12 +88,8 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 	mine = NULL; /* the space owns it now, also on failure */
 	if (ret == 0) {
 		ss_buf dir = SS_BUF_INIT;
-		const char *slash = strrchr(ss_state_path(st), '/');
 
-		/* Next to the state: <gitdir>/skillsync/verified (sync/verify.h). */
-		ss_buf_put(&dir, ss_state_path(st),
-		           slash ? (size_t)(slash - ss_state_path(st)) : 0);
-		ss_buf_puts(&dir, slash ? "/verified" : "verified");
+		ss_verify_cache_dir(&dir, ss_state_path(st));
 		ss_space_public_set_cache(*out, dir.ptr);
 		ss_buf_release(&dir);
 	}

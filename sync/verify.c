@@ -275,24 +275,35 @@ out:
 	return ret;
 }
 
-/* The previous tree's root from the node cache, when it holds the commit at since_rev. */
-static int cached_tree(run *r, ss_cid *old_root, ss_error *err)
+/* Adds the member's node cache to the sources (when there is one); its CAR, or NULL. */
+static ss_car *load_cache(run *r)
 {
 	ss_buf path = SS_BUF_INIT, bytes = SS_BUF_INIT;
 	ss_car *car = NULL;
+	ss_error ignored;
+
+	if (r->m->cache_dir) {
+		ss_verify_cache_path(&path, r->m->cache_dir, r->m->did, "car");
+		if (ss_fs_read_file(&bytes, path.ptr, MAX_CACHE_FILE, &ignored) < 0 ||
+		    sources_add(&r->src, &bytes, &car, &ignored) < 0)
+			car = NULL;
+	}
+	ss_buf_release(&path);
+	ss_buf_release(&bytes);
+	return car;
+}
+
+/* The previous tree's root from the node cache, when it holds the commit at since_rev. */
+static int cached_tree(run *r, ss_cid *old_root, ss_error *err)
+{
+	ss_car *car = load_cache(r);
 	const ss_car_block *b;
 	json_t *v = NULL, *rev, *data;
 	ss_error ignored;
 	int ret = 1;
 
 	(void)err;
-	if (!r->m->cache_dir)
-		return 1;
-	ss_verify_cache_path(&path, r->m->cache_dir, r->m->did, "car");
-	if (ss_fs_read_file(&bytes, path.ptr, MAX_CACHE_FILE, &ignored) < 0 ||
-	    sources_add(&r->src, &bytes, &car, &ignored) < 0)
-		goto out;
-	if (ss_car_root_count(car) != 1 || !(b = ss_car_get(car, ss_car_root(car, 0))) ||
+	if (!car || ss_car_root_count(car) != 1 || !(b = ss_car_get(car, ss_car_root(car, 0))) ||
 	    ss_cbor_decode(b->data, b->len, &v, &ignored) < 0)
 		goto out;
 	rev = json_object_get(v, "rev");
@@ -304,8 +315,6 @@ static int cached_tree(run *r, ss_cid *old_root, ss_error *err)
 		ret = 0;
 out:
 	json_decref(v);
-	ss_buf_release(&path);
-	ss_buf_release(&bytes);
 	return ret;
 }
 
@@ -529,8 +538,12 @@ int ss_verify_tree_fetch(const ss_verify_member *m, const char *commit, ss_verif
 	memset(out, 0, sizeof(*out));
 	r.m = m;
 	r.out = &o;
-	if ((ret = ss_cid_parse(&cid, commit, strlen(commit), err)) < 0 ||
-	    (ret = fetch_blocks(&r, &cid, 1, err)) < 0 || (ret = check_commit(&r, &cid, err)) < 0)
+	if ((ret = ss_cid_parse(&cid, commit, strlen(commit), err)) < 0)
+		goto out;
+	/* What the node cache holds is not asked again: every block is hashed all the same. */
+	load_cache(&r);
+	if ((!sources_get(&r.src, &cid) && (ret = fetch_blocks(&r, &cid, 1, err)) < 0) ||
+	    (ret = check_commit(&r, &cid, err)) < 0)
 		goto out;
 	ret = read_tree(&r, NULL, err);
 	if (ret == 1)

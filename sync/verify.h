@@ -87,7 +87,8 @@ typedef struct ss_verify_tree {
 	uint64_t bytes;
 } ss_verify_tree;
 
-/* The signed tree of the commit whose CID is commit (the member's head), checked. */
+/* The signed tree of the commit whose CID is commit (the member's head), checked; the blocks
+ * the node cache holds are not fetched again (offline when it holds them all). */
 int ss_verify_tree_fetch(const ss_verify_member *m, const char *commit, ss_verify_tree *out,
                          ss_error *err);
 void ss_verify_tree_release(ss_verify_tree *t);
@@ -110,6 +111,9 @@ void ss_verify_forget(const char *cache_dir, const char *did);
 int ss_verify_signature(ss_http *http, const char *cache_dir, const char *did, const void *msg,
                         size_t len, const uint8_t *sig, size_t siglen, size_t *requests,
                         ss_error *err);
+
+/* The cache's directory for the clone whose state is at state_path: <dir of it>/verified. */
+void ss_verify_cache_dir(ss_buf *out, const char *state_path);
 
 /* The cache's file for did in cache_dir with extension ext ("car": nodes, "key": its key). */
 void ss_verify_cache_path(ss_buf *out, const char *cache_dir, const char *did, const char *ext);

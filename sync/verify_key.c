@@ -17,6 +17,15 @@
 
 #define MAX_KEY_FILE 512
 
+void ss_verify_cache_dir(ss_buf *out, const char *state_path)
+{
+	const char *slash = strrchr(state_path, '/');
+
+	if (slash)
+		ss_buf_put(out, state_path, (size_t)(slash - state_path) + 1);
+	ss_buf_puts(out, "verified");
+}
+
 void ss_verify_cache_path(ss_buf *out, const char *cache_dir, const char *did, const char *ext)
 {
 	ss_buf_printf(out, "%s/", cache_dir);

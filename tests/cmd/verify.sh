@@ -148,4 +148,29 @@ for kind in value cid; do
 	[ -f c2/g-00005/SKILL.md ] || fail "no convergence after $kind"
 done
 
+# `skillsync verify`: every version checked again against the signed commits, offline from the
+# node cache (the proxy, the only way to the PDS and the PLC, is stopped); a version the state
+# holds that the signed tree does not name fails, with a line naming it, exit 1.
+cd "$work/c"
+ss_proxy_stop
+ss_run 0 "$SKILLSYNC" verify
+grep -q "^ok   '$auth_handle': [0-9]* versions, signed by $auth_did at rev " "$work/stdout" ||
+	fail "no signed-by line for the authority: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" verify --json
+python3 - "$work/stdout" <<'PY' || fail "verify --json: $(cat "$work/stdout")"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["ok"] is True and v["problems"] == [], v
+assert all(m["rev"] and m["error"] is None for m in v["members"]), v
+assert sum(m["versions"] for m in v["members"]) > 300, v
+PY
+python3 - "$(git rev-parse --git-dir)/skillsync/state.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE records SET cid = 'bafyreiaaaa' WHERE rkey = 'g-00007'")
+db.commit()
+PY
+ss_run 1 "$SKILLSYNC" verify
+grep -q "^FAIL 'g-00007' of '$auth_handle': " "$work/stdout" || fail "the changed version was not named: $(cat "$work/stdout")"
+
 echo "verify: ok"
