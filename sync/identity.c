@@ -144,8 +144,10 @@ static int get_text(ss_http *http, const char *url, size_t max, ss_buf *body, ss
 
 	ss_http_response_init(&resp);
 	ret = ss_http_perform(http, &req, &resp, err);
+	/* A server failing (after the retries) is the network's failure, not an answer. */
 	if (!ret && resp.status != 200)
-		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' answered HTTP %ld", url, resp.status);
+		ret = ss_error_set(err, resp.status >= 500 ? SS_ENETWORK : SS_ENOTFOUND,
+		                   "'%s' answered HTTP %ld", url, resp.status);
 	if (!ret && resp.body.len > max)
 		ret = ss_error_set(err, SS_ETOOBIG, "'%s' sent more than %zu bytes", url, max);
 	if (!ret)

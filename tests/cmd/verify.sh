@@ -156,6 +156,8 @@ ss_proxy_stop
 ss_run 0 "$SKILLSYNC" verify
 grep -q "^ok   '$auth_handle': [0-9]* versions, signed by $auth_did at rev " "$work/stdout" ||
 	fail "no signed-by line for the authority: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" show mine
+grep -q "^    signed by $auth_did at rev [a-z2-7]\{13\}$" "$work/stdout" || fail "show does not say who signed: $(cat "$work/stdout")"
 ss_run 0 "$SKILLSYNC" verify --json
 python3 - "$work/stdout" <<'PY' || fail "verify --json: $(cat "$work/stdout")"
 import json, sys
