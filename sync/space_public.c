@@ -255,10 +255,11 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 		}
 		free(commit);
 		if (!job->unverified && job->since && strcmp(job->tree.rev, job->since) < 0) {
-			ss_error_set(&job->why, SS_EINVALID,
-			             "'%s' not synced: the repo's revision went backwards, from %s to "
-			             "%s (a replayed older commit)",
-			             who(job->m), job->since, job->tree.rev);
+			ss_error_set(
+			    &job->why, SS_EINVALID,
+			    "'%s' not synced: the repo's revision went backwards, from %s to "
+			    "%s (a replayed older commit)",
+			    who(job->m), job->since, job->tree.rev);
 			job->failed = true;
 			continue;
 		}
