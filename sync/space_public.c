@@ -229,31 +229,49 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 	return 0;
 }
 
-/* The full way: each member's signed tree, then every listing at once, each record checked. */
+/* The full way: the members' signed trees (all at once), then every listing at once, each
+ * record checked. */
 static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
 {
 	ss_xrpc_list_job *lj = ss_xcalloc(n ? n : 1, sizeof(*lj));
 	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
-	size_t k = 0;
+	struct list_job **tj = ss_xcalloc(n ? n : 1, sizeof(*tj));
+	ss_verify_member *vms = ss_xcalloc(n ? n : 1, sizeof(*vms));
+	char **commits = ss_xcalloc(n ? n : 1, sizeof(*commits));
+	ss_verify_tree *trees = ss_xcalloc(n ? n : 1, sizeof(*trees));
+	int *rcs = ss_xcalloc(n ? n : 1, sizeof(*rcs));
+	ss_error *errs = ss_xcalloc(n ? n : 1, sizeof(*errs));
+	size_t k = 0, nt = 0;
 	int ret = -1;
 
 	for (size_t i = 0; i < n; i++) {
 		struct list_job *job = &jobs[i];
-		ss_verify_member vm = verify_member(ps, job);
-		char *commit = NULL;
+
+		if (!job->full || job->failed || job->unverified)
+			continue;
+		ss_error_clear(&job->why);
+		if (head_commit(job->m, &commits[nt], &job->why) < 0) {
+			job->failed = true;
+			continue;
+		}
+		vms[nt] = verify_member(ps, job);
+		tj[nt++] = job;
+	}
+	if (nt)
+		ss_verify_trees_fetch(vms, (const char *const *)commits, nt, trees, rcs, errs);
+	for (size_t t = 0; t < nt; t++) {
+		if (rcs[t] < 0) {
+			tj[t]->failed = true;
+			tj[t]->why = errs[t];
+		} else {
+			tj[t]->tree = trees[t];
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct list_job *job = &jobs[i];
 
 		if (!job->full || job->failed)
 			continue;
-		ss_error_clear(&job->why);
-		if (job->unverified) {
-			/* no tree: every listed record is taken as the PDS sends it */
-		} else if (head_commit(job->m, &commit, &job->why) < 0 ||
-		           ss_verify_tree_fetch(&vm, commit, &job->tree, &job->why) < 0) {
-			job->failed = true;
-			free(commit);
-			continue;
-		}
-		free(commit);
 		if (!job->unverified && job->since && strcmp(job->tree.rev, job->since) < 0) {
 			ss_error_set(
 			    &job->why, SS_EINVALID,
@@ -295,6 +313,14 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 	}
 	ret = 0;
 out:
+	for (size_t t = 0; t < nt; t++)
+		free(commits[t]);
+	free(commits);
+	free(vms);
+	free(tj);
+	free(trees);
+	free(rcs);
+	free(errs);
 	free(lj);
 	free(of);
 	return ret;

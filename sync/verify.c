@@ -525,51 +525,175 @@ int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
 	return ret;
 }
 
+/* A member's tree read in full: its entries, the node cache, the outcome. */
+static void finish_tree(run *r, ss_verify_tree *out)
+{
+	out->entries = ss_xcalloc(r->nchanges ? r->nchanges : 1, sizeof(*out->entries));
+	for (size_t i = 0; i < r->nchanges; i++) {
+		out->entries[i].rkey = r->changes[i].rkey;
+		r->changes[i].rkey = NULL;
+		ss_cid_fmt(out->entries[i].cid, &r->changes[i].cid);
+	}
+	out->n = r->nchanges;
+	save_tree(r);
+	set_outcome(r);
+	out->commit = r->out->commit;
+	out->rev = r->out->rev;
+	r->out->commit = r->out->rev = NULL;
+}
+
+enum { PHASE_COMMIT, PHASE_TREE, PHASE_DONE };
+
+/* One member's step of a round: the blocks it still needs into *need (0: none, it ended). */
+static int tree_step(run *r, int *phase, const ss_cid *commit, ss_verify_tree *out, ss_cid **need,
+                     size_t *nneed, ss_error *err)
+{
+	ss_mst_source src;
+	int ret;
+
+	*nneed = 0;
+	if (*phase == PHASE_COMMIT) {
+		if (!sources_get(&r->src, commit)) {
+			*need = (ss_cid *)(void *)ss_xmemdup(commit, sizeof(*commit));
+			*nneed = 1;
+			return 0;
+		}
+		if (check_commit(r, commit, err) < 0)
+			return -1;
+		*phase = PHASE_TREE;
+	}
+	ss_mst_source_init(&src, get_block, &r->src);
+	src.collect_missing = true;
+	changes_clear(r);
+	ret = ss_mst_walk(&src, &r->data_root, PREFIX, on_leaf, r, err);
+	if (ret == 0 && src.nmissing) {
+		*need =
+		    (ss_cid *)(void *)ss_xmemdup(src.missing, src.nmissing * sizeof(*src.missing));
+		*nneed = src.nmissing;
+	} else if (ret == 0) {
+		finish_tree(r, out);
+		*phase = PHASE_DONE;
+	}
+	ss_mst_source_release(&src);
+	return ret;
+}
+
+int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits, size_t n,
+                          ss_verify_tree *out, int *rcs, ss_error *errs)
+{
+	run *runs = ss_xcalloc(n ? n : 1, sizeof(*runs));
+	ss_verify_outcome *os = ss_xcalloc(n ? n : 1, sizeof(*os));
+	ss_cid *cids = ss_xcalloc(n ? n : 1, sizeof(*cids));
+	int *phase = ss_xcalloc(n ? n : 1, sizeof(*phase));
+	ss_error ignored;
+
+	for (size_t i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		ss_error_clear(&errs[i]);
+		runs[i].m = &ms[i];
+		runs[i].out = &os[i];
+		rcs[i] = ss_cid_parse(&cids[i], commits[i], strlen(commits[i]), &errs[i]);
+		phase[i] = rcs[i] < 0 ? PHASE_DONE : PHASE_COMMIT;
+		/* What the node cache holds is not asked again: every block is hashed all the same
+		 */
+		if (!rcs[i])
+			load_cache(&runs[i]);
+	}
+	/* Rounds in step: each member's missing blocks of a level, all members in one batch. */
+	for (int round = 0; round < MAX_ROUNDS + 1; round++) {
+		ss_xrpc_blocks_job *jobs = NULL;
+		size_t *owner = NULL, njobs = 0, ajobs = 0, aowner = 0;
+		char(**strs)[SS_CID_STRSZ] = ss_xcalloc(n ? n : 1, sizeof(*strs));
+		const char ***ptrs = ss_xcalloc(n ? n : 1, sizeof(*ptrs));
+
+		for (size_t i = 0; i < n; i++) {
+			ss_cid *need = NULL;
+			size_t nneed = 0;
+
+			if (phase[i] == PHASE_DONE)
+				continue;
+			if ((rcs[i] = tree_step(&runs[i], &phase[i], &cids[i], &out[i], &need,
+			                        &nneed, &errs[i])) < 0) {
+				phase[i] = PHASE_DONE;
+				continue;
+			}
+			strs[i] = ss_xcalloc(nneed ? nneed : 1, sizeof(*strs[i]));
+			ptrs[i] = ss_xcalloc(nneed ? nneed : 1, sizeof(*ptrs[i]));
+			for (size_t k = 0; k < nneed; k++) {
+				ss_cid_fmt(strs[i][k], &need[k]);
+				ptrs[i][k] = strs[i][k];
+			}
+			for (size_t at = 0; at < nneed; at += BLOCKS_PER_REQUEST) {
+				ss_xgrow((void **)&jobs, sizeof(*jobs), njobs + 1, &ajobs);
+				ss_xgrow((void **)&owner, sizeof(*owner), njobs + 1, &aowner);
+				memset(&jobs[njobs], 0, sizeof(jobs[njobs]));
+				jobs[njobs].client = ms[i].client;
+				jobs[njobs].did = ms[i].did;
+				jobs[njobs].cids = ptrs[i] + at;
+				jobs[njobs].ncids = nneed - at < BLOCKS_PER_REQUEST
+				                        ? nneed - at
+				                        : BLOCKS_PER_REQUEST;
+				owner[njobs++] = i;
+			}
+			free(need);
+		}
+		if (njobs)
+			ss_xrpc_get_blocks_many(jobs, njobs, 0, &ignored);
+		for (size_t j = 0; j < njobs; j++) {
+			size_t i = owner[j];
+
+			os[i].requests++;
+			os[i].bytes += jobs[j].car.len;
+			if (phase[i] != PHASE_DONE && jobs[j].rc < 0) {
+				errs[i] = jobs[j].err;
+				rcs[i] = jobs[j].rc;
+				phase[i] = PHASE_DONE;
+			} else if (phase[i] != PHASE_DONE &&
+			           (rcs[i] = sources_add(&runs[i].src, &jobs[j].car, NULL,
+			                                 &errs[i])) < 0) {
+				ss_error_prefix(&errs[i], "com.atproto.sync.getBlocks");
+				phase[i] = PHASE_DONE;
+			}
+			ss_buf_release(&jobs[j].car);
+		}
+		for (size_t i = 0; i < n; i++) {
+			free(strs[i]);
+			free(ptrs[i]);
+		}
+		free(strs);
+		free(ptrs);
+		free(jobs);
+		free(owner);
+		if (!njobs)
+			break;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (phase[i] != PHASE_DONE)
+			rcs[i] = ss_error_set(&errs[i], SS_EINVALID,
+			                      "the repo's tree could not be completed");
+		if (rcs[i] < 0) {
+			ss_verify_tree_release(&out[i]);
+			ss_error_prefix(&errs[i], "'%s' not synced: the signed tree", ms[i].who);
+		}
+		out[i].requests = os[i].requests;
+		out[i].bytes = os[i].bytes;
+		ss_verify_outcome_release(&os[i]);
+		run_release(&runs[i]);
+	}
+	free(runs);
+	free(os);
+	free(cids);
+	free(phase);
+	return 0;
+}
+
 int ss_verify_tree_fetch(const ss_verify_member *m, const char *commit, ss_verify_tree *out,
                          ss_error *err)
 {
-	ss_verify_outcome o;
-	ss_cid cid;
-	run r;
-	int ret;
+	int rc;
 
-	memset(&r, 0, sizeof(r));
-	memset(&o, 0, sizeof(o));
-	memset(out, 0, sizeof(*out));
-	r.m = m;
-	r.out = &o;
-	if ((ret = ss_cid_parse(&cid, commit, strlen(commit), err)) < 0)
-		goto out;
-	/* What the node cache holds is not asked again: every block is hashed all the same. */
-	load_cache(&r);
-	if ((!sources_get(&r.src, &cid) && (ret = fetch_blocks(&r, &cid, 1, err)) < 0) ||
-	    (ret = check_commit(&r, &cid, err)) < 0)
-		goto out;
-	ret = read_tree(&r, NULL, err);
-	if (ret == 1)
-		ret = ss_error_set(err, SS_EINVALID, "the repo's tree could not be completed");
-	if (ret < 0)
-		goto out;
-	out->entries = ss_xcalloc(r.nchanges ? r.nchanges : 1, sizeof(*out->entries));
-	for (size_t i = 0; i < r.nchanges; i++) {
-		out->entries[i].rkey = r.changes[i].rkey;
-		r.changes[i].rkey = NULL;
-		ss_cid_fmt(out->entries[i].cid, &r.changes[i].cid);
-	}
-	out->n = r.nchanges;
-	save_tree(&r);
-	set_outcome(&r);
-	out->commit = o.commit;
-	out->rev = o.rev;
-	o.commit = o.rev = NULL;
-out:
-	out->requests = o.requests;
-	out->bytes = o.bytes;
-	if (ret < 0)
-		ss_error_prefix(err, "'%s' not synced: the signed tree", m->who);
-	ss_verify_outcome_release(&o);
-	run_release(&r);
-	return ret;
+	ss_verify_trees_fetch(m, &commit, 1, out, &rc, err);
+	return rc;
 }
 
 static int entry_cmp(const void *key, const void *e)

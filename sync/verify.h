@@ -91,6 +91,13 @@ typedef struct ss_verify_tree {
  * the node cache holds are not fetched again (offline when it holds them all). */
 int ss_verify_tree_fetch(const ss_verify_member *m, const char *commit, ss_verify_tree *out,
                          ss_error *err);
+/*
+ * The same for n members at once: each round asks every member's missing blocks of one tree
+ * level in one batch (sync/xrpc.h: ss_xrpc_get_blocks_many), so n trees cost the round trips
+ * of the deepest. Member i ends with rcs[i] (0, or < 0 with errs[i]); returns 0.
+ */
+int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits, size_t n,
+                          ss_verify_tree *out, int *rcs, ss_error *errs);
 void ss_verify_tree_release(ss_verify_tree *t);
 ss_verify_entry *ss_verify_tree_find(const ss_verify_tree *t, const char *rkey);
 /*

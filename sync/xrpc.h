@@ -210,6 +210,22 @@ typedef struct ss_xrpc_repo_job {
 } ss_xrpc_repo_job;
 int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err);
 
+/*
+ * Many com.atproto.sync.getBlocks at once (each job: the CAR holding the ncids blocks its cids
+ * name, string form), in parallel over the one ss_http the clients share; each job ends with
+ * its own rc, err and car, as for ss_xrpc_get_repo_many. Returns 0 once every job ended.
+ */
+typedef struct ss_xrpc_blocks_job {
+	ss_xrpc *client;
+	const char *did;
+	const char *const *cids;
+	size_t ncids;
+	ss_buf car;   /* out */
+	int rc;       /* out */
+	ss_error err; /* out */
+} ss_xrpc_blocks_job;
+int ss_xrpc_get_blocks_many(ss_xrpc_blocks_job *jobs, size_t n, int max_parallel, ss_error *err);
+
 /* com.atproto.sync.getBlocks: the CAR holding the n blocks cids (string form) names, into car. */
 int ss_xrpc_get_blocks(ss_xrpc *x, const char *did, const char *const *cids, size_t n, ss_buf *car,
                        ss_error *err);
