@@ -157,6 +157,7 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new);
 extern const ss_command cmd_validate_def;
 extern const ss_command cmd_clone_def;
 extern const ss_command cmd_ls_def;
+extern const ss_command cmd_verify_def;
 extern const ss_command cmd_show_def;
 extern const ss_command cmd_status_def;
 extern const ss_command cmd_members_def;

@@ -133,6 +133,7 @@ out:
 	if (http) {
 		ss_http_get_stats(http, &stats);
 		r->requests = stats.requests;
+		r->bytes = stats.bytes_received;
 	}
 	ss_space_free(sp);
 	ss_http_free(http);

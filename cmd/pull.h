@@ -26,6 +26,7 @@ typedef struct cli_pull_run {
 	cli_pull_skip *skips; /* invalid records reported by the fetch */
 	size_t nskips, skips_alloc;
 	uint64_t requests; /* HTTP requests sent */
+	uint64_t bytes;    /* response bytes received */
 	int code;          /* 0, or the SS_E* code the run stopped with */
 } cli_pull_run;
 

@@ -202,7 +202,8 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 		cli_print_json_string(s->reason);
 		putchar('}');
 	}
-	printf("]}");
+	printf("],\"listings\":{\"full\":%zu,\"incremental\":%zu,\"fallback\":%zu}}",
+	       f->full_listings, f->incremental_listings, f->fallbacks);
 	if (run->merge) {
 		printf(",\"merge\":{\"result\":\"%s\",\"head\":", merge_word(run, err));
 		if (r->merge_ran && !ss_oid_is_zero(&r->merge.head)) {
@@ -220,7 +221,8 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 		}
 		printf("]}");
 	}
-	printf(",\"requests\":%llu,\"error\":", (unsigned long long)run->requests);
+	printf(",\"requests\":%llu,\"bytes\":%llu,\"error\":", (unsigned long long)run->requests,
+	       (unsigned long long)run->bytes);
 	if (err) {
 		printf("{\"code\":\"%s\",\"message\":", ss_error_name(err->code));
 		cli_print_json_string(err->message);

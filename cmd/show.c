@@ -57,6 +57,17 @@ static void print_shadowed(const cli_member_list *m, const ss_provenance_version
 	}
 }
 
+/* "signed by <did> at rev <rev>": the member's commit every version of it was checked
+ * against (sync/verify.h); nothing when the clone holds no verified revision for it. */
+static void print_signed(const cli_member_list *m, const ss_provenance_version *v, ss_buf *text)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->list[i].did, v->did) && m->list[i].rev) {
+			printf("    signed by %s", cli_safe(text, v->did));
+			printf(" at rev %s\n", cli_safe(text, m->list[i].rev));
+		}
+}
+
 static int cmd_show(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_show_def = {
@@ -122,6 +133,8 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 			printf("    %s\n", why_text(v->why));
 		else if (v->valid)
 			print_shadowed(&members, v, &p.versions[0]);
+		if (v->valid)
+			print_signed(&members, v, &text);
 		else {
 			printf("    invalid: ");
 			cli_print_safe(stdout, v->reason ? v->reason : "unknown");

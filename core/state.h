@@ -62,6 +62,8 @@ int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_err
  */
 /* My DID; NULL in a read-only clone. */
 const char *ss_state_me(const ss_state *st);
+/* The database file's path (<gitdir>/skillsync/state.db): its directory holds caches too. */
+const char *ss_state_path(const ss_state *st);
 /* The space's authority (DID); NULL only in a state that is not a clone's yet. */
 const char *ss_state_authority(const ss_state *st);
 /* The tracking commit (the one the view describes) into *out; false, and zero, when none. */

@@ -96,6 +96,11 @@ void ss_state_config_release(ss_state *st)
 	ss_oid_clear(&st->tracking);
 }
 
+const char *ss_state_path(const ss_state *st)
+{
+	return st->path;
+}
+
 const char *ss_state_me(const ss_state *st)
 {
 	return st->me;

@@ -136,12 +136,28 @@ static int on_done(void *payload, const char *did, bool full, ss_error *err)
 
 	if (full && ss_state_sweep_end(f->st, did, err) < 0)
 		return -1;
+	if (full)
+		f->res->full_listings++;
+	else
+		f->res->incremental_listings++;
+	for (size_t i = 0; full && i < f->nwants; i++)
+		if (!strcmp(f->wants[i].did, did) && f->wants[i].since_rev)
+			f->res->fallbacks++;
 	if (h && ss_state_member_set_head(f->st, did, h->commit, h->rev, err) < 0)
 		return -1;
 	f->members_done++;
 	if (f->opts && f->opts->progress)
 		f->opts->progress(f->opts->payload, f->res->records, f->members_done, f->to_list);
 	return 0;
+}
+
+/* Some records of the member were refused: its head is forgotten, so that the next run lists
+ * it in full and takes their signed versions once they come. */
+static int on_incomplete(void *payload, const char *did, ss_error *err)
+{
+	ss_fetch_run_ctx *f = payload;
+
+	return ss_state_member_set_head(f->st, did, NULL, NULL, err);
 }
 
 /* A member that could not be read this time: its last known versions stay (DESIGN.md 2). */
@@ -170,6 +186,7 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 	int ret = -1;
 
 	*wants = ss_xcalloc(f->nheads ? f->nheads : 1, sizeof(**wants));
+	f->since = ss_xcalloc(f->nheads ? f->nheads : 1, sizeof(*f->since));
 	*nwants = 0;
 	if (ss_state_members_list(f->st, &members, &n, err) < 0)
 		return -1;
@@ -204,12 +221,12 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		}
 		if (!known || !m.rev || !same(m.rev, h->rev) || !same(m.commit, h->commit)) {
 			(*wants)[*nwants].did = h->did;
-			/* owned by wants from here (freed with it) */
-			(*wants)[*nwants].since_rev =
-			    known && m.rev && *m.rev &&
-			            (ss_space_caps(f->sp) & SS_SPACE_CAN_LIST_SINCE)
-			        ? ss_xstrdup(m.rev)
-			        : NULL;
+			/* Changes since the revision the state holds, when the transport can say (a
+			 * writer that never wrote has the empty revision: listed in full). */
+			if (known && m.rev && *m.rev &&
+			    (ss_space_caps(f->sp) & SS_SPACE_CAN_LIST_SINCE))
+				f->since[*nwants] = ss_xstrdup(m.rev);
+			(*wants)[*nwants].since_rev = f->since[*nwants];
 			(*nwants)++;
 		}
 		ss_state_member_release(&m);
@@ -266,7 +283,7 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	ss_space_want *wants = NULL;
 	size_t nwants = 0;
 	bool idle;
-	ss_space_listener l = {on_record, on_deleted, on_done, &f, NULL};
+	ss_space_listener l = {on_record, on_deleted, on_done, &f, NULL, on_incomplete};
 	int ret = -1;
 
 	memset(&f, 0, sizeof(f));
@@ -306,6 +323,8 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 		goto out;
 	}
 	f.to_list = nwants;
+	f.wants = wants;
+	f.nwants = nwants;
 	for (size_t i = 0; i < nwants; i++)
 		if (ss_state_sweep_begin(st, wants[i].did, err) < 0)
 			goto out;
@@ -335,8 +354,9 @@ out:
 	ss_state_rollback(st);     /* a no-op once committed */
 	ss_space_heads_free(f.heads, f.nheads);
 	ss_state_members_free(f.members, f.nmembers);
-	for (size_t i = 0; i < nwants; i++)
-		free((char *)(uintptr_t)wants[i].since_rev);
+	for (size_t i = 0; f.since && i < nwants; i++)
+		free(f.since[i]);
+	free(f.since);
 	free(wants);
 	return ret;
 }

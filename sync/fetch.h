@@ -51,6 +51,10 @@ typedef struct ss_fetch_result {
 	size_t skipped;     /* invalid records received */
 	size_t unreachable; /* members that could not be read (opts->unreachable) */
 	size_t added, updated, removed; /* view changes */
+	/* members listed in full, listed since their last revision, and listed in full although
+	 * an incremental listing was asked (the server refused `since`, or the tree could not be
+	 * completed) */
+	size_t full_listings, incremental_listings, fallbacks;
 } ss_fetch_result;
 
 /*

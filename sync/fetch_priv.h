@@ -18,7 +18,10 @@ typedef struct ss_fetch_run_ctx {
 	ss_state_member *members; /* for handles in messages */
 	size_t nmembers;
 	size_t to_list, members_done;
-	bool dropped; /* a member the transport no longer names was removed */
+	bool dropped;               /* a member the transport no longer names was removed */
+	const ss_space_want *wants; /* the members listed, since_rev set when incremental */
+	size_t nwants;
+	char **since; /* the wants' since_rev (owned) */
 } ss_fetch_run_ctx;
 
 /* The member's handle, or NULL when unknown. */

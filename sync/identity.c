@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/mem.h"
+#include "core/multikey.h"
 #include "sync/url.h"
 #include "sync/xrpc.h"
 
@@ -143,8 +144,10 @@ static int get_text(ss_http *http, const char *url, size_t max, ss_buf *body, ss
 
 	ss_http_response_init(&resp);
 	ret = ss_http_perform(http, &req, &resp, err);
+	/* A server failing (after the retries) is the network's failure, not an answer. */
 	if (!ret && resp.status != 200)
-		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' answered HTTP %ld", url, resp.status);
+		ret = ss_error_set(err, resp.status >= 500 ? SS_ENETWORK : SS_ENOTFOUND,
+		                   "'%s' answered HTTP %ld", url, resp.status);
 	if (!ret && resp.body.len > max)
 		ret = ss_error_set(err, SS_ETOOBIG, "'%s' sent more than %zu bytes", url, max);
 	if (!ret)
@@ -398,5 +401,41 @@ out:
 	ss_xrpc_did_doc_release(&doc);
 	free(did);
 	free(handle);
+	return ret;
+}
+
+int ss_identity_atproto_key(ss_http *http, const char *did, char **did_key, ss_error *err)
+{
+	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
+	ss_pubkey *pk = NULL;
+	json_t *doc = NULL, *id;
+	int ret;
+
+	*did_key = NULL;
+	if (!ss_identity_is_did(did))
+		return ss_error_set(err, SS_EINVALID, "'%s' is not a valid DID", did);
+	if ((ret = doc_url(did, &url, err)) < 0)
+		goto out;
+	if ((ret = get_text(http, url.ptr, MAX_DID_DOC, &body, err)) < 0) {
+		ss_error_prefix(err, "cannot get the DID document of '%s'", did);
+		goto out;
+	}
+	doc = json_loadb(body.ptr, body.len, 0, NULL);
+	id = json_object_get(doc, "id");
+	if (!json_is_string(id) || strcmp(json_string_value(id), did)) {
+		ret =
+		    ss_error_set(err, SS_EINVALID, "the DID document of '%s' is not about it", did);
+		goto out;
+	}
+	if ((ret = ss_pubkey_from_did_doc(&pk, doc, "#atproto", err)) < 0) {
+		ss_error_prefix(err, "the signing key of '%s'", did);
+		goto out;
+	}
+	*did_key = ss_pubkey_did_key(pk);
+out:
+	ss_pubkey_free(pk);
+	json_decref(doc);
+	ss_buf_release(&url);
+	ss_buf_release(&body);
 	return ret;
 }

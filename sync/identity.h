@@ -49,4 +49,11 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
  * (for what the document says beyond this module's fields: a space host, keys). */
 int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err);
 
+/*
+ * The did:key of did's `#atproto` verification method (the key its repo commits are signed
+ * with), fetched fresh from its DID document (*did_key malloc'd). SS_ENOTFOUND when the
+ * document names none, SS_EINVALID for a document about another DID or a malformed key.
+ */
+int ss_identity_atproto_key(ss_http *http, const char *did, char **did_key, ss_error *err);
+
 #endif

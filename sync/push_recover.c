@@ -159,7 +159,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	p.updated = ss_xcalloc(j.nwrites + 1, sizeof(*p.updated));
 	{
 		ss_space_want want = {me, NULL};
-		ss_space_listener l = {on_record, on_deleted, on_done, &p, NULL};
+		ss_space_listener l = {on_record, on_deleted, on_done, &p, NULL, NULL};
 		if ((rc = ss_space_list(sp, &want, 1, &l, err)) < 0)
 			goto out_rc;
 	}

@@ -81,6 +81,10 @@ typedef struct ss_space_listener {
 	int (*done)(void *payload, const char *did, bool full, ss_error *err);
 	void *payload;
 	int (*failed)(void *payload, const char *did, const ss_error *why, ss_error *err);
+	/* incomplete (may be NULL): called after done when the transport refused some of the
+	 * member's records (each reported through record with its problem): the member must be
+	 * listed in full next time, whatever its revision. */
+	int (*incomplete)(void *payload, const char *did, ss_error *err);
 } ss_space_listener;
 
 /* A write to my repo (the plan's op; each transport translates it once). */

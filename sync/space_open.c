@@ -7,6 +7,7 @@
 #include "sync/space.h"
 #include "sync/space_perm.h"
 #include "sync/space_public.h"
+#include "sync/verify.h"
 
 /* Whether a session for did is stored (signed in, even if it may have ended since). */
 static bool session_stored(const char *did)
@@ -126,6 +127,13 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 	}
 	ret = ss_space_public_new(out, http, mine, me, pm, np, err);
 	mine = NULL; /* the space owns it now, also on failure */
+	if (ret == 0) {
+		ss_buf dir = SS_BUF_INIT;
+
+		ss_verify_cache_dir(&dir, ss_state_path(st));
+		ss_space_public_set_cache(*out, dir.ptr);
+		ss_buf_release(&dir);
+	}
 out:
 	ss_xrpc_free(mine);
 	ss_state_members_free(members, n);

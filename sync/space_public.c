@@ -6,12 +6,14 @@
 
 #include "core/mem.h"
 #include "sync/space_priv.h"
+#include "sync/verify.h"
 
 typedef struct pub_member {
 	char *did;
 	char *handle;
 	char *pds;
 	ss_xrpc *client; /* unauthenticated, on the member's PDS */
+	char *head;      /* the commit heads() saw last; NULL: not asked yet */
 } pub_member;
 
 typedef struct pub_space {
@@ -20,6 +22,7 @@ typedef struct pub_space {
 	ss_xrpc *mine;
 	pub_member *members;
 	size_t nmembers;
+	char *cache_dir; /* the verified trees and keys (sync/verify.h); NULL: none */
 } pub_space;
 
 static pub_member *find_member(pub_space *ps, const char *did)
@@ -55,6 +58,8 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 
 		heads[i].did = ss_xstrdup(m->did);
 		heads[i].handle = m->handle ? ss_xstrdup(m->handle) : NULL;
+		free(m->head);
+		m->head = jobs[i].commit.cid ? ss_xstrdup(jobs[i].commit.cid) : NULL;
 		heads[i].commit = jobs[i].commit.cid;
 		heads[i].rev = jobs[i].commit.rev;
 		jobs[i].commit.cid = jobs[i].commit.rev = NULL;
@@ -70,17 +75,51 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 	return 0;
 }
 
+/* One wanted member's listing: where its records go, and the signed tree they must match. */
 struct list_job {
 	const ss_space_listener *l;
-	const char *did;
+	pub_member *m;
+	const char *since;     /* the state's revision: the incremental way is tried */
+	ss_xrpc_repo_job repo; /* getRepo?since */
+	bool full;             /* takes the full way */
+	bool failed;           /* reported failed (l->failed) or fails the listing */
+	ss_error why;          /* ... why */
+	ss_verify_tree tree;   /* the full way: the signed tree */
+	bool refused;          /* a record of the listing was refused: no node cache kept */
+	bool unverified;       /* SKILLSYNC_NO_VERIFY=1: listed as the PDS says (tests only) */
 };
 
+static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
+{
+	ss_verify_member vm = {job->m->client, job->m->did,  who(job->m),    ps->cache_dir,
+	                       job->since,     job->repo.rc, &job->repo.err, &job->repo.car};
+	return vm;
+}
+
+static int sink_record(void *payload, const char *rkey, const char *cid, const char *json,
+                       size_t len, const char *problem, ss_error *err)
+{
+	struct list_job *job = payload;
+	ss_space_record r = {job->m->did, rkey, cid, json, len, problem};
+
+	return job->l->record(job->l->payload, &r, err);
+}
+
+static int sink_deleted(void *payload, const char *rkey, ss_error *err)
+{
+	struct list_job *job = payload;
+
+	return job->l->deleted(job->l->payload, job->m->did, rkey, err);
+}
+
+/* A listed record, checked against the member's signed tree before the listener sees it. */
 static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
 	struct list_job *job = payload;
-	ss_space_record r = {job->did,        rec->rkey,      rec->cid,
+	ss_space_record r = {job->m->did,     rec->rkey,      rec->cid,
 	                     rec->value_json, rec->value_len, rec->problem};
 	ss_buf why = SS_BUF_INIT;
+	const char *refused;
 	int ret;
 
 	if (!rec->rkey || !rec->cid) {
@@ -90,59 +129,243 @@ static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 		r.rkey = NULL;
 		r.value_json = NULL;
 		r.problem = why.ptr;
+	} else if (!job->unverified &&
+	           (refused = ss_verify_listed(&job->tree, rec->rkey, rec->cid, rec->value_json,
+	                                       rec->value_len))) {
+		ss_buf_printf(&why, "not the signed version (rev %s): %s", job->tree.rev, refused);
+		/* kept by no CID: the signed version is taken whenever it comes */
+		r.cid = "";
+		r.value_json = NULL;
+		r.problem = why.ptr;
+		job->refused = true;
 	}
 	ret = job->l->record(job->l->payload, &r, err);
 	ss_buf_release(&why);
 	return ret;
 }
 
-static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,
-                    ss_error *err)
+/* The records of the signed tree the listing left out: refused (the last good stays). */
+static int left_out(struct list_job *job, ss_error *err)
 {
-	pub_space *ps = (pub_space *)sp;
-	ss_xrpc_list_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
-	struct list_job *payloads = ss_xcalloc(n ? n : 1, sizeof(*payloads));
+	for (size_t i = 0; i < job->tree.n; i++) {
+		ss_verify_entry *e = &job->tree.entries[i];
+		ss_space_record r = {job->m->did,
+		                     e->rkey,
+		                     "",
+		                     NULL,
+		                     0,
+		                     "the listing left it out, though the member's signed tree "
+		                     "holds it"};
+
+		if (e->seen)
+			continue;
+		job->refused = true;
+		if (job->l->record(job->l->payload, &r, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The member's head: the one heads() saw, else asked now. */
+static int head_commit(pub_member *m, char **out, ss_error *err)
+{
+	ss_xrpc_commit c = {0};
+
+	if (m->head) {
+		*out = ss_xstrdup(m->head);
+		return 0;
+	}
+	if (ss_xrpc_get_latest_commit(m->client, m->did, &c, err) < 0)
+		return -1;
+	*out = c.cid;
+	c.cid = NULL;
+	ss_xrpc_commit_release(&c);
+	return 0;
+}
+
+/* The incremental way for the jobs that can take it; the others are marked full. */
+static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
+{
+	ss_xrpc_repo_job *rj = ss_xcalloc(n ? n : 1, sizeof(*rj));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].since)
+			rj[k++] = (ss_xrpc_repo_job){.client = jobs[i].m->client,
+			                             .did = jobs[i].m->did,
+			                             .since = jobs[i].since};
+		else
+			jobs[i].full = true;
+	if (k)
+		ss_xrpc_get_repo_many(rj, k, 0, err);
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct list_job *job = &jobs[i];
+		ss_verify_sink sink = {sink_record, sink_deleted, job};
+		ss_verify_member vm;
+		ss_verify_outcome o;
+		int rc;
+
+		if (!job->since)
+			continue;
+		job->repo = rj[k++];
+		vm = verify_member(ps, job);
+		ss_error_clear(&job->why);
+		rc = ss_verify_member_sync(&vm, &sink, &o, &job->why);
+		ss_buf_release(&job->repo.car);
+		if (rc == 1)
+			job->full = true;
+		else if (rc < 0)
+			job->failed = true;
+		else if (job->l->done && job->l->done(job->l->payload, job->m->did, false, err) < 0)
+			rc = -2;
+		ss_verify_outcome_release(&o);
+		if (rc == -2) {
+			free(rj);
+			return -1;
+		}
+	}
+	free(rj);
+	return 0;
+}
+
+/* The full way: the members' signed trees (all at once), then every listing at once, each
+ * record checked. */
+static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
+{
+	ss_xrpc_list_job *lj = ss_xcalloc(n ? n : 1, sizeof(*lj));
+	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
+	struct list_job **tj = ss_xcalloc(n ? n : 1, sizeof(*tj));
+	ss_verify_member *vms = ss_xcalloc(n ? n : 1, sizeof(*vms));
+	char **commits = ss_xcalloc(n ? n : 1, sizeof(*commits));
+	ss_verify_tree *trees = ss_xcalloc(n ? n : 1, sizeof(*trees));
+	int *rcs = ss_xcalloc(n ? n : 1, sizeof(*rcs));
+	ss_error *errs = ss_xcalloc(n ? n : 1, sizeof(*errs));
+	size_t k = 0, nt = 0;
 	int ret = -1;
 
 	for (size_t i = 0; i < n; i++) {
-		pub_member *m = find_member(ps, wants[i].did);
+		struct list_job *job = &jobs[i];
 
-		if (!m) {
-			ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space",
-			             wants[i].did);
+		if (!job->full || job->failed || job->unverified)
+			continue;
+		ss_error_clear(&job->why);
+		if (head_commit(job->m, &commits[nt], &job->why) < 0) {
+			job->failed = true;
+			continue;
+		}
+		vms[nt] = verify_member(ps, job);
+		tj[nt++] = job;
+	}
+	if (nt)
+		ss_verify_trees_fetch(vms, (const char *const *)commits, nt, trees, rcs, errs);
+	for (size_t t = 0; t < nt; t++) {
+		if (rcs[t] < 0) {
+			tj[t]->failed = true;
+			tj[t]->why = errs[t];
+		} else {
+			tj[t]->tree = trees[t];
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct list_job *job = &jobs[i];
+
+		if (!job->full || job->failed)
+			continue;
+		if (!job->unverified && job->since && strcmp(job->tree.rev, job->since) < 0) {
+			ss_error_set(
+			    &job->why, SS_EINVALID,
+			    "'%s' not synced: the repo's revision went backwards, from %s to "
+			    "%s (a replayed older commit)",
+			    who(job->m), job->since, job->tree.rev);
+			job->failed = true;
+			continue;
+		}
+		lj[k].client = job->m->client;
+		lj[k].repo = job->m->did;
+		lj[k].collection = SS_SKILL_COLLECTION;
+		lj[k].fn = on_record;
+		lj[k].payload = job;
+		of[k++] = job;
+	}
+	if (k)
+		ss_xrpc_list_records_many(lj, k, 0, err);
+	for (size_t i = 0; i < k; i++) {
+		struct list_job *job = of[i];
+
+		if (lj[i].rc < 0) {
+			job->failed = true;
+			job->why = lj[i].err;
+			ss_error_prefix(&job->why, "cannot list the skills of '%s'", who(job->m));
+			continue;
+		}
+		if (left_out(job, err) < 0)
 			goto out;
-		}
-		payloads[i].l = l;
-		payloads[i].did = m->did;
-		jobs[i].client = m->client;
-		jobs[i].repo = m->did;
-		jobs[i].collection = SS_SKILL_COLLECTION;
-		jobs[i].fn = on_record;
-		jobs[i].payload = &payloads[i];
-	}
-	if (n)
-		ss_xrpc_list_records_many(jobs, n, 0, err);
-	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].rc < 0) {
-			pub_member *m = find_member(ps, wants[i].did);
-
-			ss_error_prefix(&jobs[i].err, "cannot list the skills of '%s'", who(m));
-			if (!l->failed) {
-				*err = jobs[i].err;
-				ret = jobs[i].rc;
-				goto out;
-			}
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].rc < 0 ? l->failed(l->payload, wants[i].did, &jobs[i].err, err) < 0
-		                   : l->done && l->done(l->payload, wants[i].did, true, err) < 0)
+		/* A refused record is kept at its last good version: the next sync is a full
+		 * one, so that it converges once the member's PDS serves the signed version. */
+		if (job->refused)
+			ss_verify_forget(ps->cache_dir, job->m->did);
+		if (job->l->done && job->l->done(job->l->payload, job->m->did, true, err) < 0)
+			goto out;
+		if (job->refused && job->l->incomplete &&
+		    job->l->incomplete(job->l->payload, job->m->did, err) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
+	for (size_t t = 0; t < nt; t++)
+		free(commits[t]);
+	free(commits);
+	free(vms);
+	free(tj);
+	free(trees);
+	free(rcs);
+	free(errs);
+	free(lj);
+	free(of);
+	return ret;
+}
+
+/*
+ * The wanted members' records, verified (sync/verify.h): the incremental way for those with a
+ * revision to start from, the full way for the others and for those it could not serve.
+ */
+static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss_space_listener *l,
+                    ss_error *err)
+{
+	pub_space *ps = (pub_space *)sp;
+	struct list_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
+	const char *off = getenv("SKILLSYNC_NO_VERIFY");
+	bool unverified = off && !strcmp(off, "1");
+	int ret = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(jobs[i].m = find_member(ps, wants[i].did))) {
+			ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space",
+			             wants[i].did);
+			goto out;
+		}
+		jobs[i].l = l;
+		jobs[i].unverified = unverified;
+		jobs[i].since = ps->cache_dir && !unverified ? wants[i].since_rev : NULL;
+	}
+	if (list_since(ps, jobs, n, err) < 0 || list_full(ps, jobs, n, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!jobs[i].failed)
+			continue;
+		if (!l->failed) {
+			*err = jobs[i].why;
+			goto out;
+		}
+		if (l->failed(l->payload, jobs[i].m->did, &jobs[i].why, err) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		ss_verify_tree_release(&jobs[i].tree);
 	free(jobs);
-	free(payloads);
 	return ret;
 }
 
@@ -194,15 +417,18 @@ static void pub_free(ss_space *sp)
 		free(ps->members[i].did);
 		free(ps->members[i].handle);
 		free(ps->members[i].pds);
+		free(ps->members[i].head);
 		ss_xrpc_free(ps->members[i].client);
 	}
 	free(ps->members);
+	free(ps->cache_dir);
 	ss_xrpc_free(ps->mine);
 	free(ps);
 }
 
 static const ss_space_vtable pub_vtable = {
-    "public", SS_SPACE_CAN_GUARD, pub_heads, pub_list, pub_apply, pub_free,
+    "public", SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE, pub_heads, pub_list, pub_apply,
+    pub_free,
 };
 
 int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,
@@ -235,4 +461,12 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
 	}
 	*out = &ps->base;
 	return 0;
+}
+
+void ss_space_public_set_cache(ss_space *sp, const char *dir)
+{
+	pub_space *ps = (pub_space *)sp;
+
+	free(ps->cache_dir);
+	ps->cache_dir = dir ? ss_xstrdup(dir) : NULL;
 }

@@ -2,9 +2,10 @@
  * space_public.h: the public-repos transport: a space is the authority's repo plus the listed
  * members' repos, each a public ATProto repo holding garden.engram.skill records.
  *
- * heads: com.atproto.sync.getLatestCommit per member (concurrently); list: always a full
- * com.atproto.repo.listRecords of the collection (public repos cannot say what changed since
- * a revision), members in flight at once over one shared connection cache; apply:
+ * heads: com.atproto.sync.getLatestCommit per member (concurrently); list: the member's repo
+ * as a CAR (com.atproto.sync.getRepo, since the last revision when the cache holds its tree),
+ * members in flight at once over one shared connection cache, each checked against its signed
+ * commit before a record is believed (sync/verify.h); apply:
  * com.atproto.repo.applyWrites on my PDS guarded by swapCommit, split by 200 writes and
  * 1,000,000 bytes (sync/xrpc.h).
  */
@@ -34,5 +35,11 @@ typedef struct ss_space_public_member {
  */
 int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,
                         const ss_space_public_member *members, size_t n, ss_error *err);
+
+/*
+ * Where the space keeps each member's last verified tree and signing key (a directory made
+ * when first needed; NULL: none, then every listing is a full one). sp must be a public space.
+ */
+void ss_space_public_set_cache(ss_space *sp, const char *dir);
 
 #endif

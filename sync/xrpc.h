@@ -200,6 +200,45 @@ typedef struct ss_xrpc_head_job {
 int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
                                    ss_error *err);
 
+/* ---- com.atproto.sync: repository blocks as CAR files (sync/xrpc_sync.c) ---- */
+
+/*
+ * Many com.atproto.sync.getRepo at once, one request per job (since: NULL for the whole repo,
+ * else the blocks written after that revision), in parallel (max_parallel, 0: 8) over the one
+ * ss_http every job's client shares, without a token. Each job ends with the CAR's bytes in car
+ * (release it) and rc 0, or rc < 0 and err naming the method; a refused `since` is an answer
+ * like any other (the caller falls back). Returns 0 once every job ended.
+ */
+typedef struct ss_xrpc_repo_job {
+	ss_xrpc *client;
+	const char *did;
+	const char *since;
+	ss_buf car;   /* out */
+	int rc;       /* out */
+	ss_error err; /* out */
+} ss_xrpc_repo_job;
+int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err);
+
+/*
+ * Many com.atproto.sync.getBlocks at once (each job: the CAR holding the ncids blocks its cids
+ * name, string form), in parallel over the one ss_http the clients share; each job ends with
+ * its own rc, err and car, as for ss_xrpc_get_repo_many. Returns 0 once every job ended.
+ */
+typedef struct ss_xrpc_blocks_job {
+	ss_xrpc *client;
+	const char *did;
+	const char *const *cids;
+	size_t ncids;
+	ss_buf car;   /* out */
+	int rc;       /* out */
+	ss_error err; /* out */
+} ss_xrpc_blocks_job;
+int ss_xrpc_get_blocks_many(ss_xrpc_blocks_job *jobs, size_t n, int max_parallel, ss_error *err);
+
+/* com.atproto.sync.getBlocks: the CAR holding the n blocks cids (string form) names, into car. */
+int ss_xrpc_get_blocks(ss_xrpc *x, const char *did, const char *const *cids, size_t n, ss_buf *car,
+                       ss_error *err);
+
 /* ---- sessions and identity ---- */
 
 typedef struct ss_xrpc_session {

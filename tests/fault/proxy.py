@@ -20,13 +20,26 @@ Controlled over HTTP on the same port (these requests are not counted):
                                          JSON record entry ({"uri","cid","value"}) a line, as
                                          bytes (invalid UTF-8, huge integers and bodies over
                                          the PDS's limits included); no file: stop serving
+  GET /_fault/tamper?kind=T&did=D[&rkey=R]
+                                         from now on, answers about repo D are tampered with
+                                         (kind T below) until /_fault/tamper with no kind
+Tampering (T), on the way from the PDS:
+  value         listRecords: record R's value changed (its description), its CID kept
+  cid           listRecords: record R listed with another (well-formed) CID
+  refuse-since  getRepo with `since`: refused, 400 InvalidRequest (the reference PDS never is)
+  sig           getRepo with `since`: the commit signed again by another (P-256) key, its CID
+                and the CAR's root updated to match
+  swap          getRepo with `since`: two MST node blocks' bytes swapped, CIDs kept (or one
+                node's last byte changed when the CAR has one)
+  record        nothing changed; the repo's full CAR now is kept for replay
+  replay        getRepo with `since`: the CAR the last `record` kept (an older commit)
 Faults (K):
   drop-before   the connection is closed without an answer; the PDS never sees the request
   drop-after    the request reaches the PDS (which acts on it), then the connection is closed
                 without an answer
   cut           the PDS's answer with its full Content-Length but only half its body, then
                 the connection is closed
-  500 502 503   that status with an XRPC error body; the PDS never sees the request
+  400 500 502 503  that status with an XRPC error body; the PDS never sees the request
   429           "429 Too Many Requests" with Retry-After: 1; the PDS never sees the request
   stall         no answer until the client gives up (or 30 s); the PDS never sees the request
   stall-after   the request reaches the PDS, then no answer until the client gives up
@@ -35,8 +48,11 @@ Faults (K):
   shape-html    the PDS's answer replaced by an HTML page (status 200, text/html)
 Python 3 standard library only, no network beyond loopback.
 """
+import hashlib
 import http.client
+import secrets
 import http.server
+import base64
 import json
 import os
 import select
@@ -46,7 +62,7 @@ import threading
 import time
 import urllib.parse
 
-KINDS = {"drop-before", "drop-after", "cut", "500", "502", "503", "429", "stall",
+KINDS = {"drop-before", "drop-after", "cut", "400", "500", "502", "503", "429", "stall",
          "stall-after", "shape-types", "shape-array", "shape-html"}
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
        "host", "accept-encoding", "te", "upgrade", "proxy-connection"}
@@ -58,6 +74,7 @@ class State:
         self.kind, self.at, self.times = None, 0, 1
         self.count, self.hits, self.log = 0, 0, []
         self.serve = {}  # did -> [raw record bytes]
+        self.tamper = None  # {"kind", "did", "rkey", "car"}
 
     def next(self, line):
         """Counts a request; returns the fault it gets, or None."""
@@ -72,6 +89,139 @@ class State:
 
 
 STATE = State()
+
+TAMPER_KINDS = {"value", "cid", "refuse-since", "sig", "swap", "record", "replay"}
+
+
+def varint(b, i):
+    n = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        n |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return n, i
+
+
+def enc_varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(0x80 | (n & 0x7F))
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def car_split(data):
+    """A CAR v1's header bytes and its blocks as [cid bytes, data] (CIDs of 36 bytes)."""
+    hl, i = varint(data, 0)
+    header = data[i:i + hl]
+    i += hl
+    blocks = []
+    while i < len(data):
+        n, j = varint(data, i)
+        blocks.append([data[j:j + 36], data[j + 36:j + n]])
+        i = j + n
+    return header, blocks
+
+
+def car_join(header, blocks):
+    return enc_varint(len(header)) + header + b"".join(
+        enc_varint(36 + len(d)) + c + d for c, d in blocks)
+
+
+def cid_bytes(data):
+    return b"\x01\x71\x12\x20" + hashlib.sha256(data).digest()
+
+
+def cid_str(b):
+    return "b" + base64.b32encode(b).decode().lower().rstrip("=")
+
+
+# P-256, for a signature by a key that is not the member's (Python's own integers).
+P256_P = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
+P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+P256_G = (0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
+          0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5)
+
+
+def ec_add(p, q):
+    if p is None:
+        return q
+    if q is None:
+        return p
+    if p[0] == q[0] and (p[1] + q[1]) % P256_P == 0:
+        return None
+    if p == q:
+        lam = (3 * p[0] * p[0] - 3) * pow(2 * p[1], -1, P256_P) % P256_P
+    else:
+        lam = (q[1] - p[1]) * pow(q[0] - p[0], -1, P256_P) % P256_P
+    x = (lam * lam - p[0] - q[0]) % P256_P
+    return x, (lam * (p[0] - x) - p[1]) % P256_P
+
+
+def ec_mul(k, p):
+    r = None
+    while k:
+        if k & 1:
+            r = ec_add(r, p)
+        p = ec_add(p, p)
+        k >>= 1
+    return r
+
+
+def p256_sign(msg):
+    d = secrets.randbelow(P256_N - 1) + 1
+    z = int.from_bytes(hashlib.sha256(msg).digest(), "big")
+    while True:
+        k = secrets.randbelow(P256_N - 1) + 1
+        r = ec_mul(k, P256_G)[0] % P256_N
+        s = pow(k, -1, P256_N) * (z + r * d) % P256_N
+        if r and s:
+            break
+    if s > P256_N // 2:
+        s = P256_N - s
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def resign(car):
+    """The CAR with its root commit signed by a fresh P-256 key (root and CID updated)."""
+    header, blocks = car_split(car)
+    at = header.index(b"\xd8\x2a\x58\x25\x00") + 5
+    root = header[at:at + 36]
+    for b in blocks:
+        if b[0] != root:
+            continue
+        d = b[1]
+        k = d.index(b"\x63sig\x58\x40")
+        unsigned = b"\xa5" + d[1:k] + d[k + 70:]
+        d = d[:k + 6] + p256_sign(unsigned) + d[k + 70:]
+        b[0], b[1] = cid_bytes(d), d
+        header = header[:at] + b[0] + header[at + 36:]
+    return car_join(header, blocks)
+
+
+def swap_nodes(car):
+    header, blocks = car_split(car)
+    nodes = [b for b in blocks if b[1].startswith(b"\xa2\x61\x65")]
+    if len(nodes) >= 2:
+        nodes[0][1], nodes[1][1] = nodes[1][1], nodes[0][1]
+    elif nodes:
+        nodes[0][1] = nodes[0][1][:-1] + bytes([nodes[0][1][-1] ^ 1])
+    return car_join(header, blocks)
+
+
+def tamper_listing(data, kind, rkey):
+    page = json.loads(data)
+    for rec in page.get("records", []):
+        if rec.get("uri", "").rsplit("/", 1)[-1] != rkey:
+            continue
+        if kind == "value":
+            rec["value"]["description"] = "Changed on the way."
+        else:
+            rec["cid"] = cid_str(cid_bytes(b"another record"))
+    return json.dumps(page).encode()
 
 
 def flip(v):
@@ -148,6 +298,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif url.path == "/_fault/clear":
                 STATE.kind = None
                 STATE.count, STATE.hits, STATE.log = 0, 0, []
+            elif url.path == "/_fault/tamper":
+                if not q.get("kind") and STATE.tamper:
+                    STATE.tamper["kind"] = None
+                elif q["kind"] not in TAMPER_KINDS:
+                    return self.reply(400, b'{"error":"unknown tamper kind"}')
+                else:
+                    kept = STATE.tamper["car"] if STATE.tamper else None
+                    STATE.tamper = {"kind": q["kind"], "did": q.get("did"),
+                                    "rkey": q.get("rkey"), "car": kept}
+                    if q["kind"] == "record":
+                        host, port = self.upstream["pds"]
+                        conn = http.client.HTTPConnection(host, port, timeout=60)
+                        conn.request("GET", "/xrpc/com.atproto.sync.getRepo?did=" +
+                                     urllib.parse.quote(q.get("did", "")))
+                        STATE.tamper["car"] = conn.getresponse().read()
+                        conn.close()
             elif url.path == "/_fault/serve":
                 if q.get("file"):
                     with open(q["file"], "rb") as f:
@@ -199,13 +365,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.drop() if kind == "drop-before" else self.stall()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
-        if kind in ("500", "502", "503"):
+        if kind in ("400", "500", "502", "503"):
             msg = json.dumps({"error": "InternalServerError",
                               "message": f"injected {kind}"}).encode()
             return self.reply(int(kind), msg)
         if kind == "429":
             msg = b'{"error":"RateLimitExceeded","message":"injected 429"}'
             return self.reply(429, msg, extra={"Retry-After": "1"})
+        with STATE.lock:
+            tamper = STATE.tamper
+        q = dict(urllib.parse.parse_qsl(url.query))
+        about = tamper and tamper["kind"] and (q.get("did") or q.get("repo")) == tamper["did"]
+        since = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" in q
+        if since and tamper["kind"] == "refuse-since":
+            return self.reply(400, b'{"error":"InvalidRequest","message":"since refused"}')
+        if since and tamper["kind"] == "replay":
+            return self.reply(200, tamper["car"], "application/vnd.ipld.car")
         try:
             status, rh, data = self.forward(body)
         except OSError as e:
@@ -215,7 +390,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.drop()
         if kind == "stall-after":
             return self.stall()
-        data = data.replace(self.pds_origin, self.self_origin)
+        car = url.path in ("/xrpc/com.atproto.sync.getRepo", "/xrpc/com.atproto.sync.getBlocks")
+        if not car:  # a CAR is binary: left as it is
+            data = data.replace(self.pds_origin, self.self_origin)
+        if status == 200 and since and tamper["kind"] == "sig":
+            data = resign(data)
+        if status == 200 and since and tamper["kind"] == "swap":
+            data = swap_nodes(data)
+        if (status == 200 and about and tamper["kind"] in ("value", "cid") and
+                url.path == "/xrpc/com.atproto.repo.listRecords"):
+            data = tamper_listing(data, tamper["kind"], tamper["rkey"])
         if status == 200:
             data = self.served(data)
         ctype = dict((k.lower(), v) for k, v in rh).get("content-type", "application/json")

@@ -1,0 +1,128 @@
+/*
+ * verify.h: a member's repo believed only once checked against its signed commit: the
+ * commit's signature by the member's `#atproto` key (its DID document; sync/verify_key.c), the
+ * MST root the commit names, every MST node and block hashing to the CID that names it
+ * (core/car.h, core/mst.h), each record's CID in that tree under garden.engram.skill/, and
+ * each record's value hashing to its CID.
+ *
+ * Two ways, both keeping the member's node cache (<cache_dir>/<did>.car: the verified commit
+ * and every MST node of its skill range) for the next incremental sync:
+ *  - full (clone, or when the incremental way cannot be taken): ss_verify_tree_fetch reads the
+ *    commit and the skill range's MST nodes with com.atproto.sync.getBlocks (one request per
+ *    tree level), and the caller checks each listRecords entry with ss_verify_listed: a record
+ *    the tree does not hold, with another CID, or whose value does not hash to its CID is
+ *    refused alone (the rest of the member syncs); an entry of the tree the listing left out
+ *    is the caller's to report (ss_verify_entry.seen);
+ *  - incremental: ss_verify_member_sync on the getRepo?since=<rev> CAR (the blocks written
+ *    after the state's revision): the previous tree from the node cache, diffed against the
+ *    new one (unchanged subtrees never opened), creates and updates from the CAR's verified
+ *    record blocks, deletes. A node or record neither holds is fetched with getBlocks. When
+ *    the server refused `since`, the cache does not hold the tree at since_rev, or the tree
+ *    cannot be completed, it returns 1 and says why: the caller takes the full way.
+ * Nothing reaches the sink before every check passed: a member whose commit or tree fails is
+ * one error line naming it and what failed, and the caller keeps its last good versions.
+ */
+#ifndef SS_VERIFY_H
+#define SS_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/cid.h"
+#include "core/error.h"
+#include "sync/http.h"
+#include "sync/xrpc.h"
+
+/* How long a member's signing key read from its DID document is trusted without asking again
+ * (a failing signature asks again at once). */
+#define SS_VERIFY_KEY_TTL_S 3600
+
+typedef struct ss_verify_sink {
+	int (*record)(void *payload, const char *rkey, const char *cid, const char *json,
+	              size_t len, const char *problem, ss_error *err);
+	int (*deleted)(void *payload, const char *rkey, ss_error *err);
+	void *payload;
+} ss_verify_sink;
+
+typedef struct ss_verify_member {
+	ss_xrpc *client; /* the member's PDS, no token */
+	const char *did;
+	const char *who;       /* handle or DID, for messages */
+	const char *cache_dir; /* the node and key cache; NULL: none (every sync is full) */
+	const char *since_rev; /* the state's revision (incremental way) */
+	/* the getRepo?since answer already fetched: its rc, err and bytes */
+	int car_rc;
+	const ss_error *car_err;
+	ss_buf *car;
+} ss_verify_member;
+
+typedef struct ss_verify_outcome {
+	char *commit; /* the verified commit's CID and revision */
+	char *rev;
+	size_t requests; /* requests made here (getBlocks, DID documents) */
+	uint64_t bytes;  /* their answers' bytes */
+	char *fallback;  /* why the incremental way could not be taken; NULL otherwise */
+} ss_verify_outcome;
+
+void ss_verify_outcome_release(ss_verify_outcome *o);
+
+/* The incremental way (see above): 0 done, 1 take the full way (out->fallback says why). */
+int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
+                          ss_verify_outcome *out, ss_error *err);
+
+/* A record of a member's signed tree. */
+typedef struct ss_verify_entry {
+	char *rkey;
+	char cid[SS_CID_STRSZ];
+	bool seen; /* ss_verify_listed saw it */
+} ss_verify_entry;
+
+typedef struct ss_verify_tree {
+	char *commit, *rev;
+	ss_verify_entry *entries; /* sorted by rkey */
+	size_t n;
+	size_t requests; /* getBlocks and DID documents */
+	uint64_t bytes;
+} ss_verify_tree;
+
+/* The signed tree of the commit whose CID is commit (the member's head), checked; the blocks
+ * the node cache holds are not fetched again (offline when it holds them all). */
+int ss_verify_tree_fetch(const ss_verify_member *m, const char *commit, ss_verify_tree *out,
+                         ss_error *err);
+/*
+ * The same for n members at once: each round asks every member's missing blocks of one tree
+ * level in one batch (sync/xrpc.h: ss_xrpc_get_blocks_many), so n trees cost the round trips
+ * of the deepest. Member i ends with rcs[i] (0, or < 0 with errs[i]); returns 0.
+ */
+int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits, size_t n,
+                          ss_verify_tree *out, int *rcs, ss_error *errs);
+void ss_verify_tree_release(ss_verify_tree *t);
+ss_verify_entry *ss_verify_tree_find(const ss_verify_tree *t, const char *rkey);
+/*
+ * Why a listed record (its key, the CID the listing names, its value's JSON text or NULL) is
+ * not the version t signs, or NULL when it is; marks the tree's entry seen.
+ */
+const char *ss_verify_listed(const ss_verify_tree *t, const char *rkey, const char *cid,
+                             const char *json, size_t len);
+/* Drops did's node cache: its next sync is a full one. */
+void ss_verify_forget(const char *cache_dir, const char *did);
+
+/*
+ * Checks that sig (64 bytes) is did's signature of msg with its `#atproto` key: the cached
+ * key while fresh, else (or when it fails) the key in its DID document now. A signature by a
+ * previous key only is refused with a message saying so. requests counts the DID documents
+ * fetched.
+ */
+int ss_verify_signature(ss_http *http, const char *cache_dir, const char *did, const void *msg,
+                        size_t len, const uint8_t *sig, size_t siglen, size_t *requests,
+                        ss_error *err);
+
+/* The cache's directory for the clone whose state is at state_path: <dir of it>/verified. */
+void ss_verify_cache_dir(ss_buf *out, const char *state_path);
+
+/* The cache's file for did in cache_dir with extension ext ("car": nodes, "key": its key). */
+void ss_verify_cache_path(ss_buf *out, const char *cache_dir, const char *did, const char *ext);
+
+#endif

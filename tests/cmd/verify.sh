@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# needs: pds
+# Verified, incremental sync of public repos (docs/CLONE.md, docs/SECURITY.md), against the
+# real PDS through the fault proxy: a pull after 1 and 10 changes among a few hundred records
+# asks getRepo?since (requests and bytes from --json, far below a full listing), deletes, a
+# member that rewrote its repo, a `since` the server refuses (full listing, said in --json);
+# tampering on the way (a record's value changed with its CID kept, a CID changed, a commit
+# signed by another key, a replayed older commit) each refused with one line naming the member
+# (and the record), nothing written, and the next untampered pull converges.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
+fill=$(dirname "$SKILLSYNC")/ss-fill
+
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+. "$SS_SOURCE_DIR/tests/fault/lib.sh"
+
+ss_proxy_workdir
+export SKILLSYNC_CONFIG_HOME=$work/config
+ss_accounts . "" auth m2
+for who in auth m2; do
+	declare "${who}_did=$(ss_json "$who.json" did)" "${who}_handle=$(ss_json "$who.json" handle)"
+done
+token() { ss_json "$work/$1.json" accessJwt; }
+# gen <who> <n> <prefix>: n new generated skills.
+gen() { SS_FILL_TOKEN=$(token "$1") "$fill" --pds "$pds" --did "$(ss_json "$work/$1.json" did)" \
+	--generate "$2" --prefix "$3" >/dev/null; }
+# edit <who> <name> <line>: the skill <name> (a copy of testdata's pdf-forms) written again with
+# <line> appended.
+edit() {
+	rm -rf "$work/src" && mkdir -p "$work/src/$2"
+	printf -- '---\nname: %s\ndescription: Skill %s.\n---\n# %s\n\n%s\n' "$2" "$2" "$2" "$3" \
+		>"$work/src/$2/SKILL.md"
+	SS_FILL_TOKEN=$(token "$1") "$fill" --pds "$pds" --did "$(ss_json "$work/$1.json" did)" \
+		--put "$work/src/$2" >/dev/null
+}
+del() {
+	ss_curl_auth "$(token "$1")" -fsS -X POST -H 'Content-Type: application/json' \
+		--data-binary "{\"repo\":\"$(ss_json "$work/$1.json" did)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"$2\"}" \
+		"$pds/xrpc/com.atproto.repo.deleteRecord" >/dev/null || fail "deleteRecord $2 as $1"
+}
+# pull_json: a pull --json into $work/pull.json (exit 0); field <key> of its fetch part.
+pull_json() { ss_run 0 "$SKILLSYNC" pull --json && cp "$work/stdout" "$work/pull.json"; }
+fetch_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fetch"][sys.argv[2]])' "$work/pull.json" "$1"; }
+listings() { python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["fetch"]["listings"]; print(l["full"], l["incremental"], l["fallback"])' "$work/pull.json"; }
+top() { ss_json "$work/pull.json" "$1"; }
+
+gen auth 300 g
+gen m2 3 m
+edit auth mine "first"
+ss_run 0 "$SKILLSYNC" clone "$auth_handle" c --member "$m2_handle"
+cd c
+[ -f g-00007/SKILL.md ] && [ -f m-00001/SKILL.md ] && grep -qx first mine/SKILL.md || fail "the clone is incomplete"
+[ -s "$(git rev-parse --git-dir)/skillsync/verified/${auth_did//:/_}.car" ] || fail "no node cache after the clone"
+
+# 1 change among 301: getLatestCommit x2 + getRepo?since, bytes in proportion.
+edit auth mine "second"
+pull_json
+grep -qx second mine/SKILL.md || fail "the change did not arrive"
+[ "$(listings)" = "0 1 0" ] || fail "not one incremental listing: $(listings)"
+req=$(top requests) bytes=$(top bytes)
+echo "1 change among 304: $req requests, $bytes bytes"
+((req <= 3)) || fail "$req requests for one change"
+((bytes < 20000)) || fail "$bytes bytes for one change"
+
+# 10 new skills and 3 deletes.
+gen auth 10 ten
+del auth g-00001
+del auth g-00002
+del m2 m-00000
+pull_json
+[ -f ten-00009/SKILL.md ] || fail "the 10 new skills did not arrive"
+[ ! -e g-00001 ] && [ ! -e g-00002 ] && [ ! -e m-00000 ] || fail "a deleted skill stayed"
+[ "$(fetch_field added)" = 10 ] && [ "$(fetch_field removed)" = 3 ] || fail "not 10 added, 3 removed: $(cat "$work/pull.json")"
+[ "$(listings)" = "0 2 0" ] || fail "not two incremental listings: $(listings)"
+req=$(top requests) bytes=$(top bytes)
+echo "10 new and 3 deleted among 304: $req requests, $bytes bytes"
+((req <= 4)) || fail "$req requests for 10 changes"
+
+# A member rewrites its repo: every record deleted, others written.
+for k in m-00001 m-00002; do del m2 "$k"; done
+gen m2 5 re
+pull_json
+[ ! -e m-00001 ] && [ ! -e m-00002 ] && [ -f re-00004/SKILL.md ] || fail "the rewritten repo did not converge"
+
+# A `since` the server refuses: a full, verified listing, said in --json.
+edit auth mine "third"
+ss_fault 400 3 # the third request: getRepo?since (after 2 heads)
+pull_json
+ss_fault_clear
+grep -qx third mine/SKILL.md || fail "the change did not arrive after the fallback"
+[ "$(listings)" = "1 0 1" ] || fail "the refused since did not fall back: $(listings)"
+
+# Tampered on the way.
+tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
+	--data-urlencode "did=${2:-}" --data-urlencode "rkey=${3:-}" >/dev/null || fail "tamper $1"; }
+# refused <dir> <words> [<rkey>]: the run's stderr has one line naming auth and saying <words>
+# (and naming <rkey>).
+refused() {
+	local lines
+	lines=$(grep -c "$auth_handle" "$work/err" || true)
+	[ "$lines" = 1 ] || fail "not one line naming the member: $(cat "$work/err")"
+	grep "$auth_handle" "$work/err" | grep -q "$2" || fail "the line does not say '$2': $(cat "$work/err")"
+	[ -z "${3:-}" ] || grep "$auth_handle" "$work/err" | grep -q "'$3'" || fail "the line does not name '$3': $(cat "$work/err")"
+	echo "refused: $(grep "$auth_handle" "$work/err")"
+}
+pull_err() { "$SKILLSYNC" pull >"$work/out" 2>"$work/err" || true; }
+
+# Through getRepo?since: a commit signed by another key, two MST nodes swapped, an older
+# commit replayed. Each: one line, nothing written, the next untampered pull converges.
+tamper record "$auth_did"
+edit auth mine "before the replay"
+pull_json
+edit auth mine "after the replay"
+tamper replay "$auth_did"
+pull_err
+refused . "went backwards"
+grep -qx "before the replay" mine/SKILL.md || fail "the replayed pull wrote something"
+tamper ""
+pull_json
+grep -qx "after the replay" mine/SKILL.md || fail "no convergence after the replay"
+for kind in sig swap; do
+	edit auth mine "tampered $kind"
+	tamper "$kind" "$auth_did"
+	pull_err
+	case $kind in
+	sig) refused . "signature does not match the #atproto key" ;;
+	swap) refused . "CAR" ;;
+	esac
+	! grep -q "tampered $kind" mine/SKILL.md || fail "the $kind-tampered version was written"
+	[ "$(git status --porcelain)" = "" ] || fail "the $kind-tampered pull changed the work tree"
+	tamper ""
+	pull_json
+	grep -qx "tampered $kind" mine/SKILL.md || fail "no convergence after $kind"
+done
+
+# Through a listing (a fresh clone): a record's value changed with its CID kept, a CID changed:
+# that record alone is refused and not written, the rest syncs, the next pull takes it.
+cd "$work"
+for kind in value cid; do
+	rm -rf c2
+	tamper "$kind" "$auth_did" g-00005
+	"$SKILLSYNC" clone "$auth_handle" c2 --member "$m2_handle" >"$work/out" 2>"$work/err" ||
+		fail "the clone with a $kind tampered failed: $(cat "$work/err")"
+	refused . "not the signed version" g-00005
+	[ ! -e c2/g-00005 ] && [ -f c2/g-00006/SKILL.md ] || fail "$kind: the tampered record was written or the rest was not"
+	tamper ""
+	(cd c2 && ss_run 0 "$SKILLSYNC" pull)
+	[ -f c2/g-00005/SKILL.md ] || fail "no convergence after $kind"
+done
+
+# `skillsync verify`: every version checked again against the signed commits, offline from the
+# node cache (the proxy, the only way to the PDS and the PLC, is stopped); a version the state
+# holds that the signed tree does not name fails, with a line naming it, exit 1.
+cd "$work/c"
+ss_proxy_stop
+ss_run 0 "$SKILLSYNC" verify
+grep -q "^ok   '$auth_handle': [0-9]* versions, signed by $auth_did at rev " "$work/stdout" ||
+	fail "no signed-by line for the authority: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" show mine
+grep -q "^    signed by $auth_did at rev [a-z2-7]\{13\}$" "$work/stdout" || fail "show does not say who signed: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" verify --json
+python3 - "$work/stdout" <<'PY' || fail "verify --json: $(cat "$work/stdout")"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["ok"] is True and v["problems"] == [], v
+assert all(m["rev"] and m["error"] is None for m in v["members"]), v
+assert sum(m["versions"] for m in v["members"]) > 300, v
+PY
+python3 - "$(git rev-parse --git-dir)/skillsync/state.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE records SET cid = 'bafyreiaaaa' WHERE rkey = 'g-00007'")
+db.commit()
+PY
+ss_run 1 "$SKILLSYNC" verify
+grep -q "^FAIL 'g-00007' of '$auth_handle': " "$work/stdout" || fail "the changed version was not named: $(cat "$work/stdout")"
+
+echo "verify: ok"
