@@ -20,6 +20,7 @@
 #include "core/repo.h"
 #include "core/state.h"
 #include "sync/http.h"
+#include "sync/settings.h"
 #include "sync/space.h"
 
 static void on_skip(void *payload, const char *did, const char *handle, const char *rkey,
@@ -160,9 +161,11 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if (cli_open_clone(ctx) < 0)
+	if (cli_open_clone(ctx) < 0 ||
+	    (merge && !ff_only &&
+	     ss_setting_is(ctx->state, "pull.ff", "only", &ff_only, &ctx->err) < 0) ||
+	    cli_progress(ctx, r.quiet || r.json, &r.progress) < 0)
 		return cli_fail(&ctx->err);
-	r.progress = !r.quiet && !r.json && isatty(STDERR_FILENO);
 	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
 	code = cli_exit_code(r.code);
 	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. */
