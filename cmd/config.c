@@ -26,7 +26,7 @@ const ss_command cmd_config_def = {
     "then the default. Reading a key prints the value a command here would use (with\n"
     "--global: the per-user file's, exit status 1 when it has none).\n"
     "\n"
-    "Keys: timeout (seconds, per-user only), pull.ff (true or only), link.agents (the agents\n"
+    "Keys: timeout (seconds a request may take), pull.ff (true or only), link.agents (the agents\n"
     "'link' uses without --agent, comma-separated), color (auto, always, never), progress\n"
     "(auto, never).\n"
     "\n"
@@ -99,11 +99,6 @@ static int set(ss_ctx *ctx, const char *key, const char *value, bool global)
 	if (global)
 		return ss_setting_set(NULL, key, value, &ctx->err) < 0 ? cli_fail(&ctx->err)
 		                                                       : SS_EXIT_OK;
-	if (!strcmp(key, "timeout")) {
-		ss_error_set(&ctx->err, SS_EINVALID,
-		             "'timeout' is per-user only: set it with --global");
-		return cli_fail(&ctx->err);
-	}
 	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0)
 		return cli_fail(&ctx->err);
 	rc = ss_setting_set(ctx->state, key, value, &ctx->err);

@@ -176,14 +176,20 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-/* The agents of the link.agents setting (sync/settings.h) into *out, each one known. */
+/* The agents of the link.agents setting (sync/settings.h) into *out, each one known; *out
+ * NULL when it is not set: then the agents table's defaults (core/agents.c). */
 static int default_agents(ss_ctx *ctx, char **out)
 {
+	ss_setting_origin from;
 	ss_buf one = SS_BUF_INIT;
 	int ret = 0;
 
-	if (ss_setting_get(ctx->state, "link.agents", out, NULL, &ctx->err) < 0)
+	if (ss_setting_get(ctx->state, "link.agents", out, &from, &ctx->err) < 0)
 		return -1;
+	if (from == SS_SETTING_DEFAULT) {
+		free(*out);
+		*out = NULL;
+	}
 	for (const char *p = *out; p && ret == 0; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
 		ss_buf_clear(&one);
 		ss_buf_put(&one, p, strcspn(p, ","));
@@ -227,7 +233,7 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 		goto out;
 	for (size_t i = 0; i < ss_agent_count(); i++) {
 		const ss_agent *a = ss_agent_at(i);
-		bool chosen = dflt && in_list(dflt, a->name);
+		bool chosen = !o->nagents && (dflt ? in_list(dflt, a->name) : a->default_target);
 		size_t made = 0, kept = 0;
 
 		for (size_t j = 0; j < o->nagents; j++)

@@ -83,7 +83,7 @@ static int open_space(ss_state *st, const cli_pull_run *r, ss_http **http, ss_sp
 	const char *me;
 	int ret;
 
-	if ((ret = ss_http_new(http, NULL, err)) < 0 ||
+	if ((ret = ss_setting_http_new(http, st, err)) < 0 ||
 	    (ret = ss_space_open(sp, *http, st, false, err)) < 0)
 		return ret;
 	me = ss_space_me(*sp);

@@ -7,6 +7,7 @@
 #include "core/fs.h"
 #include "core/mem.h"
 #include "core/state.h"
+#include "sync/http.h"
 #include "sync/session.h"
 
 #define FILE_MAX (64u * 1024)
@@ -14,6 +15,7 @@
 static const ss_setting_def table[] = {
     {"timeout", "SKILLSYNC_TIMEOUT", "60", "whole seconds from 1 to 3600"},
     {"pull.ff", "SKILLSYNC_PULL_FF", "true", "true or only"},
+    /* the default must name core/agents.c's default_target agents */
     {"link.agents", "SKILLSYNC_LINK_AGENTS", "claude,agents", "agent names, comma-separated"},
     {"color", "SKILLSYNC_COLOR", "auto", "auto, always or never"},
     {"progress", "SKILLSYNC_PROGRESS", "auto", "auto or never"},
@@ -326,4 +328,16 @@ int ss_setting_set(struct ss_state *st, const char *key, const char *value, ss_e
 	ret = ss_state_config_set(st, sk.ptr, value, err);
 	ss_buf_release(&sk);
 	return ret;
+}
+
+int ss_setting_http_new(struct ss_http **out, struct ss_state *st, ss_error *err)
+{
+	ss_http_options o;
+	long s = 0;
+
+	memset(&o, 0, sizeof(o));
+	if (ss_setting_seconds(st, "timeout", &s, err) < 0)
+		return -1;
+	o.timeout_ms = s * 1000;
+	return ss_http_new(out, &o, err);
 }

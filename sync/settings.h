@@ -58,6 +58,11 @@ int ss_setting_set(struct ss_state *st, const char *key, const char *value, ss_e
 /* key's value in the per-user file alone: 1 and *out (free()), or 0 when it has none. */
 int ss_setting_global_get(const char *key, char **out, ss_error *err);
 
+/* A new HTTP client (sync/http.h) whose request timeout is the clone st's timeout setting
+ * (st NULL: outside a clone, as ss_http_new). */
+struct ss_http;
+int ss_setting_http_new(struct ss_http **out, struct ss_state *st, ss_error *err);
+
 /* The per-user file's path. */
 int ss_setting_global_path(ss_buf *out, ss_error *err);
 

@@ -69,6 +69,36 @@ ss_run 0 "$SKILLSYNC" config --global --unset link.agents
 ss_run 0 "$SKILLSYNC" config --list --global
 [ ! -s "$work/stdout" ] || fail "unset keys listed: $(cat "$work/stdout")"
 
+# timeout: a server that never answers; each run must give up after the 1 s its winning
+# level says, not after the 60 s of the level below (members add resolves the handle first).
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True: conns.append(s.accept()[0])
+' >"$work/port" &
+hang=$!
+trap 'kill $hang 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+slow() { # slow <env...>: members add through the silent server; fails unless it gives up in < 10 s
+	local t0=$SECONDS
+	env SKILLSYNC_HANDLE_RESOLVER="http://127.0.0.1:$(cat "$work/port")" "$@" \
+		timeout 20 "$SKILLSYNC" members add someone.test >"$work/stdout" 2>"$work/stderr" && fail "members add passed"
+	[ $((SECONDS - t0)) -lt 10 ] || fail "gave up after $((SECONDS - t0)) s: $(cat "$work/stderr")"
+	grep -qi "timeout\|timed out" "$work/stderr" || fail "not a timeout: $(cat "$work/stderr")"
+}
+ss_run 0 "$SKILLSYNC" config --global timeout 1
+slow # the per-user value over the default
+ss_run 0 "$SKILLSYNC" config --global timeout 60
+ss_run 0 "$SKILLSYNC" config timeout 1
+slow # the clone's over the per-user one
+ss_run 0 "$SKILLSYNC" config timeout 60
+slow SKILLSYNC_TIMEOUT=1 # the environment over the clone's
+ss_run 0 "$SKILLSYNC" config --unset timeout
+ss_run 0 "$SKILLSYNC" config --global --unset timeout
+kill $hang
+
 # pull.ff=only: a pull that needs a merge stops, unless the environment says otherwise.
 ss_skill mine "local"
 ss_run 0 "$SKILLSYNC" commit -m "mine"
