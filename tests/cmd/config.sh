@@ -133,4 +133,23 @@ SKILLSYNC_COLOR=never ss_run 0 "$SKILLSYNC" ls
 ss_run 0 "$SKILLSYNC" ls --no-color
 ! grep -q "$esc\[" "$work/stdout" || fail "--no-color"
 ss_run 129 "$SKILLSYNC" ls --color=sometimes
+
+# On a terminal (a pty from script(1)): colour by default (auto), none under NO_COLOR or
+# TERM=dumb; progress lines unless the progress setting says never.
+ss_run 0 "$SKILLSYNC" config --unset color
+on_tty() { script -qec "$1" /dev/null </dev/null; }
+out=$(TERM=xterm on_tty "'$SKILLSYNC' ls")
+grep -q "$esc\[1mpdf-forms" <<<"$out" || fail "no colour on a terminal: $(cat -v <<<"$out")"
+out=$(TERM=xterm NO_COLOR=1 on_tty "'$SKILLSYNC' ls")
+! grep -q "$esc\[" <<<"$out" || fail "NO_COLOR on a terminal: $(cat -v <<<"$out")"
+out=$(TERM=dumb on_tty "'$SKILLSYNC' ls")
+! grep -q "$esc\[" <<<"$out" || fail "TERM=dumb: $(cat -v <<<"$out")"
+cd "$work"
+auth=$(ss_json "$work/auth.json" handle)
+out=$(on_tty "'$SKILLSYNC' clone '$auth' c1")
+grep -q $'\rReceiving skills' <<<"$out" || fail "no progress on a terminal: $out"
+ss_run 0 "$SKILLSYNC" config --global progress never
+out=$(on_tty "'$SKILLSYNC' clone '$auth' c2")
+! grep -q $'\rReceiving' <<<"$out" || fail "progress=never: $out"
+grep -q "Cloning into 'c2'" <<<"$out" || fail "clone c2: $out"
 echo "ok"
