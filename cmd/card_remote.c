@@ -10,6 +10,7 @@
 #include "core/utf8.h"
 #include "sync/identity.h"
 #include "sync/session.h"
+#include "sync/settings.h"
 
 void cli_card_remote_release(cli_card_remote *r)
 {
@@ -44,7 +45,7 @@ int cli_card_read_mine(ss_ctx *ctx, bool force, cli_card_remote *r)
 		    &ctx->err, SS_EAUTH,
 		    "this clone is read-only: clone the space with '--as <handle>' to "
 		    "publish a card");
-	if (ss_http_new(&r->http, NULL, &ctx->err) < 0 ||
+	if (ss_setting_http_new(&r->http, ctx->state, &ctx->err) < 0 ||
 	    ss_session_open(r->http, me, &r->x, NULL, &ctx->err) < 0)
 		goto out;
 	if (ss_xrpc_get_record(r->x, me, SS_CARD_NSID, SS_CARD_RKEY, &rec, &ctx->err) < 0) {
@@ -144,7 +145,7 @@ int cli_card_show(ss_ctx *ctx, const char *who, bool json)
 
 	memset(&id, 0, sizeof(id));
 	memset(&rec, 0, sizeof(rec));
-	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	if (ss_setting_http_new(&http, ctx->state, &ctx->err) < 0 ||
 	    ss_identity_resolve(http, who, &id, &ctx->err) < 0 ||
 	    ss_xrpc_new(&x, http, id.pds, &ctx->err) < 0 ||
 	    ss_xrpc_get_record(x, id.did, SS_CARD_NSID, SS_CARD_RKEY, &rec, &ctx->err) < 0) {

@@ -178,7 +178,10 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	co.quiet = o.quiet;
-	co.progress = !o.quiet && isatty(STDERR_FILENO);
+	if (cli_progress(ctx, o.quiet, &co.progress) < 0) {
+		ret = cli_fail(&ctx->err);
+		goto out;
+	}
 	if (o.dir) {
 		dir = ss_xstrdup(o.dir);
 		dir[cli_path_len(dir)] = '\0';

@@ -45,6 +45,8 @@ typedef struct ss_ctx {
 	ss_error err;
 	struct ss_repo *repo;   /* set by cli_open_clone; the dispatcher frees it */
 	struct ss_state *state; /* the clone's local state: the same */
+	const char *color_flag; /* --color=<when> when given (cli_color_option) */
+	bool color;             /* print colours (cli_color_init) */
 } ss_ctx;
 
 typedef struct ss_command {
@@ -153,6 +155,28 @@ void cli_help_options(FILE *out, const ss_command *c);
 void cli_link_status(ss_ctx *ctx, FILE *out);
 int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new);
 
+/*
+ * Progress and colour (cmd/color.c). cli_progress: *out says whether to draw progress lines
+ * on stderr (a terminal, no quiet, the progress setting not "never"). cli_color_option takes
+ * --color[=<when>] and --no-color (*consumed 1): 0, or SS_EXIT_USAGE (printed) for a bad
+ * <when>.
+ * cli_color_init, once the clone is open: ctx->color from --color, else never under
+ * $NO_COLOR, else the color setting (auto: stdout is a terminal). cli_color(ctx, code): code
+ * when colouring, else "". The two follow core/error.h (0 or -1, ctx->err set).
+ */
+#define CLI_RED    "\033[31m"
+#define CLI_GREEN  "\033[32m"
+#define CLI_YELLOW "\033[33m"
+#define CLI_CYAN   "\033[36m"
+#define CLI_BOLD   "\033[1m"
+#define CLI_RESET  "\033[m"
+int cli_progress(ss_ctx *ctx, bool quiet, bool *out);
+int cli_color_option(ss_ctx *ctx, const char *arg, int *consumed);
+int cli_color_init(ss_ctx *ctx);
+const char *cli_color(const ss_ctx *ctx, const char *code);
+/* A unified diff on stdout, coloured as git's (headers bold, hunks cyan, +/- green/red). */
+void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len);
+
 /* The commands (cmd/<name>.c each). */
 extern const ss_command cmd_validate_def;
 extern const ss_command cmd_clone_def;
@@ -174,5 +198,6 @@ extern const ss_command cmd_space_def;
 extern const ss_command cmd_card_def;
 extern const ss_command cmd_link_def;
 extern const ss_command cmd_unlink_def;
+extern const ss_command cmd_config_def;
 
 #endif

@@ -245,10 +245,14 @@ static void print_json(const diff_run *d)
 static int parse(diff_run *d, int argc, char **argv)
 {
 	bool dashdash = false, staged = false, pushed = false;
+	int used, rc;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!dashdash && (!strcmp(a, "--staged") || !strcmp(a, "--cached")))
+		if (!dashdash && ((rc = cli_color_option(d->ctx, a, &used)) || used)) {
+			if (rc)
+				return rc;
+		} else if (!dashdash && (!strcmp(a, "--staged") || !strcmp(a, "--cached")))
 			staged = true;
 		else if (!dashdash && !strcmp(a, "--pushed"))
 			pushed = true;
@@ -283,7 +287,8 @@ static int cmd_diff(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_diff_def = {
     "diff", cmd_diff, "show changes by skill, then as a unified diff",
-    "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--] [<skill>...]\n"
+    "usage: skillsync diff [--staged | --pushed] [--stat] [--json] [--color[=<when>]] [--]\n"
+    "                      [<skill>...]\n"
     "\n"
     "Without an option: the working tree against the index (what 'commit' would stage).\n"
     "A summary per skill (created, updated or deleted; files added, removed, changed; lines)\n"
@@ -294,6 +299,8 @@ const ss_command cmd_diff_def = {
     "    --pushed    what 'push' would send: the space's view (tracking ref) against HEAD;\n"
     "                like push, refused (exit 3) while a fetch is not merged: pull first\n"
     "    --stat      the summary only\n"
+    "    --color[=<when>]  colour the diff: always, never or auto (the default: on a\n"
+    "                terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json      the summary as JSON: [{name, change, files: [{path, change, added,\n"
     "                removed}]}] (with --pushed also op and note per skill)\n"};
 
@@ -312,7 +319,7 @@ static int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 	if ((ret = parse(&d, argc, argv)) != SS_EXIT_OK)
 		goto out;
 	ret = SS_EXIT_ERROR;
-	if (cli_open_clone(ctx) < 0)
+	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0)
 		goto fail;
 	if (d.side == SIDE_PUSHED) {
 		if (load_pushed(&d, &pushed_paths, &npushed) < 0)
@@ -350,7 +357,7 @@ print:
 		print_text(&d);
 		if (patch.len) {
 			putchar('\n');
-			fwrite(patch.ptr, 1, patch.len, stdout);
+			cli_print_patch(ctx, patch.ptr, patch.len);
 		}
 	}
 	ret = SS_EXIT_OK;

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "core/agents.h"
+#include "sync/settings.h"
 #include "core/fs.h"
 #include "core/link.h"
 #include "core/lock.h"
@@ -164,8 +165,46 @@ static char *workdir_of(ss_ctx *ctx)
 	return w;
 }
 
+/* Whether name is one of list's comma-separated names. */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The agents of the link.agents setting (sync/settings.h) into *out, each one known; *out
+ * NULL when it is not set: then the agents table's defaults (core/agents.c). */
+static int default_agents(ss_ctx *ctx, char **out)
+{
+	ss_setting_origin from;
+	ss_buf one = SS_BUF_INIT;
+	int ret = 0;
+
+	if (ss_setting_get(ctx->state, "link.agents", out, &from, &ctx->err) < 0)
+		return -1;
+	if (from == SS_SETTING_DEFAULT) {
+		free(*out);
+		*out = NULL;
+	}
+	for (const char *p = *out; p && ret == 0; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		ss_buf_clear(&one);
+		ss_buf_put(&one, p, strcspn(p, ","));
+		if (!ss_agent_find(one.ptr))
+			ret =
+			    ss_error_set(&ctx->err, SS_EINVALID,
+			                 "unknown agent '%s' in the link.agents setting", one.ptr);
+	}
+	ss_buf_release(&one);
+	return ret;
+}
+
 static int do_link(ss_ctx *ctx, const link_opts *o)
 {
+	char *dflt = NULL;
 	ss_links l;
 	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT;
 	char *workdir = NULL, *project = NULL, **skills = NULL;
@@ -188,12 +227,13 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 		project = ss_xstrdup(dirname(tmp)); /* the clone's parent: the project it is in */
 		free(tmp);
 	}
-	if (ss_links_load(ctx->state, &l, &ctx->err) < 0 ||
+	if ((!o->nagents && default_agents(ctx, &dflt) < 0) ||
+	    ss_links_load(ctx->state, &l, &ctx->err) < 0 ||
 	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
 		goto out;
 	for (size_t i = 0; i < ss_agent_count(); i++) {
 		const ss_agent *a = ss_agent_at(i);
-		bool chosen = !o->nagents && a->default_target;
+		bool chosen = !o->nagents && (dflt ? in_list(dflt, a->name) : a->default_target);
 		size_t made = 0, kept = 0;
 
 		for (size_t j = 0; j < o->nagents; j++)
@@ -227,6 +267,7 @@ out:
 	ss_buf_release(&safe);
 	free(workdir);
 	free(project);
+	free(dflt);
 	return ret;
 }
 

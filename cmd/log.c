@@ -68,7 +68,7 @@ static void print_message(const ss_history_entry *e, const char *skill)
 	ss_buf_release(&part);
 }
 
-static void print_text(const ss_history *h, const char *skill)
+static void print_text(const ss_ctx *ctx, const ss_history *h, const char *skill)
 {
 	char hex[SS_OID_HEXSZ + 1], when[32];
 	ss_buf text = SS_BUF_INIT;
@@ -80,11 +80,13 @@ static void print_text(const ss_history *h, const char *skill)
 		format_time(when, e->info.time);
 		if (i)
 			putchar('\n');
-		printf("commit %s", hex);
+		/* git's colours: the commit line yellow */
+		printf("%scommit %s", cli_color(ctx, CLI_YELLOW), hex);
 		if (e->kind == SS_HISTORY_SPACE)
-			printf(e->merged ? " (space)\n" : " (space, not merged yet)\n");
-		else
-			printf(e->kind == SS_HISTORY_MERGE ? " (merge)\n" : "\n");
+			printf(e->merged ? " (space)" : " (space, not merged yet)");
+		else if (e->kind == SS_HISTORY_MERGE)
+			printf(" (merge)");
+		printf("%s\n", cli_color(ctx, CLI_RESET));
 		if (e->kind != SS_HISTORY_SPACE) {
 			printf("Author: %s", cli_safe(&text, e->info.author_name));
 			printf(" <%s>\n", cli_safe(&text, e->info.author_email));
@@ -157,7 +159,7 @@ static int cmd_log(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_log_def = {
     "log", cmd_log, "show the history: who changed what, and the notes",
-    "usage: skillsync log [<skill>] [-n <count>] [--json]\n"
+    "usage: skillsync log [<skill>] [-n <count>] [--json] [--color[=<when>]]\n"
     "\n"
     "The clone's history, newest first: what the space changed (one commit per fetch that\n"
     "changed the view, saying skill by skill what changed, who changed it, and the record's\n"
@@ -166,6 +168,8 @@ const ss_command cmd_log_def = {
     "that changed that skill, and of each fetch only what it says about that skill.\n"
     "\n"
     "    -n, --max-count <n>   show at most n commits\n"
+    "    --color[=<when>]      colour the commit lines: always, never or auto (the default:\n"
+    "                          on a terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json                print a JSON array of {commit, kind (space, local, merge),\n"
     "                          merged, date, author, subject, message, about}\n"};
 
@@ -178,7 +182,14 @@ static int cmd_log(ss_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+		int used, rc;
+
+		if ((rc = cli_color_option(ctx, argv[i], &used)) || used) {
+			if (rc) {
+				free(skill);
+				return rc;
+			}
+		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--max-count")) {
 			if (i + 1 == argc || parse_count(argv[i + 1], &max) < 0) {
@@ -196,14 +207,15 @@ static int cmd_log(ss_ctx *ctx, int argc, char **argv)
 			return cli_usage_error(ctx, "'%s' is not a skill name", argv[i]);
 		}
 	}
-	if (cli_open_clone(ctx) < 0 || ss_history_list(ctx->repo, skill, max, &h, &ctx->err) < 0) {
+	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0 ||
+	    ss_history_list(ctx->repo, skill, max, &h, &ctx->err) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (json)
 		print_json(&h, skill);
 	else
-		print_text(&h, skill);
+		print_text(ctx, &h, skill);
 	ret = SS_EXIT_OK;
 out:
 	ss_history_release(&h);

@@ -13,6 +13,7 @@ typedef struct ls_ctx {
 	cli_member_list members;
 	size_t count;
 	ss_error *err;
+	const ss_ctx *ctx; /* for colours */
 } ls_ctx;
 
 static int on_entry(const ss_state_view_entry *e, void *payload)
@@ -34,11 +35,13 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	} else {
 		ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
 
-		printf("%-24s %-9s %-28s %s", cli_safe(&name, e->rkey), ss_view_why_name(w->why),
-		       cli_safe(&who, cli_who(&l->members, w->did)),
+		printf("%s%-24s%s %-9s %-28s %s", cli_color(l->ctx, CLI_BOLD),
+		       cli_safe(&name, e->rkey), cli_color(l->ctx, CLI_RESET),
+		       ss_view_why_name(w->why), cli_safe(&who, cli_who(&l->members, w->did)),
 		       w->updated_at ? cli_safe(&when, w->updated_at) : "-");
 		if (p.count > 1) {
-			printf("  shadows ");
+			printf("  %sshadows%s ", cli_color(l->ctx, CLI_YELLOW),
+			       cli_color(l->ctx, CLI_RESET));
 			for (size_t i = 1; i < p.count; i++)
 				printf("%s%s%s", i > 1 ? ", " : "",
 				       cli_safe(&who, cli_who(&l->members, p.versions[i].did)),
@@ -58,11 +61,13 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_ls_def = {
     "ls", cmd_ls, "list the skills in the view and where they come from",
-    "usage: skillsync ls [--json]\n"
+    "usage: skillsync ls [--json] [--color[=<when>]]\n"
     "\n"
     "One line per skill in the view: its name, why its version wins (mine, authority,\n"
     "newest), who wrote it, when it was updated, and the versions it shadows.\n"
     "\n"
+    "    --color[=<when>]  colour the names: always, never or auto (the default: on a\n"
+    "              terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json    print a JSON array of {name, winner, shadows}\n"};
 
 static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
@@ -71,15 +76,21 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	memset(&l, 0, sizeof(l));
+	l.ctx = ctx;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		int used, rc;
+
+		if ((rc = cli_color_option(ctx, argv[i], &used)) || used) {
+			if (rc)
+				return rc;
+		} else if (!strcmp(argv[i], "--json"))
 			l.json = true;
 		else if (argv[i][0] == '-')
 			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if (cli_open_clone(ctx) < 0)
+	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0)
 		return cli_fail(&ctx->err);
 	l.st = ctx->state;
 	l.err = &ctx->err;

@@ -12,6 +12,7 @@
 #include "core/lock.h"
 #include "sync/clone.h"
 #include "sync/http.h"
+#include "sync/settings.h"
 
 static const char *role_name(ss_state_role r)
 {
@@ -94,7 +95,8 @@ static int change(ss_ctx *ctx, bool adding, const char *who)
 	ss_http *http = NULL;
 	int ret = -1;
 
-	if (cli_lock_clone(ctx, NULL, &lock, NULL) < 0 || ss_http_new(&http, NULL, &ctx->err) < 0)
+	if (cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
+	    ss_setting_http_new(&http, ctx->state, &ctx->err) < 0)
 		goto out;
 	if (adding)
 		ret = add(ctx, http, who);

@@ -20,6 +20,7 @@
 #include "core/repo.h"
 #include "core/state.h"
 #include "sync/http.h"
+#include "sync/settings.h"
 #include "sync/space.h"
 
 static void on_skip(void *payload, const char *did, const char *handle, const char *rkey,
@@ -82,7 +83,7 @@ static int open_space(ss_state *st, const cli_pull_run *r, ss_http **http, ss_sp
 	const char *me;
 	int ret;
 
-	if ((ret = ss_http_new(http, NULL, err)) < 0 ||
+	if ((ret = ss_setting_http_new(http, st, err)) < 0 ||
 	    (ret = ss_space_open(sp, *http, st, false, err)) < 0)
 		return ret;
 	me = ss_space_me(*sp);
@@ -161,9 +162,11 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if (cli_open_clone(ctx) < 0)
+	if (cli_open_clone(ctx) < 0 ||
+	    (merge && !ff_only &&
+	     ss_setting_is(ctx->state, "pull.ff", "only", &ff_only, &ctx->err) < 0) ||
+	    cli_progress(ctx, r.quiet || r.json, &r.progress) < 0)
 		return cli_fail(&ctx->err);
-	r.progress = !r.quiet && !r.json && isatty(STDERR_FILENO);
 	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
 	code = cli_exit_code(r.code);
 	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. */

@@ -12,6 +12,7 @@
 #include "sync/push.h"
 #include "sync/recover.h"
 #include "sync/space.h"
+#include "sync/settings.h"
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {
@@ -136,7 +137,7 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		return cli_fail(&ctx->err);
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
-	if (!dry && (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	if (!dry && (ss_setting_http_new(&http, ctx->state, &ctx->err) < 0 ||
 	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
 		goto fail;
 	if (cli_lock_clone(ctx, sp, &lock, &rec) < 0)

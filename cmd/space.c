@@ -17,6 +17,7 @@
 #include "sync/identity.h"
 #include "sync/session.h"
 #include "sync/space_admin.h"
+#include "sync/settings.h"
 
 /* The state config key of a clone of a permissioned space: its at:// URI. */
 #define CONFIG_SPACE "space"
@@ -151,7 +152,7 @@ static int admin_open(ss_ctx *ctx, const space_opts *o, admin *a)
 		return ret;
 	if (!space)
 		space = from_clone;
-	if ((ret = ss_http_new(&a->http, NULL, &ctx->err)) < 0)
+	if ((ret = ss_setting_http_new(&a->http, ctx->state, &ctx->err)) < 0)
 		goto out;
 	if (!strncmp(space, "at://", 5)) {
 		if ((ret = ss_space_admin_ref_parse(space, NULL, &a->ref, &ctx->err)) < 0 ||

@@ -249,7 +249,7 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_status_def = {
     "status", cmd_status, "show changed skills, conflicts and what push would send",
-    "usage: skillsync status [--json]\n"
+    "usage: skillsync status [--json] [--color[=<when>]]\n"
     "\n"
     "Where main stands against the space: the commits not yet pushed and what 'push' would\n"
     "send, the space's changes fetched but not merged yet ('skillsync pull'), a merge that\n"
@@ -260,6 +260,8 @@ const ss_command cmd_status_def = {
     "they are never pushed. After a pull killed while it updated the files, status says only\n"
     "that ('skillsync pull' finishes it): the half-written files are not your edits.\n"
     "\n"
+    "    --color[=<when>]  colour the names: always, never or auto (the default: on a\n"
+    "              terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
     "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
     "              only branch, interrupted and blocked: the change of yours the pull\n"
@@ -276,14 +278,19 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 	ss_buf_init(&r.invalid);
 	ss_buf_init(&r.blocked);
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		int used, rc;
+
+		if ((rc = cli_color_option(ctx, argv[i], &used)) || used) {
+			if (rc)
+				return rc;
+		} else if (!strcmp(argv[i], "--json"))
 			r.json = true;
 		else if (argv[i][0] == '-')
 			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 	}
-	if (cli_open_clone(ctx) < 0 || check_interrupted(&r) < 0 ||
+	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0 || check_interrupted(&r) < 0 ||
 	    (!r.interrupted && load(&r) < 0)) {
 		ret = cli_fail(&ctx->err);
 		goto out;

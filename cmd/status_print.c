@@ -23,7 +23,7 @@ static const char *kind_name(ss_status_kind k)
 	}
 }
 
-static void print_side(const ss_status *s, bool staged)
+static void print_side(const ss_ctx *ctx, const ss_status *s, bool staged)
 {
 	bool header = false;
 
@@ -38,7 +38,9 @@ static void print_side(const ss_status *s, bool staged)
 			                      : "Changes not staged for commit:");
 			header = true;
 		}
-		printf("  %-9s %s%s%s%s\n", kind_name(k), e->name, e->file ? "" : "/",
+		/* git's colours: staged green, not staged red */
+		printf("  %s%-9s %s%s%s%s%s\n", cli_color(ctx, staged ? CLI_GREEN : CLI_RED),
+		       kind_name(k), e->name, e->file ? "" : "/", cli_color(ctx, CLI_RESET),
 		       e->outside ? "  (outside skills: never pushed)" : "",
 		       e->conflicted ? "  (conflict)" : "");
 	}
@@ -47,7 +49,7 @@ static void print_side(const ss_status *s, bool staged)
 }
 
 /* git's "Unmerged paths", by skill: each conflicted file and what each side did to it. */
-static void print_unmerged(const ss_status *s)
+static void print_unmerged(const ss_ctx *ctx, const ss_status *s)
 {
 	bool any = false;
 
@@ -63,8 +65,9 @@ static void print_unmerged(const ss_status *s)
 
 		if (!e->nconflicts)
 			continue;
-		printf("  %s%s  (%zu conflicted file%s)\n", e->name, e->file ? "" : "/",
-		       e->nconflicts, e->nconflicts == 1 ? "" : "s");
+		printf("  %s%s%s%s  (%zu conflicted file%s)\n", cli_color(ctx, CLI_RED), e->name,
+		       e->file ? "" : "/", cli_color(ctx, CLI_RESET), e->nconflicts,
+		       e->nconflicts == 1 ? "" : "s");
 		for (size_t j = 0; j < e->nconflicts; j++)
 			printf("    %-15s %s\n",
 			       ss_worktree_conflict_kind_name(e->conflicts[j].kind),
@@ -235,9 +238,9 @@ void cli_status_print_text(const cli_status_run *r)
 		printf("nothing to commit, working tree clean\n");
 	} else {
 		putchar('\n');
-		print_side(&r->s, true);
-		print_unmerged(&r->s);
-		print_side(&r->s, false);
+		print_side(r->ctx, &r->s, true);
+		print_unmerged(r->ctx, &r->s);
+		print_side(r->ctx, &r->s, false);
 	}
 	if (r->ninvalid)
 		printf("Invalid skill%s ('skillsync commit' refuses %s):\n%s",

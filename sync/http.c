@@ -6,10 +6,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "core/env.h"
 #include "core/mem.h"
 #include "core/secret.h"
 #include "sync/http_priv.h"
+#include "sync/settings.h"
 #include "sync/url.h"
 
 #define DEFAULT_CONNECT_MS   10000L
@@ -21,7 +21,7 @@
 #define MAX_BACKOFF_MS       8000L
 #define MAX_WAIT_S           (86400L * 365) /* the longest wait a server's headers can ask */
 
-/* env_ms: $SKILLSYNC_TIMEOUT in milliseconds, 0 when unset. */
+/* env_ms: the timeout setting (sync/settings.h) in milliseconds. */
 static void fill_defaults(ss_http_options *o, long env_ms)
 {
 	if (o->connect_timeout_ms <= 0)
@@ -53,7 +53,7 @@ int ss_http_new(ss_http **out, const ss_http_options *opts, ss_error *err)
 {
 	ss_http *h;
 	long env_s = 0;
-	int rc = ss_env_seconds("SKILLSYNC_TIMEOUT", 1, 3600, &env_s, err);
+	int rc = ss_setting_seconds(NULL, "timeout", &env_s, err);
 
 	if (rc < 0)
 		return rc;

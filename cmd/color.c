@@ -1,0 +1,108 @@
+/*
+ * color.c: what goes to the terminal beside the text: progress lines and colour, each
+ * decided once per run from the person's settings (sync/settings.h, docs/CONFIG.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "sync/settings.h"
+
+int cli_progress(ss_ctx *ctx, bool quiet, bool *out)
+{
+	bool never;
+
+	if (ss_setting_is(ctx->state, "progress", "never", &never, &ctx->err) < 0)
+		return -1;
+	*out = !quiet && !never && isatty(STDERR_FILENO);
+	return 0;
+}
+
+int cli_color_option(ss_ctx *ctx, const char *arg, int *consumed)
+{
+	*consumed = 0;
+	if (!strcmp(arg, "--color")) {
+		ctx->color_flag = "always";
+	} else if (!strncmp(arg, "--color=", 8)) {
+		const char *v = arg + 8;
+
+		if (strcmp(v, "always") && strcmp(v, "never") && strcmp(v, "auto"))
+			return cli_usage_error(ctx, "--color takes always, never or auto, not '%s'",
+			                       v);
+		ctx->color_flag = v;
+	} else if (!strcmp(arg, "--no-color")) {
+		ctx->color_flag = "never";
+	} else {
+		return 0;
+	}
+	*consumed = 1;
+	return 0;
+}
+
+int cli_color_init(ss_ctx *ctx)
+{
+	const char *no = getenv("NO_COLOR");
+	char *v = NULL;
+	bool on;
+
+	/* --color=<when> first (asked for on this command line), then NO_COLOR (no-color.org),
+	 * then the color setting. */
+	if (ctx->color_flag) {
+		v = strdup(ctx->color_flag);
+	} else if (no && *no) {
+		v = strdup("never");
+	} else if (ss_setting_get(ctx->state, "color", &v, NULL, &ctx->err) < 0) {
+		return -1;
+	}
+	on = v && (!strcmp(v, "always") || (!strcmp(v, "auto") && isatty(STDOUT_FILENO)));
+	if (on) {
+		const char *term = getenv("TERM");
+
+		/* auto on a dumb terminal: none, as git */
+		if (!strcmp(v, "auto") && term && !strcmp(term, "dumb"))
+			on = false;
+	}
+	free(v);
+	ctx->color = on;
+	return 0;
+}
+
+const char *cli_color(const ss_ctx *ctx, const char *code)
+{
+	return ctx->color ? code : "";
+}
+
+void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len)
+{
+	const char *p = patch, *end = patch + len;
+
+	if (!ctx->color) {
+		fwrite(patch, 1, len, stdout);
+		return;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *code = NULL;
+
+		if (!strncmp(p, "diff ", 5) || !strncmp(p, "index ", 6) || !strncmp(p, "--- ", 4) ||
+		    !strncmp(p, "+++ ", 4) || !strncmp(p, "new file", 8) ||
+		    !strncmp(p, "deleted file", 12))
+			code = CLI_BOLD;
+		else if (!strncmp(p, "@@", 2))
+			code = CLI_CYAN;
+		else if (*p == '+')
+			code = CLI_GREEN;
+		else if (*p == '-')
+			code = CLI_RED;
+		if (code && n)
+			printf("%s%.*s%s", code, (int)n, p, CLI_RESET);
+		else
+			fwrite(p, 1, n, stdout);
+		if (nl)
+			putchar('\n');
+		p += n + (nl ? 1 : 0);
+	}
+}

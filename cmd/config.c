@@ -1,0 +1,137 @@
+/*
+ * config.c: `skillsync config [--global] [--list | --unset <key> | <key> [<value>]]`: the
+ * person's settings (sync/settings.h, docs/CONFIG.md), in the clone's state or, with
+ * --global, in the per-user file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/lock.h"
+#include "sync/settings.h"
+
+static int cmd_config(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_config_def = {
+    "config", cmd_config, "get and set settings",
+    "usage: skillsync config [--global] <key> [<value>]\n"
+    "       skillsync config [--global] --unset <key>\n"
+    "       skillsync config [--global] --list\n"
+    "\n"
+    "Reads or sets a setting (docs/CONFIG.md lists them). Without --global a value is set\n"
+    "in this clone only (in its local state); with --global for every clone, in\n"
+    "$XDG_CONFIG_HOME/skillsync/config (default ~/.config/skillsync/config). A setting's\n"
+    "environment variable wins over both; then the clone's value, then the per-user one,\n"
+    "then the default. Reading a key prints the value a command here would use (with\n"
+    "--global: the per-user file's, exit status 1 when it has none).\n"
+    "\n"
+    "Keys: timeout (seconds a request may take), pull.ff (true or only), link.agents (the agents\n"
+    "'link' uses without --agent, comma-separated), color (auto, always, never), progress\n"
+    "(auto, never).\n"
+    "\n"
+    "    --global       the per-user file instead of the clone\n"
+    "    --list         every key with the value in use, as key=value (with --global:\n"
+    "                   the keys the per-user file sets)\n"
+    "    --unset <key>  removes the key's value (from the clone, or with --global the file)\n"};
+
+/* Opens the clone when there is one; outside a clone, st stays NULL (for reading). */
+static int open_optional(ss_ctx *ctx)
+{
+	if (cli_open_clone(ctx) == 0)
+		return 0;
+	if (ctx->err.code != SS_ENOTFOUND)
+		return -1;
+	ss_error_clear(&ctx->err);
+	return 0;
+}
+
+static int list(ss_ctx *ctx, bool global)
+{
+	if (!global && open_optional(ctx) < 0)
+		return cli_fail(&ctx->err);
+	for (size_t i = 0; i < ss_setting_count(); i++) {
+		const char *key = ss_setting_at(i)->key;
+		char *v = NULL;
+		int rc = global ? ss_setting_global_get(key, &v, &ctx->err)
+		                : ss_setting_get(ctx->state, key, &v, NULL, &ctx->err);
+
+		if (rc < 0)
+			return cli_fail(&ctx->err);
+		if (!v)
+			continue;
+		printf("%s=", key);
+		cli_print_safe(stdout, v);
+		printf("\n");
+		free(v);
+	}
+	return SS_EXIT_OK;
+}
+
+static int get(ss_ctx *ctx, const char *key, bool global)
+{
+	char *v = NULL;
+
+	if (ss_setting_check(key, NULL, &ctx->err) < 0)
+		return cli_fail(&ctx->err);
+	if (global) {
+		int rc = ss_setting_global_get(key, &v, &ctx->err);
+
+		if (rc <= 0) /* none: exit status 1 and nothing printed, as git config */
+			return rc < 0 ? cli_fail(&ctx->err) : SS_EXIT_ERROR;
+	} else if (open_optional(ctx) < 0 ||
+	           ss_setting_get(ctx->state, key, &v, NULL, &ctx->err) < 0) {
+		return cli_fail(&ctx->err);
+	}
+	cli_print_safe(stdout, v);
+	printf("\n");
+	free(v);
+	return SS_EXIT_OK;
+}
+
+static int set(ss_ctx *ctx, const char *key, const char *value, bool global)
+{
+	ss_lock *lock = NULL;
+	int rc;
+
+	if (ss_setting_check(key, value, &ctx->err) < 0)
+		return cli_fail(&ctx->err);
+	if (global)
+		return ss_setting_set(NULL, key, value, &ctx->err) < 0 ? cli_fail(&ctx->err)
+		                                                       : SS_EXIT_OK;
+	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0)
+		return cli_fail(&ctx->err);
+	rc = ss_setting_set(ctx->state, key, value, &ctx->err);
+	ss_lock_free(lock);
+	return rc < 0 ? cli_fail(&ctx->err) : SS_EXIT_OK;
+}
+
+static int cmd_config(ss_ctx *ctx, int argc, char **argv)
+{
+	const char *args[2] = {NULL, NULL};
+	bool global = false, do_list = false, unset = false;
+	size_t n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--global"))
+			global = true;
+		else if (!strcmp(argv[i], "--list") || !strcmp(argv[i], "-l"))
+			do_list = true;
+		else if (!strcmp(argv[i], "--unset"))
+			unset = true;
+		else if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
+		else if (n < 2)
+			args[n++] = argv[i];
+		else
+			return cli_usage_error(ctx, "too many arguments");
+	}
+	if (do_list)
+		return n || unset ? cli_usage_error(ctx, "--list takes no key") : list(ctx, global);
+	if (!n)
+		return cli_usage_error(ctx, "needs a key");
+	if (unset)
+		return n > 1 ? cli_usage_error(ctx, "--unset takes only a key")
+		             : set(ctx, args[0], NULL, global);
+	return n == 1 ? get(ctx, args[0], global) : set(ctx, args[0], args[1], global);
+}
