@@ -163,7 +163,7 @@ static int add_item(json_t *array, const char *s, size_t len, size_t max_items, 
                     bool *cut, ss_error *err)
 {
 	ss_card_limit l = {item_max, 0, 0};
-	json_t *j;
+	json_t *j = NULL;
 
 	while (len && (*s == ' ' || *s == '\t' || *s == '\r'))
 		s++, len--;
@@ -226,7 +226,7 @@ static int metadata_list(json_t *skill, const char *prop, const ss_value *v, cha
 int ss_card_add_skill(ss_card *c, const char *name, const char *description,
                       const ss_value *frontmatter, ss_error *err)
 {
-	json_t *skills = json_object_get(c->record, "skills"), *skill, *j;
+	json_t *skills = json_object_get(c->record, "skills"), *skill, *j = NULL;
 	ss_card_limit max = ss_card_limit_of(c->lexicon, "main", "skills");
 	ss_card_limit id = ss_card_limit_of(c->lexicon, "skill", "id");
 	ss_card_limit nm = ss_card_limit_of(c->lexicon, "skill", "name");

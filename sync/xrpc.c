@@ -212,7 +212,7 @@ out:
 static bool expiring(const char *token)
 {
 	ss_error ignored;
-	long long exp;
+	long long exp = 0;
 
 	if (ss_xrpc_jwt_exp(token, &exp, &ignored) < 0)
 		return false; /* opaque to us: let the server judge */
