@@ -242,8 +242,9 @@ static int send(fill *f)
 	ss_xrpc_set_token(f->x, token);
 	if (f->put) {
 		for (size_t i = 0; i < f->n; i++) {
-			ss_xrpc_put p = {f->did,           COLLECTION, f->items[i].name,
-			                 f->items[i].body, NULL,       false};
+			ss_xrpc_put p = {
+			    f->did, COLLECTION, f->items[i].name, f->items[i].body, NULL,
+			    false,  NULL};
 			ss_xrpc_record rec;
 
 			memset(&rec, 0, sizeof(rec));

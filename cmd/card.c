@@ -32,7 +32,7 @@ static const struct {
 
 typedef struct card_opts {
 	const char *set[NSETTINGS]; /* given on the command line ("" clears) */
-	bool mine, json, publish, force, is_public, a2a;
+	bool mine, json, publish, force, is_public, a2a, automatic, no_auto;
 	const char *show, *out;
 } card_opts;
 
@@ -233,13 +233,67 @@ static void print_json(const ss_card *card, const char *uri)
 	ss_buf_release(&b);
 }
 
+/* Publishes card as mine and remembers what it said (config card.digest), for card.auto. */
+static int publish(ss_ctx *ctx, cli_card_remote *remote, const ss_card *card, char **uri)
+{
+	char digest[65];
+
+	if (ss_card_digest(card, digest, &ctx->err) < 0 || cli_card_put(ctx, remote, card, uri) < 0)
+		return -1;
+	return ss_state_config_set(ctx->state, "card.digest", digest, &ctx->err);
+}
+
+void cli_card_auto(ss_ctx *ctx)
+{
+	char *mode = NULL, *known = NULL, *created = NULL, *uri = NULL;
+	cli_card_remote remote;
+	card_opts o;
+	ss_card *card = NULL;
+	char digest[65];
+
+	memset(&remote, 0, sizeof(remote));
+	memset(&o, 0, sizeof(o));
+	if (config_get(ctx, "card.auto", &mode) < 0)
+		goto fail;
+	if (!mode)
+		goto out;
+	if (config_get(ctx, "card.created-at", &created) < 0 ||
+	    config_get(ctx, "card.digest", &known) < 0 ||
+	    build(ctx, &o, strcmp(mode, "all") != 0, created, &card) < 0 ||
+	    ss_card_digest(card, digest, &ctx->err) < 0)
+		goto fail;
+	if (known && !strcmp(known, digest))
+		goto out; /* the card says what it said */
+	if (cli_card_read_mine(ctx, false, &remote) < 0 || publish(ctx, &remote, card, &uri) < 0)
+		goto fail;
+	print_left_out(card);
+	fprintf(stderr,
+	        "card: published again with %zu skill%s (card.auto): ", ss_card_skill_count(card),
+	        ss_card_skill_count(card) == 1 ? "" : "s");
+	cli_print_safe(stderr, uri);
+	fputc('\n', stderr);
+	goto out;
+fail:
+	fputs("warning: the card was not published again: ", stderr);
+	cli_print_safe(stderr, ctx->err.message);
+	fputs(" ('skillsync card --publish' tries again)\n", stderr);
+out:
+	cli_card_remote_release(&remote);
+	ss_card_free(card);
+	free(mode);
+	free(known);
+	free(created);
+	free(uri);
+}
+
 static int cmd_card(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_card_def = {
     "card", cmd_card, "build, publish or show an agent card from the skills",
     "usage: skillsync card [--mine] [--name <n>] [--description <d>] [--version <v>]\n"
     "                      [--url <u>] [--provider-name <n>] [--provider-url <u>] [--json]\n"
-    "                      [--publish [--force] [--public]] [--a2a [--out <dir>]]\n"
+    "                      [--publish [--force] [--public] [--auto]] [--no-auto]\n"
+    "                      [--a2a [--out <dir>]]\n"
     "   or: skillsync card --show <handle-or-did> [--json]\n"
     "\n"
     "Builds the agent's site.filae.agent.card record from the skills in the view: one entry\n"
@@ -259,6 +313,9 @@ const ss_command cmd_card_def = {
     "                         there changed since this clone last published it\n"
     "    --force              with --publish: replace a card changed elsewhere\n"
     "    --public             allow a public card from a permissioned space's clone\n"
+    "    --auto               with --publish: from now on, 'push' publishes the card again\n"
+    "                         whenever what it says changed (config card.auto)\n"
+    "    --no-auto            stop that\n"
     "    --a2a                print the A2A AgentCard instead\n"
     "    --out <dir>          with --a2a: write <dir>/.well-known/agent-card.json\n"
     "    --show <who>         read and print anyone's published card\n"};
@@ -297,6 +354,10 @@ static int parse(ss_ctx *ctx, int argc, char **argv, card_opts *o)
 			o->is_public = true;
 		else if (!strcmp(a, "--a2a"))
 			o->a2a = true;
+		else if (!strcmp(a, "--auto"))
+			o->automatic = true;
+		else if (!strcmp(a, "--no-auto"))
+			o->no_auto = true;
 		else if (!strcmp(a, "--out"))
 			rc = value_of(ctx, argc, argv, &i, &o->out);
 		else if (!strcmp(a, "--show"))
@@ -314,6 +375,10 @@ static int parse(ss_ctx *ctx, int argc, char **argv, card_opts *o)
 		return cli_usage_error(ctx, "--out goes with --a2a");
 	if (o->force && !o->publish)
 		return cli_usage_error(ctx, "--force goes with --publish");
+	if (o->automatic && !o->publish)
+		return cli_usage_error(ctx, "--auto goes with --publish");
+	if (o->automatic && o->no_auto)
+		return cli_usage_error(ctx, "--auto or --no-auto, not both");
 	if (o->a2a && (o->publish || o->json))
 		return cli_usage_error(ctx,
 		                       "--a2a prints the A2A card: not with --publish or --json");
@@ -381,7 +446,10 @@ static int cmd_card(ss_ctx *ctx, int argc, char **argv)
 	if ((o.publish && cli_card_read_mine(ctx, o.force, &remote) < 0) ||
 	    (!remote.created_at && config_get(ctx, "card.created-at", &created) < 0) ||
 	    build(ctx, &o, only_mine, remote.created_at ? remote.created_at : created, &card) < 0 ||
-	    (o.publish && cli_card_put(ctx, &remote, card, &uri) < 0)) {
+	    (o.publish && publish(ctx, &remote, card, &uri) < 0) ||
+	    (o.automatic && ss_state_config_set(ctx->state, "card.auto", only_mine ? "mine" : "all",
+	                                        &ctx->err) < 0) ||
+	    (o.no_auto && ss_state_config_set(ctx->state, "card.auto", NULL, &ctx->err) < 0)) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}

@@ -30,6 +30,10 @@ int cli_card_read_mine(ss_ctx *ctx, bool force, cli_card_remote *r);
 int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **uri);
 void cli_card_remote_release(cli_card_remote *r);
 
+/* After a push, with card.auto set (card --publish --auto): publishes the card again when what
+ * it says changed. A failure is a warning on stderr: the push's records landed anyway. */
+void cli_card_auto(ss_ctx *ctx);
+
 /* `card --show <who>`: prints who's card (text or JSON) and returns the exit code. */
 int cli_card_show(ss_ctx *ctx, const char *who, bool json);
 

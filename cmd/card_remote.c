@@ -76,6 +76,19 @@ out:
 	return ret;
 }
 
+/* Whether the clone follows a permissioned space (then my public repo is not in its state). */
+static bool space_clone(ss_ctx *ctx)
+{
+	char *transport = NULL;
+	bool yes;
+
+	if (ss_state_config_get(ctx->state, "transport", &transport, &ctx->err) < 0)
+		return false;
+	yes = transport && !strcmp(transport, "space");
+	free(transport);
+	return yes;
+}
+
 int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **uri)
 {
 	const char *me = ss_state_me(ctx->state);
@@ -83,6 +96,8 @@ int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **ur
 	ss_report *report = ss_report_new();
 	ss_xrpc_put put;
 	ss_xrpc_record done;
+	ss_xrpc_commit commit = {NULL, NULL};
+	ss_state_member m = {NULL, NULL, NULL, NULL, NULL, 0};
 	int ret = -1;
 
 	memset(&done, 0, sizeof(done));
@@ -100,10 +115,25 @@ int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **ur
 	put.record_json = json.ptr;
 	put.swap_record = r->cid;
 	put.must_not_exist = !r->cid;
-	if (ss_xrpc_put_record(r->x, &put, &done, NULL, &ctx->err) < 0) {
-		if (ctx->err.code == SS_ECONFLICT)
-			changed_elsewhere(ctx);
-		goto out;
+	/* The card is a record in my public repo: when the clone follows that repo and it is at the
+	 * head the state knows, the write is guarded by that head too, and the state then knows the
+	 * new one (else the next push would find my repo moved and ask for a pull). */
+	if (!space_clone(ctx) && ss_state_member_get(ctx->state, me, &m, &ctx->err) == 0)
+		put.swap_commit = m.commit;
+	if (put.swap_commit && ss_xrpc_put_record(r->x, &put, &done, &commit, &ctx->err) == 0) {
+		if (commit.cid && commit.rev &&
+		    ss_state_member_set_head(ctx->state, me, commit.cid, commit.rev, &ctx->err) < 0)
+			goto out;
+	} else {
+		/* my repo moved since the last fetch (or is not followed): the card alone guarded
+		 */
+		ss_xrpc_record_release(&done);
+		put.swap_commit = NULL;
+		if (ss_xrpc_put_record(r->x, &put, &done, NULL, &ctx->err) < 0) {
+			if (ctx->err.code == SS_ECONFLICT)
+				changed_elsewhere(ctx);
+			goto out;
+		}
 	}
 	if (ss_state_config_set(ctx->state, "card.cid", done.cid, &ctx->err) < 0 ||
 	    ss_state_config_set(ctx->state, "card.created-at", ss_card_created_at(card),
@@ -113,6 +143,8 @@ int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **ur
 	ret = 0;
 out:
 	ss_xrpc_record_release(&done);
+	ss_xrpc_commit_release(&commit);
+	ss_state_member_release(&m);
 	ss_report_free(report);
 	ss_buf_release(&json);
 	return ret;

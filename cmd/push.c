@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/card.h"
 #include "cmd/cmd.h"
 #include "core/lock.h"
 #include "core/mem.h"
@@ -148,6 +149,8 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		print_json(&r, rec.push, dry);
 	else
 		print_text(&r, rec.push, dry);
+	if (!dry && r.sent)
+		cli_card_auto(ctx);
 	ret = SS_EXIT_OK;
 	goto out;
 fail:

@@ -3,8 +3,10 @@
 #include "core/card_priv.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/crypto.h"
 #include "core/grapheme.h"
 #include "core/mem.h"
 #include "core/utf8.h"
@@ -307,6 +309,27 @@ int ss_card_record_json(const ss_card *c, ss_buf *out, ss_error *err)
 		ret = ss_error_set(err, SS_ETOOBIG, "the card is too large");
 	free(text);
 	return ret;
+}
+
+int ss_card_digest(const ss_card *c, char out[65], ss_error *err)
+{
+	json_t *copy = json_deep_copy(c->record);
+	char *text = NULL;
+	uint8_t md[SS_SHA256_LEN];
+
+	if (copy) {
+		json_object_del(copy, "createdAt");
+		json_object_del(copy, "updatedAt");
+		text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(copy);
+	}
+	if (!text)
+		return ss_error_set(err, SS_ERROR, "cannot encode the card");
+	ss_sha256(text, strlen(text), md);
+	free(text);
+	for (size_t i = 0; i < sizeof(md); i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
 }
 
 int ss_card_decode(ss_card **out, const char *json, size_t len, ss_report *report, ss_error *err)

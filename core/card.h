@@ -80,6 +80,9 @@ int ss_card_check(const char *json, size_t len, ss_report *report, ss_error *err
 
 /* Reads a card from the network: ss_card_check, then the card (*out on success only). */
 int ss_card_decode(ss_card **out, const char *json, size_t len, ss_report *report, ss_error *err);
+/* What the card says, as a digest (64 hex digits and a NUL into out): the same for two cards
+ * that differ only in their times, so a card is published again only when it changed. */
+int ss_card_digest(const ss_card *c, char out[65], ss_error *err);
 /* The card's createdAt (borrowed). */
 const char *ss_card_created_at(const ss_card *c);
 

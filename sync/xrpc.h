@@ -125,6 +125,7 @@ typedef struct ss_xrpc_put {
 	const char *record_json; /* the value, JSON text */
 	const char *swap_record; /* the CID it must have now, or NULL */
 	bool must_not_exist;     /* swapRecord: null (create only); ignored with swap_record */
+	const char *swap_commit; /* the commit the repo must be at now, or NULL */
 } ss_xrpc_put;
 
 /* putRecord; out gets uri and cid (rkey/value left NULL), commit (may be NULL) the commit. */

@@ -110,6 +110,8 @@ int ss_xrpc_put_record(ss_xrpc *x, const ss_xrpc_put *put, ss_xrpc_record *out,
 		json_object_set_new(body, "swapRecord", json_string(put->swap_record));
 	else if (put->must_not_exist)
 		json_object_set_new(body, "swapRecord", json_null());
+	if (put->swap_commit)
+		json_object_set_new(body, "swapCommit", json_string(put->swap_commit));
 	if ((ret = post(x, NSID_PUT, body, &v, err)) < 0)
 		goto out;
 	if (out) {

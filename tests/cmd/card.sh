@@ -118,6 +118,30 @@ card_of "$me_did" | grep -q "Changed elsewhere" || fail "the refused publish wro
 ss_run 0 "$SKILLSYNC" card --publish --force
 card_of "$me_did" | py 'import json,sys; v=json.load(sys.stdin); assert v["name"] == sys.argv[1], v; assert v["createdAt"] == "2020-01-01T00:00:00.000Z", v' "$name"
 
+# card.auto: push publishes the card again when what it says changed, and only then; the
+# card's own write leaves the clone knowing my repo's head, so the next push needs no pull
+# (the change made elsewhere above does: pulled first).
+ss_run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" card --publish --auto --mine
+ss_run 0 "$SKILLSYNC" push --dry-run
+mkdir auto-new
+printf -- '---\nname: auto-new\ndescription: Added after the card.\n---\nbody\n' >auto-new/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "auto-new"
+ss_run 0 "$SKILLSYNC" push
+grep -q "^card: published again with 2 skills (card.auto): at://$me_did/site.filae.agent.card/self" "$top/stderr" ||
+	fail "card.auto after a new skill: $(cat "$top/stderr")"
+card_of "$me_did" | py 'import json,sys; v=json.load(sys.stdin); assert [s["id"] for s in v["skills"]] == ["auto-new", "mine-forms"], v["skills"]'
+echo "more body" >>auto-new/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "auto-new: body only"
+ss_run 0 "$SKILLSYNC" push
+! grep -q "^card:" "$top/stderr" || fail "card.auto republished an unchanged card: $(cat "$top/stderr")"
+ss_run 0 "$SKILLSYNC" card --no-auto
+rm -r auto-new
+ss_run 0 "$SKILLSYNC" commit -m "auto-new gone"
+ss_run 0 "$SKILLSYNC" push
+! grep -q "^card:" "$top/stderr" || fail "card --no-auto still publishes: $(cat "$top/stderr")"
+card_of "$me_did" | grep -q '"auto-new"' || fail "the card changed after --no-auto"
+
 # More than 50 skills: 50 in the card, the others named on stderr and in --json.
 mkdir -p "$top/many"
 for i in $(seq -w 1 52); do
