@@ -1,5 +1,6 @@
 /* record_decode.c: a garden.engram.skill record from the network -> a validated skill. */
 #include "core/record.h"
+#include "core/record_priv.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "core/skill.h"
 #include "core/skillmd.h"
 #include "core/time.h"
+#include "core/utf8.h"
 #include "core/validate.h"
 
 /*
@@ -225,6 +227,272 @@ static void take_meta(decode_ctx *c, json_t *root, ss_record_meta *m)
 	take_time(c, root, "updatedAt", &m->updated_at, &m->updated_us);
 }
 
+/*
+ * The fast path: a scanner for the shape records nearly always have (the keys the encoder
+ * writes, no frontmatter, strings without \u escapes), straight from the text into the skill,
+ * without jansson's tree (its lexer and allocations were a quarter of a clone's main thread).
+ * It takes only records the general path would decode without a problem of its own (the
+ * validation's rules run the same afterwards), and leaves everything else to the general path
+ * (returns false): an unknown key, a key given twice, a wrong type, a \u escape, invalid UTF-8,
+ * a control character, a number, any text that is not plain JSON. So what it takes decodes
+ * exactly as jansson would have it, and every error message still comes from one place.
+ */
+typedef struct scan {
+	const char *p, *end;
+} scan;
+
+enum {
+	KEY_TYPE = 1 << 0,
+	KEY_NAME = 1 << 1,
+	KEY_DESCRIPTION = 1 << 2,
+	KEY_INSTRUCTIONS = 1 << 3,
+	KEY_NOTE = 1 << 4,
+	KEY_CREATED = 1 << 5,
+	KEY_UPDATED = 1 << 6,
+	KEY_DMI = 1 << 7,
+	KEY_FILES = 1 << 8,
+	KEY_REQUIRED = KEY_NAME | KEY_DESCRIPTION | KEY_INSTRUCTIONS | KEY_CREATED | KEY_UPDATED,
+};
+
+static void scan_space(scan *sc)
+{
+	while (sc->p < sc->end &&
+	       (*sc->p == ' ' || *sc->p == '\n' || *sc->p == '\r' || *sc->p == '\t'))
+		sc->p++;
+}
+
+/* Whether the next token is the character c (consumed). */
+static bool scan_char(scan *sc, char c)
+{
+	scan_space(sc);
+	if (sc->p < sc->end && *sc->p == c) {
+		sc->p++;
+		return true;
+	}
+	return false;
+}
+
+/* A string into out (cleared; NUL-terminated): false for anything left to jansson. */
+static bool scan_string(scan *sc, ss_buf *out)
+{
+	const unsigned char *p, *end = (const unsigned char *)sc->end;
+	static const char simple[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+	                                 ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
+
+	ss_buf_clear(out);
+	if (!scan_char(sc, '"'))
+		return false;
+	p = (const unsigned char *)sc->p;
+	for (;;) {
+		const unsigned char *run = p;
+		uint32_t cp;
+		size_t n;
+
+		while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		ss_buf_put(out, run, (size_t)(p - run));
+		if (p == end || *p < 0x20)
+			return false;
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			if (end - p < 2 || !simple[p[1]])
+				return false;
+			ss_buf_putc(out, simple[p[1]]);
+			p += 2;
+			continue;
+		}
+		if (!(n = ss_utf8_next(p, (size_t)(end - p), &cp)))
+			return false;
+		ss_buf_put(out, p, n);
+		p += n;
+	}
+	sc->p = (const char *)p + 1;
+	return true;
+}
+
+/* true or false. */
+static bool scan_bool(scan *sc, bool *v)
+{
+	scan_space(sc);
+	if (sc->end - sc->p >= 4 && !memcmp(sc->p, "true", 4)) {
+		sc->p += 4;
+		*v = true;
+		return true;
+	}
+	if (sc->end - sc->p >= 5 && !memcmp(sc->p, "false", 5)) {
+		sc->p += 5;
+		*v = false;
+		return true;
+	}
+	return false;
+}
+
+/* Whether the object goes on (a ',' consumed), or ends (a '}' consumed: *done). */
+static bool scan_next(scan *sc, bool *done)
+{
+	if (scan_char(sc, ','))
+		return true;
+	*done = scan_char(sc, '}');
+	return *done;
+}
+
+static bool scan_file(scan *sc, ss_skill *s, ss_buf *key, ss_buf *path, ss_buf *content)
+{
+	bool exec = false, done = false;
+	unsigned seen = 0;
+
+	if (!scan_char(sc, '{'))
+		return false;
+	while (!done) {
+		unsigned bit;
+
+		if (!scan_string(sc, key) || !scan_char(sc, ':'))
+			return false;
+		if (!strcmp(key->ptr, "path") && key->len == 4) {
+			bit = 1;
+			if (!scan_string(sc, path))
+				return false;
+		} else if (!strcmp(key->ptr, "content") && key->len == 7) {
+			bit = 2;
+			if (!scan_string(sc, content))
+				return false;
+		} else if (!strcmp(key->ptr, "executable") && key->len == 10) {
+			bit = 4;
+			if (!scan_bool(sc, &exec))
+				return false;
+		} else {
+			return false;
+		}
+		if (seen & bit)
+			return false;
+		seen |= bit;
+		if (!scan_next(sc, &done))
+			return false;
+	}
+	if ((seen & 3) != 3)
+		return false;
+	ss_skill_add_file(s, path->ptr, content->ptr, content->len, exec);
+	return true;
+}
+
+static bool scan_files(scan *sc, ss_skill *s, ss_buf *key, ss_buf *str)
+{
+	ss_buf content = SS_BUF_INIT;
+	size_t n = 0;
+	bool ok = false;
+
+	if (!scan_char(sc, '['))
+		return false;
+	if (scan_char(sc, ']'))
+		return true;
+	do {
+		if (++n > SS_MAX_FILES || !scan_file(sc, s, key, str, &content))
+			goto out;
+	} while (scan_char(sc, ','));
+	ok = scan_char(sc, ']');
+out:
+	ss_buf_release(&content);
+	return ok;
+}
+
+/* A datetime into *text and *us: false when it is not one. */
+static bool scan_time(scan *sc, ss_buf *str, char **text, int64_t *us)
+{
+	if (!scan_string(sc, str) || strlen(str->ptr) != str->len ||
+	    ss_time_parse(str->ptr, us) < 0)
+		return false;
+	*text = ss_xstrdup(str->ptr);
+	return true;
+}
+
+/* Marks the key in *seen: false when it was seen already (jansson reports it). */
+static bool first_time(unsigned *seen, unsigned bit)
+{
+	if (*seen & bit)
+		return false;
+	*seen |= bit;
+	return true;
+}
+
+/* One top-level key's value (seen: the keys so far); false to leave the record to jansson. */
+static bool scan_field(scan *sc, const ss_buf *key, const char *rkey, ss_skill *s,
+                       ss_record_meta *m, ss_buf *str, ss_buf *kbuf, unsigned *seen)
+{
+	bool v;
+
+	if (!strcmp(key->ptr, "instructions")) {
+		if (!first_time(seen, KEY_INSTRUCTIONS) || !scan_string(sc, str))
+			return false;
+		ss_skill_set_instructions(s, str->ptr, str->len);
+	} else if (!strcmp(key->ptr, "files")) {
+		if (!first_time(seen, KEY_FILES))
+			return false;
+		return scan_files(sc, s, kbuf, str);
+	} else if (!strcmp(key->ptr, "description")) {
+		if (!first_time(seen, KEY_DESCRIPTION) || !scan_string(sc, str) ||
+		    strlen(str->ptr) != str->len)
+			return false;
+		ss_skill_set_description(s, str->ptr);
+	} else if (!strcmp(key->ptr, "name")) {
+		if (!first_time(seen, KEY_NAME) || !scan_string(sc, str) ||
+		    strlen(str->ptr) != str->len || strcmp(str->ptr, rkey))
+			return false;
+		ss_skill_set_name(s, str->ptr);
+	} else if (!strcmp(key->ptr, "$type")) {
+		if (!first_time(seen, KEY_TYPE) || !scan_string(sc, str) ||
+		    strcmp(str->ptr, SS_RECORD_TYPE) || str->len != strlen(SS_RECORD_TYPE))
+			return false;
+	} else if (!strcmp(key->ptr, "createdAt")) {
+		if (!first_time(seen, KEY_CREATED))
+			return false;
+		return scan_time(sc, str, &m->created_at, &m->created_us);
+	} else if (!strcmp(key->ptr, "updatedAt")) {
+		if (!first_time(seen, KEY_UPDATED))
+			return false;
+		return scan_time(sc, str, &m->updated_at, &m->updated_us);
+	} else if (!strcmp(key->ptr, "note")) {
+		if (!first_time(seen, KEY_NOTE) || !scan_string(sc, str) || str->len > SS_MAX_NOTE)
+			return false;
+		m->note = ss_xstrdup(str->ptr);
+	} else if (!strcmp(key->ptr, SS_FIELD_DISABLE_MODEL_INVOCATION)) {
+		if (!first_time(seen, KEY_DMI) || !scan_bool(sc, &v))
+			return false;
+		s->disable_model_invocation = v ? SS_DMI_TRUE : SS_DMI_FALSE;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The record into s and m, or false (s and m then hold a part: throw them away). */
+static bool scan_record(const char *json, size_t len, const char *rkey, ss_skill *s,
+                        ss_record_meta *m)
+{
+	scan sc = {json, json + len};
+	ss_buf key = SS_BUF_INIT, str = SS_BUF_INIT, kbuf = SS_BUF_INIT;
+	unsigned seen = 0;
+	bool done = false, ok = false;
+
+	if (!scan_char(&sc, '{'))
+		goto out;
+	while (!done) {
+		if (!scan_string(&sc, &key) || key.len != strlen(key.ptr) || !scan_char(&sc, ':') ||
+		    !scan_field(&sc, &key, rkey, s, m, &str, &kbuf, &seen) ||
+		    !scan_next(&sc, &done))
+			goto out;
+	}
+	scan_space(&sc);
+	ok = sc.p == sc.end && (seen & KEY_REQUIRED) == KEY_REQUIRED;
+	if (ok && (seen & KEY_FILES))
+		ss_skill_sort_files(s);
+out:
+	ss_buf_release(&key);
+	ss_buf_release(&str);
+	ss_buf_release(&kbuf);
+	return ok;
+}
+
 /* Why the text is not one JSON value; a key given twice is named (jansson's text ends with
  * "near '<the key as written>'"). */
 static void not_json(decode_ctx *c, const json_error_t *jerr)
@@ -250,6 +518,12 @@ static void not_json(decode_ctx *c, const json_error_t *jerr)
 int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **skill,
                      ss_record_meta *meta, ss_report *report)
 {
+	return ss_record_decode_path(json, len, rkey, skill, meta, report, SS_RECORD_PATH_AUTO);
+}
+
+int ss_record_decode_path(const char *json, size_t len, const char *rkey, ss_skill **skill,
+                          ss_record_meta *meta, ss_report *report, ss_record_path path)
+{
 	size_t errors = ss_report_errors(report);
 	ss_buf qkey = SS_BUF_INIT;
 	decode_ctx c = {report, NULL, SS_BUF_INIT};
@@ -268,6 +542,20 @@ int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **
 		                SS_RECORD_MAX_INPUT, len);
 		goto out;
 	}
+	if (path != SS_RECORD_PATH_GENERAL) {
+		if (scan_record(json, len, rkey, s, &m)) {
+			flags = 0;
+			goto validate;
+		}
+		if (path == SS_RECORD_PATH_FAST) {
+			ret = SS_ENOTFOUND;
+			goto out;
+		}
+		ss_skill_free(s);
+		s = ss_skill_new();
+		ss_record_meta_release(&m);
+		ss_record_meta_init(&m);
+	}
 	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		not_json(&c, &jerr);
@@ -283,6 +571,7 @@ int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **
 	if (json_object_get(root, "frontmatter"))
 		take_frontmatter(&c, json_object_get(root, "frontmatter"), s);
 	take_meta(&c, root, &m);
+validate:
 	if (len + ENCODE_GROWTH <= SS_MAX_RECORD)
 		flags |= SS_VALIDATE_SKIP_RECORD_SIZE;
 	ss_validate_skill(s, c.rkey, 0, flags, report);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "core/record.h"
+#include "core/record_priv.h"
 #include "core/skill.h"
 #include "core/time.h"
 #include "core/validate.h"
@@ -342,6 +343,124 @@ static void test_record__datetimes_compare_as_instants(void **state)
 	ss_buf_release(&out);
 }
 
+/* One path's whole result as text: the return, the report's lines, the record encoded again. */
+static void decode_summary(const char *json, size_t len, const char *rkey, ss_record_path path,
+                           ss_buf *out)
+{
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_record_meta meta;
+	ss_error ignored;
+	int ret;
+
+	ss_record_meta_init(&meta);
+	ret = ss_record_decode_path(json, len, rkey, &s, &meta, r, path);
+	ss_buf_printf(out, "%d\n", ret);
+	for (size_t i = 0; i < ss_report_count(r); i++) {
+		ss_report_format(ss_report_at(r, i), out);
+		ss_buf_putc(out, '\n');
+	}
+	if (ret == 0) {
+		assert_int_equal(
+		    ss_record_encode(s, meta.created_at, meta.updated_at, meta.note, out, &ignored),
+		    0);
+		ss_buf_printf(out, "\n%lld %lld", (long long)meta.created_us,
+		              (long long)meta.updated_us);
+	}
+	ss_record_meta_release(&meta);
+	ss_skill_free(s);
+	ss_report_free(r);
+}
+
+/* The scanner takes json (or leaves it to jansson: !takes), and either way the result is the
+ * general path's. */
+static void both_paths(const char *json, const char *rkey, bool takes)
+{
+	ss_buf general = SS_BUF_INIT, fast = SS_BUF_INIT, only = SS_BUF_INIT;
+
+	decode_summary(json, strlen(json), rkey, SS_RECORD_PATH_GENERAL, &general);
+	decode_summary(json, strlen(json), rkey, SS_RECORD_PATH_AUTO, &fast);
+	decode_summary(json, strlen(json), rkey, SS_RECORD_PATH_FAST, &only);
+	if (strcmp(general.ptr, fast.ptr))
+		fail_msg("for %s\ngeneral: %s\n   auto: %s", json, general.ptr, fast.ptr);
+	if (takes ? strcmp(only.ptr, general.ptr) : strcmp(only.ptr, "-2\n"))
+		fail_msg("for %s the scanner %s: %s", json, takes ? "did not take it" : "took it",
+		         only.ptr);
+	ss_buf_release(&general);
+	ss_buf_release(&fast);
+	ss_buf_release(&only);
+}
+
+static void test_record__scanner_gives_the_general_result(void **state)
+{
+	ss_buf many = SS_BUF_INIT;
+
+	/* The common shape, valid or not by the validation's rules. */
+	both_paths(REC(""), "pdf", true);
+	both_paths(
+	    " {\"name\" : \"pdf\",\n\t\"description\":\"d\\\"\\\\\\/\\b\\f\\n\\r\\t\", "
+	    "\"instructions\":\"caf\xC3\xA9 \xF0\x9F\x99\x82\\n\",\"files\":[ {\"content\":"
+	    "\"#!/bin/sh\\n\",\"executable\":true,\"path\":\"scripts/run.sh\"},{\"path\":"
+	    "\"a.md\",\"content\":\"\",\"executable\":false}],\"disableModelInvocation\":false,"
+	    "\"note\":\"why\"," TIMES "}\r\n",
+	    "pdf", true);
+	both_paths(REC("\"files\":[],\"disableModelInvocation\":true,"), "pdf", true);
+	both_paths("{\"name\":\"PDF\",\"description\":\"d\",\"instructions\":\"b\"," TIMES "}",
+	           "PDF", true);
+	both_paths(REC("\"files\":[{\"path\":\"../x\",\"content\":\"a\"}],"), "pdf", true);
+	both_paths(REC("\"files\":[{\"path\":\"SKILL.md\",\"content\":\"a\"}],"), "pdf", true);
+	both_paths("{\"name\":\"pdf\",\"description\":\"\",\"instructions\":\"b\"," TIMES "}",
+	           "pdf", true);
+	/* Left to jansson: anything else, and every problem of the decoder's own. */
+	both_paths(REC("\"frontmatter\":{\"a\":1},"), "pdf", false);
+	both_paths(REC("\"other\":1,"), "pdf", false);
+	both_paths(REC("\"note\":\"a\",\"note\":\"b\","), "pdf", false);
+	both_paths(REC("\"createdAt\":\"2026-01-01T00:00:00Z\","), "pdf", false);
+	both_paths(REC("\"name\":\"pdf\","), "pdf", false);
+	both_paths(REC("\"files\":[{\"path\":\"a\",\"path\":\"b\",\"content\":\"\"}],"), "pdf",
+	           false);
+	both_paths(REC("\"files\":[{\"path\":\"a\",\"content\":\"\",\"mode\":1}],"), "pdf", false);
+	both_paths(REC("\"files\":[{\"path\":\"a\"}],"), "pdf", false);
+	both_paths(REC("\"files\":[{\"path\":\"a\",\"content\":\"\"},],"), "pdf", false);
+	both_paths(REC("\"files\":{},"), "pdf", false);
+	both_paths(REC("\"files\":null,"), "pdf", false);
+	both_paths(REC("\"note\":\"\\u0041\","), "pdf", false);
+	both_paths(REC("\"note\":\"\\u0000\","), "pdf", false);
+	both_paths(REC("\"note\":\"\\x\","), "pdf", false);
+	both_paths(REC("\"note\":\"\xC3\","), "pdf", false);
+	both_paths(REC("\"note\":\"\xED\xA0\x80\","), "pdf", false);
+	both_paths(REC("\"note\":\"\x01\","), "pdf", false);
+	both_paths(REC("\"note\":1,"), "pdf", false);
+	both_paths(REC("\"disableModelInvocation\":\"yes\","), "pdf", false);
+	both_paths(REC("\"disableModelInvocation\":truex,"), "pdf", false);
+	both_paths(REC("\"$type\":\"garden.engram.skil\","), "pdf", false);
+	both_paths(REC(""), "other", false);
+	both_paths("{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+	           "\"createdAt\":\"2026-01-01\",\"updatedAt\":\"2026-01-02T00:00:00Z\"}",
+	           "pdf", false);
+	both_paths("{\"name\":\"pdf\",\"description\":\"d\"," TIMES "}", "pdf", false);
+	both_paths(REC("") "x", "pdf", false);
+	both_paths(REC("") "{}", "pdf", false);
+	both_paths("{", "pdf", false);
+	both_paths("[1]", "pdf", false);
+	both_paths("", "pdf", false);
+	ss_buf_puts(&many,
+	            "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\",\"files\":[");
+	for (int i = 0; i <= SS_MAX_FILES; i++)
+		ss_buf_printf(&many, "%s{\"path\":\"f%d\",\"content\":\"\"}", i ? "," : "", i);
+	ss_buf_puts(&many, "]," TIMES "}");
+	both_paths(many.ptr, "pdf", false);
+	ss_buf_clear(&many);
+	ss_buf_puts(&many, REC("\"note\":\""));
+	ss_buf_truncate(&many, strlen("{\"$type\":\"garden.engram.skill\",\"name\":\"pdf\","
+	                              "\"description\":\"d\",\"instructions\":\"b\",\"note\":\""));
+	for (int i = 0; i <= SS_MAX_NOTE; i++)
+		ss_buf_putc(&many, 'n');
+	ss_buf_puts(&many, "\"," TIMES "}");
+	both_paths(many.ptr, "pdf", false);
+	ss_buf_release(&many);
+}
+
 int test_record_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +471,7 @@ int test_record_run(void)
 	    cmocka_unit_test(test_record__encoded_size_limit),
 	    cmocka_unit_test(test_record__decoded_meta),
 	    cmocka_unit_test(test_record__datetimes_compare_as_instants),
+	    cmocka_unit_test(test_record__scanner_gives_the_general_result),
 	};
 	return cmocka_run_group_tests_name("core/record", tests, NULL, NULL);
 }

@@ -1,15 +1,47 @@
-/* The record decoder: decode; what decodes is encoded again and must decode to the same text. */
+/* The record decoder: decode; what decodes is encoded again and must decode to the same text.
+ * The scanner for the common shape, wherever it takes an input, must give exactly the general
+ * (jansson) path's result: the return, every report line, the skill and meta encoded again. */
 #include "tests/fuzz/fuzz.h"
 
 #include "core/record.h"
+#include "core/record_priv.h"
 #include "core/skill.h"
+
+/* One path's whole result as text: the return, the report's lines, the record encoded again. */
+static int summary(const uint8_t *data, size_t size, ss_record_path path, ss_buf *out)
+{
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_record_meta meta;
+	ss_error err;
+	int ret;
+
+	ss_record_meta_init(&meta);
+	ret = ss_record_decode_path((const char *)data, size, "fuzz", &s, &meta, r, path);
+	ss_buf_printf(out, "%d\n", ret);
+	for (size_t i = 0; i < ss_report_count(r); i++) {
+		ss_report_format(ss_report_at(r, i), out);
+		ss_buf_putc(out, '\n');
+	}
+	if (ret == 0) {
+		fuzz_check(ss_record_encode(s, meta.created_at, meta.updated_at, meta.note, out,
+		                            &err) == 0,
+		           "a decoded record does not encode");
+		ss_buf_printf(out, "\n%lld %lld", (long long)meta.created_us,
+		              (long long)meta.updated_us);
+	}
+	ss_record_meta_release(&meta);
+	ss_skill_free(s);
+	ss_report_free(r);
+	return ret;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ss_report *report = ss_report_new();
 	ss_skill *skill = NULL, *again = NULL;
 	ss_record_meta meta, meta2;
-	ss_buf out = SS_BUF_INIT, out2 = SS_BUF_INIT;
+	ss_buf out = SS_BUF_INIT, out2 = SS_BUF_INIT, fast = SS_BUF_INIT, general = SS_BUF_INIT;
 	ss_error err;
 
 	ss_record_meta_init(&meta);
@@ -26,6 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(out.len == out2.len && !memcmp(out.ptr, out2.ptr, out.len),
 		           "encoding is not stable");
 	}
+	if (summary(data, size, SS_RECORD_PATH_FAST, &fast) != SS_ENOTFOUND) {
+		summary(data, size, SS_RECORD_PATH_GENERAL, &general);
+		fuzz_check(fast.len == general.len && !memcmp(fast.ptr, general.ptr, fast.len),
+		           "the scanner and the general path differ");
+	}
+	ss_buf_release(&fast);
+	ss_buf_release(&general);
 	ss_skill_free(skill);
 	ss_skill_free(again);
 	ss_record_meta_release(&meta);

@@ -1,0 +1,23 @@
+/* record_priv.h: the record decoder's two paths, for the tests that compare them. */
+#ifndef SS_RECORD_PRIV_H
+#define SS_RECORD_PRIV_H
+
+#include "core/record.h"
+
+/*
+ * Which path ss_record_decode takes: AUTO tries the scanner for the common shape first and
+ * falls back to the general (jansson) path for anything else; GENERAL is the jansson path
+ * alone; FAST is the scanner alone, returning SS_ENOTFOUND (nothing reported, nothing set)
+ * when it leaves the record to the general path. Where the scanner takes a record, the result
+ * (return, skill, meta, report) is the general path's.
+ */
+typedef enum ss_record_path {
+	SS_RECORD_PATH_AUTO,
+	SS_RECORD_PATH_GENERAL,
+	SS_RECORD_PATH_FAST
+} ss_record_path;
+
+int ss_record_decode_path(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
+                          ss_record_meta *meta, ss_report *report, ss_record_path path);
+
+#endif
