@@ -199,5 +199,6 @@ extern const ss_command cmd_card_def;
 extern const ss_command cmd_link_def;
 extern const ss_command cmd_unlink_def;
 extern const ss_command cmd_config_def;
+extern const ss_command cmd_prompt_def;
 
 #endif

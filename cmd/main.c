@@ -37,7 +37,7 @@ static const ss_command *const commands[] = {
     &cmd_commit_def,   &cmd_diff_def,    &cmd_push_def,  &cmd_login_def,  &cmd_logout_def,
     &cmd_whoami_def,   &cmd_members_def, &cmd_fetch_def, &cmd_pull_def,   &cmd_log_def,
     &cmd_space_def,    &cmd_card_def,    &cmd_link_def,  &cmd_unlink_def, &cmd_verify_def,
-    &cmd_config_def,   &help_def,
+    &cmd_config_def,   &cmd_prompt_def,  &help_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

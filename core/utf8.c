@@ -100,6 +100,31 @@ static void escape_json(ss_buf *out, uint32_t c)
 	}
 }
 
+/* The entity for c in XML, or NULL when c goes out as it is (or as \xNN when unsafe). */
+static const char *xml_entity(uint32_t c)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	case '\'':
+		return "&apos;";
+	case '\t':
+		return "&#9;";
+	case '\n':
+		return "&#10;";
+	case '\r':
+		return "&#13;";
+	default:
+		return NULL;
+	}
+}
+
 void ss_utf8_escape(ss_buf *out, const char *s, size_t len, ss_escape_style style)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -115,6 +140,8 @@ void ss_utf8_escape(ss_buf *out, const char *s, size_t len, ss_escape_style styl
 				escape_json(out, c);
 			else
 				ss_buf_put(out, u + i, n);
+		} else if (style == SS_ESCAPE_XML && n && xml_entity(c)) {
+			ss_buf_puts(out, xml_entity(c));
 		} else if (!n || unsafe(c)) {
 			for (size_t k = 0; k < (n ? n : 1); k++)
 				ss_buf_printf(out, "\\x%02x", u[i + k]);

@@ -29,8 +29,11 @@ size_t ss_utf8_cut(const char *s, size_t len, size_t max);
  * SS_ESCAPE_TEXT writes each byte of an unsafe character as \xNN (a newline stays on the line:
  * "\x0a"); SS_ESCAPE_JSON writes the inside of a JSON string: `"` and `\` escaped, tab, newline
  * and carriage return as \t \n \r, other unsafe characters as \uXXXX, invalid bytes as \ufffd.
+ * SS_ESCAPE_XML writes XML character data or an attribute value: & < > " ' as entities, tab,
+ * newline and carriage return as &#9; &#10; &#13;, and other unsafe characters and invalid
+ * bytes as \xNN like SS_ESCAPE_TEXT (XML 1.0 cannot hold most control characters at all).
  */
-typedef enum ss_escape_style { SS_ESCAPE_TEXT, SS_ESCAPE_JSON } ss_escape_style;
+typedef enum ss_escape_style { SS_ESCAPE_TEXT, SS_ESCAPE_JSON, SS_ESCAPE_XML } ss_escape_style;
 
 /* Appends len bytes of s to out, escaped in style. */
 void ss_utf8_escape(ss_buf *out, const char *s, size_t len, ss_escape_style style);

@@ -35,6 +35,15 @@ static void test_utf8__escape_text_keeps_one_line(void **state)
 	check("a\0b", 3, SS_ESCAPE_TEXT, "a\\x00b");
 }
 
+static void test_utf8__escape_xml_is_character_data(void **state)
+{
+	const char *in = "<a href=\"x\">&'\n\t\033]\xe2\x80\xae\xff";
+
+	check(in, strlen(in), SS_ESCAPE_XML,
+	      "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&#10;&#9;\\x1b]\\xe2\\x80\\xae\\xff");
+	check("caf\xc3\xa9", 5, SS_ESCAPE_XML, "caf\xc3\xa9");
+}
+
 static void test_utf8__escape_json_is_valid_json(void **state)
 {
 	check("say \"hi\"\\\n\t\033[0m", 15, SS_ESCAPE_JSON, "say \\\"hi\\\"\\\\\\n\\t\\u001b[0m");
@@ -63,6 +72,7 @@ int test_utf8_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_utf8__escape_text_keeps_one_line),
+	    cmocka_unit_test(test_utf8__escape_xml_is_character_data),
 	    cmocka_unit_test(test_utf8__escape_json_is_valid_json),
 	    cmocka_unit_test(test_utf8__escape_line_first_line_cut),
 	};

@@ -1,0 +1,173 @@
+/*
+ * prompt.c: `skillsync prompt [--json]`: the <available_skills> block for an agent without
+ * native skill support (docs/AGENTS.md): each skill of the clone's working tree with its name,
+ * description and the absolute path of its SKILL.md, leaving out the skills whose frontmatter
+ * says `disable-model-invocation: true` (loaded only when a person asks for them by name).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/fs.h"
+#include "core/link.h"
+#include "core/mem.h"
+#include "core/repo.h"
+#include "core/report.h"
+#include "core/skill.h"
+#include "core/skillmd.h"
+#include "core/utf8.h"
+#include "core/value.h"
+
+/* A SKILL.md is small; a bigger one is not a skill worth offering. */
+#define PROMPT_MAX_SKILLMD (1024 * 1024)
+
+typedef struct prompt_skill {
+	char *name, *description;
+	ss_buf location;
+} prompt_skill;
+
+/* The frontmatter string at key, or "" when it is absent or not a string. */
+static const char *fm_string(const ss_value *fm, const char *key)
+{
+	const ss_value *v = ss_value_map_get(fm, key);
+
+	if (!v || ss_value_type_of(v) != SS_VALUE_STRING)
+		return "";
+	return ss_value_string(v, NULL);
+}
+
+/* Reads <workdir>/<dir>/SKILL.md into *out; 1 when it is offered, 0 when left out (it cannot
+ * be parsed, or it asks to be loaded only by name), -1 with err set when it cannot be read. */
+static int read_skill(const char *workdir, const char *dir, prompt_skill *out, ss_error *err)
+{
+	ss_buf md = SS_BUF_INIT, label = SS_BUF_INIT;
+	ss_report *report = ss_report_new();
+	ss_value *fm = NULL;
+	const ss_value *dmi;
+	size_t body_off = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	ss_fs_join(&out->location, workdir, dir);
+	ss_buf_puts(&out->location, "/" SS_SKILL_MD);
+	if (ss_fs_read_file(&md, out->location.ptr, PROMPT_MAX_SKILLMD, err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	ss_buf_printf(&label, "%s/%s", dir, SS_SKILL_MD);
+	if (ss_skillmd_parse(md.ptr, md.len, label.ptr, &fm, &body_off, report) < 0)
+		goto out;
+	dmi = ss_value_map_get(fm, SS_KEY_DISABLE_MODEL_INVOCATION);
+	if (dmi && ss_value_type_of(dmi) == SS_VALUE_BOOL && ss_value_bool(dmi))
+		goto out;
+	out->name = ss_xstrdup(*fm_string(fm, "name") ? fm_string(fm, "name") : dir);
+	out->description = ss_xstrdup(fm_string(fm, "description"));
+	ret = 1;
+out:
+	if (ret != 1)
+		ss_buf_release(&out->location);
+	ss_value_free(fm);
+	ss_report_free(report);
+	ss_buf_release(&md);
+	ss_buf_release(&label);
+	return ret;
+}
+
+static void prompt_skill_release(prompt_skill *p)
+{
+	free(p->name);
+	free(p->description);
+	ss_buf_release(&p->location);
+}
+
+static void put_field(ss_buf *out, const char *indent, const char *tag, const char *text, bool json)
+{
+	if (json) {
+		ss_buf_printf(out, "%s\"%s\": \"", indent, tag);
+		ss_utf8_escape(out, text, strlen(text), SS_ESCAPE_JSON);
+		ss_buf_puts(out, "\"");
+	} else {
+		ss_buf_printf(out, "%s<%s>", indent, tag);
+		ss_utf8_escape(out, text, strlen(text), SS_ESCAPE_XML);
+		ss_buf_printf(out, "</%s>\n", tag);
+	}
+}
+
+static int cmd_prompt(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_prompt_def = {
+    "prompt", cmd_prompt, "print the <available_skills> block for an agent's system prompt",
+    "usage: skillsync prompt [--json]\n"
+    "\n"
+    "Prints the <available_skills> block that agents without native skill support expect\n"
+    "in their system prompt: for each skill in the clone, its name, its description and the\n"
+    "absolute path of its SKILL.md, XML-escaped. Skills whose SKILL.md says\n"
+    "'disable-model-invocation: true' are left out: they load only when asked for by name.\n"
+    "\n"
+    "    --json    print a JSON array of {name, description, location} instead\n"};
+
+static int cmd_prompt(ss_ctx *ctx, int argc, char **argv)
+{
+	bool json = false;
+	char *workdir = NULL, **dirs = NULL;
+	size_t ndirs = 0, count = 0;
+	ss_buf out = SS_BUF_INIT;
+	int ret = SS_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
+		else
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+	}
+	if (cli_open_clone(ctx) < 0)
+		return cli_fail(&ctx->err);
+	if (!(workdir = realpath(ss_repo_workdir(ctx->repo), NULL))) {
+		ss_error_set(&ctx->err, SS_ERROR, "cannot resolve '%s'",
+		             ss_repo_workdir(ctx->repo));
+		return cli_fail(&ctx->err);
+	}
+	if (ss_link_skills(workdir, &dirs, &ndirs, &ctx->err) < 0) {
+		ret = cli_fail(&ctx->err);
+		goto out;
+	}
+	ss_buf_puts(&out, json ? "[" : "<available_skills>\n");
+	for (size_t i = 0; i < ndirs; i++) {
+		prompt_skill p;
+		int r = read_skill(workdir, dirs[i], &p, &ctx->err);
+
+		if (r < 0) {
+			ret = cli_fail(&ctx->err);
+			goto out;
+		}
+		if (!r)
+			continue;
+		if (json) {
+			ss_buf_puts(&out, count ? ",\n  {\n" : "\n  {\n");
+			put_field(&out, "    ", "name", p.name, true);
+			ss_buf_puts(&out, ",\n");
+			put_field(&out, "    ", "description", p.description, true);
+			ss_buf_puts(&out, ",\n");
+			put_field(&out, "    ", "location", p.location.ptr, true);
+			ss_buf_puts(&out, "\n  }");
+		} else {
+			ss_buf_puts(&out, "  <skill>\n");
+			put_field(&out, "    ", "name", p.name, false);
+			put_field(&out, "    ", "description", p.description, false);
+			put_field(&out, "    ", "location", p.location.ptr, false);
+			ss_buf_puts(&out, "  </skill>\n");
+		}
+		count++;
+		prompt_skill_release(&p);
+	}
+	ss_buf_puts(&out, json ? (count ? "\n]\n" : "]\n") : "</available_skills>\n");
+	fwrite(out.ptr, 1, out.len, stdout);
+out:
+	ss_link_skills_free(dirs, ndirs);
+	ss_buf_release(&out);
+	free(workdir);
+	return ret;
+}
