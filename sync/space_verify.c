@@ -1,0 +1,97 @@
+/*
+ * space_verify.c: a space writer's records checked against its set hash and signed commit
+ * (see sync/space_perm_priv.h).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/space_commit.h"
+#include "core/state_space.h"
+#include "sync/space_perm_priv.h"
+
+/* The signed commit of a listRepoOps page. */
+static int page_commit(const ss_buf *body, ss_space_commit *c, ss_error *err)
+{
+	json_t *root = json_loadb(body->ptr ? body->ptr : "", body->len, 0, NULL);
+	const json_t *commit = root ? json_object_get(root, "commit") : NULL;
+	int ret;
+
+	if (!commit)
+		ret = ss_error_set(err, SS_EINVALID, "the host sent no signed commit");
+	else
+		ret = ss_space_commit_from_json(c, commit, err);
+	json_decref(root);
+	return ret;
+}
+
+int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
+                         const ss_space_op *ops, size_t n, const ss_buf *body, ss_error *err)
+{
+	ss_space_commit c;
+	uint8_t digest[SS_SHA256_LEN];
+	ss_lthash h;
+	char *rev = NULL;
+	ss_error ignored;
+	int ret;
+
+	if (!ps->st)
+		return 0;
+	if (ss_state_space_writer_get(ps->st, wr->did, &rev, &h, err) < 0)
+		return ss_error_set(err, SS_EINVALID, "no set hash is kept for it");
+	if (strcmp(rev, since)) {
+		free(rev);
+		return ss_error_set(err, SS_EINVALID, "the kept set hash is not at revision %s",
+		                    since);
+	}
+	free(rev);
+	for (size_t i = 0; i < n; i++) {
+		if (!ops[i].collection || !ops[i].rkey)
+			return ss_error_set(err, SS_EINVALID, "an op names no record");
+		if (ops[i].prev)
+			ss_lthash_remove_record(&h, ops[i].collection, ops[i].rkey, ops[i].prev);
+		if (ops[i].cid)
+			ss_lthash_add_record(&h, ops[i].collection, ops[i].rkey, ops[i].cid);
+	}
+	ss_lthash_digest(&h, digest);
+	ret = page_commit(body, &c, err);
+	if (ret == 0 && n && strcmp(c.rev, ops[n - 1].rev))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "the signed commit is at revision %s, the last op at %s", c.rev,
+		                   ops[n - 1].rev);
+	if (ret == 0)
+		ret = ss_space_commit_verify_mac(&c, ps->uri, wr->did, err);
+	if (ret == 0 && memcmp(digest, c.hash, sizeof(digest)))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "the ops since %s do not give the set hash of its signed commit "
+		                   "(a compacted log or a bad hash)",
+		                   since);
+	if (ret < 0) {
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+		return ret;
+	}
+	if (ss_state_space_writer_put(ps->st, wr->did, c.rev, &h, &ignored) < 0)
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+	return 0;
+}
+
+void ss_space_verify__full(perm_space *ps, const perm_writer *wr, const ss_lthash *h, bool *matched)
+{
+	uint8_t digest[SS_SHA256_LEN];
+	ss_buf want = SS_BUF_INIT;
+	ss_error ignored;
+
+	*matched = false;
+	if (wr->hash && wr->rev && *wr->rev &&
+	    ss_base64_decode(&want, wr->hash, strlen(wr->hash), SS_BASE64_STD, &ignored) == 0 &&
+	    want.len == sizeof(digest)) {
+		ss_lthash_digest(h, digest);
+		*matched = !memcmp(digest, want.ptr, sizeof(digest));
+	}
+	ss_buf_release(&want);
+	if (!ps->st)
+		return;
+	if (!*matched || ss_state_space_writer_put(ps->st, wr->did, wr->rev, h, &ignored) < 0)
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+}
