@@ -8,7 +8,7 @@
 /* Schema version 4: one row per writer of a permissioned space. */
 const char ss_state_space_schema[] = "CREATE TABLE space_writers ("
                                      " did TEXT PRIMARY KEY, rev TEXT NOT NULL,"
-                                     " lthash BLOB NOT NULL);";
+                                     " lthash BLOB NOT NULL, key TEXT);";
 
 int ss_state_space_writer_get(ss_state *st, const char *did, char **rev, ss_lthash *h,
                               ss_error *err)
@@ -48,8 +48,8 @@ int ss_state_space_writer_put(ss_state *st, const char *did, const char *rev, co
 	int ret;
 
 	if (ss_state_prepare(st, &s,
-	                     "INSERT OR REPLACE INTO space_writers (did, rev, lthash) "
-	                     "VALUES (?1, ?2, ?3)",
+	                     "INSERT INTO space_writers (did, rev, lthash) VALUES (?1, ?2, ?3) "
+	                     "ON CONFLICT (did) DO UPDATE SET rev = ?2, lthash = ?3",
 	                     err) < 0)
 		return -1;
 	ss_state_bind_text(s, 1, did);
@@ -64,4 +64,32 @@ int ss_state_space_writer_drop(ss_state *st, const char *did, ss_error *err)
 {
 	return ss_state_exec(st, err, "DELETE FROM space_writers WHERE did = ?1", 1, did, NULL,
 	                     NULL, NULL);
+}
+
+int ss_state_space_key_get(ss_state *st, const char *did, char **key, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, ret = -1;
+
+	*key = NULL;
+	if (ss_state_prepare(st, &s, "SELECT key FROM space_writers WHERE did = ?1", err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, did);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
+		*key = ss_state_column_dup(s, 0);
+		ret = 0;
+	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		ret = ss_error_set(err, SS_ENOTFOUND, "local state has no key for '%s'", did);
+	} else {
+		ret = ss_state_sqlite_error(st, err, "cannot read a writer's key");
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_space_key_put(ss_state *st, const char *did, const char *key, ss_error *err)
+{
+	return ss_state_exec(st, err, "UPDATE space_writers SET key = ?2 WHERE did = ?1", 2, did,
+	                     key, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # needs: pds
 # Each space writer's set hash (LtHash) is kept in the state (space_writers) and the ops of a
-# pull are folded into it and checked against the writer's signed commit (MAC and hash): a
+# pull are folded into it and checked against the writer's signed commit (MAC, hash and the
+# author's signature, its key kept and fetched again once when it fails): a
 # clean change costs listRepoOps only; a compacted log (compact knob) or a bad set hash
 # (corruptHash knob) is caught and the writer is read in full instead (listRecords), and the
 # pull converges; a record served under its old CID with another value (tamper knob) is not
@@ -65,8 +66,24 @@ ss_run 0 "$SKILLSYNC" pull --json
 [ "$(sp_line . tool)" = second ] || fail "the edit did not travel"
 [ "$(kept c2 m1)" != "$before" ] && [ "$(kept c2 m1)" != none ] || fail "the kept set hash did not move"
 
-# A compacted log: the ops no longer start at the kept revision; m1 is read in full.
+# The commit's signature is checked with m1's #atproto key, kept beside its set hash: with a
+# wrong key kept (the authority's) the signature fails, the key is fetched again once from
+# m1's DID document, and the change still checks out on its ops.
+key() { ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT key FROM space_writers WHERE did = '$(did "$1")'"; }
+m1key=$(key m1)
+case "$m1key" in did:key:z*) ;; *) fail "no author key kept for m1: '$m1key'" ;; esac
+[ "$(key auth)" != "$m1key" ] || fail "the authority's key is m1's"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE space_writers SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
+	"$tmp/c2/.git/skillsync/state.db" "$(key auth)" "$(did m1)"
 m1_edit third
+reset
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(calls com.atproto.space.listRecords)" = 0 ] || fail "a kept key that changed: a full read"
+[ "$(key m1)" = "$m1key" ] || fail "the author key was not fetched again: $(key m1)"
+[ "$(sp_line . tool)" = third ] || fail "the edit after a key change did not travel"
+
+# A compacted log: the ops no longer start at the kept revision; m1 is read in full.
+m1_edit third-b
 sp_knob compact "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
 m1_edit fourth
 reset
