@@ -133,6 +133,10 @@ static int perm_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *er
 
 		h = add_head(&heads, &nheads, &alloc, w);
 		h->rev = ss_xstrdup(repos[i].rev);
+		free(w->rev);
+		free(w->hash);
+		w->rev = ss_xstrdup(repos[i].rev);
+		w->hash = repos[i].hash ? ss_xstrdup(repos[i].hash) : NULL;
 		/* the set hash stands for the commit: a change of either is a change */
 		h->commit = ss_xstrdup(repos[i].hash ? repos[i].hash : repos[i].rev);
 		if (ss_space_perm__pds(ps, w, &why) < 0) {
@@ -180,6 +184,8 @@ static void perm_free(ss_space *sp)
 		free(ps->writers[i].did);
 		free(ps->writers[i].handle);
 		free(ps->writers[i].pds);
+		free(ps->writers[i].rev);
+		free(ps->writers[i].hash);
 	}
 	free(ps->writers);
 	ss_space_cred_free(ps->cred);

@@ -14,6 +14,7 @@ struct walk {
 	const ss_space_listener *l;
 	const char *did;
 	bool stopped; /* the listener failed: its error, not the server's */
+	ss_lthash h;  /* a full listing's records (sync/space_verify.c) */
 };
 
 /*
@@ -57,6 +58,8 @@ static int on_entry(void *payload, const ss_xrpc_record *rec, ss_error *err)
 		r.value_json = NULL;
 		r.problem = why.ptr;
 	}
+	if (rec->rkey && rec->cid)
+		ss_lthash_add_record(&w->h, SS_SKILL_COLLECTION, rec->rkey, rec->cid);
 	r.problem = check_cid(&r, &why);
 	if (r.problem)
 		r.value_json = NULL;
@@ -72,8 +75,10 @@ static int list_full(perm_space *ps, perm_writer *wr, struct walk *w, ss_error *
 	ss_buf body = SS_BUF_INIT;
 	char *cursor = NULL;
 	size_t total = 0;
+	bool matched;
 	int ret = 0;
 
+	ss_lthash_init(&w->h);
 	for (size_t page = 0;; page++) {
 		const char *params[] = {"space",      ps->uri,
 		                        "repo",       wr->did,
@@ -114,6 +119,8 @@ static int list_full(perm_space *ps, perm_writer *wr, struct walk *w, ss_error *
 		if (!cursor || !count)
 			break;
 	}
+	if (ret == 0)
+		ss_space_verify__full(ps, wr, &w->h, &matched);
 	free(cursor);
 	ss_buf_release(&body);
 	return ret;
@@ -169,9 +176,13 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 	return ret;
 }
 
-/* The ops since since_rev, all pages, then what they leave to w's listener. */
+/*
+ * The ops since since_rev, all pages, checked against the kept set hash and the signed commit
+ * (sync/space_verify.c), then what they leave to w's listener. When they do not check out,
+ * the writer is read in full instead (*full set).
+ */
 static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct walk *w,
-                      ss_error *err)
+                      bool *full, ss_error *err)
 {
 	ss_space_op *ops = NULL;
 	ss_buf body = SS_BUF_INIT;
@@ -210,8 +221,12 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 		if (!cursor || nops == before)
 			break;
 	}
-	if (ret == 0)
+	if (ret == 0 && ss_space_verify__ops(ps, wr, since, ops, nops, &body, err) < 0) {
+		*full = true;
+		ret = list_full(ps, wr, w, err);
+	} else if (ret == 0) {
 		ret = emit_ops(w, ops, nops, err);
+	}
 	ss_space_ops_free(ops, nops);
 	free(cursor);
 	ss_buf_release(&body);
@@ -226,14 +241,14 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		perm_writer *wr = ss_space_perm__writer(ps, wants[i].did);
 		bool full = !wants[i].since_rev || !*wants[i].since_rev;
-		struct walk w = {l, wr->did, false};
+		struct walk w = {l, wr->did, false, {{0}}};
 		ss_error why;
 		int rc;
 
 		rc = ss_space_perm__pds(ps, wr, &why);
 		if (rc == 0)
 			rc = full ? list_full(ps, wr, &w, &why)
-			          : list_since(ps, wr, wants[i].since_rev, &w, &why);
+			          : list_since(ps, wr, wants[i].since_rev, &w, &full, &why);
 		if (rc < 0 && w.stopped) {
 			*err = why; /* the listener's own failure */
 			return rc;

@@ -5,7 +5,9 @@
 #ifndef SS_SPACE_PERM_PRIV_H
 #define SS_SPACE_PERM_PRIV_H
 
+#include "core/lthash.h"
 #include "sync/space_cred.h"
+#include "sync/space_proto.h"
 #include "sync/space_perm.h"
 #include "sync/space_priv.h"
 
@@ -13,6 +15,8 @@ typedef struct perm_writer {
 	char *did;
 	char *handle; /* NULL when unknown */
 	char *pds;    /* NULL until resolved */
+	char *rev;    /* listRepos's revision and set hash (base64), NULL when not listed */
+	char *hash;
 } perm_writer;
 
 typedef struct perm_space {
@@ -34,6 +38,22 @@ perm_writer *ss_space_perm__writer(perm_space *ps, const char *did);
 int ss_space_perm__pds(perm_space *ps, perm_writer *w, ss_error *err);
 /* The handle when known, else the DID. */
 const char *ss_space_perm__who(const perm_writer *w);
+
+/*
+ * Verification (sync/space_verify.c) of what a listing of wr saw, against the set hash kept
+ * in the state (core/state_space.h): ops since `since` (body: the last page, with the signed
+ * commit) are folded into the kept LtHash, and the commit's MAC and hash must match; then the
+ * new state is kept. Otherwise SS_EINVALID with why (the kept state is dropped) and the
+ * caller reads the writer in full. Without a state (ps->st NULL) nothing is checked: 0.
+ */
+int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
+                         const ss_space_op *ops, size_t n, const ss_buf *body, ss_error *err);
+/*
+ * After a full listing of wr whose records gave h: kept when its digest is listRepos's hash
+ * for wr (the repo holds skills only), else forgotten. *matched says which.
+ */
+void ss_space_verify__full(perm_space *ps, const perm_writer *wr, const ss_lthash *h,
+                           bool *matched);
 
 int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
                         const ss_space_listener *l, ss_error *err);

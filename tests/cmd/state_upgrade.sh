@@ -45,9 +45,11 @@ cd space
 # Offline: the state opens, and says what it said under the release that made it.
 "$SKILLSYNC" ls >"$work/out" 2>&1 || fail "ls: $(cat "$work/out")"
 grep -q "^pdf-forms " "$work/out" && grep -q "^mine-pushed  *mine" "$work/out" || fail "ls: $(cat "$work/out")"
-# Brought up to date: version 3 keeps the notes of an interrupted push's writes.
-[ "$(version)" = 3 ] || fail "schema version after the open: $(version)"
+# Brought up to date: version 3 keeps the notes of an interrupted push's writes, version 4 each
+# space writer's set hash.
+[ "$(version)" = 4 ] || fail "schema version after the open: $(version)"
 [ "$(ss_sql "$db" "SELECT count(*) FROM push_notes")" = 0 ] || fail "push_notes after the open"
+[ "$(ss_sql "$db" "SELECT count(*) FROM space_writers")" = 0 ] || fail "space_writers after the open"
 "$SKILLSYNC" status >"$work/st" 2>&1 || fail "status: $(cat "$work/st")"
 grep -q "Your branch has 1 commit not yet pushed; push would send: create local-draft" "$work/st" ||
 	fail "status: $(cat "$work/st")"

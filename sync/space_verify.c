@@ -1,0 +1,156 @@
+/*
+ * space_verify.c: a space writer's records checked against its set hash and signed commit
+ * (see sync/space_perm_priv.h).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/multikey.h"
+#include "core/space_commit.h"
+#include "core/state_space.h"
+#include "sync/identity.h"
+#include "sync/space_perm_priv.h"
+
+/* The signed commit of a listRepoOps page. */
+static int page_commit(const ss_buf *body, ss_space_commit *c, ss_error *err)
+{
+	json_t *root = json_loadb(body->ptr ? body->ptr : "", body->len, 0, NULL);
+	const json_t *commit = root ? json_object_get(root, "commit") : NULL;
+	int ret;
+
+	if (!commit)
+		ret = ss_error_set(err, SS_EINVALID, "the host sent no signed commit");
+	else
+		ret = ss_space_commit_from_json(c, commit, err);
+	json_decref(root);
+	return ret;
+}
+
+/*
+ * The author key of did: the one kept in the state, or (fresh, or none kept) the #atproto key
+ * of its DID document, then kept.
+ */
+static int author_key(perm_space *ps, const char *did, bool fresh, ss_pubkey **out, ss_error *err)
+{
+	ss_buf doc = SS_BUF_INIT;
+	json_t *root = NULL;
+	char *key = NULL;
+	ss_error ignored;
+	int ret;
+
+	*out = NULL;
+	if (!fresh && ss_state_space_key_get(ps->st, did, &key, &ignored) == 0) {
+		ret = ss_pubkey_from_did_key(out, key, err);
+		free(key);
+		return ret;
+	}
+	ret = ss_identity_did_doc(ps->http, did, &doc, err);
+	if (ret == 0 && !(root = json_loadb(doc.ptr, doc.len, 0, NULL)))
+		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is not JSON", did);
+	if (ret == 0)
+		ret = ss_pubkey_from_did_doc(out, root, "#atproto", err);
+	if (ret == 0 && (key = ss_pubkey_did_key(*out)))
+		ss_state_space_key_put(ps->st, did, key, &ignored);
+	free(key);
+	json_decref(root);
+	ss_buf_release(&doc);
+	return ret;
+}
+
+/* The signature of c by wr's author key, the key fetched again once when it fails. */
+static int check_sig(perm_space *ps, const perm_writer *wr, const ss_space_commit *c, ss_error *err)
+{
+	ss_pubkey *pk = NULL;
+	int ret = -1;
+
+	for (int fresh = 0; fresh < 2 && ret < 0; fresh++) {
+		ret = author_key(ps, wr->did, fresh, &pk, err);
+		if (ret == 0)
+			ret = ss_space_commit_verify_sig(c, ps->uri, wr->did, pk, err);
+		ss_pubkey_free(pk);
+		pk = NULL;
+	}
+	return ret;
+}
+
+int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
+                         const ss_space_op *ops, size_t n, const ss_buf *body, ss_error *err)
+{
+	ss_space_commit c;
+	uint8_t digest[SS_SHA256_LEN];
+	ss_lthash h;
+	char *rev = NULL;
+	ss_error ignored;
+	int ret;
+
+	if (!ps->st)
+		return 0;
+	if (ss_state_space_writer_get(ps->st, wr->did, &rev, &h, err) < 0)
+		return ss_error_set(err, SS_EINVALID, "no set hash is kept for it");
+	if (strcmp(rev, since)) {
+		free(rev);
+		return ss_error_set(err, SS_EINVALID, "the kept set hash is not at revision %s",
+		                    since);
+	}
+	free(rev);
+	for (size_t i = 0; i < n; i++) {
+		if (!ops[i].collection || !ops[i].rkey)
+			return ss_error_set(err, SS_EINVALID, "an op names no record");
+		if (ops[i].prev)
+			ss_lthash_remove_record(&h, ops[i].collection, ops[i].rkey, ops[i].prev);
+		if (ops[i].cid)
+			ss_lthash_add_record(&h, ops[i].collection, ops[i].rkey, ops[i].cid);
+	}
+	ss_lthash_digest(&h, digest);
+	ret = page_commit(body, &c, err);
+	if (ret == 0 && n && strcmp(c.rev, ops[n - 1].rev))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "the signed commit is at revision %s, the last op at %s", c.rev,
+		                   ops[n - 1].rev);
+	if (ret == 0)
+		ret = ss_space_commit_verify_mac(&c, ps->uri, wr->did, err);
+	if (ret == 0 && memcmp(digest, c.hash, sizeof(digest)))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "the ops since %s do not give the set hash of its signed commit "
+		                   "(a compacted log or a bad hash)",
+		                   since);
+	if (ret == 0)
+		ret = check_sig(ps, wr, &c, err);
+	if (ret < 0) {
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+		return ret;
+	}
+	if (ss_state_space_writer_put(ps->st, wr->did, c.rev, &h, &ignored) < 0)
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+	return 0;
+}
+
+void ss_space_verify__full(perm_space *ps, const perm_writer *wr, const ss_lthash *h, bool *matched)
+{
+	uint8_t digest[SS_SHA256_LEN];
+	ss_buf want = SS_BUF_INIT;
+	ss_pubkey *pk = NULL;
+	char *key = NULL;
+	ss_error ignored;
+
+	*matched = false;
+	if (wr->hash && wr->rev && *wr->rev &&
+	    ss_base64_decode(&want, wr->hash, strlen(wr->hash), SS_BASE64_STD, &ignored) == 0 &&
+	    want.len == sizeof(digest)) {
+		ss_lthash_digest(h, digest);
+		*matched = !memcmp(digest, want.ptr, sizeof(digest));
+	}
+	ss_buf_release(&want);
+	if (!ps->st)
+		return;
+	if (!*matched || ss_state_space_writer_put(ps->st, wr->did, wr->rev, h, &ignored) < 0) {
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+	} else if (ss_state_space_key_get(ps->st, wr->did, &key, &ignored) < 0) {
+		/* the key that signs its commits, while the budget is a full read's */
+		if (author_key(ps, wr->did, true, &pk, &ignored) == 0)
+			ss_pubkey_free(pk);
+	}
+	free(key);
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# needs: pds
+# Each space writer's set hash (LtHash) is kept in the state (space_writers) and the ops of a
+# pull are folded into it and checked against the writer's signed commit (MAC, hash and the
+# author's signature, its key kept and fetched again once when it fails): a
+# clean change costs listRepoOps only; a compacted log (compact knob) or a bad set hash
+# (corruptHash knob) is caught and the writer is read in full instead (listRecords), and the
+# pull converges; a record served under its old CID with another value (tamper knob) is not
+# taken.
+set -euo pipefail
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export SKILLSYNC_CONFIG_HOME="$tmp/config"
+unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
+
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+. "$SS_SOURCE_DIR/tests/cmd/lib/space.sh"
+
+ss_pds_env
+ss_git_identity
+ss_accounts "$tmp" spv auth m1 m2
+sp_login auth m1 m2
+cd "$tmp"
+uri=$(sp_space auth verify m1 m2)
+sp_put auth "$uri" base 2026-01-01T00:00:00Z "by auth"
+jf() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v[sys.argv[2]])' "$tmp/stdout" "$1"; }
+# kept <clone> <name>: the revision of <name>'s set hash kept in the clone's state, or "none".
+kept() {
+	local r
+	r=$(ss_sql "$tmp/$1/.git/skillsync/state.db" \
+		"SELECT rev FROM space_writers WHERE did = '$(did "$2")'")
+	echo "${r:-none}"
+}
+# calls <nsid>: how many times the space's <nsid> was called since the last reset.
+calls() {
+	sp_knob requests "{\"space\":\"$uri\"}" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"].get(sys.argv[1], 0))' "$1"
+}
+reset() { sp_knob requests "{\"space\":\"$uri\",\"reset\":true}" >/dev/null; }
+# m1_edit <line>: m1 changes its skill 'tool' and pushes.
+m1_edit() {
+	(cd "$tmp/c1" && printf '\n%s\n' "$1" >>tool/SKILL.md &&
+		"$SKILLSYNC" commit -m "$1" >/dev/null && "$SKILLSYNC" push >/dev/null) ||
+		fail "m1's push of '$1'"
+}
+
+ss_run 0 "$SKILLSYNC" clone "$uri" c1 --as "$(handle m1)"
+ss_run 0 "$SKILLSYNC" clone "$uri" c2 --as "$(handle m2)"
+[ "$(kept c2 auth)" != none ] || fail "the clone kept no set hash for the authority"
+cd "$tmp/c1"
+ss_skill tool "first"
+ss_run 0 "$SKILLSYNC" commit -m "tool"
+ss_run 0 "$SKILLSYNC" push
+cd "$tmp/c2"
+ss_run 0 "$SKILLSYNC" pull
+[ "$(kept c2 m1)" != none ] || fail "no set hash kept for m1 after its first listing"
+
+# A clean change: the ops check out against the signed commit; listRepoOps only.
+m1_edit second
+before=$(kept c2 m1)
+reset
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(calls com.atproto.space.listRepoOps)" = 1 ] && [ "$(calls com.atproto.space.listRecords)" = 0 ] ||
+	fail "a verified change: $(sp_knob requests "{\"space\":\"$uri\"}")"
+[ "$(sp_line . tool)" = second ] || fail "the edit did not travel"
+[ "$(kept c2 m1)" != "$before" ] && [ "$(kept c2 m1)" != none ] || fail "the kept set hash did not move"
+
+# The commit's signature is checked with m1's #atproto key, kept beside its set hash: with a
+# wrong key kept (the authority's) the signature fails, the key is fetched again once from
+# m1's DID document, and the change still checks out on its ops.
+key() { ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT key FROM space_writers WHERE did = '$(did "$1")'"; }
+m1key=$(key m1)
+case "$m1key" in did:key:z*) ;; *) fail "no author key kept for m1: '$m1key'" ;; esac
+[ "$(key auth)" != "$m1key" ] || fail "the authority's key is m1's"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE space_writers SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
+	"$tmp/c2/.git/skillsync/state.db" "$(key auth)" "$(did m1)"
+m1_edit third
+reset
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(calls com.atproto.space.listRecords)" = 0 ] || fail "a kept key that changed: a full read"
+[ "$(key m1)" = "$m1key" ] || fail "the author key was not fetched again: $(key m1)"
+[ "$(sp_line . tool)" = third ] || fail "the edit after a key change did not travel"
+
+# A compacted log: the ops no longer start at the kept revision; m1 is read in full.
+m1_edit third-b
+sp_knob compact "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
+m1_edit fourth
+reset
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(calls com.atproto.space.listRepoOps)" = 1 ] && [ "$(calls com.atproto.space.listRecords)" = 1 ] ||
+	fail "a compacted log: no full read: $(sp_knob requests "{\"space\":\"$uri\"}")"
+[ "$(sp_line . tool)" = fourth ] || fail "the full read after a compacted log did not converge"
+[ "$(kept c2 m1)" != none ] || fail "the full read kept no set hash"
+
+# A bad set hash: caught on the ops, the full read does not match it either: nothing kept.
+m1_edit fifth
+sp_knob corruptHash "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
+reset
+ss_run 0 "$SKILLSYNC" pull --json
+[ "$(calls com.atproto.space.listRecords)" = 1 ] ||
+	fail "a bad set hash: no full read: $(sp_knob requests "{\"space\":\"$uri\"}")"
+[ "$(kept c2 m1)" = none ] || fail "a set hash the host got wrong was kept"
+sp_knob corruptHash "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"clear\":true}" >/dev/null
+
+# A tampered record (value changed, CID kept) is caught by its CID and not taken.
+m1_edit sixth
+sp_knob tamper "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"tool\"}" >/dev/null
+ss_run 0 "$SKILLSYNC" pull
+grep -rq tampered . && fail "a tampered value reached the working tree"
+true
