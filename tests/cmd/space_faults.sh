@@ -6,19 +6,22 @@
 # a fault injected at the Nth request. The proxy stands in front of the PLC and the PDS, so every
 # request goes through it: the delegation token at my PDS, the exchange and listRepos at the
 # space host (declared as the proxy with the host's spaceHostService knob), listRecords (clone)
-# and listRepoOps (pull) at each writer's PDS. For each command, one fault of each class at every request index it makes
-# (drop-after, 500, cut, stall, shape-types), then a seeded sample of the others (drop-before,
-# 502, 503, stall-after, shape-array, shape-html, a 503 on every request from N on). Each
-# time skillsync either completes after its bounded retries or stops with one line and a
+# and listRepoOps (pull) at each writer's PDS. For each command, one fault of each class at
+# every request index it makes (drop-after, 500, cut, stall, shape-types), then a seeded sample
+# of the others (drop-before, 502, 503, stall-after, shape-array, shape-html, a 503 on every
+# request from N on). Each time skillsync either completes after its bounded retries or stops with one line and a
 # documented exit code (docs/EXIT-CODES.md: 4 for the network, 1 for an answer of the wrong
 # shape), never with the host's "JwtReplayed" (a delegation token sent again after the host may
 # have spent it); then a rerun without faults (which needs a fresh token, the host refuses
 # replays) converges to what the same command gives without faults in a twin clone: the same
-# working tree (for pull an uncommitted edit included, untouched), the same committed tree, the
-# same 'ls --json' and 'status --json', the same history.
+# working tree (for pull an uncommitted edit included, untouched), the same committed tree and
+# tracking tree, the same 'ls --json'; for clone also the same 'status --json' and history.
+# The indices are those of the space methods' requests (see space_indices); 429 is left out
+# (the shared HTTP layer's wait, which tests/cmd/faults.sh runs at every index).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 3
 # per command); SS_FAULTS_FULL=1 runs every fault at every index; SS_FAULT_COMMANDS (default
-# "clone pull") picks the commands; SS_FAULT_VERBOSE=1 prints each case.
+# "clone pull") picks the commands; SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
+# reports a failed case and goes on; SS_FAULT_CASES="<kind> <index>,..." runs those cases only.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 seed=${SS_FAULT_SEED:-1}
@@ -78,7 +81,14 @@ check_stop() {
 	esac
 	lines=$(grep -v -e "^Cloning into" -e "^Removing '.*' left by an interrupted clone" \
 		-e "^skillsync: the partial clone stays in" "$err" | grep -c . || true)
-	[ "$lines" = 1 ] || { echo "$lines lines" && return 1; }
+	# pull goes on past each writer it cannot read: one warning line each (at most the three
+	# writers, each named once), else one line
+	if [ "$lines" -gt 1 ] && [ "$lines" -le 3 ] &&
+		[ "$(grep -c "^warning: cannot list the skills of '.*'.*; its last known versions are kept$" "$err")" = "$lines" ] &&
+		[ "$(grep -o "^warning: cannot list the skills of '[^']*'" "$err" | sort -u | wc -l)" = "$lines" ]; then
+		lines=1
+	fi
+	[ "$lines" = 1 ] || { echo "$lines lines: $(cat "$err")" && return 1; }
 	grep -q -e "^skillsync: " -e "^warning: .*; its last known versions are kept$" "$err" ||
 		{ echo "not a skillsync: line" && return 1; }
 	! grep -q "local state:" "$err" || { echo "the local state blamed: $(cat "$err")" && return 1; }
@@ -99,17 +109,15 @@ view() {
 	(cd "$1" && "$SKILLSYNC" "$2" --json 2>&1) | sed -E 's/"(updatedAt)":"[^"]*"/\1/g'
 }
 
-# same <a> <b>: the two clones hold the same working tree, committed tree and views (a pull
+# same <a> <b>: the two clones hold the same working tree, committed tree and view (a pull
 # that stopped past one writer committed the others' changes: one commit more than the twin).
 same() {
 	local a=$1 b=$2 what
 	diff -r -x .git "$a" "$b" >/dev/null || { echo "working trees differ" && return 1; }
 	[ "$(git -C "$a" rev-parse 'HEAD^{tree}')" = "$(git -C "$b" rev-parse 'HEAD^{tree}')" ] ||
 		{ echo "committed trees differ" && return 1; }
-	for what in ls status; do
-		[ "$(view "$a" "$what")" = "$(view "$b" "$what")" ] ||
-			{ echo "'$what --json' differs: $(diff <(view "$a" "$what") <(view "$b" "$what") | head -c 600)" && return 1; }
-	done
+	[ "$(view "$a" ls)" = "$(view "$b" ls)" ] ||
+		{ echo "'ls --json' differs: $(diff <(view "$a" ls) <(view "$b" ls) | head -c 600)" && return 1; }
 }
 
 verdict() {
@@ -138,19 +146,27 @@ inject() {
 	if [ "$1" = 503x ]; then ss_fault 503 "$2" 0; else ss_fault "$1" "$2"; fi
 }
 
-# space_indices: the indices of the space methods' requests since the last set/clear (the
-# identity requests between them, DID documents and handles, are the public transport's, which
-# tests/cmd/faults.sh covers).
+# space_indices: the indices of the space methods' requests since the last set/clear; of a
+# method called for each writer in turn (listRecords, listRepoOps), the first and the last call.
+# The identity requests between them (DID documents, handles) are the public transport's, which
+# tests/cmd/faults.sh covers.
 space_indices() {
 	curl -sf "$proxy/_fault/count" | python3 -c '
 import json, sys
 log = json.load(sys.stdin)["log"]
-print(" ".join(str(i + 1) for i, l in enumerate(log) if " /xrpc/com.atproto.space." in l))'
+calls = [(i + 1, l) for i, l in enumerate(log) if " /xrpc/com.atproto.space." in l]
+keep = [i for k, (i, l) in enumerate(calls)
+        if k in (0, len(calls) - 1) or calls[k - 1][1] != l or calls[k + 1][1] != l]
+print(" ".join(map(str, keep)))'
 }
 
 # cases <index>...: the (kind, index) pairs to run, one "kind at" a line.
 cases() {
 	local k i pool=()
+	if [ -n "${SS_FAULT_CASES:-}" ]; then
+		tr ',' '\n' <<<"$SS_FAULT_CASES"
+		return
+	fi
 	for k in "${every[@]}"; do
 		for i; do echo "$k $i"; done
 	done
@@ -175,6 +191,8 @@ clone_cases() {
 	"$SKILLSYNC" clone "$uri" ref "${as_m1[@]}" >/dev/null 2>&1 || fail "reference clone"
 	read -ra at_list < <(space_indices)
 	ref_log=$(git -C ref log --format=%s)
+	ref_ls=$(view ref ls)
+	ref_status=$(view ref status)
 	for nsid in com.atproto.space.getDelegationToken com.atproto.space.getSpaceCredential \
 		com.atproto.space.listRepos com.atproto.space.listRecords; do
 		log_has "$nsid" || fail "the clone did not call $nsid through the proxy: $(curl -sf "$proxy/_fault/count")"
@@ -195,8 +213,10 @@ clone_cases() {
 			"$SKILLSYNC" clone "$uri" c "${as_m1[@]}" >/dev/null 2>"$work/err2" ||
 				problem="the rerun failed: $(cat "$work/err2")"
 		fi
-		[ -n "$problem" ] || problem=$(same c ref) || true
+		[ -n "$problem" ] || diff -r -x .git c ref >/dev/null || problem="working trees differ"
 		[ -n "$problem" ] || [ "$(git -C c log --format=%s)" = "$ref_log" ] || problem="histories differ"
+		[ -n "$problem" ] || [ "$(view c ls)" = "$ref_ls" ] || problem="'ls --json' differs"
+		[ -n "$problem" ] || [ "$(view c status)" = "$ref_status" ] || problem="'status --json' differs"
 		verdict clone "$kind" "$at" "$problem"
 	done < <(cases "${at_list[@]}")
 	rm -rf ref c
