@@ -238,6 +238,7 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, req->once ? 1L : 0L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->opts.timeout_ms);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);

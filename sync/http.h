@@ -20,6 +20,7 @@
 #ifndef SS_HTTP_H
 #define SS_HTTP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -58,6 +59,9 @@ typedef struct ss_http_request {
 	const char *const *headers;
 	const void *body;
 	size_t body_len;
+	/* Never sent twice (a one-time token): on a fresh connection, since libcurl sends a
+	 * request again on its own when a reused connection closes without an answer. */
+	bool once;
 } ss_http_request;
 
 typedef struct ss_http_response {

@@ -123,6 +123,8 @@ static int send(ss_http *http, const char *method, const char *url, const char *
 {
 	ss_http_request req = {
 	    .method = method,
+	    /* the one POST, the exchange, spends its delegation token: sent again, it is refused */
+	    .once = !strcmp(method, "POST"),
 	    .url = url,
 	    .content_type = body ? "application/json" : NULL,
 	    .headers = lines,
