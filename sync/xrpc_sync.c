@@ -12,10 +12,14 @@
 #define NSID_GET_REPO   "com.atproto.sync.getRepo"
 #define NSID_GET_BLOCKS "com.atproto.sync.getBlocks"
 
-typedef struct repo_state {
-	ss_xrpc_repo_job *job;
+/* One CAR request of a batch: where its answer goes. */
+typedef struct car_job {
+	const char *nsid;
+	ss_buf *car;
+	int *rc;
+	ss_error *err;
 	bool ended;
-} repo_state;
+} car_job;
 
 static int take_car(const char *nsid, ss_http_response *resp, ss_buf *car, ss_error *err)
 {
@@ -27,62 +31,80 @@ static int take_car(const char *nsid, ss_http_response *resp, ss_buf *car, ss_er
 	return 0;
 }
 
-static int on_repo(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
-                   ss_http_response *resp, ss_error *err)
+static int on_car(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                  ss_http_response *resp, ss_error *err)
 {
-	repo_state *st = payload;
-	ss_xrpc_repo_job *job = st->job;
+	car_job *job = payload;
 
 	(void)b;
 	(void)err;
-	st->ended = true;
+	job->ended = true;
 	if (rc < 0) {
-		job->err = *req_err;
-		job->rc = rc;
+		*job->err = *req_err;
+		*job->rc = rc;
 	} else {
-		job->rc = take_car(NSID_GET_REPO, resp, &job->car, &job->err);
+		*job->rc = take_car(job->nsid, resp, job->car, job->err);
 	}
 	return 0; /* one job's failure does not stop the others */
 }
 
-int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err)
+/* GETs the n urls at once on http (at most max_parallel in flight); each answer, or why there
+ * is none, goes to its job. A batch that cannot run fails the jobs it did not end. */
+static void car_many(ss_http *http, car_job *jobs, ss_buf *urls, size_t n, int max_parallel)
 {
 	ss_http_batch *b = NULL;
-	repo_state *states;
 	ss_error batch_err;
 	int ret;
 
-	(void)err;
-	if (!n)
-		return 0;
-	states = ss_xcalloc(n, sizeof(*states));
 	for (size_t i = 0; i < n; i++) {
-		states[i].job = &jobs[i];
-		ss_buf_init(&jobs[i].car);
-		jobs[i].rc = 0;
-		ss_error_clear(&jobs[i].err);
+		ss_buf_init(jobs[i].car);
+		*jobs[i].rc = 0;
+		ss_error_clear(jobs[i].err);
 	}
 	ss_error_clear(&batch_err);
-	ret = ss_http_batch_new(&b, ss_xrpc_http(jobs[0].client), max_parallel, &batch_err);
+	ret = ss_http_batch_new(&b, http, max_parallel, &batch_err);
 	for (size_t i = 0; i < n && !ret; i++) {
-		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
-		ss_buf url = SS_BUF_INIT;
-		ss_http_request req = {.method = "GET"};
+		ss_http_request req = {.method = "GET", .url = urls[i].ptr};
 
-		ss_xrpc__url(&url, ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
-		req.url = url.ptr;
-		ret = ss_http_batch_add(b, &req, on_repo, &states[i], &batch_err);
-		ss_buf_release(&url);
+		ret = ss_http_batch_add(b, &req, on_car, &jobs[i], &batch_err);
 	}
 	if (!ret)
 		ret = ss_http_batch_run(b, &batch_err);
 	for (size_t i = 0; i < n && ret < 0; i++)
-		if (!states[i].ended) {
-			jobs[i].rc = ret;
-			jobs[i].err = batch_err;
+		if (!jobs[i].ended) {
+			*jobs[i].rc = ret;
+			*jobs[i].err = batch_err;
 		}
 	ss_http_batch_free(b);
-	free(states);
+}
+
+static void release_urls(ss_buf *urls, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ss_buf_release(&urls[i]);
+	free(urls);
+}
+
+int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err)
+{
+	car_job *cj;
+	ss_buf *urls;
+
+	(void)err;
+	if (!n)
+		return 0;
+	cj = ss_xcalloc(n, sizeof(*cj));
+	urls = ss_xcalloc(n, sizeof(*urls));
+	for (size_t i = 0; i < n; i++) {
+		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
+
+		cj[i] = (car_job){NSID_GET_REPO, &jobs[i].car, &jobs[i].rc, &jobs[i].err, false};
+		ss_buf_init(&urls[i]);
+		ss_xrpc__url(&urls[i], ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
+	}
+	car_many(ss_xrpc_http(jobs[0].client), cj, urls, n, max_parallel);
+	release_urls(urls, n);
+	free(cj);
 	return 0;
 }
 
@@ -97,29 +119,6 @@ int ss_xrpc_get_blocks(ss_xrpc *x, const char *did, const char *const *cids, siz
 	if (job.rc < 0)
 		*err = job.err;
 	return job.rc;
-}
-
-typedef struct blocks_state {
-	ss_xrpc_blocks_job *job;
-	bool ended;
-} blocks_state;
-
-static int on_blocks(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
-                     ss_http_response *resp, ss_error *err)
-{
-	blocks_state *st = payload;
-	ss_xrpc_blocks_job *job = st->job;
-
-	(void)b;
-	(void)err;
-	st->ended = true;
-	if (rc < 0) {
-		job->err = *req_err;
-		job->rc = rc;
-	} else {
-		job->rc = take_car(NSID_GET_BLOCKS, resp, &job->car, &job->err);
-	}
-	return 0;
 }
 
 /* The getBlocks URL of cids for did on x's service. */
@@ -139,40 +138,21 @@ static void blocks_url(ss_buf *url, ss_xrpc *x, const char *did, const char *con
 
 int ss_xrpc_get_blocks_many(ss_xrpc_blocks_job *jobs, size_t n, int max_parallel, ss_error *err)
 {
-	ss_http_batch *b = NULL;
-	blocks_state *states;
-	ss_error batch_err;
-	int ret;
+	car_job *cj;
+	ss_buf *urls;
 
 	(void)err;
 	if (!n)
 		return 0;
-	states = ss_xcalloc(n, sizeof(*states));
+	cj = ss_xcalloc(n, sizeof(*cj));
+	urls = ss_xcalloc(n, sizeof(*urls));
 	for (size_t i = 0; i < n; i++) {
-		states[i].job = &jobs[i];
-		ss_buf_init(&jobs[i].car);
-		jobs[i].rc = 0;
-		ss_error_clear(&jobs[i].err);
+		cj[i] = (car_job){NSID_GET_BLOCKS, &jobs[i].car, &jobs[i].rc, &jobs[i].err, false};
+		ss_buf_init(&urls[i]);
+		blocks_url(&urls[i], jobs[i].client, jobs[i].did, jobs[i].cids, jobs[i].ncids);
 	}
-	ss_error_clear(&batch_err);
-	ret = ss_http_batch_new(&b, ss_xrpc_http(jobs[0].client), max_parallel, &batch_err);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ss_buf url = SS_BUF_INIT;
-		ss_http_request req = {.method = "GET"};
-
-		blocks_url(&url, jobs[i].client, jobs[i].did, jobs[i].cids, jobs[i].ncids);
-		req.url = url.ptr;
-		ret = ss_http_batch_add(b, &req, on_blocks, &states[i], &batch_err);
-		ss_buf_release(&url);
-	}
-	if (!ret)
-		ret = ss_http_batch_run(b, &batch_err);
-	for (size_t i = 0; i < n && ret < 0; i++)
-		if (!states[i].ended) {
-			jobs[i].rc = ret;
-			jobs[i].err = batch_err;
-		}
-	ss_http_batch_free(b);
-	free(states);
+	car_many(ss_xrpc_http(jobs[0].client), cj, urls, n, max_parallel);
+	release_urls(urls, n);
+	free(cj);
 	return 0;
 }
