@@ -412,7 +412,7 @@ static int cmd_card(ss_ctx *ctx, int argc, char **argv)
 	card_opts o;
 	cli_card_remote remote;
 	ss_card *card = NULL;
-	char *transport = NULL, *created = NULL, *uri = NULL;
+	char *created = NULL, *uri = NULL;
 	bool permissioned, only_mine;
 	ss_buf text = SS_BUF_INIT;
 	int ret;
@@ -423,10 +423,9 @@ static int cmd_card(ss_ctx *ctx, int argc, char **argv)
 		return ret;
 	if (o.show)
 		return cli_card_show(ctx, o.show, o.json);
-	if (cli_open_clone(ctx) < 0 || config_get(ctx, "transport", &transport) < 0)
+	if (cli_open_clone(ctx) < 0)
 		return cli_fail(&ctx->err);
-	permissioned = transport && !strcmp(transport, "space");
-	free(transport);
+	permissioned = cli_space_clone(ctx);
 	only_mine = o.mine || permissioned;
 	if (only_mine && !ss_state_me(ctx->state)) {
 		ss_error_set(&ctx->err, SS_EAUTH,

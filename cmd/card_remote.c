@@ -76,19 +76,6 @@ out:
 	return ret;
 }
 
-/* Whether the clone follows a permissioned space (then my public repo is not in its state). */
-static bool space_clone(ss_ctx *ctx)
-{
-	char *transport = NULL;
-	bool yes;
-
-	if (ss_state_config_get(ctx->state, "transport", &transport, &ctx->err) < 0)
-		return false;
-	yes = transport && !strcmp(transport, "space");
-	free(transport);
-	return yes;
-}
-
 int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **uri)
 {
 	const char *me = ss_state_me(ctx->state);
@@ -118,7 +105,7 @@ int cli_card_put(ss_ctx *ctx, cli_card_remote *r, const ss_card *card, char **ur
 	/* The card is a record in my public repo: when the clone follows that repo and it is at the
 	 * head the state knows, the write is guarded by that head too, and the state then knows the
 	 * new one (else the next push would find my repo moved and ask for a pull). */
-	if (!space_clone(ctx) && ss_state_member_get(ctx->state, me, &m, &ctx->err) == 0)
+	if (!cli_space_clone(ctx) && ss_state_member_get(ctx->state, me, &m, &ctx->err) == 0)
 		put.swap_commit = m.commit;
 	if (put.swap_commit && ss_xrpc_put_record(r->x, &put, &done, &commit, &ctx->err) == 0) {
 		if (commit.cid && commit.rev &&

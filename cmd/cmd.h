@@ -77,6 +77,8 @@ int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
  * open does nothing.
  */
 int cli_open_clone(ss_ctx *ctx);
+/* Whether the open clone follows a permissioned space (config "transport" is "space"). */
+bool cli_space_clone(ss_ctx *ctx);
 
 /* The exit code for an SS_E* code. */
 int cli_exit_code(int code);

@@ -220,6 +220,19 @@ static int rebuilt_tracking(ss_ctx *ctx)
 	return rc < 0 ? rc : ss_state_set_tracking(ctx->state, &tracking, &ctx->err);
 }
 
+bool cli_space_clone(ss_ctx *ctx)
+{
+	char *transport = NULL;
+	ss_error ignored;
+	bool yes;
+
+	if (ss_state_config_get(ctx->state, "transport", &transport, &ignored) < 0)
+		return false;
+	yes = transport && !strcmp(transport, "space");
+	free(transport);
+	return yes;
+}
+
 int cli_open_clone(ss_ctx *ctx)
 {
 	int rc;

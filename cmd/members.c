@@ -26,19 +26,6 @@ static const char *role_name(ss_state_role r)
 	}
 }
 
-/* Whether this clone follows a permissioned space (its writers come from the space host). */
-static bool from_space(ss_ctx *ctx)
-{
-	char *transport = NULL;
-	bool space;
-
-	if (ss_state_config_get(ctx->state, "transport", &transport, &ctx->err) < 0)
-		return false;
-	space = !strcmp(transport, "space");
-	free(transport);
-	return space;
-}
-
 static int list(ss_ctx *ctx, bool json)
 {
 	cli_member_list m;
@@ -67,7 +54,7 @@ static int list(ss_ctx *ctx, bool json)
 	}
 	if (json)
 		printf("]\n");
-	else if (from_space(ctx))
+	else if (cli_space_clone(ctx))
 		fprintf(stderr, "These are the writers the space host listed at the last fetch "
 		                "(listRepos), with the authority and you: the space names its "
 		                "members, this clone keeps no member list of its own.\n");
@@ -133,7 +120,7 @@ static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 			return cli_usage_error(ctx, "'%s' needs one handle or DID", argv[1]);
 		if (cli_open_clone(ctx) < 0)
 			return cli_fail(&ctx->err);
-		if (from_space(ctx)) {
+		if (cli_space_clone(ctx)) {
 			ss_error_set(&ctx->err, SS_EINVALID,
 			             "this clone follows a permissioned space, whose writers the "
 			             "space host names: its authority changes them with 'skillsync "

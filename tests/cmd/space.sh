@@ -61,6 +61,8 @@ done
 cd c-m1
 ss_run 0 "$SKILLSYNC" show auth-vs-m2
 grep -q "$(did m2)" "$tmp/stdout" || fail "show does not name the shadowed version: $(cat "$tmp/stdout")"
+# a full read is checked against the host's set hash, not a signed commit: no "signed by"
+! grep -q "signed by" "$tmp/stdout" || fail "show claims a signature in a space clone: $(cat "$tmp/stdout")"
 ss_run 0 "$SKILLSYNC" members
 for w in auth m1 m2; do grep -q "$(did "$w")" "$tmp/stdout" || fail "members lacks $w"; done
 grep -q "$(did out)" "$tmp/stdout" && fail "members lists the non-member"
