@@ -11,3 +11,17 @@ size_t cli_path_len(const char *path)
 		len--;
 	return len;
 }
+
+int cli_json_only(const ss_ctx *ctx, int argc, char **argv, bool *json)
+{
+	*json = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			*json = true;
+		else if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
+		else
+			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
+	}
+	return 0;
+}

@@ -62,6 +62,8 @@ int cli_fail(const ss_error *err);
 
 /* Prints "skillsync <cmd>: <message> (see 'skillsync <cmd> --help')"; returns SS_EXIT_USAGE. */
 int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
+/* Reads the arguments of a command whose only option is --json: 0, or cli_usage_error's code. */
+int cli_json_only(const ss_ctx *ctx, int argc, char **argv, bool *json);
 
 /*
  * The shared helpers below (cli_open_clone, cmd_lock_*, cli_members_load, cli_commit_message)

@@ -114,6 +114,7 @@ const ss_command cmd_members_def = {
 static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
+	int ret;
 
 	if (argc >= 2 && (!strcmp(argv[1], "add") || !strcmp(argv[1], "remove"))) {
 		if (argc != 3)
@@ -130,14 +131,8 @@ static int cmd_members(ss_ctx *ctx, int argc, char **argv)
 		}
 		return change(ctx, !strcmp(argv[1], "add"), argv[2]);
 	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
-		else
-			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
-	}
+	if ((ret = cli_json_only(ctx, argc, argv, &json)) != 0)
+		return ret;
 	if (cli_open_clone(ctx) < 0)
 		return cli_fail(&ctx->err);
 	return list(ctx, json);

@@ -115,14 +115,8 @@ static int cmd_prompt(ss_ctx *ctx, int argc, char **argv)
 	ss_buf out = SS_BUF_INIT;
 	int ret = SS_EXIT_OK;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
-		else
-			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
-	}
+	if ((ret = cli_json_only(ctx, argc, argv, &json)) != 0)
+		return ret;
 	if (cli_open_clone(ctx) < 0)
 		return cli_fail(&ctx->err);
 	if (!(workdir = realpath(ss_repo_workdir(ctx->repo), NULL))) {

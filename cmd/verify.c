@@ -177,14 +177,8 @@ static int cmd_verify(ss_ctx *ctx, int argc, char **argv)
 	bool json = false;
 	int worst = 0, ret;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
-		else
-			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
-	}
+	if ((ret = cli_json_only(ctx, argc, argv, &json)) != 0)
+		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_members_load(ctx, &members) < 0)
 		return cli_fail(&ctx->err);
 	if (ss_http_new(&http, NULL, &ctx->err) < 0) {
