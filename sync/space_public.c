@@ -86,7 +86,7 @@ struct list_job {
 	ss_error why;          /* ... why */
 	ss_verify_tree tree;   /* the full way: the signed tree */
 	bool refused;          /* a record of the listing was refused: no node cache kept */
-	bool unverified;       /* SKILLSYNC_NO_VERIFY=1: listed as the PDS says (tests only) */
+	bool unverified;       /* SKILLSYNC_TEST_NO_VERIFY=1: listed as the PDS says (tests only) */
 };
 
 static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
@@ -335,7 +335,7 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 {
 	pub_space *ps = (pub_space *)sp;
 	struct list_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
-	const char *off = getenv("SKILLSYNC_NO_VERIFY");
+	const char *off = getenv("SKILLSYNC_TEST_NO_VERIFY");
 	bool unverified = off && !strcmp(off, "1");
 	int ret = -1;
 

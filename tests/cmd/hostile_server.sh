@@ -16,7 +16,7 @@ export SKILLSYNC_CONFIG_HOME="$tmp/config"
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
 # The fake PDS holds no signed repo: the listing reader is tested with verification off
 # (docs/SECURITY.md); tests/cmd/verify.sh tests verification.
-export SKILLSYNC_NO_VERIFY=1
+export SKILLSYNC_TEST_NO_VERIFY=1
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 has() { grep -qF -- "$2" "$1" || fail "no '$2' in $1: $(cat "$1")"; }
