@@ -70,16 +70,13 @@ static int parse(ss_ctx *ctx, int argc, char **argv, clone_opts *o)
 
 /* The run's callbacks' payload. */
 typedef struct clone_out {
-	bool progress; /* stderr is a terminal, and no --quiet */
-	bool quiet;    /* --quiet: only warnings and errors */
-	bool shown;    /* a progress line is on the screen */
+	cli_progress_line line; /* on: stderr is a terminal, and no --quiet */
+	bool quiet;             /* --quiet: only warnings and errors */
 } clone_out;
 
 static void end_progress(clone_out *co)
 {
-	if (co->shown)
-		fputs("\r\033[K", stderr);
-	co->shown = false;
+	cli_progress_clear(&co->line);
 }
 
 static void report(void *payload, const char *did, const char *handle, const char *rkey,
@@ -93,10 +90,15 @@ static void progress(void *payload, size_t records, size_t done, size_t members)
 {
 	clone_out *co = payload;
 
-	if (!co->progress)
+	if (!co->line.on)
 		return;
 	fprintf(stderr, "\rReceiving skills: %zu records, %zu/%zu members", records, done, members);
-	co->shown = true;
+	co->line.shown = true;
+}
+
+static void checkout(void *payload, size_t done, size_t total)
+{
+	cli_progress_count(&((clone_out *)payload)->line, "Checking out files", done, total);
 }
 
 static void removing(void *payload, const char *partial)
@@ -165,7 +167,7 @@ const ss_command cmd_clone_def = {
 static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 {
 	clone_opts o;
-	clone_out co = {false, false, false};
+	clone_out co = {{false, false, -1}, false};
 	ss_fetch_opts fo;
 	ss_clone_opts run;
 	ss_clone_result res;
@@ -178,7 +180,7 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	co.quiet = o.quiet;
-	if (cli_progress(ctx, o.quiet, &co.progress) < 0) {
+	if (cli_progress(ctx, o.quiet, &co.line.on) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
@@ -200,6 +202,7 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	                      .cloning = cloning,
 	                      .kept = kept,
 	                      .fetched = fetched,
+	                      .checkout = checkout,
 	                      .payload = &co};
 	ret = ss_clone_run(&run, &res, &ctx->err);
 	end_progress(&co);

@@ -175,6 +175,15 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new);
 #define CLI_BOLD   "\033[1m"
 #define CLI_RESET  "\033[m"
 int cli_progress(ss_ctx *ctx, bool quiet, bool *out);
+/* One updating progress line on stderr, git's "<title>: <pct>% (<done>/<total>)": drawn when on
+ * (from cli_progress) and the percentage moved or done reached total; cli_progress_clear
+ * erases a drawn line (before other stderr output, and at the end). */
+typedef struct cli_progress_line {
+	bool on, shown;
+	int pct; /* last drawn; -1 none */
+} cli_progress_line;
+void cli_progress_count(cli_progress_line *p, const char *title, size_t done, size_t total);
+void cli_progress_clear(cli_progress_line *p);
 int cli_color_option(ss_ctx *ctx, const char *arg, int *consumed);
 int cli_color_init(ss_ctx *ctx);
 const char *cli_color(const ss_ctx *ctx, const char *code);

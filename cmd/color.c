@@ -20,6 +20,28 @@ int cli_progress(ss_ctx *ctx, bool quiet, bool *out)
 	return 0;
 }
 
+void cli_progress_count(cli_progress_line *p, const char *title, size_t done, size_t total)
+{
+	int pct;
+
+	if (!p->on || total == 0)
+		return;
+	pct = (int)(done >= total ? 100 : done * 100 / total);
+	if (p->shown && pct == p->pct && done != total)
+		return;
+	fprintf(stderr, "\r%s: %3d%% (%zu/%zu)", title, pct, done, total);
+	p->pct = pct;
+	p->shown = true;
+}
+
+void cli_progress_clear(cli_progress_line *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+	p->pct = -1;
+}
+
 int cli_color_option(ss_ctx *ctx, const char *arg, int *consumed)
 {
 	*consumed = 0;

@@ -95,11 +95,16 @@ static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 	ss_buf_release(&b);
 }
 
+static void progress(void *payload, size_t written, size_t total)
+{
+	cli_progress_count(payload, "Writing skills", written, total);
+}
+
 static int cmd_push(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_push_def = {
     "push", cmd_push, "send your committed skill changes to your repo",
-    "usage: skillsync push [--dry-run] [--json]\n"
+    "usage: skillsync push [--dry-run] [--json] [--quiet]\n"
     "\n"
     "Sends what HEAD changed against the space's view (the tracking ref) as record writes to\n"
     "your own repo: a new skill is created, a changed one updated (a skill whose version came\n"
@@ -110,11 +115,13 @@ const ss_command cmd_push_def = {
     "directories are never pushed.\n"
     "\n"
     "    -n, --dry-run   show what would be sent, send nothing\n"
-    "    --json          print the writes, notes and notices as JSON\n"};
+    "    --json          print the writes, notes and notices as JSON\n"
+    "    -q, --quiet     no progress line (shown only on a terminal anyway)\n"};
 
 static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 {
-	bool dry = false, json = false;
+	bool dry = false, json = false, quiet = false;
+	cli_progress_line line = {false, false, -1};
 	ss_lock *lock = NULL;
 	ss_http *http = NULL;
 	ss_space *sp = NULL;
@@ -129,6 +136,8 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 			dry = true;
 		else if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+			quiet = true;
 		else if (argv[i][0] == '-')
 			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		else
@@ -136,14 +145,20 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (cli_open_clone(ctx) < 0)
 		return cli_fail(&ctx->err);
+	if (cli_progress(ctx, quiet || json, &line.on) < 0)
+		goto fail;
 	memset(&opts, 0, sizeof(opts));
 	opts.dry_run = dry;
+	opts.progress = progress;
+	opts.payload = &line;
 	if (!dry && (ss_setting_http_new(&http, ctx->state, &ctx->err) < 0 ||
 	             ss_space_open(&sp, http, ctx->state, true, &ctx->err) < 0))
 		goto fail;
 	if (cli_lock_clone(ctx, sp, &lock, &rec) < 0)
 		goto fail;
-	if (ss_push_run(ctx->repo, ctx->state, sp, &opts, &r, &ctx->err) < 0)
+	ret = ss_push_run(ctx->repo, ctx->state, sp, &opts, &r, &ctx->err);
+	cli_progress_clear(&line);
+	if (ret < 0)
 		goto fail;
 	if (json)
 		print_json(&r, rec.push, dry);

@@ -24,8 +24,28 @@ static int note_conflict(git_checkout_notify_t why, const char *path, const git_
 	return 0;
 }
 
+typedef struct progress_cb {
+	ss_worktree_progress fn;
+	void *payload;
+} progress_cb;
+
+static void on_progress(const char *path, size_t done, size_t total, void *payload)
+{
+	progress_cb *p = payload;
+
+	(void)path;
+	p->fn(p->payload, done, total);
+}
+
 int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
 {
+	return ss_worktree_checkout_progress(repo, commit, NULL, NULL, err);
+}
+
+int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
+                                  ss_worktree_progress progress, void *payload, ss_error *err)
+{
+	progress_cb pc = {progress, payload};
 	git_repository *git = ss_repo_git(repo);
 	git_checkout_options opts;
 	git_treebuilder *tb = NULL;
@@ -60,6 +80,10 @@ int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
 	opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	opts.notify_cb = note_conflict;
 	opts.notify_payload = &r;
+	if (progress) {
+		opts.progress_cb = on_progress;
+		opts.progress_payload = &pc;
+	}
 	rc = git_checkout_tree(git, (git_object *)target, &opts);
 	if (rc < 0 && r.count) {
 		ret = ss_error_set(err, SS_EEXISTS, "cannot check out: %s%s already exist%s",

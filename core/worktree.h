@@ -26,6 +26,12 @@
  */
 int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err);
 
+/* The same, calling progress (when not NULL) with payload as files are written: done of
+ * total, from 0 up to total. */
+typedef void (*ss_worktree_progress)(void *payload, size_t done, size_t total);
+int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
+                                  ss_worktree_progress progress, void *payload, ss_error *err);
+
 /* How one side of a top-level name changed. 0 = unchanged. */
 typedef enum ss_status_kind {
 	SS_STATUS_NONE = 0,

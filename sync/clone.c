@@ -212,7 +212,8 @@ static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const cha
 	ss_oid_clear(&zero);
 	if ((ret = ss_commit_update_ref(repo, SS_REPO_MAIN_REF, &out->fetch.commit, &zero, "clone",
 	                                err)) < 0 ||
-	    (ret = ss_worktree_checkout(repo, &out->fetch.commit, err)) < 0)
+	    (ret = ss_worktree_checkout_progress(repo, &out->fetch.commit, o->checkout, o->payload,
+	                                         err)) < 0)
 		goto out;
 	ss_buf_clear(&file);
 	ss_fs_join(&file, path, PARTIAL_MARKER);

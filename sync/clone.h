@@ -46,6 +46,8 @@ typedef struct ss_clone_opts {
 	void (*kept)(void *payload, const char *who, ss_state_role role);
 	/* The records are in; the checkout comes next. stats: what the clone cost on the wire. */
 	void (*fetched)(void *payload, const ss_http_stats *stats);
+	/* The checkout: done of total files written, from 0 up to total. */
+	void (*checkout)(void *payload, size_t done, size_t total);
 	void *payload;
 } ss_clone_opts;
 

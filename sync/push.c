@@ -50,14 +50,18 @@ static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 }
 
 static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *me, ss_journal *j,
-                        const ss_outgoing *o, ss_push_result *out, ss_error *err)
+                        const ss_outgoing *o, const ss_push_opts *opts, ss_push_result *out,
+                        ss_error *err)
 {
+	void (*progress)(void *, size_t, size_t) = opts ? opts->progress : NULL;
 	char *commit = j->base_commit ? ss_xstrdup(j->base_commit) : NULL, *rev = NULL;
 	ss_space_write *sw = ss_xcalloc(j->nwrites + 1, sizeof(*sw));
 	char point[64];
 	size_t first = 0;
 	int rc, ret = -1;
 
+	if (progress)
+		progress(opts->payload, 0, j->nwrites);
 	for (size_t b = 0; b < j->nbatches; b++) {
 		ss_space_applied applied;
 		size_t n = 0;
@@ -127,6 +131,8 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		snprintf(point, sizeof(point), "after-batch-%zu", b + 1);
 		ss_crash_point(point);
 		first += n;
+		if (progress)
+			progress(opts->payload, first, j->nwrites);
 	}
 	{
 		ss_push_landed l = {j->writes, j->nwrites, j->push_time, j->head, commit, rev};
@@ -212,7 +218,7 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		ss_state_rollback(st);
 		goto out;
 	}
-	ret = send_batches(repo, st, sp, pv.me, &j, out->outgoing, out, err);
+	ret = send_batches(repo, st, sp, pv.me, &j, out->outgoing, opts, out, err);
 out:
 	for (size_t i = 0; jw && i < j.nwrites; i++) {
 		free((char *)(uintptr_t)jw[i].tree);

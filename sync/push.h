@@ -37,6 +37,10 @@
 typedef struct ss_push_opts {
 	bool dry_run;   /* compute and return the plan, send nothing */
 	int64_t now_ms; /* the push time; 0: now */
+	/* May be NULL: the writes that landed so far of all this run sends, called with payload
+	 * before the first request (0) and after each. */
+	void (*progress)(void *payload, size_t written, size_t total);
+	void *payload;
 } ss_push_opts;
 
 typedef struct ss_push_result {
