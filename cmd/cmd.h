@@ -64,6 +64,12 @@ int cli_fail(const ss_error *err);
 int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...) SS_PRINTF(2, 3);
 /* Reads the arguments of a command whose only option is --json: 0, or cli_usage_error's code. */
 int cli_json_only(const ss_ctx *ctx, int argc, char **argv, bool *json);
+/* The options of the commands that colour and report (ls, status, log, diff): takes arg when
+ * it is --color[=<when>], --no-color (cli_color_option) or --json (*json set), *consumed 1 then;
+ * 0, or SS_EXIT_USAGE (printed) for a bad <when>. cli_color_json_only reads the arguments of a
+ * command that has only these: 0, or cli_usage_error's code. */
+int cli_color_json_option(ss_ctx *ctx, const char *arg, bool *json, int *consumed);
+int cli_color_json_only(ss_ctx *ctx, int argc, char **argv, bool *json);
 
 /*
  * The shared helpers below (cli_open_clone, cmd_lock_*, cli_members_load, cli_commit_message)

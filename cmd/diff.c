@@ -249,7 +249,8 @@ static int parse(diff_run *d, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!dashdash && ((rc = cli_color_option(d->ctx, a, &used)) || used)) {
+		if (!dashdash &&
+		    ((rc = cli_color_json_option(d->ctx, a, &d->json, &used)) || used)) {
 			if (rc)
 				return rc;
 		} else if (!dashdash && (!strcmp(a, "--staged") || !strcmp(a, "--cached")))
@@ -258,8 +259,6 @@ static int parse(diff_run *d, int argc, char **argv)
 			pushed = true;
 		else if (!dashdash && !strcmp(a, "--stat"))
 			d->stat = true;
-		else if (!dashdash && !strcmp(a, "--json"))
-			d->json = true;
 		else if (!dashdash && !strcmp(a, "--"))
 			dashdash = true;
 		else if (!dashdash && a[0] == '-')

@@ -184,13 +184,11 @@ static int cmd_log(ss_ctx *ctx, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		int used, rc;
 
-		if ((rc = cli_color_option(ctx, argv[i], &used)) || used) {
+		if ((rc = cli_color_json_option(ctx, argv[i], &json, &used)) || used) {
 			if (rc) {
 				free(skill);
 				return rc;
 			}
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
 		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--max-count")) {
 			if (i + 1 == argc || parse_count(argv[i + 1], &max) < 0) {
 				free(skill);

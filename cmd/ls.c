@@ -77,19 +77,8 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 
 	memset(&l, 0, sizeof(l));
 	l.ctx = ctx;
-	for (int i = 1; i < argc; i++) {
-		int used, rc;
-
-		if ((rc = cli_color_option(ctx, argv[i], &used)) || used) {
-			if (rc)
-				return rc;
-		} else if (!strcmp(argv[i], "--json"))
-			l.json = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
-		else
-			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
-	}
+	if ((ret = cli_color_json_only(ctx, argc, argv, &l.json)) != SS_EXIT_OK)
+		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0)
 		return cli_fail(&ctx->err);
 	l.st = ctx->state;

@@ -277,19 +277,8 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 	ss_buf_init(&r.notices);
 	ss_buf_init(&r.invalid);
 	ss_buf_init(&r.blocked);
-	for (int i = 1; i < argc; i++) {
-		int used, rc;
-
-		if ((rc = cli_color_option(ctx, argv[i], &used)) || used) {
-			if (rc)
-				return rc;
-		} else if (!strcmp(argv[i], "--json"))
-			r.json = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
-		else
-			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
-	}
+	if ((ret = cli_color_json_only(ctx, argc, argv, &r.json)) != SS_EXIT_OK)
+		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0 || check_interrupted(&r) < 0 ||
 	    (!r.interrupted && load(&r) < 0)) {
 		ret = cli_fail(&ctx->err);
