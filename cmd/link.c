@@ -18,6 +18,7 @@
 #include "core/lock.h"
 #include "core/mem.h"
 #include "core/repo.h"
+#include "core/utf8.h"
 
 #define NOT_MADE "it exists and skillsync did not make it"
 #define NOT_OURS "it is no longer what skillsync made there"
@@ -25,7 +26,7 @@
 typedef struct link_opts {
 	const char **agents;
 	size_t nagents, alloc;
-	bool global, copy, auto_link;
+	bool global, copy, auto_link, json;
 	const char *project;
 } link_opts;
 
@@ -74,6 +75,8 @@ static int parse(ss_ctx *ctx, int argc, char **argv, link_opts *o, bool unlink)
 			o->copy = true;
 		} else if (!strcmp(a, "--auto") && !unlink) {
 			o->auto_link = true;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
 		} else if (a[0] == '-') {
 			return cli_usage_error(ctx, "unknown option '%s'", a);
 		} else {
@@ -83,18 +86,61 @@ static int parse(ss_ctx *ctx, int argc, char **argv, link_opts *o, bool unlink)
 	return 0;
 }
 
-/* "warning: <what> '<path>': <why>" on stderr. */
-static void warn_path(const char *what, const char *path, const char *why)
+/* Appends s to b as a quoted JSON string, after a comma when b holds an element already. */
+static void json_item(ss_buf *b, const char *s)
+{
+	ss_buf_puts(b, b->len ? ",\"" : "\"");
+	ss_utf8_escape(b, s, strlen(s), SS_ESCAPE_JSON);
+	ss_buf_putc(b, '"');
+}
+
+/* Appends "key":"<s>" to b (s JSON-escaped). */
+static void json_field(ss_buf *b, const char *key, const char *s)
+{
+	ss_buf_printf(b, "\"%s\":\"", key);
+	ss_utf8_escape(b, s, strlen(s), SS_ESCAPE_JSON);
+	ss_buf_putc(b, '"');
+}
+
+/* What link and unlink did with each path, for --json: the insides of JSON arrays. */
+typedef struct link_report {
+	size_t made, kept;
+	ss_buf made_json, kept_json; /* skill names */
+	ss_buf left_json;            /* {path, reason}: skipped (link) or left (unlink) */
+} link_report;
+
+#define LINK_REPORT_INIT                                                                           \
+	{                                                                                          \
+		0, 0, SS_BUF_INIT, SS_BUF_INIT, SS_BUF_INIT                                        \
+	}
+
+static void report_release(link_report *r)
+{
+	ss_buf_release(&r->made_json);
+	ss_buf_release(&r->kept_json);
+	ss_buf_release(&r->left_json);
+	r->made = r->kept = 0;
+}
+
+/* "warning: <what> '<path>': <why>" on stderr, and {path, reason} in r's left_json. */
+static void warn_path(link_report *r, const char *what, const char *path, const char *why)
 {
 	ss_buf b = SS_BUF_INIT;
 
 	fprintf(stderr, "warning: %s '%s': %s\n", what, cli_safe(&b, path), why);
 	ss_buf_release(&b);
+	if (!r)
+		return;
+	ss_buf_puts(&r->left_json, r->left_json.len ? ",{" : "{");
+	json_field(&r->left_json, "path", path);
+	ss_buf_putc(&r->left_json, ',');
+	json_field(&r->left_json, "reason", why);
+	ss_buf_putc(&r->left_json, '}');
 }
 
-/* Links every skill into dir; *made and *kept count what it made and what was there. */
+/* Links every skill into dir; r counts (and names) what it made and what was there. */
 static int link_folder(ss_links *l, const char *workdir, char **skills, size_t nskills,
-                       const char *dir, bool copy, size_t *made, size_t *kept, ss_error *err)
+                       const char *dir, bool copy, link_report *r, ss_error *err)
 {
 	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT;
 	int ret = 0;
@@ -111,16 +157,17 @@ static int link_folder(ss_links *l, const char *workdir, char **skills, size_t n
 			/* a copy takes the clone's version, with edits not pulled yet */
 			if (rec->copy && (ret = ss_link_refresh(rec, err)) < 0)
 				break;
-			(*kept)++;
+			r->kept++;
+			json_item(&r->kept_json, skills[i]);
 			continue;
 		}
 		if (rec && ss_link_check(rec) == SS_LINK_ELSEWHERE) {
-			warn_path("skipped", path.ptr, NOT_OURS);
+			warn_path(r, "skipped", path.ptr, NOT_OURS);
 			continue;
 		}
 		ret = ss_link_make(source.ptr, path.ptr, copy, err);
 		if (ret < 0 && err->code == SS_EEXISTS) {
-			warn_path("skipped", path.ptr, NOT_MADE);
+			warn_path(r, "skipped", path.ptr, NOT_MADE);
 			ret = 0;
 			continue;
 		}
@@ -131,7 +178,8 @@ static int link_folder(ss_links *l, const char *workdir, char **skills, size_t n
 		} else {
 			ss_links_add(l, skills[i], source.ptr, path.ptr, copy);
 		}
-		(*made)++;
+		r->made++;
+		json_item(&r->made_json, skills[i]);
 	}
 	ss_buf_release(&path);
 	ss_buf_release(&source);
@@ -206,7 +254,8 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 {
 	char *dflt = NULL;
 	ss_links l;
-	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT;
+	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT, json = SS_BUF_INIT;
+	link_report r = LINK_REPORT_INIT;
 	char *workdir = NULL, *project = NULL, **skills = NULL;
 	size_t nskills = 0;
 	int ret = -1;
@@ -234,7 +283,6 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 	for (size_t i = 0; i < ss_agent_count(); i++) {
 		const ss_agent *a = ss_agent_at(i);
 		bool chosen = !o->nagents && (dflt ? in_list(dflt, a->name) : a->default_target);
-		size_t made = 0, kept = 0;
 
 		for (size_t j = 0; j < o->nagents; j++)
 			chosen = chosen || !strcmp(o->agents[j], a->name);
@@ -245,21 +293,36 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 		/* Several agents share a folder (.agents/skills): link into it once. */
 		if (folder_done(&done, dir.ptr))
 			continue;
+		report_release(&r);
 		if (ss_fs_mkdir_p(dir.ptr, 0755, &ctx->err) < 0 ||
-		    link_folder(&l, workdir, skills, nskills, dir.ptr, o->copy, &made, &kept,
-		                &ctx->err) < 0)
+		    link_folder(&l, workdir, skills, nskills, dir.ptr, o->copy, &r, &ctx->err) < 0)
 			goto out;
 		ss_links_add_target(&l, a->name, dir.ptr, o->global, o->copy);
-		printf("%s %zu skill%s into %s (%s)", o->copy ? "Copied" : "Linked", made,
-		       made == 1 ? "" : "s", cli_safe(&safe, dir.ptr), a->title);
-		if (kept)
-			printf(", %zu already there", kept);
+		if (o->json) {
+			ss_buf_puts(&json, json.len ? ",{" : "{");
+			json_field(&json, "agent", a->name);
+			ss_buf_putc(&json, ',');
+			json_field(&json, "dir", dir.ptr);
+			ss_buf_printf(&json, ",\"made\":[%s],\"kept\":[%s],\"skipped\":[%s]}",
+			              r.made_json.ptr, r.kept_json.ptr, r.left_json.ptr);
+			continue;
+		}
+		printf("%s %zu skill%s into %s (%s)", o->copy ? "Copied" : "Linked", r.made,
+		       r.made == 1 ? "" : "s", cli_safe(&safe, dir.ptr), a->title);
+		if (r.kept)
+			printf(", %zu already there", r.kept);
 		printf("\n");
 	}
 	if (o->auto_link)
 		l.auto_link = true;
 	ret = ss_links_save(ctx->state, &l, &ctx->err);
+	if (ret == 0 && o->json)
+		printf("{\"copy\":%s,\"global\":%s,\"auto\":%s,\"folders\":[%s]}\n",
+		       o->copy ? "true" : "false", o->global ? "true" : "false",
+		       l.auto_link ? "true" : "false", json.ptr);
 out:
+	report_release(&r);
+	ss_buf_release(&json);
 	ss_links_release(&l);
 	ss_link_skills_free(skills, nskills);
 	ss_buf_release(&dir);
@@ -276,6 +339,7 @@ static int cmd_link(ss_ctx *ctx, int argc, char **argv);
 const ss_command cmd_link_def = {
     "link", cmd_link, "make the clone's skills visible to agents",
     "usage: skillsync link [--agent <name>]... [--global] [--copy] [--auto] [--project <dir>]\n"
+    "                      [--json]\n"
     "\n"
     "Puts one symbolic link per skill of the clone into each agent's skills folder\n"
     "(docs/AGENTS.md lists the agents and their folders): project-level by default, in the\n"
@@ -297,20 +361,24 @@ const ss_command cmd_link_def = {
     "                     reaches your agents with no look from you: use it only for a\n"
     "                     space whose members you trust with your agents\n"
     "    --project <dir>  the project whose folders get the links (default: the directory\n"
-    "                     the clone is in)\n"};
+    "                     the clone is in)\n"
+    "    --json           print what was done in each folder as JSON (docs/JSON.md)\n"};
 
-static int cmd_link(ss_ctx *ctx, int argc, char **argv)
+static int do_unlink(ss_ctx *ctx, const link_opts *o);
+
+/* link and unlink: the options, then the work under the clone's lock. */
+static int run(ss_ctx *ctx, int argc, char **argv, bool unlink)
 {
 	link_opts o;
 	ss_lock *lock = NULL;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	ret = parse(ctx, argc, argv, &o, false);
+	ret = parse(ctx, argc, argv, &o, unlink);
 	if (ret)
 		goto out;
 	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
-	    do_link(ctx, &o) < 0)
+	    (unlink ? do_unlink(ctx, &o) : do_link(ctx, &o)) < 0)
 		ret = cli_fail(&ctx->err);
 	else
 		ret = SS_EXIT_OK;
@@ -320,10 +388,16 @@ out:
 	return ret;
 }
 
-static int do_unlink(ss_ctx *ctx)
+static int cmd_link(ss_ctx *ctx, int argc, char **argv)
+{
+	return run(ctx, argc, argv, false);
+}
+
+static int do_unlink(ss_ctx *ctx, const link_opts *o)
 {
 	ss_links l;
-	size_t removed = 0;
+	link_report r = LINK_REPORT_INIT;
+	ss_buf removed = SS_BUF_INIT;
 	int ret = -1;
 
 	if (ss_links_load(ctx->state, &l, &ctx->err) < 0)
@@ -333,13 +407,14 @@ static int do_unlink(ss_ctx *ctx)
 		ss_link_status s = ss_link_check(k);
 
 		if (s == SS_LINK_ELSEWHERE) {
-			warn_path("left", k->path, NOT_OURS);
+			warn_path(&r, "left", k->path, NOT_OURS);
 			continue;
 		}
 		if (s == SS_LINK_OK) {
 			if (ss_link_remove(k, &ctx->err) < 0)
 				goto out;
-			removed++;
+			r.made++;
+			json_item(&removed, k->path);
 		}
 	}
 	for (size_t i = l.nlinks; i > 0; i--)
@@ -351,10 +426,14 @@ static int do_unlink(ss_ctx *ctx)
 	l.ntargets = 0;
 	l.auto_link = false;
 	ret = ss_links_save(ctx->state, &l, &ctx->err);
-	if (ret == 0)
-		printf("Removed %zu link%s\n", removed, removed == 1 ? "" : "s");
+	if (ret == 0 && o->json)
+		printf("{\"removed\":[%s],\"left\":[%s]}\n", removed.ptr, r.left_json.ptr);
+	else if (ret == 0)
+		printf("Removed %zu link%s\n", r.made, r.made == 1 ? "" : "s");
 out:
 	ss_links_release(&l);
+	ss_buf_release(&removed);
+	report_release(&r);
 	return ret;
 }
 
@@ -362,29 +441,17 @@ static int cmd_unlink(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_unlink_def = {
     "unlink", cmd_unlink, "remove the links 'skillsync link' made",
-    "usage: skillsync unlink\n"
+    "usage: skillsync unlink [--json]\n"
     "\n"
     "Removes every link and copy 'skillsync link' made, as the clone's state remembers\n"
     "them, and nothing else: one that was replaced meanwhile (by a folder of yours, a link\n"
-    "elsewhere) is left and named. pull stops keeping the agents' folders current.\n"};
+    "elsewhere) is left and named. pull stops keeping the agents' folders current.\n"
+    "\n"
+    "    --json   print the paths removed and the ones left as JSON (docs/JSON.md)\n"};
 
 static int cmd_unlink(ss_ctx *ctx, int argc, char **argv)
 {
-	link_opts o;
-	ss_lock *lock = NULL;
-	int ret;
-
-	memset(&o, 0, sizeof(o));
-	ret = parse(ctx, argc, argv, &o, true);
-	if (ret)
-		return ret;
-	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
-	    do_unlink(ctx) < 0)
-		ret = cli_fail(&ctx->err);
-	else
-		ret = SS_EXIT_OK;
-	ss_lock_free(lock);
-	return ret;
+	return run(ctx, argc, argv, true);
 }
 
 void cli_link_status(ss_ctx *ctx, FILE *out)
@@ -477,7 +544,7 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 			if (ss_link_make(source.ptr, path.ptr, l.targets[t].copy, &ctx->err) < 0) {
 				if (ctx->err.code != SS_EEXISTS)
 					goto out;
-				warn_path("skipped", path.ptr, NOT_MADE);
+				warn_path(NULL, "skipped", path.ptr, NOT_MADE);
 				continue;
 			}
 			ss_links_add(&l, skills[s], source.ptr, path.ptr, l.targets[t].copy);

@@ -64,4 +64,8 @@ check space-create object uri readPolicy writePolicy
 ss_run 0 "$SKILLSYNC" space members add "$(ss_json "$work/auth.json" did)" --space demo
 ss_run 0 "$SKILLSYNC" space members --space demo --json
 check space-members array did handle read write
+ss_run 0 "$SKILLSYNC" link --json
+check link object copy global auto folders
+ss_run 0 "$SKILLSYNC" unlink --json
+check unlink object removed left
 echo ok

@@ -75,10 +75,24 @@ grep -q "missing: *$work/.agents/skills/beta" "$work/stdout" || fail "status: $(
 grep -q "points elsewhere: *$work/.claude/skills/pdf-forms" "$work/stdout" || fail "status: $(cat "$work/stdout")"
 ss_run 0 "$SKILLSYNC" status --json
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/stdout" || fail "status --json is not JSON"
-ss_run 0 "$SKILLSYNC" link # makes the missing one again; the replaced one is skipped
+ss_run 0 "$SKILLSYNC" link --json # makes the missing one again; the replaced one is skipped
 link_to "$work/.agents/skills/beta" "$space/beta"
 grep -q "skipped '$work/.claude/skills/pdf-forms': it is no longer what skillsync made there" "$work/stderr" ||
 	fail "relink: $(cat "$work/stderr")"
+# --json says the same per folder (docs/JSON.md).
+python3 - "$work/stdout" "$work" <<'PY' || fail "link --json: $(cat "$work/stdout")"
+import json, sys
+doc, w = json.load(open(sys.argv[1])), sys.argv[2]
+assert (doc["copy"], doc["global"], doc["auto"]) == (False, False, False), doc
+f = {x["agent"]: x for x in doc["folders"]}
+assert list(f) == ["claude", "agents"], f
+c, a = f["claude"], f["agents"]
+assert c["dir"] == w + "/.claude/skills" and c["made"] == [] and c["kept"] == ["beta"], c
+assert c["skipped"] == [
+    {"path": w + "/.claude/skills/alpha", "reason": "it exists and skillsync did not make it"},
+    {"path": w + "/.claude/skills/pdf-forms", "reason": "it is no longer what skillsync made there"}], c
+assert a["made"] == ["beta"] and a["kept"] == ["alpha", "pdf-forms"] and a["skipped"] == [], a
+PY
 
 # pull: alpha changes (the copy follows), beta leaves the view (its links go), gamma is new
 # (named, not linked).
@@ -104,8 +118,15 @@ cmp -s "$HOME/.claude/skills/delta/SKILL.md" "$space/delta/SKILL.md" || fail "no
 grep -q "linked new skill '$work/.agents/skills/delta'" "$work/stderr" || fail "pull --auto: $(cat "$work/stderr")"
 
 # unlink: exactly what link made; the person's folders and link, and the replaced one, stay.
-ss_run 0 "$SKILLSYNC" unlink
+ss_run 0 "$SKILLSYNC" unlink --json
 grep -q "warning: left '$work/.claude/skills/pdf-forms'" "$work/stderr" || fail "unlink: $(cat "$work/stderr")"
+python3 - "$work/stdout" "$work" <<'PY' || fail "unlink --json: $(cat "$work/stdout")"
+import json, sys
+doc, w = json.load(open(sys.argv[1])), sys.argv[2]
+assert doc["left"] == [{"path": w + "/.claude/skills/pdf-forms",
+                        "reason": "it is no longer what skillsync made there"}], doc
+assert w + "/.agents/skills/delta" in doc["removed"] and len(doc["removed"]) == len(set(doc["removed"])), doc
+PY
 [ "$(cat "$work/.claude/skills/alpha/SKILL.md")" = mine ] || fail "unlink touched the person's folder"
 [ "$(readlink "$HOME/.claude/skills/beta")" = /nowhere ] || fail "unlink touched the person's link"
 [ -d "$work/.claude/skills/pdf-forms" ] || fail "unlink removed a folder it had not made"
