@@ -3,6 +3,7 @@
 # the C toolchain and libraries (apt; clang and its runtime libraries for the fuzz targets),
 # then the reference PDS for the tests (npm, cached outside the checkout by tests/pds/install).
 # dpkg-dev (dpkg-shlibdeps: the .deb's dependencies), man-db and groff-base: tests/cmd/package.sh.
+# zsh: tests/cmd/zsh_completion.sh loads the zsh completion.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
 	zlib1g-dev libssl-dev
 	libicu-dev
-	dpkg-dev man-db groff-base
+	dpkg-dev man-db groff-base zsh
 	ca-certificates curl python3 nodejs npm)
 
 missing=()

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# build: plain
+# The zsh completion as installed (share/zsh/vendor-completions/_skillsync): `zsh -f` with that
+# directory in fpath and compinit binds it to skillsync; called as the completion system calls
+# it (words, CURRENT, PREFIX), with compadd replaced by a function that prints the candidates
+# compadd would keep (those starting with PREFIX), it completes a command, an option and the
+# skill names of the clone around the current directory. (The bash one: tests/cmd/package.sh.)
+set -euo pipefail
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+
+command -v zsh >/dev/null || fail "zsh is not installed (scripts/setup.sh installs it)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$(dirname "$SKILLSYNC")" --prefix "$prefix" >/dev/null
+completions=$prefix/share/zsh/vendor-completions
+[ -f "$completions/_skillsync" ] || fail "no installed _skillsync"
+
+# complete_zsh <word>...: the candidates for the last word, sorted, one a line.
+complete_zsh() {
+	PATH="$prefix/bin:$PATH" ZDOTDIR=$tmp zsh -f -c '
+		fpath=("$1" $fpath)
+		autoload -Uz compinit && compinit -u -d "$2/zcompdump"
+		[[ $_comps[skillsync] == _skillsync ]] || { print -u2 "compinit: skillsync -> ${_comps[skillsync]:-nothing}"; exit 1; }
+		compadd() { # compadd [-a] [--] <candidates or array names>: those matching PREFIX
+			local arrays=0 c
+			local -a cands
+			while (($#)); do
+				case $1 in
+				-a) arrays=1 ;;
+				--) shift; break ;;
+				-*) ;;
+				*) break ;;
+				esac
+				shift
+			done
+			if ((arrays)); then for c in "$@"; do cands+=("${(@P)c}"); done; else cands=("$@"); fi
+			for c in $cands; do [[ $c == "$PREFIX"* ]] && print -r -- "$c"; done
+			return 0
+		}
+		_files() { print -r -- "(files)"; }
+		shift 2
+		words=("$@") CURRENT=$# PREFIX=${@[-1]}
+		$_comps[skillsync] | sort
+	' zsh "$completions" "$tmp" "$@"
+}
+
+[ "$(complete_zsh skillsync pu)" = "$(printf 'pull\npush')" ] || fail "completing 'pu': $(complete_zsh skillsync pu)"
+[ "$(complete_zsh skillsync --v)" = "--version" ] || fail "completing '--v': $(complete_zsh skillsync --v)"
+[ "$(complete_zsh skillsync pull --f)" = "--ff-only" ] || fail "completing 'pull --f': $(complete_zsh skillsync pull --f)"
+[ "$(complete_zsh skillsync push --q)" = "--quiet" ] || fail "completing 'push --q': $(complete_zsh skillsync push --q)"
+
+# Skill names: the top-level directories holding SKILL.md of the git working tree around.
+mkdir -p "$tmp/clone/pdf-forms" "$tmp/clone/pdf-tools" "$tmp/clone/pdf-notes" "$tmp/clone/notes"
+touch "$tmp/clone/pdf-forms/SKILL.md" "$tmp/clone/pdf-tools/SKILL.md"
+git -C "$tmp/clone" init -q
+got=$(cd "$tmp/clone/notes" && complete_zsh skillsync show pd)
+[ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing a skill name: '$got'"
+got=$(cd "$tmp/clone" && complete_zsh skillsync diff '')
+[ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing any skill name: '$got'"
+# Outside a clone: no skill names.
+got=$(cd "$tmp" && complete_zsh skillsync show pd || true)
+[ -z "$got" ] || fail "skill names outside a clone: '$got'"
+echo ok
