@@ -104,7 +104,7 @@ static void json_field(ss_buf *b, const char *key, const char *s)
 
 /* What link and unlink did with each path, for --json: the insides of JSON arrays. */
 typedef struct link_report {
-	size_t made, kept;
+	size_t made, kept;           /* made: linked or copied (link), removed (unlink) */
 	ss_buf made_json, kept_json; /* skill names */
 	ss_buf left_json;            /* {path, reason}: skipped (link) or left (unlink) */
 } link_report;
