@@ -129,3 +129,14 @@ m1_edit seventh
 ss_run 0 "$SKILLSYNC" pull --json
 is_read m1 "car True *"
 [ "$(sp_line . tool)" = seventh ] || fail "the pull after a tampered record did not converge"
+
+# A repo that also holds another collection's records: its ops fold into the set hash, and its
+# whole read checks out over every collection (a clone keeps m1's set hash only when it did);
+# only skills become records.
+sp_knob rawWrite "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"writes\":[{\"collection\":\"garden.engram.memory\",\"rkey\":\"note1\",\"value\":{\"\$type\":\"garden.engram.memory\",\"text\":\"not a skill\"}}]}" >/dev/null
+ss_run 0 "$SKILLSYNC" pull --json
+is_read m1 "ops True None"
+cd "$tmp"
+ss_run 0 "$SKILLSYNC" clone "$uri" c3 --as "$(handle m2)"
+[ "$(kept c3 m1)" != none ] || fail "the whole read of a repo with another collection did not check out"
+[ "$(sp_line c3 tool)" = seventh ] && [ ! -e c3/note1 ] || fail "the clone of a repo with another collection"
