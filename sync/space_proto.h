@@ -153,7 +153,8 @@ typedef struct ss_space_repo_car {
  * Reads getRepo's CAR (len bytes of data, which must outlive out): roots [commit, index];
  * every block hashing to its CID (core/car.h); the commit block a DAG-CBOR signed space
  * commit; the index block a DAG-CBOR map "<collection>/<rkey>" -> CID link, keys in DAG-CBOR
- * order; every other block a record the index names. SS_EINVALID saying what is wrong.
+ * order; every other block a record the index names. SS_EINVALID saying what is wrong (the
+ * caller names the method).
  * Nothing of the commit is checked but its shape.
  */
 int ss_space_proto_repo_car(const void *data, size_t len, ss_space_repo_car *out, ss_error *err);

@@ -153,9 +153,7 @@ int ss_space_proto_repo_car(const void *data, size_t len, ss_space_repo_car *out
 	    (ret = records_of(out, &commit->cid, &index->cid, err)) < 0)
 		goto out;
 out:
-	if (ret < 0) {
+	if (ret < 0)
 		ss_space_repo_car_release(out);
-		ss_error_prefix(err, "%s", SS_SPACE_NSID_GET_REPO);
-	}
 	return ret;
 }
