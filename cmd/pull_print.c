@@ -170,6 +170,24 @@ static const char *merge_word(const cli_pull_run *run, const ss_error *err)
 	return "failed";
 }
 
+/* "reads": how each member read this run was read (sync/fetch.h). */
+static void json_reads(const ss_fetch_result *f)
+{
+	printf("\"reads\":[");
+	for (size_t i = 0; i < f->nreads; i++) {
+		const ss_fetch_read *x = &f->reads[i];
+
+		printf("%s{\"did\":", i ? "," : "");
+		cli_print_json_string(x->did);
+		printf(",\"path\":");
+		cli_print_json_string(x->path);
+		printf(",\"verified\":%s,\"fallback\":", x->verified ? "true" : "false");
+		cli_print_json_string(x->fallback);
+		putchar('}');
+	}
+	putchar(']');
+}
+
 void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 {
 	const ss_pull_result *r = &run->result;
@@ -202,8 +220,10 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 		cli_print_json_string(s->reason);
 		putchar('}');
 	}
-	printf("],\"listings\":{\"full\":%zu,\"incremental\":%zu,\"fallback\":%zu}}",
+	printf("],\"listings\":{\"full\":%zu,\"incremental\":%zu,\"fallback\":%zu},",
 	       f->full_listings, f->incremental_listings, f->fallbacks);
+	json_reads(f);
+	putchar('}');
 	if (run->merge) {
 		printf(",\"merge\":{\"result\":\"%s\",\"head\":", merge_word(run, err));
 		if (r->merge_ran && !ss_oid_is_zero(&r->merge.head)) {

@@ -300,6 +300,7 @@ void ss_clone_result_release(ss_clone_result *r)
 		return;
 	free(r->dir);
 	free(r->partial);
+	ss_fetch_result_release(&r->fetch);
 	memset(r, 0, sizeof(*r));
 }
 

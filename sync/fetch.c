@@ -129,10 +129,38 @@ static const ss_space_head *find_head(const ss_fetch_run_ctx *f, const char *did
 	return NULL;
 }
 
-static int on_done(void *payload, const char *did, bool full, ss_error *err)
+/* Notes how did was read (fetch --json "reads"). */
+static void note_read(ss_fetch_run_ctx *f, const char *did, const ss_space_read *how, bool verified)
+{
+	ss_fetch_read *r;
+
+	f->res->reads = ss_xrealloc(f->res->reads, (f->res->nreads + 1) * sizeof(*r));
+	r = &f->res->reads[f->res->nreads++];
+	r->did = ss_xstrdup(did);
+	r->path = ss_xstrdup(how->path ? how->path : "");
+	r->verified = verified;
+	r->fallback = how->fallback ? ss_xstrdup(how->fallback) : NULL;
+}
+
+void ss_fetch_result_release(ss_fetch_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nreads; i++) {
+		free(r->reads[i].did);
+		free(r->reads[i].path);
+		free(r->reads[i].fallback);
+	}
+	free(r->reads);
+	r->reads = NULL;
+	r->nreads = 0;
+}
+
+static int on_done(void *payload, const char *did, const ss_space_read *how, ss_error *err)
 {
 	ss_fetch_run_ctx *f = payload;
 	const ss_space_head *h = find_head(f, did);
+	bool full = how->full;
 
 	if (full && ss_state_sweep_end(f->st, did, err) < 0)
 		return -1;
@@ -143,6 +171,7 @@ static int on_done(void *payload, const char *did, bool full, ss_error *err)
 	for (size_t i = 0; full && i < f->nwants; i++)
 		if (!strcmp(f->wants[i].did, did) && f->wants[i].since_rev)
 			f->res->fallbacks++;
+	note_read(f, did, how, how->verified);
 	if (h && ss_state_member_set_head(f->st, did, h->commit, h->rev, err) < 0)
 		return -1;
 	f->members_done++;
@@ -161,11 +190,14 @@ static int on_incomplete(void *payload, const char *did, ss_error *err)
 }
 
 /* A member that could not be read this time: its last known versions stay (DESIGN.md 2). */
-static int on_failed(void *payload, const char *did, const ss_error *why, ss_error *err)
+static int on_failed(void *payload, const char *did, const ss_space_read *how, const ss_error *why,
+                     ss_error *err)
 {
 	ss_fetch_run_ctx *f = payload;
 
 	(void)err;
+	if (how)
+		note_read(f, did, how, false);
 	f->res->unreachable++;
 	f->members_done++;
 	f->opts->unreachable(f->opts->payload, did, ss_fetch_handle(f, did), why->message);

@@ -43,6 +43,14 @@ typedef struct ss_fetch_opts {
 	const char *subject;
 } ss_fetch_opts;
 
+/* How one member was read this run (sync/space.h: ss_space_read), strings owned. */
+typedef struct ss_fetch_read {
+	char *did;
+	char *path;
+	bool verified;
+	char *fallback; /* NULL when the incremental way was taken or not asked */
+} ss_fetch_read;
+
 typedef struct ss_fetch_result {
 	bool changed;       /* a new tracking commit was written */
 	ss_oid commit;      /* the tracking commit after the run (zero when there is none) */
@@ -55,7 +63,13 @@ typedef struct ss_fetch_result {
 	 * an incremental listing was asked (the server refused `since`, or the tree could not be
 	 * completed) */
 	size_t full_listings, incremental_listings, fallbacks;
+	/* every member read this run, in the order its read ended (also one refused: verified
+	 * false); release with ss_fetch_result_release */
+	ss_fetch_read *reads;
+	size_t nreads;
 } ss_fetch_result;
+
+void ss_fetch_result_release(ss_fetch_result *r);
 
 /*
  * Runs a fetch over sp for the clone repo/st (the state's members are the ones to follow:

@@ -30,6 +30,7 @@ void ss_pull_result_release(ss_pull_result *r)
 	changes_release(&r->fetched);
 	changes_release(&r->merged);
 	ss_merge_result_release(&r->merge);
+	ss_fetch_result_release(&r->fetch);
 }
 
 /* Reads a ref; a missing ref gives the zero id. */

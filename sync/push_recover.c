@@ -71,11 +71,6 @@ static int on_deleted(void *payload, const char *did, const char *rkey, ss_error
 	return 0;
 }
 
-static int on_done(void *payload, const char *did, bool full, ss_error *err)
-{
-	return 0;
-}
-
 typedef struct mine_count {
 	const char *me;
 	const ss_journal *j;
@@ -159,7 +154,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	p.updated = ss_xcalloc(j.nwrites + 1, sizeof(*p.updated));
 	{
 		ss_space_want want = {me, NULL};
-		ss_space_listener l = {on_record, on_deleted, on_done, &p, NULL, NULL};
+		ss_space_listener l = {on_record, on_deleted, NULL, &p, NULL, NULL};
 		if ((rc = ss_space_list(sp, &want, 1, &l, err)) < 0)
 			goto out_rc;
 	}

@@ -67,20 +67,35 @@ typedef struct ss_space_record {
 } ss_space_record; /* rkey is NULL for an entry with nothing to keep it by (problem says why) */
 
 /*
+ * How a member's records were read this time (fetch --json "reads"). path: "full" (public: the
+ * signed tree and every listRecords page), "since" (public: getRepo?since diffed against the
+ * kept tree), "ops" (space: listRepoOps folded into the kept set hash, checked against the
+ * signed commit), "car" (space: getRepo, the whole repo checked against its signed commit).
+ */
+typedef struct ss_space_read {
+	bool full;        /* the listing held every record (then records not reported are gone) */
+	const char *path; /* as above */
+	bool verified;    /* checked against the member's signed commit */
+	const char *fallback; /* why the incremental way was asked but not taken; NULL otherwise */
+} ss_space_read;
+
+/*
  * What a listing reports. record: one record (new or changed, or any record of a full listing);
  * deleted: a record gone since since_rev (incremental listings only); done: the member's
- * listing ended; full says whether it held every record (then records not reported are gone).
- * failed (may be NULL): the member's listing could not finish (why: one line naming it); its
- * records reported so far stand, done is not called for it, and the others go on. Without
- * failed, one member's failure fails ss_space_list after the others ended.
+ * listing ended, and how it was read.
+ * failed (may be NULL): the member's listing could not finish (why: one line naming it; how:
+ * the read that was refused, or NULL when nothing could be read); its records reported so far
+ * stand, done is not called for it, and the others go on. Without failed, one member's
+ * failure fails ss_space_list after the others ended.
  * A negative return (with err set) stops the listing and is returned by ss_space_list.
  */
 typedef struct ss_space_listener {
 	int (*record)(void *payload, const ss_space_record *rec, ss_error *err);
 	int (*deleted)(void *payload, const char *did, const char *rkey, ss_error *err);
-	int (*done)(void *payload, const char *did, bool full, ss_error *err);
+	int (*done)(void *payload, const char *did, const ss_space_read *how, ss_error *err);
 	void *payload;
-	int (*failed)(void *payload, const char *did, const ss_error *why, ss_error *err);
+	int (*failed)(void *payload, const char *did, const ss_space_read *how, const ss_error *why,
+	              ss_error *err);
 	/* incomplete (may be NULL): called after done when the transport refused some of the
 	 * member's records (each reported through record with its problem): the member must be
 	 * listed in full next time, whatever its revision. */

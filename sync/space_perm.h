@@ -7,8 +7,10 @@
  * authority), with each writer's repo revision and set hash; the authority and I are always
  * in the answer (with no revision when we never wrote), so that our roles stay. A writer the
  * state does not know yet is resolved once (handle, PDS) and kept in the state by fetch.
- * list: a full listRecords of the skill collection, or listRepoOps since the revision the
- * state holds (the credential's audience the writer), records as JSON text with their CIDs.
+ * list: listRepoOps since the revision the state holds, else (or when the ops do not check
+ * out) the whole repo with getRepo (the credential's audience the writer), each checked
+ * against the writer's signed commit (docs/SPACES.md "Trust"); records as JSON text with
+ * their CIDs.
  * apply: applyWrites on my PDS with my session (<=200 writes, <1,000,000 bytes a request),
  * after checking that every record I update or delete still has the CID the state expects
  * and that no record I create appeared (listRepoOps since my last revision, or getRecord when

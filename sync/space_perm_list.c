@@ -1,26 +1,28 @@
-/* space_perm_list.c: a writer's records in the space: all of them (listRecords) or what
- * changed since a revision (listRepoOps); see sync/space_perm.h. */
+/* space_perm_list.c: a writer's records in the space: all of them (getRepo) or what changed
+ * since a revision (listRepoOps); see sync/space_perm.h. */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cbor.h"
 #include "core/mem.h"
 #include "core/record.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_proto.h"
 #include "sync/space_public.h"
-#include "sync/xrpc_priv.h"
 
 struct walk {
 	const ss_space_listener *l;
 	const char *did;
-	bool stopped; /* the listener failed: its error, not the server's */
-	ss_lthash h;  /* a full listing's records (sync/space_verify.c) */
+	bool stopped;    /* the listener failed: its error, not the server's */
+	bool refused;    /* read, and refused by the checks (sync/space_verify.c) */
+	bool verified;   /* checked against the writer's signed commit */
+	ss_buf fallback; /* why the ops were not taken, when they were asked */
 };
 
 /*
  * Whether r's value is the record its CID names (the host could serve another value under the
- * same CID): NULL when it is, else why (in why). Trust comes from the data: a record that
- * fails is reported with this reason, and fetch keeps its last good version.
+ * same CID): NULL when it is, else why (in why).
  */
 static const char *check_cid(const ss_space_record *r, ss_buf *why)
 {
@@ -28,100 +30,87 @@ static const char *check_cid(const ss_space_record *r, ss_buf *why)
 	char *cid = NULL;
 	const char *problem = NULL;
 
-	if (r->problem || !r->value_json)
-		return r->problem;
+	if (!r->value_json) {
+		ss_buf_printf(why, "the host sent the record '%s' without its value", r->rkey);
+		return why->ptr;
+	}
 	if (ss_record_cid_from_json(r->value_json, r->value_len, &cid, &e) < 0) {
-		ss_buf_printf(why, "cannot compute the record's CID: %s", e.message);
+		ss_buf_printf(why, "cannot compute the CID of the record '%s': %s", r->rkey,
+		              e.message);
 		problem = why->ptr;
 	} else if (strcmp(cid, r->cid)) {
 		ss_buf_printf(why,
-		              "the record's value does not match its CID %s (changed by the host "
-		              "or on the way)",
-		              r->cid);
+		              "the value of the record '%s' does not match its CID %s (changed by "
+		              "the host or on the way)",
+		              r->rkey, r->cid);
 		problem = why->ptr;
 	}
 	free(cid);
 	return problem;
 }
 
-static int on_entry(void *payload, const ss_xrpc_record *rec, ss_error *err)
+/* A record block of the CAR to the listener, as JSON text (a block that is not a DAG-CBOR map
+ * is the writer's own bad record: reported with its problem). */
+static int emit_block(struct walk *w, const ss_space_repo_entry *e, ss_error *err)
 {
-	struct walk *w = payload;
-	ss_space_record r = {w->did,          rec->rkey,      rec->cid,
-	                     rec->value_json, rec->value_len, rec->problem};
-	ss_buf why = SS_BUF_INIT;
+	char cid[SS_CID_STRSZ];
+	ss_space_record r = {w->did, e->rkey, cid, NULL, 0, NULL};
+	json_t *v = NULL;
+	char *json = NULL;
+	ss_error why;
 	int ret;
 
-	if (!rec->rkey || !rec->cid) {
-		ss_buf_printf(&why, "a listed entry has no %s", rec->rkey ? "CID" : "record key");
-		r.rkey = NULL;
-		r.value_json = NULL;
-		r.problem = why.ptr;
-	}
-	if (rec->rkey && rec->cid)
-		ss_lthash_add_record(&w->h, SS_SKILL_COLLECTION, rec->rkey, rec->cid);
-	r.problem = check_cid(&r, &why);
-	if (r.problem)
-		r.value_json = NULL;
+	ss_cid_fmt(cid, &e->cid);
+	ss_error_clear(&why);
+	if (ss_cbor_decode(e->data, e->len, &v, &why) < 0)
+		r.problem = why.message;
+	else if (!json_is_object(v))
+		r.problem = "the record is not an object";
+	else if (!(json = json_dumps(v, JSON_COMPACT)))
+		r.problem = "the record cannot be written as JSON";
+	r.value_json = r.problem ? NULL : json;
+	r.value_len = json ? strlen(json) : 0;
 	ret = w->l->record(w->l->payload, &r, err);
 	w->stopped = ret < 0;
-	ss_buf_release(&why);
+	free(json);
+	json_decref(v);
 	return ret;
 }
 
-/* Every record of the skill collection, page by page. */
-static int list_full(perm_space *ps, perm_writer *wr, struct walk *w, ss_error *err)
+/*
+ * The whole repo (getRepo), checked against its signed commit (sync/space_verify.c) before
+ * anything reaches w's listener; then its skill records. A repo that fails the check is
+ * refused whole (w->refused, err says what failed).
+ */
+static int list_car(perm_space *ps, perm_writer *wr, const char *since, struct walk *w,
+                    ss_error *err)
 {
+	const char *params[] = {"space", ps->uri, "repo", wr->did, NULL};
 	ss_buf body = SS_BUF_INIT;
-	char *cursor = NULL;
-	size_t total = 0;
-	bool matched;
-	int ret = 0;
+	ss_space_repo_car car;
+	int ret;
 
-	ss_lthash_init(&w->h);
-	for (size_t page = 0;; page++) {
-		const char *params[] = {"space",      ps->uri,
-		                        "repo",       wr->did,
-		                        "collection", SS_SKILL_COLLECTION,
-		                        "limit",      SS_SPACE_RECORDS_LIMIT,
-		                        "cursor",     cursor,
-		                        NULL};
-		size_t count = 0;
-		char *next = NULL;
-
-		if (page >= SS_XRPC_LIST_MAX_PAGES || total > SS_XRPC_LIST_MAX_RECORDS) {
-			ret =
-			    ss_error_set(err, SS_ERROR, "%s: too many pages or records: giving up",
-			                 SS_SPACE_NSID_LIST_RECORDS);
-			break;
-		}
-		ret = ss_space_cred_get(ps->cred, wr->pds, SS_SPACE_NSID_LIST_RECORDS, params,
-		                        wr->did, &body, err);
-		if (ret < 0 && err->code == SS_ENOTFOUND && page == 0 &&
-		    strstr(err->message, "RepoNotFound")) {
-			ret = 0; /* never wrote in the space: no records */
-			break;
-		}
-		if (ret < 0 ||
-		    (ret = ss_xrpc__walk_page(SS_SPACE_NSID_LIST_RECORDS, body.ptr, body.len,
-		                              on_entry, w, &count, &next, err)) < 0)
-			break;
-		total += count;
-		if (next && cursor && !strcmp(next, cursor)) {
-			free(next);
-			ret =
-			    ss_error_set(err, SS_ERROR, "%s: the server sent the same cursor again",
-			                 SS_SPACE_NSID_LIST_RECORDS);
-			break;
-		}
-		free(cursor);
-		cursor = next;
-		if (!cursor || !count)
-			break;
+	memset(&car, 0, sizeof(car));
+	ret = ss_space_cred_get(ps->cred, wr->pds, SS_SPACE_NSID_GET_REPO, params, wr->did, &body,
+	                        err);
+	if (ret < 0 && err->code == SS_ENOTFOUND && strstr(err->message, "RepoNotFound") &&
+	    !(wr->rev && *wr->rev)) {
+		ret = 0; /* never wrote in the space (listRepos names no revision): no records */
+		goto out;
 	}
-	if (ret == 0)
-		ss_space_verify__full(ps, wr, &w->h, &matched);
-	free(cursor);
+	if (ret < 0)
+		goto out;
+	if ((ret = ss_space_proto_repo_car(body.ptr, body.len, &car, err)) < 0 ||
+	    (ret = ss_space_verify__car(ps, wr, since, &car, err)) < 0) {
+		w->refused = true;
+		goto out;
+	}
+	w->verified = true;
+	for (size_t i = 0; i < car.n && ret == 0; i++)
+		if (!strcmp(car.entries[i].collection, SS_SKILL_COLLECTION))
+			ret = emit_block(w, &car.entries[i], err);
+out:
+	ss_space_repo_car_release(&car);
 	ss_buf_release(&body);
 	return ret;
 }
@@ -135,12 +124,15 @@ static int by_key(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
-/* Tells l what the ops of the skill collection leave: each key's last op. */
+/*
+ * Tells l what the ops of the skill collection leave: each key's last op; nothing when a
+ * value is not the record its CID names, or missing (w->fallback then says why).
+ */
 static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *err)
 {
 	const ss_space_op **idx = ss_xcalloc(n ? n : 1, sizeof(*idx));
 	const ss_space_listener *l = w->l;
-	size_t m = 0;
+	size_t m = 0, k = 0;
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -148,30 +140,28 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 		    ops[i].rkey)
 			idx[m++] = &ops[i];
 	qsort(idx, m, sizeof(*idx), by_key);
-	for (size_t k = 0; k < m && ret == 0; k++) {
-		const ss_space_op *op = idx[k];
+	/* a later op on the same key counts */
+	for (size_t i = 0; i < m; i++)
+		if (i + 1 == m || strcmp(idx[i + 1]->rkey, idx[i]->rkey))
+			idx[k++] = idx[i];
+	for (size_t i = 0; i < k && ret == 0; i++) {
+		ss_space_record r = {
+		    w->did, idx[i]->rkey, idx[i]->cid, idx[i]->value_json, idx[i]->value_len, NULL};
 
-		if (k + 1 < m && !strcmp(idx[k + 1]->rkey, op->rkey))
-			continue; /* a later op on the same key counts */
-		if (!op->cid) {
-			if (l->deleted)
-				ret = l->deleted(l->payload, w->did, op->rkey, err);
-		} else {
-			ss_space_record r = {w->did,         op->rkey,      op->cid,
-			                     op->value_json, op->value_len, NULL};
-
-			ss_buf why = SS_BUF_INIT;
-
-			if (!op->value_json)
-				r.problem = "the server sent the record without a value";
-			r.problem = check_cid(&r, &why);
-			if (r.problem)
-				r.value_json = NULL;
-			ret = l->record(l->payload, &r, err);
-			ss_buf_release(&why);
-		}
+		if (idx[i]->cid && check_cid(&r, &w->fallback))
+			k = 0; /* nothing told */
 	}
-	w->stopped = ret < 0;
+	for (size_t i = 0; i < k && ret == 0; i++) {
+		const ss_space_op *op = idx[i];
+		ss_space_record r = {w->did,         op->rkey,      op->cid,
+		                     op->value_json, op->value_len, NULL};
+
+		if (!op->cid)
+			ret = l->deleted ? l->deleted(l->payload, w->did, op->rkey, err) : 0;
+		else
+			ret = l->record(l->payload, &r, err);
+		w->stopped = ret < 0;
+	}
 	free(idx);
 	return ret;
 }
@@ -179,7 +169,7 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 /*
  * The ops since since_rev, all pages, checked against the kept set hash and the signed commit
  * (sync/space_verify.c), then what they leave to w's listener. When they do not check out,
- * the writer is read in full instead (*full set).
+ * the writer is read whole instead (*full set, w->fallback says why).
  */
 static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct walk *w,
                       bool *full, ss_error *err)
@@ -221,11 +211,13 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 		if (!cursor || nops == before)
 			break;
 	}
-	if (ret == 0 && ss_space_verify__ops(ps, wr, since, ops, nops, &body, err) < 0) {
+	if (ret == 0 && ss_space_verify__ops(ps, wr, since, ops, nops, &body, err) < 0)
+		ss_buf_puts(&w->fallback, err->message);
+	else if (ret == 0 && (ret = emit_ops(w, ops, nops, err)) == 0 && !w->fallback.len)
+		w->verified = ps->st != NULL;
+	if (ret == 0 && w->fallback.len) {
 		*full = true;
-		ret = list_full(ps, wr, w, err);
-	} else if (ret == 0) {
-		ret = emit_ops(w, ops, nops, err);
+		ret = list_car(ps, wr, since, w, err);
 	}
 	ss_space_ops_free(ops, nops);
 	free(cursor);
@@ -237,35 +229,45 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
                         const ss_space_listener *l, ss_error *err)
 {
 	perm_space *ps = (perm_space *)sp;
+	int ret = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && ret == 0; i++) {
 		perm_writer *wr = ss_space_perm__writer(ps, wants[i].did);
-		bool full = !wants[i].since_rev || !*wants[i].since_rev;
-		struct walk w = {l, wr->did, false, {{0}}};
+		const char *since = wants[i].since_rev;
+		bool full = !since || !*since;
+		struct walk w = {l, wr->did, false, false, false, SS_BUF_INIT};
+		ss_space_read how;
 		ss_error why;
 		int rc;
 
 		rc = ss_space_perm__pds(ps, wr, &why);
 		if (rc == 0)
-			rc = full ? list_full(ps, wr, &w, &why)
-			          : list_since(ps, wr, wants[i].since_rev, &w, &full, &why);
+			rc = full ? list_car(ps, wr, NULL, &w, &why)
+			          : list_since(ps, wr, since, &w, &full, &why);
+		how = (ss_space_read){full, full ? "car" : "ops", w.verified,
+		                      w.fallback.len ? w.fallback.ptr : NULL};
 		if (rc < 0 && w.stopped) {
 			*err = why; /* the listener's own failure */
-			return rc;
-		}
-		if (rc < 0) {
-			ss_error_prefix(&why, "cannot list the skills of '%s'",
-			                ss_space_perm__who(wr));
+			ret = rc;
+		} else if (rc < 0) {
+			if (w.refused)
+				ss_error_prefix(
+				    &why, "'%s' not synced: its whole repo (%s) failed the check",
+				    ss_space_perm__who(wr), SS_SPACE_NSID_GET_REPO);
+			else
+				ss_error_prefix(&why, "cannot list the skills of '%s'",
+				                ss_space_perm__who(wr));
 			if (!l->failed) {
 				*err = why;
-				return rc;
+				ret = rc;
+			} else if (l->failed(l->payload, wr->did, w.refused ? &how : NULL, &why,
+			                     err) < 0) {
+				ret = -1;
 			}
-			if (l->failed(l->payload, wr->did, &why, err) < 0)
-				return -1;
-			continue;
+		} else if (l->done && l->done(l->payload, wr->did, &how, err) < 0) {
+			ret = -1;
 		}
-		if (l->done && l->done(l->payload, wr->did, full, err) < 0)
-			return -1;
+		ss_buf_release(&w.fallback);
 	}
-	return 0;
+	return ret;
 }

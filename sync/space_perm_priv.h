@@ -44,16 +44,22 @@ const char *ss_space_perm__who(const perm_writer *w);
  * in the state (core/state_space.h): ops since `since` (body: the last page, with the signed
  * commit) are folded into the kept LtHash, and the commit's MAC and hash must match; then the
  * new state is kept. Otherwise SS_EINVALID with why (the kept state is dropped) and the
- * caller reads the writer in full. Without a state (ps->st NULL) nothing is checked: 0.
+ * caller reads the writer in full (getRepo). Without a state (ps->st NULL) nothing is
+ * checked: 0.
  */
 int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
                          const ss_space_op *ops, size_t n, const ss_buf *body, ss_error *err);
 /*
- * After a full listing of wr whose records gave h: kept when its digest is listRepos's hash
- * for wr (the repo holds skills only), else forgotten. *matched says which.
+ * The whole repo of wr as getRepo gave it (car, read by sync/space_proto.h), since the state's
+ * revision since (NULL: none): the LtHash of every index entry (every collection) must give
+ * the signed commit's hash, the CAR must hold the block of every skill record, the revision
+ * must not go back (from since, nor below listRepos's), and the commit's MAC and its
+ * signature by wr's #atproto key (fetched again once when it fails) must check out. Then the
+ * set hash is kept in the state; otherwise SS_EINVALID saying what failed, and the kept state
+ * is dropped.
  */
-void ss_space_verify__full(perm_space *ps, const perm_writer *wr, const ss_lthash *h,
-                           bool *matched);
+int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const char *since,
+                         const ss_space_repo_car *car, ss_error *err);
 
 int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
                         const ss_space_listener *l, ss_error *err);

@@ -19,27 +19,29 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/car.h"
+#include "core/cid.h"
 #include "core/crypto.h"
 #include "core/error.h"
+#include "core/space_commit.h"
 #include "sync/xrpc.h"
 
 #define SS_SPACE_PROTO_VERSION "spaces alpha of 2026-10-01 (signed HTTP headers)"
 
-#define SS_SPACE_NSID_DELEGATION   "com.atproto.space.getDelegationToken"
-#define SS_SPACE_NSID_CREDENTIAL   "com.atproto.space.getSpaceCredential"
-#define SS_SPACE_NSID_LIST_REPOS   "com.atproto.space.listRepos"
-#define SS_SPACE_NSID_LIST_RECORDS "com.atproto.space.listRecords"
-#define SS_SPACE_NSID_LIST_OPS     "com.atproto.space.listRepoOps"
-#define SS_SPACE_NSID_GET_RECORD   "com.atproto.space.getRecord"
-#define SS_SPACE_NSID_LATEST       "com.atproto.space.getLatestCommit"
-#define SS_SPACE_NSID_APPLY        "com.atproto.space.applyWrites"
+#define SS_SPACE_NSID_DELEGATION "com.atproto.space.getDelegationToken"
+#define SS_SPACE_NSID_CREDENTIAL "com.atproto.space.getSpaceCredential"
+#define SS_SPACE_NSID_LIST_REPOS "com.atproto.space.listRepos"
+#define SS_SPACE_NSID_LIST_OPS   "com.atproto.space.listRepoOps"
+#define SS_SPACE_NSID_GET_RECORD "com.atproto.space.getRecord"
+#define SS_SPACE_NSID_LATEST     "com.atproto.space.getLatestCommit"
+#define SS_SPACE_NSID_APPLY      "com.atproto.space.applyWrites"
+#define SS_SPACE_NSID_GET_REPO   "com.atproto.space.getRepo"
 
 /* The credential is renewed when it expires within this many seconds. */
 #define SS_SPACE_RENEW_MARGIN_S 90
 /* Page sizes asked for (the lexicons' maximum for listRepos and listRepoOps). */
-#define SS_SPACE_REPOS_LIMIT   "1000"
-#define SS_SPACE_OPS_LIMIT     "1000"
-#define SS_SPACE_RECORDS_LIMIT "100"
+#define SS_SPACE_REPOS_LIMIT "1000"
+#define SS_SPACE_OPS_LIMIT   "1000"
 /* Pages of listRepos or listRepoOps one listing may take (a cursor loop ends there). */
 #define SS_SPACE_MAX_PAGES 10000
 
@@ -129,6 +131,34 @@ void ss_space_ops_free(ss_space_op *ops, size_t n);
  * page was the last (commit_rev NULL otherwise). */
 int ss_space_proto_ops_page(const ss_buf *body, ss_space_op **ops, size_t *n, char **cursor,
                             char **commit_rev, char **commit_hash, ss_error *err);
+
+/* One entry of getRepo's index: a record of the repo, any collection. */
+typedef struct ss_space_repo_entry {
+	char *collection;
+	char *rkey;
+	ss_cid cid;
+	const unsigned char *data; /* its block, borrowed from the CAR; NULL when it holds none */
+	size_t len;
+} ss_space_repo_entry;
+
+/* getRepo's answer, read (ss_space_proto_repo_car). */
+typedef struct ss_space_repo_car {
+	ss_space_commit commit;       /* the signed commit (its checks: sync/space_verify.c) */
+	ss_space_repo_entry *entries; /* the index, in its order */
+	size_t n;
+	ss_car *car;
+} ss_space_repo_car;
+
+/*
+ * Reads getRepo's CAR (len bytes of data, which must outlive out): roots [commit, index];
+ * every block hashing to its CID (core/car.h); the commit block a DAG-CBOR signed space
+ * commit; the index block a DAG-CBOR map "<collection>/<rkey>" -> CID link, keys in DAG-CBOR
+ * order; every other block a record the index names. SS_EINVALID saying what is wrong (the
+ * caller names the method).
+ * Nothing of the commit is checked but its shape.
+ */
+int ss_space_proto_repo_car(const void *data, size_t len, ss_space_repo_car *out, ss_error *err);
+void ss_space_repo_car_release(ss_space_repo_car *c);
 
 /* getRecord's cid. */
 int ss_space_proto_record_cid(const ss_buf *body, char **cid, ss_error *err);

@@ -87,6 +87,7 @@ struct list_job {
 	ss_verify_tree tree;   /* the full way: the signed tree */
 	bool refused;          /* a record of the listing was refused: no node cache kept */
 	bool unverified;       /* SKILLSYNC_TEST_NO_VERIFY=1: listed as the PDS says (tests only) */
+	char *fallback;        /* why the incremental way was not taken (sync/verify.h) */
 };
 
 static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
@@ -213,12 +214,18 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 		ss_error_clear(&job->why);
 		rc = ss_verify_member_sync(&vm, &sink, &o, &job->why);
 		ss_buf_release(&job->repo.car);
-		if (rc == 1)
+		if (rc == 1) {
 			job->full = true;
-		else if (rc < 0)
+			job->fallback = o.fallback;
+			o.fallback = NULL;
+		} else if (rc < 0) {
 			job->failed = true;
-		else if (job->l->done && job->l->done(job->l->payload, job->m->did, false, err) < 0)
-			rc = -2;
+		} else if (job->l->done) {
+			ss_space_read how = {false, "since", true, NULL};
+
+			if (job->l->done(job->l->payload, job->m->did, &how, err) < 0)
+				rc = -2;
+		}
 		ss_verify_outcome_release(&o);
 		if (rc == -2) {
 			free(rj);
@@ -292,6 +299,7 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 		ss_xrpc_list_records_many(lj, k, 0, err);
 	for (size_t i = 0; i < k; i++) {
 		struct list_job *job = of[i];
+		ss_space_read how = {true, "full", !job->unverified, job->fallback};
 
 		if (lj[i].rc < 0) {
 			job->failed = true;
@@ -305,7 +313,7 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 		 * one, so that it converges once the member's PDS serves the signed version. */
 		if (job->refused)
 			ss_verify_forget(ps->cache_dir, job->m->did);
-		if (job->l->done && job->l->done(job->l->payload, job->m->did, true, err) < 0)
+		if (job->l->done && job->l->done(job->l->payload, job->m->did, &how, err) < 0)
 			goto out;
 		if (job->refused && job->l->incomplete &&
 		    job->l->incomplete(job->l->payload, job->m->did, err) < 0)
@@ -358,13 +366,15 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 			*err = jobs[i].why;
 			goto out;
 		}
-		if (l->failed(l->payload, jobs[i].m->did, &jobs[i].why, err) < 0)
+		if (l->failed(l->payload, jobs[i].m->did, NULL, &jobs[i].why, err) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		ss_verify_tree_release(&jobs[i].tree);
+		free(jobs[i].fallback);
+	}
 	free(jobs);
 	return ret;
 }

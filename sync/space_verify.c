@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base64.h"
+#include "core/cid.h"
 #include "core/multikey.h"
 #include "core/space_commit.h"
 #include "core/state_space.h"
 #include "sync/identity.h"
 #include "sync/space_perm_priv.h"
+#include "sync/space_public.h"
 
 /* The signed commit of a listRepoOps page. */
 static int page_commit(const ss_buf *body, ss_space_commit *c, ss_error *err)
@@ -41,7 +42,7 @@ static int author_key(perm_space *ps, const char *did, bool fresh, ss_pubkey **o
 	int ret;
 
 	*out = NULL;
-	if (!fresh && ss_state_space_key_get(ps->st, did, &key, &ignored) == 0) {
+	if (!fresh && ps->st && ss_state_space_key_get(ps->st, did, &key, &ignored) == 0) {
 		ret = ss_pubkey_from_did_key(out, key, err);
 		free(key);
 		return ret;
@@ -51,7 +52,7 @@ static int author_key(perm_space *ps, const char *did, bool fresh, ss_pubkey **o
 		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is not JSON", did);
 	if (ret == 0)
 		ret = ss_pubkey_from_did_doc(out, root, "#atproto", err);
-	if (ret == 0 && (key = ss_pubkey_did_key(*out)))
+	if (ret == 0 && ps->st && (key = ss_pubkey_did_key(*out)))
 		ss_state_space_key_put(ps->st, did, key, &ignored);
 	free(key);
 	json_decref(root);
@@ -127,30 +128,54 @@ int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *sinc
 	return 0;
 }
 
-void ss_space_verify__full(perm_space *ps, const perm_writer *wr, const ss_lthash *h, bool *matched)
+int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const char *since,
+                         const ss_space_repo_car *car, ss_error *err)
 {
+	const ss_space_commit *c = &car->commit;
+	bool kept = true;
 	uint8_t digest[SS_SHA256_LEN];
-	ss_buf want = SS_BUF_INIT;
-	ss_pubkey *pk = NULL;
-	char *key = NULL;
+	char cid[SS_CID_STRSZ];
+	ss_lthash h;
 	ss_error ignored;
+	int ret = 0;
 
-	*matched = false;
-	if (wr->hash && wr->rev && *wr->rev &&
-	    ss_base64_decode(&want, wr->hash, strlen(wr->hash), SS_BASE64_STD, &ignored) == 0 &&
-	    want.len == sizeof(digest)) {
-		ss_lthash_digest(h, digest);
-		*matched = !memcmp(digest, want.ptr, sizeof(digest));
+	ss_lthash_init(&h);
+	for (size_t i = 0; i < car->n; i++) {
+		const ss_space_repo_entry *e = &car->entries[i];
+
+		ss_cid_fmt(cid, &e->cid);
+		ss_lthash_add_record(&h, e->collection, e->rkey, cid);
+		if (ret == 0 && !e->data && !strcmp(e->collection, SS_SKILL_COLLECTION))
+			ret = ss_error_set(err, SS_EINVALID, "the CAR lacks the record '%s'",
+			                   e->rkey);
 	}
-	ss_buf_release(&want);
-	if (!ps->st)
-		return;
-	if (!*matched || ss_state_space_writer_put(ps->st, wr->did, wr->rev, h, &ignored) < 0) {
+	ss_lthash_digest(&h, digest);
+	if (ret == 0 && c->ver != SS_SPACE_COMMIT_VERSION)
+		ret =
+		    ss_error_set(err, SS_EINVALID, "the signed commit is of version %lld", c->ver);
+	if (ret == 0 && since && *since && strcmp(c->rev, since) < 0)
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "its revision went backwards, from %s to %s (a replayed older "
+		                   "commit)",
+		                   since, c->rev);
+	if (ret == 0 && wr->rev && *wr->rev && strcmp(c->rev, wr->rev) < 0)
+		ret =
+		    ss_error_set(err, SS_EINVALID,
+		                 "the signed commit is at revision %s, older than the %s the space "
+		                 "host lists",
+		                 c->rev, wr->rev);
+	if (ret == 0 && memcmp(digest, c->hash, sizeof(digest)))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "its records do not give the set hash of its signed commit");
+	if (ret == 0)
+		ret = ss_space_commit_verify_mac(c, ps->uri, wr->did, err);
+	/* kept before the signature check, so that the author key it reads is kept beside it */
+	if (ret == 0 && ps->st &&
+	    ss_state_space_writer_put(ps->st, wr->did, c->rev, &h, &ignored) < 0)
+		kept = false;
+	if (ret == 0)
+		ret = check_sig(ps, wr, c, err);
+	if (ps->st && (ret < 0 || !kept))
 		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
-	} else if (ss_state_space_key_get(ps->st, wr->did, &key, &ignored) < 0) {
-		/* the key that signs its commits, while the budget is a full read's */
-		if (author_key(ps, wr->did, true, &pk, &ignored) == 0)
-			ss_pubkey_free(pk);
-	}
-	free(key);
+	return ret;
 }

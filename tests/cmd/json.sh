@@ -53,6 +53,12 @@ check log array commit kind merged date author subject message
 ss_auth_change "from the authority"
 ss_run 0 "$SKILLSYNC" fetch --json
 check fetch object recovered fetch requests error
+python3 - "$work/stdout" <<'PY' || fail "fetch --json: no fetch.reads of the member that moved: $(cat "$work/stdout")"
+import json, sys
+reads = json.load(open(sys.argv[1]))["fetch"]["reads"]
+assert reads and all(set(r) == {"did", "path", "verified", "fallback"} for r in reads), reads
+assert all(r["path"] in ("full", "since", "ops", "car") for r in reads), reads
+PY
 ss_run 0 "$SKILLSYNC" pull --json
 check pull object recovered fetch merge requests error
 ss_run 0 "$SKILLSYNC" members --json

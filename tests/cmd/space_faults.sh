@@ -5,7 +5,7 @@
 # authority and two members, a few records each) through the fault proxy (tests/fault/proxy.py),
 # a fault injected at the Nth request. The proxy stands in front of the PLC and the PDS, so every
 # request goes through it: the delegation token at my PDS, the exchange and listRepos at the
-# space host (declared as the proxy with the host's spaceHostService knob), listRecords (clone)
+# space host (declared as the proxy with the host's spaceHostService knob), getRepo (clone)
 # and listRepoOps (pull) at each writer's PDS. For each command, one fault of each class at
 # every request index it makes (drop-after, 500, cut, stall, shape-types), then a seeded sample
 # of the others (drop-before, 502, 503, stall-after, shape-array, shape-html, a 503 on every
@@ -147,7 +147,7 @@ inject() {
 }
 
 # space_indices: the indices of the space methods' requests since the last set/clear; of a
-# method called for each writer in turn (listRecords, listRepoOps), the first and the last call.
+# method called for each writer in turn (getRepo, listRepoOps), the first and the last call.
 # The identity requests between them (DID documents, handles) are the public transport's, which
 # tests/cmd/faults.sh covers.
 space_indices() {
@@ -194,7 +194,7 @@ clone_cases() {
 	ref_ls=$(view ref ls)
 	ref_status=$(view ref status)
 	for nsid in com.atproto.space.getDelegationToken com.atproto.space.getSpaceCredential \
-		com.atproto.space.listRepos com.atproto.space.listRecords; do
+		com.atproto.space.listRepos com.atproto.space.getRepo; do
 		log_has "$nsid" || fail "the clone did not call $nsid through the proxy: $(curl -sf "$proxy/_fault/count")"
 	done
 	while read -r kind at; do

@@ -2,11 +2,12 @@
 # needs: pds
 # Each space writer's set hash (LtHash) is kept in the state (space_writers) and the ops of a
 # pull are folded into it and checked against the writer's signed commit (MAC, hash and the
-# author's signature, its key kept and fetched again once when it fails): a
-# clean change costs listRepoOps only; a compacted log (compact knob) or a bad set hash
-# (corruptHash knob) is caught and the writer is read in full instead (listRecords), and the
-# pull converges; a record served under its old CID with another value (tamper knob) is not
-# taken.
+# author's signature, its key kept and fetched again once when it fails): a clean change is
+# read as "ops" (fetch.reads in --json); a compacted log (compact knob), a bad set hash
+# (corruptHash knob) or a record served under its old CID with another value (tamper knob) is
+# caught and the writer is read whole instead ("car": getRepo, checked against the signed
+# commit), with the reason in --json. A whole repo that fails that check is refused with one
+# line naming the writer, and its last good versions stay.
 set -euo pipefail
 
 tmp=$(mktemp -d)
@@ -24,7 +25,6 @@ sp_login auth m1 m2
 cd "$tmp"
 uri=$(sp_space auth verify m1 m2)
 sp_put auth "$uri" base 2026-01-01T00:00:00Z "by auth"
-jf() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v[sys.argv[2]])' "$tmp/stdout" "$1"; }
 # kept <clone> <name>: the revision of <name>'s set hash kept in the clone's state, or "none".
 kept() {
 	local r
@@ -32,12 +32,23 @@ kept() {
 		"SELECT rev FROM space_writers WHERE did = '$(did "$2")'")
 	echo "${r:-none}"
 }
-# calls <nsid>: how many times the space's <nsid> was called since the last reset.
-calls() {
-	sp_knob requests "{\"space\":\"$uri\"}" |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"].get(sys.argv[1], 0))' "$1"
+# read_of <name>: how the last pull --json read <name>: "<path> <verified> <fallback>", or
+# "unread".
+read_of() {
+	python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["fetch"]["reads"] if x["did"]==sys.argv[2]]; print(*[(x["path"], x["verified"], x["fallback"]) for x in r][0]) if r else print("unread")' "$tmp/stdout" "$(did "$1")"
 }
-reset() { sp_knob requests "{\"space\":\"$uri\",\"reset\":true}" >/dev/null; }
+# is_read <name> <pattern>: read_of <name> matches the shell pattern.
+is_read() {
+	local r
+	r=$(read_of "$1")
+	# shellcheck disable=SC2254
+	case "$r" in $2) ;; *) fail "$1 read as '$r', not '$2'" ;; esac
+}
+# refused <name> <words>: the last run's stderr has one line naming <name>, saying <words>.
+refused() {
+	[ "$(grep -c "$(handle "$1")" "$tmp/stderr")" = 1 ] || fail "not one line naming $1: $(cat "$tmp/stderr")"
+	grep "$(handle "$1")" "$tmp/stderr" | grep -q "$2" || fail "the line does not say '$2': $(cat "$tmp/stderr")"
+}
 # m1_edit <line>: m1 changes its skill 'tool' and pushes.
 m1_edit() {
 	(cd "$tmp/c1" && printf '\n%s\n' "$1" >>tool/SKILL.md &&
@@ -53,16 +64,16 @@ ss_skill tool "first"
 ss_run 0 "$SKILLSYNC" commit -m "tool"
 ss_run 0 "$SKILLSYNC" push
 cd "$tmp/c2"
-ss_run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" pull --json
+is_read m1 "car True None"
 [ "$(kept c2 m1)" != none ] || fail "no set hash kept for m1 after its first listing"
+is_read auth unread
 
-# A clean change: the ops check out against the signed commit; listRepoOps only.
+# A clean change: the ops check out against the signed commit.
 m1_edit second
 before=$(kept c2 m1)
-reset
 ss_run 0 "$SKILLSYNC" pull --json
-[ "$(calls com.atproto.space.listRepoOps)" = 1 ] && [ "$(calls com.atproto.space.listRecords)" = 0 ] ||
-	fail "a verified change: $(sp_knob requests "{\"space\":\"$uri\"}")"
+is_read m1 "ops True None"
 [ "$(sp_line . tool)" = second ] || fail "the edit did not travel"
 [ "$(kept c2 m1)" != "$before" ] && [ "$(kept c2 m1)" != none ] || fail "the kept set hash did not move"
 
@@ -76,36 +87,56 @@ case "$m1key" in did:key:z*) ;; *) fail "no author key kept for m1: '$m1key'" ;;
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE space_writers SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
 	"$tmp/c2/.git/skillsync/state.db" "$(key auth)" "$(did m1)"
 m1_edit third
-reset
 ss_run 0 "$SKILLSYNC" pull --json
-[ "$(calls com.atproto.space.listRecords)" = 0 ] || fail "a kept key that changed: a full read"
+is_read m1 "ops True None"
 [ "$(key m1)" = "$m1key" ] || fail "the author key was not fetched again: $(key m1)"
 [ "$(sp_line . tool)" = third ] || fail "the edit after a key change did not travel"
 
-# A compacted log: the ops no longer start at the kept revision; m1 is read in full.
+# A compacted log: the ops no longer start at the kept revision; m1 is read whole.
 m1_edit third-b
 sp_knob compact "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
 m1_edit fourth
-reset
 ss_run 0 "$SKILLSYNC" pull --json
-[ "$(calls com.atproto.space.listRepoOps)" = 1 ] && [ "$(calls com.atproto.space.listRecords)" = 1 ] ||
-	fail "a compacted log: no full read: $(sp_knob requests "{\"space\":\"$uri\"}")"
+is_read m1 "car True *compacted*"
 [ "$(sp_line . tool)" = fourth ] || fail "the full read after a compacted log did not converge"
 [ "$(kept c2 m1)" != none ] || fail "the full read kept no set hash"
 
-# A bad set hash: caught on the ops, the full read does not match it either: nothing kept.
+# A bad set hash: caught on the ops, and the whole repo does not give it either: refused, the
+# last good version stays, nothing kept; once the host is right again, the pull converges.
 m1_edit fifth
 sp_knob corruptHash "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
-reset
-ss_run 0 "$SKILLSYNC" pull --json
-[ "$(calls com.atproto.space.listRecords)" = 1 ] ||
-	fail "a bad set hash: no full read: $(sp_knob requests "{\"space\":\"$uri\"}")"
+ss_run 4 "$SKILLSYNC" pull --json
+is_read m1 "car False *set hash*"
+refused m1 "set hash of its signed commit"
+[ "$(sp_line . tool)" = fourth ] || fail "a version under a bad set hash was taken"
 [ "$(kept c2 m1)" = none ] || fail "a set hash the host got wrong was kept"
 sp_knob corruptHash "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"clear\":true}" >/dev/null
+ss_run 0 "$SKILLSYNC" pull --json
+is_read m1 "car True *no set hash is kept*"
+[ "$(sp_line . tool)" = fifth ] || fail "the pull after a bad set hash did not converge"
 
-# A tampered record (value changed, CID kept) is caught by its CID and not taken.
+# A tampered record (value changed, CID kept, in every read): the ops catch it and the whole
+# repo is read, whose block does not hash to its CID either: refused, the last good version
+# stays; m1's next write converges.
 m1_edit sixth
 sp_knob tamper "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"tool\"}" >/dev/null
-ss_run 0 "$SKILLSYNC" pull
+ss_run 4 "$SKILLSYNC" pull --json
+is_read m1 "car False *'tool'*CID*"
+refused m1 "not synced"
 grep -rq tampered . && fail "a tampered value reached the working tree"
-true
+[ "$(sp_line . tool)" = fifth ] || fail "the last good version did not stay"
+m1_edit seventh
+ss_run 0 "$SKILLSYNC" pull --json
+is_read m1 "car True *"
+[ "$(sp_line . tool)" = seventh ] || fail "the pull after a tampered record did not converge"
+
+# A repo that also holds another collection's records: its ops fold into the set hash, and its
+# whole read checks out over every collection (a clone keeps m1's set hash only when it did);
+# only skills become records.
+sp_knob rawWrite "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"writes\":[{\"collection\":\"garden.engram.memory\",\"rkey\":\"note1\",\"value\":{\"\$type\":\"garden.engram.memory\",\"text\":\"not a skill\"}}]}" >/dev/null
+ss_run 0 "$SKILLSYNC" pull --json
+is_read m1 "ops True None"
+cd "$tmp"
+ss_run 0 "$SKILLSYNC" clone "$uri" c3 --as "$(handle m2)"
+[ "$(kept c3 m1)" != none ] || fail "the whole read of a repo with another collection did not check out"
+[ "$(sp_line c3 tool)" = seventh ] && [ ! -e c3/note1 ] || fail "the clone of a repo with another collection"

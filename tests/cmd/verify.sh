@@ -43,6 +43,8 @@ pull_json() { ss_run 0 "$SKILLSYNC" pull --json && cp "$work/stdout" "$work/pull
 fetch_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fetch"][sys.argv[2]])' "$work/pull.json" "$1"; }
 listings() { python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["fetch"]["listings"]; print(l["full"], l["incremental"], l["fallback"])' "$work/pull.json"; }
 top() { ss_json "$work/pull.json" "$1"; }
+# read_of <did>: how the pull read that member: "<path> <verified> <fallback>" from fetch.reads.
+read_of() { python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["fetch"]["reads"] if x["did"]==sys.argv[2]]; print(*[(x["path"], x["verified"], x["fallback"]) for x in r][0]) if r else print("unread")' "$work/pull.json" "$1"; }
 
 gen auth 300 g
 gen m2 3 m
@@ -57,6 +59,7 @@ edit auth mine "second"
 pull_json
 grep -qx second mine/SKILL.md || fail "the change did not arrive"
 [ "$(listings)" = "0 1 0" ] || fail "not one incremental listing: $(listings)"
+[ "$(read_of "$auth_did")" = "since True None" ] || fail "the change was not read since the last revision: $(read_of "$auth_did")"
 req=$(top requests) bytes=$(top bytes)
 echo "1 change among 304: $req requests, $bytes bytes"
 ((req <= 3)) || fail "$req requests for one change"
@@ -89,6 +92,7 @@ pull_json
 ss_fault_clear
 grep -qx third mine/SKILL.md || fail "the change did not arrive after the fallback"
 [ "$(listings)" = "1 0 1" ] || fail "the refused since did not fall back: $(listings)"
+case "$(read_of "$auth_did")" in "full True "?*) ;; *) fail "the fallback gives no reason: $(read_of "$auth_did")" ;; esac
 
 # Tampered on the way.
 tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \

@@ -1,7 +1,7 @@
 /*
  * The permissioned-space answers read from the network (sync/space_proto.h): a listRepos page
- * (both forms), a listRepoOps page, a getRecord answer, the space host of a DID document, and
- * an error answer turned into its one line.
+ * (both forms), a listRepoOps page, a getRecord answer, getRepo's CAR, the space host of a DID
+ * document, and an error answer turned into its one line.
  */
 #include "tests/fuzz/fuzz.h"
 
@@ -12,6 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ss_buf body = SS_BUF_INIT;
 	ss_space_repo *repos = NULL;
 	ss_space_op *ops = NULL;
+	ss_space_repo_car car;
 	size_t nrepos = 0, nops = 0;
 	char *cursor = NULL, *rev = NULL, *hash = NULL, *cid = NULL, *host = NULL;
 	bool renew;
@@ -35,6 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(hash);
 	if (ss_space_proto_record_cid(&body, &cid, &err) == 0)
 		free(cid);
+	if (ss_space_proto_repo_car(data, size, &car, &err) == 0)
+		for (size_t i = 0; i < car.n; i++)
+			fuzz_check(*car.entries[i].collection && *car.entries[i].rkey &&
+			               !strchr(car.entries[i].collection, '/') &&
+			               (!car.entries[i].data ||
+			                (car.entries[i].data >= data &&
+			                 car.entries[i].data + car.entries[i].len <= data + size &&
+			                 ss_cid_matches(&car.entries[i].cid, car.entries[i].data,
+			                                car.entries[i].len))),
+			           "an index entry without its names, or a block not its CID's");
+	ss_space_repo_car_release(&car);
 	if (ss_space_proto_host((const char *)data, size, &host, &err) == 0)
 		free(host);
 	ss_space_proto_error("com.atproto.space.listRepos", 401, &body, &renew, &err);

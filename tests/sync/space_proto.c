@@ -2,8 +2,8 @@
  * space_proto.c: the permissioned-space protocol details of sync/space_proto.h without a
  * server: the signature base against the reference-generated HTTP signatures (cocoon's
  * vectors, testdata/vectors/cocoon-space.json), the headers it signs, and the answer shapes
- * (listRepos in its August and October forms, listRepoOps, the space host of a DID document)
- * and error lines. tests/cmd/space*.sh run it against the test space host.
+ * (listRepos in its August and October forms, listRepoOps, getRepo's CAR, the space host of a
+ * DID document) and error lines. tests/cmd/space*.sh run it against the test space host.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +17,8 @@
 
 #include "core/base64.h"
 #include "core/buf.h"
+#include "core/cbor.h"
+#include "core/cid.h"
 #include "core/crypto.h"
 #include "core/multikey.h"
 #include "sync/space_proto.h"
@@ -247,6 +249,169 @@ static void test_space_proto__errors_say_what_to_do(void **state)
 	ss_buf_release(&b);
 }
 
+/* ---- getRepo's CAR, built here with core/cbor.h and core/cid.h ---- */
+
+struct block {
+	ss_cid cid;
+	ss_buf bytes;
+};
+
+static void block_of(struct block *b, const char *json)
+{
+	json_t *v = json_loads(json, 0, NULL);
+	ss_error err;
+
+	assert_non_null(v);
+	ss_buf_init(&b->bytes);
+	assert_int_equal(ss_cbor_encode(v, &b->bytes, &err), 0);
+	ss_cid_compute(&b->cid, SS_CID_DAG_CBOR, b->bytes.ptr, b->bytes.len);
+	json_decref(v);
+}
+
+static void put_varint(ss_buf *out, size_t n)
+{
+	while (n >= 0x80) {
+		ss_buf_putc(out, (char)((n & 0x7f) | 0x80));
+		n >>= 7;
+	}
+	ss_buf_putc(out, (char)n);
+}
+
+/* A CAR of the roots (nroots CIDs as text) and blocks. */
+static void car_of(ss_buf *out, const char *const *roots, size_t nroots, struct block *blocks,
+                   size_t n)
+{
+	ss_buf hj = SS_BUF_INIT;
+	struct block header;
+	unsigned char cid[SS_CID_BINSZ];
+
+	ss_buf_puts(&hj, "{\"version\":1,\"roots\":[");
+	for (size_t i = 0; i < nroots; i++)
+		ss_buf_printf(&hj, "%s{\"$link\":\"%s\"}", i ? "," : "", roots[i]);
+	ss_buf_puts(&hj, "]}");
+	block_of(&header, hj.ptr);
+	put_varint(out, header.bytes.len);
+	ss_buf_put(out, header.bytes.ptr, header.bytes.len);
+	for (size_t i = 0; i < n; i++) {
+		ss_cid_to_bytes(cid, &blocks[i].cid);
+		put_varint(out, sizeof(cid) + blocks[i].bytes.len);
+		ss_buf_put(out, cid, sizeof(cid));
+		ss_buf_put(out, blocks[i].bytes.ptr, blocks[i].bytes.len);
+	}
+	ss_buf_release(&header.bytes);
+	ss_buf_release(&hj);
+}
+
+/* A repo of two records (a skill and another collection's): blocks commit, index, records. */
+static void repo_blocks(struct block b[4], const char *skill_key, bool link)
+{
+	uint8_t zero[64] = {0};
+	ss_buf z32 = SS_BUF_INIT, z64 = SS_BUF_INIT, j = SS_BUF_INIT;
+	char c2[SS_CID_STRSZ], c3[SS_CID_STRSZ];
+
+	ss_base64_encode(&z32, zero, 32, SS_BASE64_STD, false);
+	ss_base64_encode(&z64, zero, 64, SS_BASE64_STD, false);
+	ss_buf_printf(
+	    &j,
+	    "{\"ver\":1,\"rev\":\"3kabc\",\"hash\":{\"$bytes\":\"%s\"},\"ikm\":"
+	    "{\"$bytes\":\"%s\"},\"sig\":{\"$bytes\":\"%s\"},\"mac\":{\"$bytes\":\"%s\"}}",
+	    z32.ptr, z32.ptr, z64.ptr, z32.ptr);
+	block_of(&b[0], j.ptr);
+	block_of(&b[2], "{\"$type\":\"garden.engram.skill\",\"name\":\"a\"}");
+	block_of(&b[3], "{\"$type\":\"other.thing\",\"n\":2}");
+	ss_cid_fmt(c2, &b[2].cid);
+	ss_cid_fmt(c3, &b[3].cid);
+	ss_buf_clear(&j);
+	ss_buf_printf(&j, "{\"%s\":%s\"%s\"%s,\"other.thing/x\":{\"$link\":\"%s\"}}", skill_key,
+	              link ? "{\"$link\":" : "", c2, link ? "}" : "", c3);
+	block_of(&b[1], j.ptr);
+	ss_buf_release(&z32);
+	ss_buf_release(&z64);
+	ss_buf_release(&j);
+}
+
+/* Parses a CAR of blocks b[0..n) with roots b[0] and b[1]; returns the rc. */
+static int parse(struct block *b, size_t n, size_t nroots, ss_space_repo_car *out, ss_buf *car,
+                 ss_error *err)
+{
+	char r0[SS_CID_STRSZ], r1[SS_CID_STRSZ];
+	const char *roots[] = {r0, r1};
+
+	ss_cid_fmt(r0, &b[0].cid);
+	ss_cid_fmt(r1, &b[1].cid);
+	ss_buf_clear(car);
+	car_of(car, roots, nroots, b, n);
+	return ss_space_proto_repo_car(car->ptr, car->len, out, err);
+}
+
+static void test_space_proto__repo_car(void **state)
+{
+	struct block b[5];
+	ss_buf car = SS_BUF_INIT;
+	ss_space_repo_car rc;
+	ss_error err;
+
+	(void)state;
+	repo_blocks(b, "garden.engram.skill/a", true);
+	assert_int_equal(parse(b, 4, 2, &rc, &car, &err), 0);
+	assert_string_equal(rc.commit.rev, "3kabc");
+	assert_int_equal(rc.commit.ver, 1);
+	assert_int_equal(rc.n, 2);
+	/* in the index's (DAG-CBOR) order: shorter keys first */
+	assert_string_equal(rc.entries[0].collection, "other.thing");
+	assert_string_equal(rc.entries[0].rkey, "x");
+	assert_string_equal(rc.entries[1].collection, "garden.engram.skill");
+	assert_string_equal(rc.entries[1].rkey, "a");
+	assert_true(ss_cid_equal(&rc.entries[1].cid, &b[2].cid));
+	assert_int_equal(rc.entries[1].len, b[2].bytes.len);
+	assert_memory_equal(rc.entries[1].data, b[2].bytes.ptr, b[2].bytes.len);
+	ss_space_repo_car_release(&rc);
+	/* excludeValues: the two roots only, the entries without blocks */
+	assert_int_equal(parse(b, 2, 2, &rc, &car, &err), 0);
+	assert_int_equal(rc.n, 2);
+	assert_null(rc.entries[1].data);
+	ss_space_repo_car_release(&rc);
+	/* a record's bytes changed under its CID */
+	b[2].bytes.ptr[b[2].bytes.len - 1] ^= 1;
+	assert_int_equal(parse(b, 4, 2, &rc, &car, &err) < 0 ? err.code : 0, SS_EINVALID);
+	assert_non_null(strstr(err.message, "does not hash to its CID"));
+	b[2].bytes.ptr[b[2].bytes.len - 1] ^= 1;
+	/* a block the index does not name */
+	block_of(&b[4], "{\"$type\":\"garden.engram.skill\",\"name\":\"hidden\"}");
+	assert_int_equal(parse(b, 5, 2, &rc, &car, &err) < 0 ? err.code : 0, SS_EINVALID);
+	assert_non_null(strstr(err.message, "not in the index"));
+	ss_buf_release(&b[4].bytes);
+	/* one root only */
+	assert_int_equal(parse(b, 4, 1, &rc, &car, &err) < 0 ? err.code : 0, SS_EINVALID);
+	assert_non_null(strstr(err.message, "roots"));
+	for (size_t i = 0; i < 4; i++)
+		ss_buf_release(&b[i].bytes);
+	/* an index key that is not "<collection>/<rkey>", an index value that is not a link */
+	repo_blocks(b, "nokey", true);
+	assert_int_equal(parse(b, 4, 2, &rc, &car, &err) < 0 ? err.code : 0, SS_EINVALID);
+	assert_non_null(strstr(err.message, "<collection>/<rkey>"));
+	for (size_t i = 0; i < 4; i++)
+		ss_buf_release(&b[i].bytes);
+	repo_blocks(b, "a.b/c", false);
+	assert_int_equal(parse(b, 2, 2, &rc, &car, &err) < 0 ? err.code : 0, SS_EINVALID);
+	assert_non_null(strstr(err.message, "not a CID link"));
+	for (size_t i = 0; i < 4; i++)
+		ss_buf_release(&b[i].bytes);
+	/* a commit that is not a signed space commit (its roots swapped: the index first) */
+	repo_blocks(b, "garden.engram.skill/a", true);
+	{
+		struct block t = b[0];
+
+		b[0] = b[1];
+		b[1] = t;
+	}
+	assert_int_equal(parse(b, 4, 2, &rc, &car, &err) < 0 ? err.code : 0, SS_EINVALID);
+	assert_non_null(strstr(err.message, "signed commit"));
+	for (size_t i = 0; i < 4; i++)
+		ss_buf_release(&b[i].bytes);
+	ss_buf_release(&car);
+}
+
 int test_space_proto_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +421,7 @@ int test_space_proto_run(void)
 	    cmocka_unit_test(test_space_proto__ops_page),
 	    cmocka_unit_test(test_space_proto__space_host_of_a_did_doc),
 	    cmocka_unit_test(test_space_proto__errors_say_what_to_do),
+	    cmocka_unit_test(test_space_proto__repo_car),
 	};
 	return cmocka_run_group_tests_name("sync/space_proto", tests, NULL, NULL);
 }
