@@ -131,7 +131,7 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		ss_buf dir = SS_BUF_INIT;
 
 		ss_verify_cache_dir(&dir, ss_state_path(st));
-		ss_space_public_set_cache(*out, dir.ptr);
+		ss_space_public_set_cache(*out, dir.ptr, st);
 		ss_buf_release(&dir);
 	}
 out:

@@ -36,6 +36,7 @@ int ss_space_perm__pds(perm_space *ps, perm_writer *w, ss_error *err)
 		return 0;
 	if ((ret = ss_identity_resolve(ps->http, w->did, &id, err)) < 0)
 		return ss_error_prefix(err, "cannot resolve the writer '%s'", w->did);
+	ss_idcache_note(ps->ids, w->did, id.handle, id.pds);
 	w->pds = id.pds;
 	id.pds = NULL;
 	if (!w->handle) {
@@ -173,6 +174,8 @@ void ss_space_perm_keep_host(ss_space *sp, ss_state *st, const char *host)
 	perm_space *ps = (perm_space *)sp;
 
 	ps->st = st;
+	ss_idcache_free(ps->ids);
+	ps->ids = ss_idcache_new(ps->http, st);
 	ss_space_cred_hint_host(ps->cred, host);
 }
 
@@ -189,6 +192,7 @@ static void perm_free(ss_space *sp)
 	}
 	free(ps->writers);
 	ss_space_cred_free(ps->cred);
+	ss_idcache_free(ps->ids);
 	ss_xrpc_free(ps->mine);
 	free(ps->uri);
 	free(ps->authority);
@@ -214,6 +218,7 @@ int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *
 	ps->mine = mine;
 	ps->uri = ss_xstrdup(uri);
 	ps->authority = ss_xstrdup(authority);
+	ps->ids = ss_idcache_new(http, NULL);
 	for (size_t i = 0; i < n; i++) {
 		perm_writer *w = ss_space_perm__writer(ps, known[i].did);
 

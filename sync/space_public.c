@@ -3,9 +3,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/mem.h"
 #include "sync/space_priv.h"
+#include "sync/identity_cache.h"
 #include "sync/verify.h"
 
 typedef struct pub_member {
@@ -22,7 +24,8 @@ typedef struct pub_space {
 	ss_xrpc *mine;
 	pub_member *members;
 	size_t nmembers;
-	char *cache_dir; /* the verified trees and keys (sync/verify.h); NULL: none */
+	char *cache_dir; /* the verified trees (sync/verify.h); NULL: none */
+	ss_idcache *ids; /* the members' keys (sync/identity_cache.h) */
 } pub_space;
 
 static pub_member *find_member(pub_space *ps, const char *did)
@@ -91,8 +94,9 @@ struct list_job {
 
 static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
 {
-	ss_verify_member vm = {job->m->client, job->m->did,  who(job->m),    ps->cache_dir,
-	                       job->since,     job->repo.rc, &job->repo.err, &job->repo.car};
+	ss_verify_member vm = {job->m->client, job->m->did,    who(job->m),
+	                       ps->cache_dir,  job->since,     job->repo.rc,
+	                       &job->repo.err, &job->repo.car, ps->ids};
 	return vm;
 }
 
@@ -422,6 +426,7 @@ static void pub_free(ss_space *sp)
 	}
 	free(ps->members);
 	free(ps->cache_dir);
+	ss_idcache_free(ps->ids);
 	ss_xrpc_free(ps->mine);
 	free(ps);
 }
@@ -463,10 +468,20 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
 	return 0;
 }
 
-void ss_space_public_set_cache(ss_space *sp, const char *dir)
+void ss_space_public_set_cache(ss_space *sp, const char *dir, ss_state *st)
 {
 	pub_space *ps = (pub_space *)sp;
 
 	free(ps->cache_dir);
 	ps->cache_dir = dir ? ss_xstrdup(dir) : NULL;
+	ss_idcache_free(ps->ids);
+	ps->ids = ss_idcache_new(ps->http, st);
+	/* Before the identity cache (schema 5), keys were files beside the nodes: gone now. */
+	for (size_t i = 0; dir && i < ps->nmembers; i++) {
+		ss_buf path = SS_BUF_INIT;
+
+		ss_verify_cache_path(&path, dir, ps->members[i].did, "key");
+		(void)unlink(path.ptr);
+		ss_buf_release(&path);
+	}
 }

@@ -2,7 +2,7 @@
 # needs: pds
 # Each space writer's set hash (LtHash) is kept in the state (space_writers) and the ops of a
 # pull are folded into it and checked against the writer's signed commit (MAC, hash and the
-# author's signature, its key kept and fetched again once when it fails): a
+# author's signature, its key kept in the identity cache and read again once when it fails): a
 # clean change costs listRepoOps only; a compacted log (compact knob) or a bad set hash
 # (corruptHash knob) is caught and the writer is read in full instead (listRecords), and the
 # pull converges; a record served under its old CID with another value (tamper knob) is not
@@ -66,14 +66,14 @@ ss_run 0 "$SKILLSYNC" pull --json
 [ "$(sp_line . tool)" = second ] || fail "the edit did not travel"
 [ "$(kept c2 m1)" != "$before" ] && [ "$(kept c2 m1)" != none ] || fail "the kept set hash did not move"
 
-# The commit's signature is checked with m1's #atproto key, kept beside its set hash: with a
+# The commit's signature is checked with m1's #atproto key, kept in the identity cache: with a
 # wrong key kept (the authority's) the signature fails, the key is fetched again once from
 # m1's DID document, and the change still checks out on its ops.
-key() { ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT key FROM space_writers WHERE did = '$(did "$1")'"; }
+key() { ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT key FROM identities WHERE did = '$(did "$1")'"; }
 m1key=$(key m1)
 case "$m1key" in did:key:z*) ;; *) fail "no author key kept for m1: '$m1key'" ;; esac
 [ "$(key auth)" != "$m1key" ] || fail "the authority's key is m1's"
-python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE space_writers SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE identities SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
 	"$tmp/c2/.git/skillsync/state.db" "$(key auth)" "$(did m1)"
 m1_edit third
 reset
