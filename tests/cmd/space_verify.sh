@@ -82,6 +82,30 @@ ss_run 0 "$SKILLSYNC" pull --json
 [ "$(key m1)" = "$m1key" ] || fail "the author key was not fetched again: $(key m1)"
 [ "$(sp_line . tool)" = third ] || fail "the edit after a key change did not travel"
 
+# m1's key rotates (the harness's /_test/rotate-key: the space host signs with the new one): the
+# kept key fails on the next commit, the DID document is read once, the new key verifies, the
+# change checks out on its ops; the key it replaces is kept as the previous one.
+newkey=$(python3 - "$SS_PDS_INFO" "$(did m1)" <<'PY'
+import base64, json, sys, urllib.request
+info, did = json.load(open(sys.argv[1])), sys.argv[2]
+auth = base64.b64encode(f"admin:{info['adminPassword']}".encode()).decode()
+req = urllib.request.Request(info["pds"] + "/_test/rotate-key", method="POST",
+                             data=json.dumps({"did": did}).encode(),
+                             headers={"Content-Type": "application/json",
+                                      "Authorization": "Basic " + auth})
+print(json.load(urllib.request.urlopen(req))["key"])
+PY
+)
+m1_edit rotated
+reset
+ss_run 0 "$SKILLSYNC" pull --json
+[ ! -s "$tmp/stderr" ] || fail "the pull after a rotation said: $(cat "$tmp/stderr")"
+[ "$(calls com.atproto.space.listRecords)" = 0 ] || fail "a rotated key: a full read"
+[ "$(sp_line . tool)" = rotated ] || fail "the edit signed by the rotated key did not travel"
+[ "$(key m1)" = "$newkey" ] && [ "$(ss_sql "$tmp/c2/.git/skillsync/state.db" \
+	"SELECT prev_key FROM identities WHERE did = '$(did m1)'")" = "$m1key" ] ||
+	fail "the cache keeps $(key m1), not the rotated $newkey (previous $m1key)"
+
 # A compacted log: the ops no longer start at the kept revision; m1 is read in full.
 m1_edit third-b
 sp_knob compact "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
