@@ -8,7 +8,8 @@
 /*
  * Schema version 5: one identity cache for both transports. The author keys space_writers
  * kept (version 4) move here, read long ago (resolved_at 0): the next use reads the DID
- * document again, and a key found changed keeps the moved one as the previous key.
+ * document again, and a key found changed keeps the moved one as the previous key. The space
+ * host the config kept ("space_host") is the cache's too now: found again at the next read.
  */
 const char ss_state_ident_schema[] =
     "CREATE TABLE identities ("
@@ -16,7 +17,8 @@ const char ss_state_ident_schema[] =
     " resolved_at INTEGER NOT NULL DEFAULT 0);"
     "INSERT INTO identities (did, key) SELECT did, key FROM space_writers"
     " WHERE key IS NOT NULL;"
-    "ALTER TABLE space_writers DROP COLUMN key;";
+    "ALTER TABLE space_writers DROP COLUMN key;"
+    "DELETE FROM config WHERE key = 'space_host';";
 
 void ss_state_ident_release(ss_state_ident *id)
 {

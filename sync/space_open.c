@@ -48,7 +48,7 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 {
 	ss_space_perm_writer *known = ss_xcalloc(n ? n : 1, sizeof(*known));
 	const char *authority = ss_state_authority(st);
-	char *uri = NULL, *host = NULL;
+	char *uri = NULL;
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
@@ -64,14 +64,9 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 	} else {
 		ret = ss_space_perm_new(out, http, mine, ss_state_me(st), uri, authority, known, n,
 		                        err);
-		if (ret == 0) {
-			if (ss_state_config_get(st, "space_host", &host, err) < 0)
-				host = NULL;
-			ss_space_perm_keep_host(*out, st, host);
-			ss_error_clear(err);
-		}
+		if (ret == 0)
+			ss_space_perm_set_state(*out, st);
 	}
-	free(host);
 	free(uri);
 	free(known);
 	return ret;

@@ -39,8 +39,9 @@ static void test_state_ident__round_trip(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
-/* A state of schema version 4 (a space writer's key kept in space_writers) opens as version 5:
- * the key moves to the identity cache, read long ago, and the column is gone. */
+/* A state of schema version 4 (a space writer's key kept in space_writers, the space host in
+ * config) opens as version 5: the key moves to the identity cache, read long ago, the column
+ * and the config key are gone. */
 static void test_state_ident__migrates_version_4(void **state)
 {
 	char *dir = ss_test_tmpdir();
@@ -63,6 +64,7 @@ static void test_state_ident__migrates_version_4(void **state)
 	                              "ALTER TABLE space_writers ADD COLUMN key TEXT;"
 	                              "INSERT INTO space_writers VALUES ('did:plc:w', '3kaaa',"
 	                              " zeroblob(2048), 'did:key:zKept');"
+	                              "INSERT INTO config VALUES ('space_host', 'http://h');"
 	                              "PRAGMA user_version = 4;",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
@@ -74,6 +76,7 @@ static void test_state_ident__migrates_version_4(void **state)
 	assert_int_equal(got.resolved_at, 0);
 	assert_null(got.pds);
 	ss_state_ident_release(&got);
+	SS_ASSERT_FAILS(ss_state_config_get(st, "space_host", &rev, &err), err, SS_ENOTFOUND);
 	assert_int_equal(ss_state_space_writer_get(st, "did:plc:w", &rev, &h, &err), 0);
 	assert_string_equal(rev, "3kaaa");
 	free(rev);
