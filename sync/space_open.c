@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/state_ident.h"
 #include "sync/session.h"
 #include "sync/space.h"
 #include "sync/space_perm.h"
@@ -76,6 +77,8 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 {
 	ss_state_member *members = NULL;
 	ss_space_public_member *pm = NULL;
+	ss_state_ident *ids = NULL;
+	ss_error ignored;
 	const char *me = ss_state_me(st);
 	char *transport = NULL;
 	ss_xrpc *mine = NULL;
@@ -108,6 +111,7 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		goto out;
 	}
 	pm = ss_xcalloc(n ? n : 1, sizeof(*pm));
+	ids = ss_xcalloc(n ? n : 1, sizeof(*ids));
 	for (size_t i = 0; i < n; i++) {
 		if (!members[i].pds) {
 			ss_error_set(err, SS_EINVALID,
@@ -118,6 +122,9 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		pm[np].did = members[i].did;
 		pm[np].handle = members[i].handle;
 		pm[np].pds = members[i].pds;
+		/* where the identity cache last found it, when it did (a PDS move) */
+		if (ss_state_ident_get(st, members[i].did, &ids[np], &ignored) == 0 && ids[np].pds)
+			pm[np].pds = ids[np].pds;
 		np++;
 	}
 	ret = ss_space_public_new(out, http, mine, me, pm, np, err);
@@ -132,6 +139,9 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 out:
 	ss_xrpc_free(mine);
 	ss_state_members_free(members, n);
+	for (size_t i = 0; ids && i < np; i++)
+		ss_state_ident_release(&ids[i]);
+	free(ids);
 	free(pm);
 	free(transport);
 	return ret;

@@ -41,6 +41,32 @@ static const char *who(const pub_member *m)
 	return m->handle ? m->handle : m->did;
 }
 
+/*
+ * A head that failed as if the member's repo had moved (its PDS unreachable, or not holding
+ * the repo): its DID document is read again (once per run, sync/identity_cache.h), and when it
+ * names another PDS the member's client goes there and the head is asked once more.
+ */
+static void moved(pub_space *ps, pub_member *m, ss_xrpc_head_job *job)
+{
+	ss_state_ident id;
+	ss_xrpc *client = NULL;
+	ss_error ignored;
+
+	if (!ps->ids || (job->err.code != SS_ENETWORK && job->err.code != SS_ENOTFOUND) ||
+	    ss_idcache_get(ps->ids, m->did, true, &id, NULL, &ignored) < 0)
+		return;
+	if (id.pds && strcmp(id.pds, m->pds) &&
+	    ss_xrpc_new(&client, ps->http, id.pds, &ignored) == 0) {
+		ss_xrpc_free(m->client);
+		m->client = client;
+		free(m->pds);
+		m->pds = ss_xstrdup(id.pds);
+		ss_xrpc_commit_release(&job->commit);
+		job->rc = ss_xrpc_get_latest_commit(m->client, m->did, &job->commit, &job->err);
+	}
+	ss_state_ident_release(&id);
+}
+
 /* One getLatestCommit per member, all in flight at once (bounded) over the shared connections. */
 static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
@@ -58,6 +84,10 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		pub_member *m = &ps->members[i];
+
+		if (jobs[i].rc < 0)
+			moved(ps, m, &jobs[i]);
+		heads[i].pds = ss_xstrdup(m->pds);
 
 		heads[i].did = ss_xstrdup(m->did);
 		heads[i].handle = m->handle ? ss_xstrdup(m->handle) : NULL;

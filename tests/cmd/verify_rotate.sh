@@ -7,6 +7,7 @@
 # of the DID document, and the new key verifies it: no tampering said. A head still signed by
 # the previous key (rotated, nothing written since) is said to be so, in one line naming the
 # member, not as tampering, and its versions wait for the current key (the last good stay).
+# A PDS the cache keeps that stops answering is looked up again once.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
@@ -106,6 +107,17 @@ cd "$work"
 ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" c2 --member "$m2_handle"
 grep -qx "signed with the current key" c2/tool/SKILL.md || fail "the clone again: $(ls c2)"
 
+# The PDS the cache keeps for m2 stops answering (a move): the head request fails, m2's DID
+# document is read once, and the head is asked where it names; the pull says nothing.
+cd "$work/c"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE identities SET pds = ? WHERE did = ?", ("http://127.0.0.1:9", sys.argv[2])); db.commit()' "$(db c)" "$m2_did"
+edit m2 tool "after the move"
+ss_run 0 "$SKILLSYNC" pull --json
+quiet_run
+grep -qx "after the move" tool/SKILL.md || fail "the change after the move was not taken"
+[ "$(ident c pds)" = "$pds" ] || fail "the cache keeps the PDS $(ident c pds), not $pds"
+echo "a moved PDS: $(requests) requests"
+
 # 3. The DID document names a new key the PDS does not sign with yet (it has not caught up):
 # within the lifetime the kept key still verifies (the lifetime's trade-off); once it is over,
 # a head signed by the previous key is said to be so and not taken: the last good stays.
@@ -117,6 +129,6 @@ edit m2 tool "signed with the previous key"
 [ "$(grep -c "$m2_handle" "$work/stderr")" = 1 ] || fail "not one line naming m2: $(cat "$work/stderr")"
 grep "$m2_handle" "$work/stderr" | grep -q "signed by the previous key of $m2_did ($k3)" ||
 	fail "the pull calls it otherwise: $(cat "$work/stderr")"
-grep -qx "signed with the current key" tool/SKILL.md || fail "the last good version did not stay"
+grep -qx "after the move" tool/SKILL.md || fail "the last good version did not stay"
 [ "$(ident c key)" = "$k4" ] || fail "the cache does not keep the document's key"
 echo "verify_rotate: all checks passed"
