@@ -69,13 +69,8 @@ void ss_space_cred_use_ids(ss_space_cred *c, ss_idcache *ids)
 	c->ids = ids;
 }
 
-const char *ss_space_cred_resolved_host(const ss_space_cred *c)
-{
-	return c->hinted ? NULL : c->host;
-}
-
 /* The space host: this run's, else the identity cache's (fresh: read the DID document now). */
-static int ss_space_cred_host__read(ss_space_cred *c, bool fresh, const char **host, ss_error *err)
+static int read_host(ss_space_cred *c, bool fresh, const char **host, ss_error *err)
 {
 	ss_idcache *own = c->ids ? NULL : ss_idcache_new(c->http, NULL);
 	ss_state_ident id;
@@ -116,7 +111,7 @@ static int rehost(ss_space_cred *c, bool *moved, ss_error *err)
 		return 0;
 	c->host = NULL;
 	c->hinted = false;
-	ret = ss_space_cred_host__read(c, true, &host, err);
+	ret = read_host(c, true, &host, err);
 	*moved = ret == 0 && strcmp(old, host);
 	if (ret < 0) {
 		c->host = old;
@@ -128,7 +123,7 @@ static int rehost(ss_space_cred *c, bool *moved, ss_error *err)
 
 int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err)
 {
-	return ss_space_cred_host__read(c, false, host, err);
+	return read_host(c, false, host, err);
 }
 
 /* A new credential: delegation token, then the signed exchange. */

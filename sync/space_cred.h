@@ -39,8 +39,6 @@ void ss_space_cred_free(ss_space_cred *c);
  */
 void ss_space_cred_use_ids(ss_space_cred *c, ss_idcache *ids);
 int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err);
-/* The host as resolved this run (not a hint), or NULL. */
-const char *ss_space_cred_resolved_host(const ss_space_cred *c);
 
 /* A signed GET of nsid at service (a base URL; NULL: the space host) for audience (a DID), as
  * ss_space_proto_get, renewing the credential as said above. */
