@@ -83,11 +83,11 @@ typedef struct result {
 } result;
 
 /* Checks member m (its versions' problems are printed as found). */
-static int check_member(ss_ctx *ctx, ss_http *http, const char *dir, const cli_member_list *ml,
-                        const ss_state_member *m, bool json, size_t *problems, result *res,
-                        int *worst)
+static int check_member(ss_ctx *ctx, ss_http *http, ss_idcache *ids, const char *dir,
+                        const cli_member_list *ml, const ss_state_member *m, bool json,
+                        size_t *problems, result *res, int *worst)
 {
-	ss_verify_member vm = {NULL, m->did, cli_who(ml, m->did), dir, NULL, 0, NULL, NULL};
+	ss_verify_member vm = {NULL, m->did, cli_who(ml, m->did), dir, NULL, 0, NULL, NULL, ids};
 	ss_verify_tree tree;
 	ss_xrpc *x = NULL;
 	ss_error why;
@@ -171,6 +171,7 @@ static int cmd_verify(ss_ctx *ctx, int argc, char **argv)
 {
 	cli_member_list members;
 	ss_http *http = NULL;
+	ss_idcache *ids = NULL;
 	ss_buf dir = SS_BUF_INIT;
 	result *res = NULL;
 	size_t problems = 0;
@@ -186,12 +187,13 @@ static int cmd_verify(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	ss_verify_cache_dir(&dir, ss_state_path(ctx->state));
+	ids = ss_idcache_new(http, ctx->state);
 	res = ss_xcalloc(members.n ? members.n : 1, sizeof(*res));
 	if (json)
 		printf("{\"problems\":[");
 	for (size_t i = 0; i < members.n; i++)
-		if (check_member(ctx, http, dir.ptr, &members, &members.list[i], json, &problems,
-		                 &res[i], &worst) < 0) {
+		if (check_member(ctx, http, ids, dir.ptr, &members, &members.list[i], json,
+		                 &problems, &res[i], &worst) < 0) {
 			if (json)
 				printf("]}\n");
 			ret = cli_fail(&ctx->err);
@@ -208,6 +210,7 @@ out:
 	}
 	free(res);
 	ss_buf_release(&dir);
+	ss_idcache_free(ids);
 	ss_http_free(http);
 	cli_members_release(&members);
 	return ret;

@@ -31,8 +31,11 @@ static const char schema_v1[] =
  * tables come in as an entry pointing at SQL it declares in core/state_priv.h.
  */
 static const char *const migrations[] = {
-    schema_v1, ss_state_journal_schema, ss_state_journal_notes_schema,
+    schema_v1,
+    ss_state_journal_schema,
+    ss_state_journal_notes_schema,
     ss_state_space_schema, /* v4: each space writer's set hash (core/state_space.c) */
+    ss_state_ident_schema, /* v5: the identity cache (core/state_ident.c) */
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

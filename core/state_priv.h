@@ -92,5 +92,6 @@ int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_err
 extern const char ss_state_journal_schema[];       /* core/state_journal.c: the push journal */
 extern const char ss_state_journal_notes_schema[]; /* core/state_journal.c: kept notes */
 extern const char ss_state_space_schema[];         /* core/state_space.c: space writers */
+extern const char ss_state_ident_schema[];         /* core/state_ident.c: identities */
 
 #endif

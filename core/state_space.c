@@ -5,7 +5,8 @@
 
 #include "core/state_priv.h"
 
-/* Schema version 4: one row per writer of a permissioned space. */
+/* Schema version 4: one row per writer of a permissioned space (its key column went to the
+ * identity cache in version 5: core/state_ident.c). */
 const char ss_state_space_schema[] = "CREATE TABLE space_writers ("
                                      " did TEXT PRIMARY KEY, rev TEXT NOT NULL,"
                                      " lthash BLOB NOT NULL, key TEXT);";
@@ -64,32 +65,4 @@ int ss_state_space_writer_drop(ss_state *st, const char *did, ss_error *err)
 {
 	return ss_state_exec(st, err, "DELETE FROM space_writers WHERE did = ?1", 1, did, NULL,
 	                     NULL, NULL);
-}
-
-int ss_state_space_key_get(ss_state *st, const char *did, char **key, ss_error *err)
-{
-	sqlite3_stmt *s = NULL;
-	int rc, ret = -1;
-
-	*key = NULL;
-	if (ss_state_prepare(st, &s, "SELECT key FROM space_writers WHERE did = ?1", err) < 0)
-		return -1;
-	ss_state_bind_text(s, 1, did);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
-		*key = ss_state_column_dup(s, 0);
-		ret = 0;
-	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		ret = ss_error_set(err, SS_ENOTFOUND, "local state has no key for '%s'", did);
-	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read a writer's key");
-	}
-	sqlite3_finalize(s);
-	return ret;
-}
-
-int ss_state_space_key_put(ss_state *st, const char *did, const char *key, ss_error *err)
-{
-	return ss_state_exec(st, err, "UPDATE space_writers SET key = ?2 WHERE did = ?1", 2, did,
-	                     key, NULL, NULL);
 }

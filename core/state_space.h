@@ -4,8 +4,8 @@
  *
  * Per writer (by DID): the repo revision its verified set hash is at, and the 2048-byte LtHash
  * state (core/lthash.h) of its whole repo at that revision, so that the next listRepoOps can be
- * folded into it and checked against the writer's signed commit (sync/space_verify.c), and
- * the author's #atproto key that signs those commits.
+ * folded into it and checked against the writer's signed commit (sync/space_verify.c). The
+ * author's #atproto key that signs those commits is in the identity cache (core/state_ident.h).
  * Rules: the caller holds the clone's lock and wraps writes in ss_state_begin/ss_state_commit
  * with the records they vouch for.
  */
@@ -22,10 +22,6 @@ int ss_state_space_writer_get(ss_state *st, const char *did, char **rev, ss_ltha
 /* Keeps (rev, h) for did, replacing what was kept. */
 int ss_state_space_writer_put(ss_state *st, const char *did, const char *rev, const ss_lthash *h,
                               ss_error *err);
-/* The author key (a did:key) kept for did, from its DID document's #atproto; SS_ENOTFOUND
- * when none is kept. Kept only beside a set hash (a row put before). */
-int ss_state_space_key_get(ss_state *st, const char *did, char **key, ss_error *err);
-int ss_state_space_key_put(ss_state *st, const char *did, const char *key, ss_error *err);
 /* Forgets did (its next listing is a full one). */
 int ss_state_space_writer_drop(ss_state *st, const char *did, ss_error *err);
 

@@ -404,37 +404,58 @@ out:
 	return ret;
 }
 
-int ss_identity_atproto_key(ss_http *http, const char *did, char **did_key, ss_error *err)
+void ss_identity_keys_free(char **keys, size_t n)
+{
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+/* The #atproto key one PLC operation names (current and legacy forms), or NULL. */
+static const char *op_key(const json_t *op)
+{
+	const json_t *k = json_object_get(json_object_get(op, "verificationMethods"), "atproto");
+
+	if (!json_is_string(k))
+		k = json_object_get(op, "signingKey");
+	return json_is_string(k) && !strncmp(json_string_value(k), "did:key:", 8)
+	           ? json_string_value(k)
+	           : NULL;
+}
+
+int ss_identity_past_keys(ss_http *http, const char *did, char ***keys, size_t *n, ss_error *err)
 {
 	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
-	ss_pubkey *pk = NULL;
-	json_t *doc = NULL, *id;
+	json_t *log = NULL, *op;
+	size_t i, alloc = 0;
 	int ret;
 
-	*did_key = NULL;
-	if (!ss_identity_is_did(did))
-		return ss_error_set(err, SS_EINVALID, "'%s' is not a valid DID", did);
+	*keys = NULL;
+	*n = 0;
+	if (!ss_identity_is_did(did) || strncmp(did, "did:plc:", 8))
+		return ss_error_set(err, SS_ENOTFOUND, "'%s' keeps no key history", did);
 	if ((ret = doc_url(did, &url, err)) < 0)
 		goto out;
+	ss_buf_puts(&url, "/log");
 	if ((ret = get_text(http, url.ptr, MAX_DID_DOC, &body, err)) < 0) {
-		ss_error_prefix(err, "cannot get the DID document of '%s'", did);
+		ss_error_prefix(err, "cannot get the PLC log of '%s'", did);
 		goto out;
 	}
-	doc = json_loadb(body.ptr, body.len, 0, NULL);
-	id = json_object_get(doc, "id");
-	if (!json_is_string(id) || strcmp(json_string_value(id), did)) {
-		ret =
-		    ss_error_set(err, SS_EINVALID, "the DID document of '%s' is not about it", did);
+	if (!json_is_array(log = json_loadb(body.ptr, body.len, 0, NULL))) {
+		ret = ss_error_set(err, SS_EINVALID, "the PLC log of '%s' is not a list", did);
 		goto out;
 	}
-	if ((ret = ss_pubkey_from_did_doc(&pk, doc, "#atproto", err)) < 0) {
-		ss_error_prefix(err, "the signing key of '%s'", did);
-		goto out;
+	json_array_foreach(log, i, op)
+	{
+		const char *k = op_key(op);
+
+		if (!k)
+			continue;
+		ss_xgrow((void **)keys, sizeof(**keys), *n + 1, &alloc);
+		(*keys)[(*n)++] = ss_xstrdup(k);
 	}
-	*did_key = ss_pubkey_did_key(pk);
 out:
-	ss_pubkey_free(pk);
-	json_decref(doc);
+	json_decref(log);
 	ss_buf_release(&url);
 	ss_buf_release(&body);
 	return ret;

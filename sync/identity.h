@@ -50,10 +50,11 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
 int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err);
 
 /*
- * The did:key of did's `#atproto` verification method (the key its repo commits are signed
- * with), fetched fresh from its DID document (*did_key malloc'd). SS_ENOTFOUND when the
- * document names none, SS_EINVALID for a document about another DID or a malformed key.
+ * The #atproto keys did's PLC operation log has named, oldest first (*keys: n malloc'd
+ * did:keys, ss_identity_keys_free): $SKILLSYNC_PLC_URL/<did>/log. SS_ENOTFOUND for a DID
+ * without a log (did:web keeps no history).
  */
-int ss_identity_atproto_key(ss_http *http, const char *did, char **did_key, ss_error *err);
+int ss_identity_past_keys(ss_http *http, const char *did, char ***keys, size_t *n, ss_error *err);
+void ss_identity_keys_free(char **keys, size_t n);
 
 #endif

@@ -8,7 +8,7 @@
 #include "core/crypto.h"
 #include "core/mem.h"
 #include "core/secret.h"
-#include "sync/identity.h"
+#include "sync/identity_cache.h"
 #include "sync/space_proto.h"
 
 struct ss_space_cred {
@@ -17,7 +17,8 @@ struct ss_space_cred {
 	char *space;
 	char *authority;
 	char *host;
-	bool hinted; /* host came from the hint, not from the DID document this run */
+	bool hinted;     /* host came from the identity cache, not from the DID document this run */
+	ss_idcache *ids; /* the identity cache (borrowed), or NULL: the DID document every run */
 	ss_p256_key *key;
 	char *keyid;
 	char *cred; /* a secret */
@@ -63,17 +64,38 @@ size_t ss_space_cred_minted(const ss_space_cred *c)
 	return c->minted;
 }
 
-void ss_space_cred_hint_host(ss_space_cred *c, const char *host_hint)
+void ss_space_cred_use_ids(ss_space_cred *c, ss_idcache *ids)
 {
-	if (!host_hint || !*host_hint || c->host)
-		return;
-	c->host = ss_xstrdup(host_hint);
-	c->hinted = true;
+	c->ids = ids;
 }
 
-const char *ss_space_cred_resolved_host(const ss_space_cred *c)
+/* The space host: this run's, else the identity cache's (fresh: read the DID document now). */
+static int read_host(ss_space_cred *c, bool fresh, const char **host, ss_error *err)
 {
-	return c->hinted ? NULL : c->host;
+	ss_idcache *own = c->ids ? NULL : ss_idcache_new(c->http, NULL);
+	ss_state_ident id;
+	bool read_now = false;
+	int ret = 0;
+
+	memset(&id, 0, sizeof(id));
+	if (!c->host) {
+		ret =
+		    ss_idcache_get(c->ids ? c->ids : own, c->authority, fresh, &id, &read_now, err);
+		if (ret == 0 && !id.space_host)
+			ret = ss_error_set(err, SS_EINVALID,
+			                   "the authority's DID document names no space host "
+			                   "(#atproto_space_host) and no PDS");
+		if (ret < 0) {
+			ss_error_prefix(err, "cannot find the space host of '%s'", c->authority);
+		} else {
+			c->host = ss_xstrdup(id.space_host);
+			c->hinted = !read_now;
+		}
+	}
+	ss_state_ident_release(&id);
+	ss_idcache_free(own);
+	*host = c->host;
+	return ret;
 }
 
 /* The hinted host failed: the DID document says where the host is now; *moved when it
@@ -89,7 +111,7 @@ static int rehost(ss_space_cred *c, bool *moved, ss_error *err)
 		return 0;
 	c->host = NULL;
 	c->hinted = false;
-	ret = ss_space_cred_host(c, &host, err);
+	ret = read_host(c, true, &host, err);
 	*moved = ret == 0 && strcmp(old, host);
 	if (ret < 0) {
 		c->host = old;
@@ -101,17 +123,7 @@ static int rehost(ss_space_cred *c, bool *moved, ss_error *err)
 
 int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err)
 {
-	ss_buf doc = SS_BUF_INIT;
-	int ret = 0;
-
-	if (!c->host) {
-		if ((ret = ss_identity_did_doc(c->http, c->authority, &doc, err)) < 0 ||
-		    (ret = ss_space_proto_host(doc.ptr, doc.len, &c->host, err)) < 0)
-			ss_error_prefix(err, "cannot find the space host of '%s'", c->authority);
-	}
-	ss_buf_release(&doc);
-	*host = c->host;
-	return ret;
+	return read_host(c, false, host, err);
 }
 
 /* A new credential: delegation token, then the signed exchange. */

@@ -17,6 +17,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "sync/http.h"
+#include "sync/identity_cache.h"
 #include "sync/xrpc.h"
 
 typedef struct ss_space_cred ss_space_cred;
@@ -31,14 +32,13 @@ int ss_space_cred_new(ss_space_cred **out, ss_http *http, ss_xrpc *mine, const c
 void ss_space_cred_free(ss_space_cred *c);
 
 /*
- * The space host's URL: host_hint when given (the clone keeps the one it found, so that a
- * fetch costs no identity request), else from the authority's DID document, asked once per
- * run, and asked again once when the hinted host cannot be reached.
+ * The space host's URL: the authority's #atproto_space_host (else its PDS) through the identity
+ * cache ids (sync/identity_cache.h; borrowed; NULL: its DID document read once per run): the
+ * kept host while fresh, so that a fetch costs no identity request, and the DID document read
+ * again once when the kept host cannot be reached.
  */
-void ss_space_cred_hint_host(ss_space_cred *c, const char *host_hint);
+void ss_space_cred_use_ids(ss_space_cred *c, ss_idcache *ids);
 int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err);
-/* The host as resolved this run (not a hint), or NULL. */
-const char *ss_space_cred_resolved_host(const ss_space_cred *c);
 
 /* A signed GET of nsid at service (a base URL; NULL: the space host) for audience (a DID), as
  * ss_space_proto_get, renewing the credential as said above. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/state_ident.h"
 #include "sync/session.h"
 #include "sync/space.h"
 #include "sync/space_perm.h"
@@ -48,7 +49,7 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 {
 	ss_space_perm_writer *known = ss_xcalloc(n ? n : 1, sizeof(*known));
 	const char *authority = ss_state_authority(st);
-	char *uri = NULL, *host = NULL;
+	char *uri = NULL;
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
@@ -64,14 +65,9 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 	} else {
 		ret = ss_space_perm_new(out, http, mine, ss_state_me(st), uri, authority, known, n,
 		                        err);
-		if (ret == 0) {
-			if (ss_state_config_get(st, "space_host", &host, err) < 0)
-				host = NULL;
-			ss_space_perm_keep_host(*out, st, host);
-			ss_error_clear(err);
-		}
+		if (ret == 0)
+			ss_space_perm_set_state(*out, st);
 	}
-	free(host);
 	free(uri);
 	free(known);
 	return ret;
@@ -81,6 +77,8 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 {
 	ss_state_member *members = NULL;
 	ss_space_public_member *pm = NULL;
+	ss_state_ident *ids = NULL;
+	ss_error ignored;
 	const char *me = ss_state_me(st);
 	char *transport = NULL;
 	ss_xrpc *mine = NULL;
@@ -113,6 +111,7 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		goto out;
 	}
 	pm = ss_xcalloc(n ? n : 1, sizeof(*pm));
+	ids = ss_xcalloc(n ? n : 1, sizeof(*ids));
 	for (size_t i = 0; i < n; i++) {
 		if (!members[i].pds) {
 			ss_error_set(err, SS_EINVALID,
@@ -123,6 +122,9 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		pm[np].did = members[i].did;
 		pm[np].handle = members[i].handle;
 		pm[np].pds = members[i].pds;
+		/* where the identity cache last found it, when it did (a PDS move) */
+		if (ss_state_ident_get(st, members[i].did, &ids[np], &ignored) == 0 && ids[np].pds)
+			pm[np].pds = ids[np].pds;
 		np++;
 	}
 	ret = ss_space_public_new(out, http, mine, me, pm, np, err);
@@ -131,12 +133,15 @@ int ss_space_open(ss_space **out, ss_http *http, ss_state *st, bool for_writing,
 		ss_buf dir = SS_BUF_INIT;
 
 		ss_verify_cache_dir(&dir, ss_state_path(st));
-		ss_space_public_set_cache(*out, dir.ptr);
+		ss_space_public_set_cache(*out, dir.ptr, st);
 		ss_buf_release(&dir);
 	}
 out:
 	ss_xrpc_free(mine);
 	ss_state_members_free(members, n);
+	for (size_t i = 0; ids && i < np; i++)
+		ss_state_ident_release(&ids[i]);
+	free(ids);
 	free(pm);
 	free(transport);
 	return ret;

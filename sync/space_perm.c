@@ -36,6 +36,7 @@ int ss_space_perm__pds(perm_space *ps, perm_writer *w, ss_error *err)
 		return 0;
 	if ((ret = ss_identity_resolve(ps->http, w->did, &id, err)) < 0)
 		return ss_error_prefix(err, "cannot resolve the writer '%s'", w->did);
+	ss_idcache_note(ps->ids, w->did, id.handle, id.pds);
 	w->pds = id.pds;
 	id.pds = NULL;
 	if (!w->handle) {
@@ -90,17 +91,6 @@ static int list_repos(perm_space *ps, ss_space_repo **repos, size_t *n, ss_error
 	return ret;
 }
 
-/* A space host found in the DID document this run goes to the state (best effort: the next run
- * would find it again). */
-static void keep_found_host(perm_space *ps)
-{
-	const char *host = ss_space_cred_resolved_host(ps->cred);
-	ss_error ignored;
-
-	if (ps->st && host)
-		ss_state_config_set(ps->st, "space_host", host, &ignored);
-}
-
 static ss_space_head *add_head(ss_space_head **heads, size_t *n, size_t *alloc, perm_writer *w)
 {
 	ss_space_head *h;
@@ -125,7 +115,6 @@ static int perm_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *er
 	ret = list_repos(ps, &repos, &nrepos, err);
 	if (ret < 0)
 		return ret;
-	keep_found_host(ps);
 	for (size_t i = 0; i < nrepos; i++) {
 		perm_writer *w = ss_space_perm__writer(ps, repos[i].did);
 		ss_space_head *h;
@@ -168,12 +157,14 @@ static int perm_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *er
 	return 0;
 }
 
-void ss_space_perm_keep_host(ss_space *sp, ss_state *st, const char *host)
+void ss_space_perm_set_state(ss_space *sp, ss_state *st)
 {
 	perm_space *ps = (perm_space *)sp;
 
 	ps->st = st;
-	ss_space_cred_hint_host(ps->cred, host);
+	ss_idcache_free(ps->ids);
+	ps->ids = ss_idcache_new(ps->http, st);
+	ss_space_cred_use_ids(ps->cred, ps->ids);
 }
 
 static void perm_free(ss_space *sp)
@@ -189,6 +180,7 @@ static void perm_free(ss_space *sp)
 	}
 	free(ps->writers);
 	ss_space_cred_free(ps->cred);
+	ss_idcache_free(ps->ids);
 	ss_xrpc_free(ps->mine);
 	free(ps->uri);
 	free(ps->authority);
@@ -214,6 +206,7 @@ int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *
 	ps->mine = mine;
 	ps->uri = ss_xstrdup(uri);
 	ps->authority = ss_xstrdup(authority);
+	ps->ids = ss_idcache_new(http, NULL);
 	for (size_t i = 0; i < n; i++) {
 		perm_writer *w = ss_space_perm__writer(ps, known[i].did);
 
@@ -229,6 +222,7 @@ int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *
 		ss_space_free(&ps->base);
 		return -1;
 	}
+	ss_space_cred_use_ids(ps->cred, ps->ids);
 	*out = &ps->base;
 	return 0;
 }

@@ -45,11 +45,10 @@ int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *
                       size_t n, ss_error *err);
 
 /*
- * The space host the state keeps (config "space_host", may be NULL) is used without asking the
- * authority's DID document, which is asked only when that host cannot be reached (or none is
- * kept); a host found that way is written to st's config "space_host" (st borrowed, must
- * outlive sp), so the next run asks nothing again.
+ * The clone's state (borrowed, must outlive sp): the writers' set hashes, and the identity
+ * cache (sync/identity_cache.h) that keeps the space host and the author keys, so that a
+ * fetch within its lifetime asks no DID document.
  */
-void ss_space_perm_keep_host(ss_space *sp, ss_state *st, const char *host);
+void ss_space_perm_set_state(ss_space *sp, ss_state *st);
 
 #endif

@@ -6,6 +6,7 @@
 #define SS_SPACE_PERM_PRIV_H
 
 #include "core/lthash.h"
+#include "sync/identity_cache.h"
 #include "sync/space_cred.h"
 #include "sync/space_proto.h"
 #include "sync/space_perm.h"
@@ -26,8 +27,9 @@ typedef struct perm_space {
 	char *uri;
 	char *authority;
 	ss_space_cred *cred;
-	char *my_rev; /* my repo's revision as the state knows it (then as this run wrote it) */
-	ss_state *st; /* where a space host found in the DID document is kept, or NULL */
+	char *my_rev;    /* my repo's revision as the state knows it (then as this run wrote it) */
+	ss_state *st;    /* where a space host found in the DID document is kept, or NULL */
+	ss_idcache *ids; /* the writers' keys (sync/identity_cache.h), kept in st */
 	perm_writer *writers;
 	size_t nwriters, alloc;
 } perm_space;

@@ -3,9 +3,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/mem.h"
 #include "sync/space_priv.h"
+#include "sync/identity_cache.h"
 #include "sync/verify.h"
 
 typedef struct pub_member {
@@ -22,7 +24,8 @@ typedef struct pub_space {
 	ss_xrpc *mine;
 	pub_member *members;
 	size_t nmembers;
-	char *cache_dir; /* the verified trees and keys (sync/verify.h); NULL: none */
+	char *cache_dir; /* the verified trees (sync/verify.h); NULL: none */
+	ss_idcache *ids; /* the members' keys (sync/identity_cache.h) */
 } pub_space;
 
 static pub_member *find_member(pub_space *ps, const char *did)
@@ -36,6 +39,32 @@ static pub_member *find_member(pub_space *ps, const char *did)
 static const char *who(const pub_member *m)
 {
 	return m->handle ? m->handle : m->did;
+}
+
+/*
+ * A head that failed as if the member's repo had moved (its PDS unreachable, or not holding
+ * the repo): its DID document is read again (once per run, sync/identity_cache.h), and when it
+ * names another PDS the member's client goes there and the head is asked once more.
+ */
+static void moved(pub_space *ps, pub_member *m, ss_xrpc_head_job *job)
+{
+	ss_state_ident id;
+	ss_xrpc *client = NULL;
+	ss_error ignored;
+
+	if (!ps->ids || (job->err.code != SS_ENETWORK && job->err.code != SS_ENOTFOUND) ||
+	    ss_idcache_get(ps->ids, m->did, true, &id, NULL, &ignored) < 0)
+		return;
+	if (id.pds && strcmp(id.pds, m->pds) &&
+	    ss_xrpc_new(&client, ps->http, id.pds, &ignored) == 0) {
+		ss_xrpc_free(m->client);
+		m->client = client;
+		free(m->pds);
+		m->pds = ss_xstrdup(id.pds);
+		ss_xrpc_commit_release(&job->commit);
+		job->rc = ss_xrpc_get_latest_commit(m->client, m->did, &job->commit, &job->err);
+	}
+	ss_state_ident_release(&id);
 }
 
 /* One getLatestCommit per member, all in flight at once (bounded) over the shared connections. */
@@ -55,6 +84,10 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		pub_member *m = &ps->members[i];
+
+		if (jobs[i].rc < 0)
+			moved(ps, m, &jobs[i]);
+		heads[i].pds = ss_xstrdup(m->pds);
 
 		heads[i].did = ss_xstrdup(m->did);
 		heads[i].handle = m->handle ? ss_xstrdup(m->handle) : NULL;
@@ -92,8 +125,9 @@ struct list_job {
 
 static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
 {
-	ss_verify_member vm = {job->m->client, job->m->did,  who(job->m),    ps->cache_dir,
-	                       job->since,     job->repo.rc, &job->repo.err, &job->repo.car};
+	ss_verify_member vm = {job->m->client, job->m->did,    who(job->m),
+	                       ps->cache_dir,  job->since,     job->repo.rc,
+	                       &job->repo.err, &job->repo.car, ps->ids};
 	return vm;
 }
 
@@ -432,6 +466,7 @@ static void pub_free(ss_space *sp)
 	}
 	free(ps->members);
 	free(ps->cache_dir);
+	ss_idcache_free(ps->ids);
 	ss_xrpc_free(ps->mine);
 	free(ps);
 }
@@ -473,10 +508,20 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
 	return 0;
 }
 
-void ss_space_public_set_cache(ss_space *sp, const char *dir)
+void ss_space_public_set_cache(ss_space *sp, const char *dir, ss_state *st)
 {
 	pub_space *ps = (pub_space *)sp;
 
 	free(ps->cache_dir);
 	ps->cache_dir = dir ? ss_xstrdup(dir) : NULL;
+	ss_idcache_free(ps->ids);
+	ps->ids = ss_idcache_new(ps->http, st);
+	/* Before the identity cache (schema 5), keys were files beside the nodes: gone now. */
+	for (size_t i = 0; dir && i < ps->nmembers; i++) {
+		ss_buf path = SS_BUF_INIT;
+
+		ss_verify_cache_path(&path, dir, ps->members[i].did, "key");
+		(void)unlink(path.ptr);
+		ss_buf_release(&path);
+	}
 }

@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "sync/http.h"
+#include "core/state.h"
 #include "sync/space.h"
 #include "sync/xrpc.h"
 
@@ -37,9 +38,10 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
                         const ss_space_public_member *members, size_t n, ss_error *err);
 
 /*
- * Where the space keeps each member's last verified tree and signing key (a directory made
- * when first needed; NULL: none, then every listing is a full one). sp must be a public space.
+ * Where the space keeps each member's last verified tree (a directory made when first needed;
+ * NULL: none, then every listing is a full one) and the state whose identity cache holds their
+ * signing keys (sync/identity_cache.h; NULL: read fresh each run). sp must be a public space.
  */
-void ss_space_public_set_cache(ss_space *sp, const char *dir);
+void ss_space_public_set_cache(ss_space *sp, const char *dir, ss_state *st);
 
 #endif

@@ -29,51 +29,25 @@ static int page_commit(const ss_buf *body, ss_space_commit *c, ss_error *err)
 	return ret;
 }
 
-/*
- * The author key of did: the one kept in the state, or (fresh, or none kept) the #atproto key
- * of its DID document, then kept.
- */
-static int author_key(perm_space *ps, const char *did, bool fresh, ss_pubkey **out, ss_error *err)
-{
-	ss_buf doc = SS_BUF_INIT;
-	json_t *root = NULL;
-	char *key = NULL;
-	ss_error ignored;
-	int ret;
+typedef struct sig_check {
+	perm_space *ps;
+	const perm_writer *wr;
+	const ss_space_commit *c;
+} sig_check;
 
-	*out = NULL;
-	if (!fresh && ps->st && ss_state_space_key_get(ps->st, did, &key, &ignored) == 0) {
-		ret = ss_pubkey_from_did_key(out, key, err);
-		free(key);
-		return ret;
-	}
-	ret = ss_identity_did_doc(ps->http, did, &doc, err);
-	if (ret == 0 && !(root = json_loadb(doc.ptr, doc.len, 0, NULL)))
-		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is not JSON", did);
-	if (ret == 0)
-		ret = ss_pubkey_from_did_doc(out, root, "#atproto", err);
-	if (ret == 0 && ps->st && (key = ss_pubkey_did_key(*out)))
-		ss_state_space_key_put(ps->st, did, key, &ignored);
-	free(key);
-	json_decref(root);
-	ss_buf_release(&doc);
-	return ret;
+static int check_with(const ss_pubkey *pk, void *arg, ss_error *err)
+{
+	const sig_check *k = arg;
+
+	return ss_space_commit_verify_sig(k->c, k->ps->uri, k->wr->did, pk, err);
 }
 
-/* The signature of c by wr's author key, the key fetched again once when it fails. */
+/* The signature of c by wr's author key (the identity cache's, read again once on failure). */
 static int check_sig(perm_space *ps, const perm_writer *wr, const ss_space_commit *c, ss_error *err)
 {
-	ss_pubkey *pk = NULL;
-	int ret = -1;
+	sig_check k = {ps, wr, c};
 
-	for (int fresh = 0; fresh < 2 && ret < 0; fresh++) {
-		ret = author_key(ps, wr->did, fresh, &pk, err);
-		if (ret == 0)
-			ret = ss_space_commit_verify_sig(c, ps->uri, wr->did, pk, err);
-		ss_pubkey_free(pk);
-		pk = NULL;
-	}
-	return ret;
+	return ss_idcache_verify(ps->ids, wr->did, check_with, &k, err);
 }
 
 int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
@@ -169,12 +143,11 @@ int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const char *sinc
 		                   "its records do not give the set hash of its signed commit");
 	if (ret == 0)
 		ret = ss_space_commit_verify_mac(c, ps->uri, wr->did, err);
-	/* kept before the signature check, so that the author key it reads is kept beside it */
+	if (ret == 0)
+		ret = check_sig(ps, wr, c, err);
 	if (ret == 0 && ps->st &&
 	    ss_state_space_writer_put(ps->st, wr->did, c->rev, &h, &ignored) < 0)
 		kept = false;
-	if (ret == 0)
-		ret = check_sig(ps, wr, c, err);
 	if (ps->st && (ret < 0 || !kept))
 		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
 	return ret;

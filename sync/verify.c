@@ -263,7 +263,7 @@ static int check_commit(run *r, const ss_cid *cid, ss_error *err)
 	json_object_del(v, "sig");
 	if (ss_cbor_encode(v, &unsigned_bytes, err) < 0)
 		goto out;
-	ret = ss_verify_signature(ss_xrpc_http(r->m->client), r->m->cache_dir, r->m->did,
+	ret = ss_verify_signature(r->m->ids, ss_xrpc_http(r->m->client), r->m->did,
 	                          unsigned_bytes.ptr, unsigned_bytes.len, (const uint8_t *)raw.ptr,
 	                          raw.len, &r->out->requests, err);
 	if (ret < 0)

@@ -1,7 +1,8 @@
 /*
  * verify.h: a member's repo believed only once checked against its signed commit: the
- * commit's signature by the member's `#atproto` key (its DID document; sync/verify_key.c), the
- * MST root the commit names, every MST node and block hashing to the CID that names it
+ * commit's signature by the member's `#atproto` key (its DID document, through the identity
+ * cache: sync/identity_cache.h), the MST root the commit names, every MST node and block
+ * hashing to the CID that names it
  * (core/car.h, core/mst.h), each record's CID in that tree under garden.engram.skill/, and
  * each record's value hashing to its CID.
  *
@@ -33,11 +34,8 @@
 #include "core/cid.h"
 #include "core/error.h"
 #include "sync/http.h"
+#include "sync/identity_cache.h"
 #include "sync/xrpc.h"
-
-/* How long a member's signing key read from its DID document is trusted without asking again
- * (a failing signature asks again at once). */
-#define SS_VERIFY_KEY_TTL_S 3600
 
 typedef struct ss_verify_sink {
 	int (*record)(void *payload, const char *rkey, const char *cid, const char *json,
@@ -56,6 +54,7 @@ typedef struct ss_verify_member {
 	int car_rc;
 	const ss_error *car_err;
 	ss_buf *car;
+	ss_idcache *ids; /* the identity cache (sync/identity_cache.h); NULL: keys read fresh */
 } ss_verify_member;
 
 typedef struct ss_verify_outcome {
@@ -110,19 +109,19 @@ const char *ss_verify_listed(const ss_verify_tree *t, const char *rkey, const ch
 void ss_verify_forget(const char *cache_dir, const char *did);
 
 /*
- * Checks that sig (64 bytes) is did's signature of msg with its `#atproto` key: the cached
- * key while fresh, else (or when it fails) the key in its DID document now. A signature by a
- * previous key only is refused with a message saying so. requests counts the DID documents
- * fetched.
+ * Checks that sig (64 bytes) is did's signature of msg with its `#atproto` key, through the
+ * identity cache ids (NULL: one for this call; sync/identity_cache.h: the kept key while
+ * fresh, else or when it fails the key its DID document names now; a signature by a previous
+ * key only is refused saying so). requests counts the DID documents read.
  */
-int ss_verify_signature(ss_http *http, const char *cache_dir, const char *did, const void *msg,
+int ss_verify_signature(ss_idcache *ids, ss_http *http, const char *did, const void *msg,
                         size_t len, const uint8_t *sig, size_t siglen, size_t *requests,
                         ss_error *err);
 
 /* The cache's directory for the clone whose state is at state_path: <dir of it>/verified. */
 void ss_verify_cache_dir(ss_buf *out, const char *state_path);
 
-/* The cache's file for did in cache_dir with extension ext ("car": nodes, "key": its key). */
+/* The cache's file for did in cache_dir with extension ext ("car": its nodes). */
 void ss_verify_cache_path(ss_buf *out, const char *cache_dir, const char *did, const char *ext);
 
 #endif

@@ -108,16 +108,17 @@ ss_run 0 "$SKILLSYNC" push
 [ "$(rec_cid m1 fresh)" != none ] || fail "the push after the pull did not land"
 grep -q third tool/SKILL.md || fail "the local edit was lost"
 
-# space_host [<url>]: the space host this clone's state keeps (sets it when given).
+# space_host [<url>]: the space host this clone's identity cache keeps for the authority (sets
+# it when given).
 space_host() {
-	python3 - .git/skillsync/state.db "$@" <<'PY'
+	python3 - .git/skillsync/state.db "$(did auth)" "$@" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-if len(sys.argv) > 2:
-    db.execute("UPDATE config SET value = ? WHERE key = 'space_host'", (sys.argv[2],))
+if len(sys.argv) > 3:
+    db.execute("UPDATE identities SET space_host = ? WHERE did = ?", (sys.argv[3], sys.argv[2]))
     db.commit()
 else:
-    print(db.execute("SELECT value FROM config WHERE key = 'space_host'").fetchone()[0])
+    print(db.execute("SELECT space_host FROM identities WHERE did = ?", (sys.argv[2],)).fetchone()[0])
 PY
 }
 # The space host the clone kept moved: the DID document is asked again and the pull works.

@@ -2,8 +2,8 @@
 # needs: pds
 # Each space writer's set hash (LtHash) is kept in the state (space_writers) and the ops of a
 # pull are folded into it and checked against the writer's signed commit (MAC, hash and the
-# author's signature, its key kept and fetched again once when it fails): a clean change is
-# read as "ops" (fetch.reads in --json); a compacted log (compact knob), a bad set hash
+# author's signature, its key kept in the identity cache and read again once when it fails): a
+# clean change is read as "ops" (fetch.reads in --json); a compacted log (compact knob), a bad set hash
 # (corruptHash knob) or a record served under its old CID with another value (tamper knob) is
 # caught and the writer is read whole instead ("car": getRepo, checked against the signed
 # commit), with the reason in --json. A whole repo that fails that check is refused with one
@@ -77,20 +77,43 @@ is_read m1 "ops True None"
 [ "$(sp_line . tool)" = second ] || fail "the edit did not travel"
 [ "$(kept c2 m1)" != "$before" ] && [ "$(kept c2 m1)" != none ] || fail "the kept set hash did not move"
 
-# The commit's signature is checked with m1's #atproto key, kept beside its set hash: with a
+# The commit's signature is checked with m1's #atproto key, kept in the identity cache: with a
 # wrong key kept (the authority's) the signature fails, the key is fetched again once from
 # m1's DID document, and the change still checks out on its ops.
-key() { ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT key FROM space_writers WHERE did = '$(did "$1")'"; }
+key() { ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT key FROM identities WHERE did = '$(did "$1")'"; }
 m1key=$(key m1)
 case "$m1key" in did:key:z*) ;; *) fail "no author key kept for m1: '$m1key'" ;; esac
 [ "$(key auth)" != "$m1key" ] || fail "the authority's key is m1's"
-python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE space_writers SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE identities SET key = ? WHERE did = ?", (sys.argv[2], sys.argv[3])); db.commit()' \
 	"$tmp/c2/.git/skillsync/state.db" "$(key auth)" "$(did m1)"
 m1_edit third
 ss_run 0 "$SKILLSYNC" pull --json
 is_read m1 "ops True None"
 [ "$(key m1)" = "$m1key" ] || fail "the author key was not fetched again: $(key m1)"
 [ "$(sp_line . tool)" = third ] || fail "the edit after a key change did not travel"
+
+# m1's key rotates (the harness's /_test/rotate-key: the space host signs with the new one): the
+# kept key fails on the next commit, the DID document is read once, the new key verifies, the
+# change checks out on its ops; the key it replaces is kept as the previous one.
+newkey=$(python3 - "$SS_PDS_INFO" "$(did m1)" <<'PY'
+import base64, json, sys, urllib.request
+info, did = json.load(open(sys.argv[1])), sys.argv[2]
+auth = base64.b64encode(f"admin:{info['adminPassword']}".encode()).decode()
+req = urllib.request.Request(info["pds"] + "/_test/rotate-key", method="POST",
+                             data=json.dumps({"did": did}).encode(),
+                             headers={"Content-Type": "application/json",
+                                      "Authorization": "Basic " + auth})
+print(json.load(urllib.request.urlopen(req))["key"])
+PY
+)
+m1_edit rotated
+ss_run 0 "$SKILLSYNC" pull --json
+[ ! -s "$tmp/stderr" ] || fail "the pull after a rotation said: $(cat "$tmp/stderr")"
+is_read m1 "ops True None"
+[ "$(sp_line . tool)" = rotated ] || fail "the edit signed by the rotated key did not travel"
+[ "$(key m1)" = "$newkey" ] && [ "$(ss_sql "$tmp/c2/.git/skillsync/state.db" \
+	"SELECT prev_key FROM identities WHERE did = '$(did m1)'")" = "$m1key" ] ||
+	fail "the cache keeps $(key m1), not the rotated $newkey (previous $m1key)"
 
 # A compacted log: the ops no longer start at the kept revision; m1 is read whole.
 m1_edit third-b

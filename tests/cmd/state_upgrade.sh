@@ -46,10 +46,13 @@ cd space
 "$SKILLSYNC" ls >"$work/out" 2>&1 || fail "ls: $(cat "$work/out")"
 grep -q "^pdf-forms " "$work/out" && grep -q "^mine-pushed  *mine" "$work/out" || fail "ls: $(cat "$work/out")"
 # Brought up to date: version 3 keeps the notes of an interrupted push's writes, version 4 each
-# space writer's set hash.
-[ "$(version)" = 4 ] || fail "schema version after the open: $(version)"
+# space writer's set hash, version 5 the identity cache (whose keys replace space_writers' key).
+[ "$(version)" = 5 ] || fail "schema version after the open: $(version)"
 [ "$(ss_sql "$db" "SELECT count(*) FROM push_notes")" = 0 ] || fail "push_notes after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM space_writers")" = 0 ] || fail "space_writers after the open"
+[ "$(ss_sql "$db" "SELECT count(*) FROM identities")" = 0 ] || fail "identities after the open"
+ss_sql "$db" "SELECT name FROM pragma_table_info('space_writers')" | grep -qx key &&
+	fail "space_writers kept its key column"
 "$SKILLSYNC" status >"$work/st" 2>&1 || fail "status: $(cat "$work/st")"
 grep -q "Your branch has 1 commit not yet pushed; push would send: create local-draft" "$work/st" ||
 	fail "status: $(cat "$work/st")"
@@ -58,6 +61,8 @@ grep -q "Your branch has 1 commit not yet pushed; push would send: create local-
 ss_auth_change "Changed after the upgrade."
 "$SKILLSYNC" pull >"$work/out" 2>&1 || fail "pull: $(cat "$work/out")"
 grep -q "Changed after the upgrade." pdf-forms/SKILL.md || fail "the pull did not bring the change"
+case "$(ss_sql "$db" "SELECT key FROM identities WHERE did = '$(ss_json "$work/auth.json" did)'")" in
+did:key:z*) ;; *) fail "the pull kept no signing key for the authority" ;; esac
 [ -f local-draft/SKILL.md ] && [ -f mine-pushed/SKILL.md ] && [ -f README.md ] ||
 	fail "the pull lost files: $(ls)"
 "$SKILLSYNC" push >"$work/out" 2>&1 || fail "push: $(cat "$work/out")"

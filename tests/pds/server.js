@@ -47,6 +47,38 @@ function writePrivate(file, text) {
   fs.renameSync(tmp, file)
 }
 
+// POST /_test/rotate-key {did, plcOnly?}, HTTP basic auth admin:<adminPassword>: a new repo
+// signing key for a local account, named as #atproto in its DID document through the PLC with
+// the PDS's rotation key. The PDS signs its next commits with it; no commit is written here
+// (the head stays signed by the previous key until the account writes). plcOnly: the DID
+// document changes but the PDS keeps signing with the previous key (a PDS that has not caught
+// up). Answers {did, key, previous} (did:keys).
+async function rotateKey(pds, adminPassword, Secp256k1Keypair, req, res) {
+  const want = 'Basic ' + Buffer.from(`admin:${adminPassword}`).toString('base64')
+  const got = req.headers.authorization ?? ''
+  if (got.length !== want.length || !crypto.timingSafeEqual(Buffer.from(got), Buffer.from(want))) {
+    return res.status(401).json({ error: 'AuthRequired', message: 'admin auth needed' })
+  }
+  try {
+    const ctx = pds.ctx
+    const did = req.body?.did
+    if (typeof did !== 'string' || !(await ctx.accountManager.getAccount(did))) {
+      return res.status(400).json({ error: 'InvalidRequest', message: 'did must be an account here' })
+    }
+    const previous = (await ctx.actorStore.keypair(did)).did()
+    const next = await Secp256k1Keypair.create({ exportable: true })
+    if (!req.body.plcOnly) {
+      const { keyLocation } = await ctx.actorStore.getLocation(did)
+      writePrivate(keyLocation, await next.export())
+    }
+    await ctx.plcClient.updateAtprotoKey(did, ctx.plcRotationKey, next.did())
+    await ctx.idResolver.did.resolve(did, true)
+    res.json({ did, key: next.did(), previous })
+  } catch (err) {
+    res.status(500).json({ error: 'InternalServerError', message: String(err) })
+  }
+}
+
 async function main() {
   const [installDir, stateDir] = process.argv.slice(2)
   if (!installDir || !stateDir) fail('usage: server.js <install dir> <state dir>')
@@ -98,6 +130,9 @@ async function main() {
     // The test space host (tests/spaces/): its routes go in front of the PDS's own app.
     const spaceHost = await createSpaceHost({ pds: candidate, load, adminPassword })
     const outer = express()
+    outer.post('/_test/rotate-key', express.json(), (req, res) =>
+      rotateKey(pds ?? candidate, adminPassword, Secp256k1Keypair, req, res),
+    )
     outer.use(spaceHost.router)
     outer.use(candidate.app)
     candidate.app = outer

@@ -1,0 +1,66 @@
+/*
+ * identity_cache.h: the one identity cache both transports use: what each account's DID
+ * document said (its PDS, the space host for an authority, the #atproto key its commits are
+ * signed with, the verified handle) kept in the clone's state (core/state_ident.h) with the
+ * time it was read.
+ *
+ * Rules (docs/SECURITY.md says why):
+ *  - an entry younger than SS_IDENTITY_TTL_S is the answer: no request;
+ *  - an older one (or none) is read again from the DID document, once per run and DID;
+ *  - a signature that fails with the kept key, or a request to the kept PDS or space host that
+ *    fails as if the account had moved, reads the document again at once (once per run);
+ *  - a key read that differs from the kept one keeps the kept one as the previous key, so that
+ *    a commit still signed by it is reported as such ("signed by the previous key"), not as
+ *    tampering; it is refused all the same (its versions wait for the current key).
+ * Without a state (a command outside a clone) the cache lives for the run only.
+ */
+#ifndef SS_IDENTITY_CACHE_H
+#define SS_IDENTITY_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/multikey.h"
+#include "core/state.h"
+#include "core/state_ident.h"
+#include "sync/http.h"
+
+/* How long what a DID document said is trusted without reading it again (1 hour). */
+#define SS_IDENTITY_TTL_S 3600
+
+typedef struct ss_idcache ss_idcache;
+
+/* st may be NULL (nothing kept beyond the run); both are borrowed for the cache's life. */
+ss_idcache *ss_idcache_new(ss_http *http, ss_state *st);
+void ss_idcache_free(ss_idcache *c);
+
+/* Requests made so far (DID documents and key histories read). */
+size_t ss_idcache_requests(const ss_idcache *c);
+
+/*
+ * did's identity (*out: the caller's, ss_state_ident_release): the kept one while fresh, else
+ * (or with fresh, unless already read this run) its DID document read now. read_now (may be
+ * NULL) says which.
+ */
+int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *out, bool *read_now,
+                   ss_error *err);
+
+/*
+ * Keeps a handle verified elsewhere (sync/identity.h resolves it both ways) for did, with the
+ * PDS that resolution found; NULL arguments keep what was kept.
+ */
+void ss_idcache_note(ss_idcache *c, const char *did, const char *handle, const char *pds);
+
+/* A check of a signature with one key: 0 when pk made it, else < 0 with err set. */
+typedef int (*ss_idcache_check_fn)(const ss_pubkey *pk, void *arg, ss_error *err);
+
+/*
+ * check with did's #atproto key: the kept key while fresh; on failure (or stale) the key its
+ * document names now. When only a previous key of did makes it: SS_EINVALID saying "signed by
+ * the previous key"; when none does: SS_EINVALID saying the signature does not match.
+ */
+int ss_idcache_verify(ss_idcache *c, const char *did, ss_idcache_check_fn check, void *arg,
+                      ss_error *err);
+
+#endif
