@@ -313,11 +313,8 @@ static void hold(struct list_job *job, const ss_xrpc_record *rec)
 	h->rec.uri = dup_or_null(rec->uri);
 	h->rec.rkey = dup_or_null(rec->rkey);
 	h->rec.cid = dup_or_null(rec->cid);
-	if (rec->value_json) {
-		h->rec.value_json = ss_xmalloc(rec->value_len + 1);
-		memcpy(h->rec.value_json, rec->value_json, rec->value_len);
-		h->rec.value_json[rec->value_len] = '\0';
-	}
+	if (rec->value_json)
+		h->rec.value_json = ss_xmemdup(rec->value_json, rec->value_len + 1);
 	h->rec.value_len = rec->value_len;
 	h->problem = dup_or_null(rec->problem);
 	h->rec.problem = h->problem;
