@@ -1,7 +1,6 @@
 /* space_public.c: the public-repos transport (see sync/space_public.h). */
 #include "sync/space_public.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,39 +75,6 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 	return 0;
 }
 
-/*
- * Listed entries wait while the signed trees are on their way, at most this many bytes of
- * them in all: beyond, the listing waits for the trees.
- */
-#define HOLD_MAX (16u * 1024 * 1024)
-
-/* An entry of a listing held until its member's signed tree is read. */
-typedef struct held_entry {
-	ss_xrpc_record rec;
-	char *problem;
-} held_entry;
-
-/*
- * The full way's signed trees (ss_verify_trees_fetch), read on a thread of their own while
- * the listings run, so that the tree's requests are in flight with the first pages.
- */
-typedef struct tree_run {
-	ss_http *http; /* the thread's own connections: an ss_http serves one thread */
-	ss_xrpc **clients;
-	ss_verify_member *vms;
-	char **commits;
-	size_t n;
-	ss_verify_tree *trees;
-	int *rcs;
-	ss_error *errs;
-	pthread_t thread;
-	bool threaded;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool done;         /* under mu */
-	size_t held_bytes; /* main thread only */
-} tree_run;
-
 /* One wanted member's listing: where its records go, and the signed tree they must match. */
 struct list_job {
 	const ss_space_listener *l;
@@ -121,12 +87,6 @@ struct list_job {
 	ss_verify_tree tree;   /* the full way: the signed tree */
 	bool refused;          /* a record of the listing was refused: no node cache kept */
 	bool unverified;       /* SKILLSYNC_TEST_NO_VERIFY=1: listed as the PDS says (tests only) */
-	/* the full way: the trees being read, this member's among them, and what waits for it */
-	tree_run *tr;
-	size_t t;
-	bool settled; /* the tree's outcome is taken (tree, or failed) */
-	held_entry *held;
-	size_t nheld, aheld;
 };
 
 static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
@@ -153,8 +113,9 @@ static int sink_deleted(void *payload, const char *rkey, ss_error *err)
 }
 
 /* A listed record, checked against the member's signed tree before the listener sees it. */
-static int deliver(struct list_job *job, const ss_xrpc_record *rec, ss_error *err)
+static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
+	struct list_job *job = payload;
 	ss_space_record r = {job->m->did,     rec->rkey,      rec->cid,
 	                     rec->value_json, rec->value_len, rec->problem};
 	ss_buf why = SS_BUF_INIT;
@@ -181,190 +142,6 @@ static int deliver(struct list_job *job, const ss_xrpc_record *rec, ss_error *er
 	ret = job->l->record(job->l->payload, &r, err);
 	ss_buf_release(&why);
 	return ret;
-}
-
-static void *tree_main(void *arg)
-{
-	tree_run *tr = arg;
-
-	ss_verify_trees_fetch(tr->vms, (const char *const *)tr->commits, tr->n, tr->trees, tr->rcs,
-	                      tr->errs);
-	pthread_mutex_lock(&tr->mu);
-	tr->done = true;
-	pthread_cond_broadcast(&tr->cv);
-	pthread_mutex_unlock(&tr->mu);
-	return NULL;
-}
-
-/*
- * Starts reading the trees on a thread with its own connections to the members' PDSes (pds[i]
- * for vms[i]); when that cannot be set up, reads them here and now.
- */
-static void trees_start(pub_space *ps, tree_run *tr, const char *const *pds)
-{
-	ss_error ignored;
-	bool ok;
-
-	tr->clients = ss_xcalloc(tr->n ? tr->n : 1, sizeof(*tr->clients));
-	ok = ss_http_new(&tr->http, ss_http_get_options(ps->http), &ignored) == 0;
-	for (size_t i = 0; i < tr->n && ok; i++)
-		ok = ss_xrpc_new(&tr->clients[i], tr->http, pds[i], &ignored) == 0;
-	if (ok) {
-		pthread_mutex_init(&tr->mu, NULL);
-		pthread_cond_init(&tr->cv, NULL);
-		for (size_t i = 0; i < tr->n; i++)
-			tr->vms[i].client = tr->clients[i];
-		tr->threaded = pthread_create(&tr->thread, NULL, tree_main, tr) == 0;
-		if (!tr->threaded) {
-			pthread_mutex_destroy(&tr->mu);
-			pthread_cond_destroy(&tr->cv);
-		}
-	}
-	if (!tr->threaded) {
-		for (size_t i = 0; i < tr->n; i++) {
-			ss_xrpc_free(tr->clients[i]);
-			tr->clients[i] = NULL;
-			tr->vms[i].client = find_member(ps, tr->vms[i].did)->client;
-		}
-		ss_http_free(tr->http);
-		tr->http = NULL;
-		ss_verify_trees_fetch(tr->vms, (const char *const *)tr->commits, tr->n, tr->trees,
-		                      tr->rcs, tr->errs);
-		tr->done = true;
-	}
-}
-
-static bool trees_done(tree_run *tr)
-{
-	bool done;
-
-	if (!tr->threaded)
-		return tr->done;
-	pthread_mutex_lock(&tr->mu);
-	done = tr->done;
-	pthread_mutex_unlock(&tr->mu);
-	return done;
-}
-
-static void trees_wait(tree_run *tr)
-{
-	if (!tr->threaded)
-		return;
-	pthread_mutex_lock(&tr->mu);
-	while (!tr->done)
-		pthread_cond_wait(&tr->cv, &tr->mu);
-	pthread_mutex_unlock(&tr->mu);
-}
-
-/* The thread ended and its requests counted with the others'. */
-static void trees_end(pub_space *ps, tree_run *tr)
-{
-	ss_http_stats st;
-
-	if (tr->threaded) {
-		pthread_join(tr->thread, NULL);
-		pthread_mutex_destroy(&tr->mu);
-		pthread_cond_destroy(&tr->cv);
-		tr->threaded = false;
-		ss_http_get_stats(tr->http, &st);
-		ss_http_add_stats(ps->http, &st);
-	}
-	for (size_t i = 0; tr->clients && i < tr->n; i++)
-		ss_xrpc_free(tr->clients[i]);
-	free(tr->clients);
-	tr->clients = NULL;
-	ss_http_free(tr->http);
-	tr->http = NULL;
-}
-
-/* Takes the member's tree, or its failure, once the trees are read. */
-static void settle(struct list_job *job)
-{
-	tree_run *tr = job->tr;
-
-	job->settled = true;
-	if (tr->rcs[job->t] < 0) {
-		job->failed = true;
-		job->why = tr->errs[job->t];
-		return;
-	}
-	job->tree = tr->trees[job->t];
-	if (job->since && strcmp(job->tree.rev, job->since) < 0) {
-		ss_error_set(&job->why, SS_EINVALID,
-		             "'%s' not synced: the repo's revision went backwards, from %s to %s "
-		             "(a replayed older commit)",
-		             who(job->m), job->since, job->tree.rev);
-		job->failed = true;
-	}
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? ss_xstrdup(s) : NULL;
-}
-
-static void hold(struct list_job *job, const ss_xrpc_record *rec)
-{
-	held_entry *h;
-
-	ss_xgrow((void **)&job->held, sizeof(*job->held), job->nheld + 1, &job->aheld);
-	h = &job->held[job->nheld++];
-	memset(h, 0, sizeof(*h));
-	h->rec.uri = dup_or_null(rec->uri);
-	h->rec.rkey = dup_or_null(rec->rkey);
-	h->rec.cid = dup_or_null(rec->cid);
-	if (rec->value_json)
-		h->rec.value_json = ss_xmemdup(rec->value_json, rec->value_len + 1);
-	h->rec.value_len = rec->value_len;
-	h->problem = dup_or_null(rec->problem);
-	h->rec.problem = h->problem;
-	job->tr->held_bytes += rec->value_len + 256;
-}
-
-/*
- * The held entries, handed on when hand_on (the member's tree settled) unless the member
- * failed, then dropped.
- */
-static int flush(struct list_job *job, bool hand_on, ss_error *err)
-{
-	int ret = 0;
-
-	for (size_t i = 0; i < job->nheld; i++) {
-		held_entry *h = &job->held[i];
-
-		if (hand_on && !ret && !job->failed && job->settled)
-			ret = deliver(job, &h->rec, err);
-		job->tr->held_bytes -= h->rec.value_len + 256;
-		ss_xrpc_record_release(&h->rec);
-		free(h->problem);
-	}
-	free(job->held);
-	job->held = NULL;
-	job->nheld = job->aheld = 0;
-	return ret;
-}
-
-/*
- * A listed entry: handed on once the member's signed tree is read (held until then, or
- * waited for beyond HOLD_MAX); dropped when the tree failed (the member is reported failed).
- */
-static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
-{
-	struct list_job *job = payload;
-
-	if (!job->settled) {
-		if (!trees_done(job->tr) && job->tr->held_bytes < HOLD_MAX) {
-			hold(job, rec);
-			return 0;
-		}
-		trees_wait(job->tr);
-		settle(job);
-		if (flush(job, true, err) < 0)
-			return -1;
-	}
-	if (job->failed)
-		return 0;
-	return deliver(job, rec, err);
 }
 
 /* The records of the signed tree the listing left out: refused (the last good stays). */
@@ -452,43 +229,57 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 	return 0;
 }
 
-/*
- * The full way: the members' signed trees (sync/verify.h: all at once, on a thread of their
- * own) and every listing at once, in flight together; each record checked against its
- * member's tree before the listener sees it.
- */
+/* The full way: the members' signed trees (all at once), then every listing at once, each
+ * record checked. */
 static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
 {
 	ss_xrpc_list_job *lj = ss_xcalloc(n ? n : 1, sizeof(*lj));
 	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
-	const char **pds = ss_xcalloc(n ? n : 1, sizeof(*pds));
-	tree_run tr;
-	size_t k = 0;
+	struct list_job **tj = ss_xcalloc(n ? n : 1, sizeof(*tj));
+	ss_verify_member *vms = ss_xcalloc(n ? n : 1, sizeof(*vms));
+	char **commits = ss_xcalloc(n ? n : 1, sizeof(*commits));
+	ss_verify_tree *trees = ss_xcalloc(n ? n : 1, sizeof(*trees));
+	int *rcs = ss_xcalloc(n ? n : 1, sizeof(*rcs));
+	ss_error *errs = ss_xcalloc(n ? n : 1, sizeof(*errs));
+	size_t k = 0, nt = 0;
 	int ret = -1;
 
-	memset(&tr, 0, sizeof(tr));
-	tr.vms = ss_xcalloc(n ? n : 1, sizeof(*tr.vms));
-	tr.commits = ss_xcalloc(n ? n : 1, sizeof(*tr.commits));
-	tr.trees = ss_xcalloc(n ? n : 1, sizeof(*tr.trees));
-	tr.rcs = ss_xcalloc(n ? n : 1, sizeof(*tr.rcs));
-	tr.errs = ss_xcalloc(n ? n : 1, sizeof(*tr.errs));
+	for (size_t i = 0; i < n; i++) {
+		struct list_job *job = &jobs[i];
+
+		if (!job->full || job->failed || job->unverified)
+			continue;
+		ss_error_clear(&job->why);
+		if (head_commit(job->m, &commits[nt], &job->why) < 0) {
+			job->failed = true;
+			continue;
+		}
+		vms[nt] = verify_member(ps, job);
+		tj[nt++] = job;
+	}
+	if (nt)
+		ss_verify_trees_fetch(vms, (const char *const *)commits, nt, trees, rcs, errs);
+	for (size_t t = 0; t < nt; t++) {
+		if (rcs[t] < 0) {
+			tj[t]->failed = true;
+			tj[t]->why = errs[t];
+		} else {
+			tj[t]->tree = trees[t];
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct list_job *job = &jobs[i];
 
 		if (!job->full || job->failed)
 			continue;
-		job->tr = &tr;
-		if (job->unverified) {
-			job->settled = true;
-		} else {
-			ss_error_clear(&job->why);
-			if (head_commit(job->m, &tr.commits[tr.n], &job->why) < 0) {
-				job->failed = true;
-				continue;
-			}
-			tr.vms[tr.n] = verify_member(ps, job);
-			pds[tr.n] = job->m->pds;
-			job->t = tr.n++;
+		if (!job->unverified && job->since && strcmp(job->tree.rev, job->since) < 0) {
+			ss_error_set(
+			    &job->why, SS_EINVALID,
+			    "'%s' not synced: the repo's revision went backwards, from %s to "
+			    "%s (a replayed older commit)",
+			    who(job->m), job->since, job->tree.rev);
+			job->failed = true;
+			continue;
 		}
 		lj[k].client = job->m->client;
 		lj[k].repo = job->m->did;
@@ -497,22 +288,11 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 		lj[k].payload = job;
 		of[k++] = job;
 	}
-	if (tr.n)
-		trees_start(ps, &tr, pds);
-	else
-		tr.done = true;
 	if (k)
 		ss_xrpc_list_records_many(lj, k, 0, err);
-	trees_end(ps, &tr);
 	for (size_t i = 0; i < k; i++) {
 		struct list_job *job = of[i];
 
-		if (!job->settled)
-			settle(job);
-		if (flush(job, true, err) < 0)
-			goto out;
-		if (job->failed)
-			continue;
 		if (lj[i].rc < 0) {
 			job->failed = true;
 			job->why = lj[i].err;
@@ -533,19 +313,14 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 	}
 	ret = 0;
 out:
-	for (size_t i = 0; i < k; i++) {
-		if (!of[i]->settled)
-			settle(of[i]);
-		(void)flush(of[i], false, err);
-	}
-	for (size_t t = 0; t < tr.n; t++)
-		free(tr.commits[t]);
-	free(tr.commits);
-	free(tr.vms);
-	free(tr.trees);
-	free(tr.rcs);
-	free(tr.errs);
-	free(pds);
+	for (size_t t = 0; t < nt; t++)
+		free(commits[t]);
+	free(commits);
+	free(vms);
+	free(tj);
+	free(trees);
+	free(rcs);
+	free(errs);
 	free(lj);
 	free(of);
 	return ret;
