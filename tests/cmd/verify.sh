@@ -100,7 +100,11 @@ as_m2 clone "$m2_handle" mine >/dev/null 2>&1 || fail "clone as m2"
 cd mine
 ss_skill pushed "first"
 as_m2 commit -m "a skill" pushed >/dev/null || fail "commit as m2"
-as_m2 push >"$work/out" 2>&1 || fail "push as m2: $(cat "$work/out")"
+SKILLSYNC_STATS=1 as_m2 push >"$work/out" 2>&1 || fail "push as m2: $(cat "$work/out")"
+stats=$(grep '^stats:' "$work/out")
+echo "push and its cache refresh: $stats"
+# the writes' request, then one getRepo?since for the cache
+[[ $stats == "stats: requests=2 writes=1 "* ]] || fail "not 1 write request and 1 getRepo: $stats"
 edit m2 elsewhere "written by another client"
 as_m2 pull --json >"$work/pull.json" 2>"$work/err" || fail "pull as m2: $(cat "$work/err")"
 [ -f elsewhere/SKILL.md ] || fail "the other client's skill did not arrive"
