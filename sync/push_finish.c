@@ -176,6 +176,9 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 	*tracking = commit;
 	ss_crash_point("before-main");
 	ret = ss_push_conclude(repo, st, NULL, err);
+	/* The transport's copy of my repo follows (best effort: the writes are recorded). */
+	if (l->sp)
+		ss_space_landed(l->sp, l->commit);
 out:
 	if (in_txn)
 		ss_state_rollback(st);

@@ -16,11 +16,13 @@ typedef struct ss_push_landed {
 	const char *push_time;
 	const char *head;         /* the commit pushed (hex) */
 	const char *commit, *rev; /* my repo after them; NULL: leave what the state says */
+	ss_space *sp;             /* told where my repo is now (ss_space_landed); NULL: none */
 } ss_push_landed;
 
 /*
  * In one state transaction: my records, the view, my repo's head, a new tracking commit
- * (parent: the state's current one) and "pushed"; the journal is cleared. Then the ref moves.
+ * (parent: the state's current one) and "pushed"; the journal is cleared. Then the ref moves,
+ * and l->sp (when set) hears where my repo is now.
  */
 int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
                    ss_oid *tracking, ss_error *err);

@@ -185,7 +185,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 		ret = keep_notes(st, &j, NULL, err);
 		goto out;
 	} else {
-		ss_push_landed l = {done, nlanded, j.push_time, j.head, NULL, NULL};
+		ss_push_landed l = {done, nlanded, j.push_time, j.head, NULL, NULL, NULL};
 		if (keep_notes(st, &j, is_landed, err) < 0)
 			goto out;
 		if (p.others == 0) {

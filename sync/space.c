@@ -95,6 +95,12 @@ int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const c
 	return sp->vt->apply(sp, writes, n, swap_commit, out, err);
 }
 
+void ss_space_landed(ss_space *sp, const char *commit)
+{
+	if (sp && sp->vt->landed && commit)
+		sp->vt->landed(sp, commit);
+}
+
 void ss_space_free(ss_space *sp)
 {
 	char *me;

@@ -155,6 +155,14 @@ int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const c
                    ss_space_applied *out, ss_error *err);
 
 /*
+ * After writes of mine landed and were recorded: my repo is at commit. The
+ * transport may bring what it keeps of my repo up to date (public repos: the verified node
+ * cache, one getRepo?since). Best effort: nothing it does fails the writes, and without it the
+ * next listing of my repo is at worst a full one.
+ */
+void ss_space_landed(ss_space *sp, const char *commit);
+
+/*
  * Opens the space a clone follows, from its state: config "transport" picks the
  * implementation, the members table says who writes, config "me" who I am. With for_writing,
  * my session must be usable (SS_EAUTH saying to log in otherwise); without, a missing session

@@ -189,8 +189,13 @@ static void perm_free(ss_space *sp)
 }
 
 static const ss_space_vtable perm_vtable = {
-    "space",   SS_SPACE_CAN_LIST_SINCE, perm_heads, ss_space_perm__list, ss_space_perm__apply,
+    "space",
+    SS_SPACE_CAN_LIST_SINCE,
+    perm_heads,
+    ss_space_perm__list,
+    ss_space_perm__apply,
     perm_free,
+    NULL,
 };
 
 int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,

@@ -19,6 +19,8 @@ typedef struct ss_space_vtable {
 	int (*apply)(ss_space *sp, const ss_space_write *writes, size_t n, const char *swap_commit,
 	             ss_space_applied *out, ss_error *err);
 	void (*free)(ss_space *sp);
+	/* may be NULL: my repo is at commit after my writes (ss_space_landed) */
+	void (*landed)(ss_space *sp, const char *commit);
 } ss_space_vtable;
 
 struct ss_space {

@@ -453,6 +453,28 @@ static int pub_apply(ss_space *sp, const ss_space_write *writes, size_t n, const
 	return ret;
 }
 
+/* My node cache brought to the commit my writes made, so that my next listing is incremental. */
+static void pub_landed(ss_space *sp, const char *commit)
+{
+	pub_space *ps = (pub_space *)sp;
+	pub_member *m = sp->me ? find_member(ps, sp->me) : NULL;
+	const char *off = getenv("SKILLSYNC_TEST_NO_VERIFY");
+	ss_verify_member vm = {0};
+	ss_verify_outcome o;
+	ss_error ignored; /* the writes landed: a cache left stale costs a full listing, no more */
+
+	if (!m || !ps->cache_dir || (off && !strcmp(off, "1")))
+		return;
+	vm.client = m->client;
+	vm.did = m->did;
+	vm.who = who(m);
+	vm.cache_dir = ps->cache_dir;
+	vm.ids = ps->ids;
+	ss_error_clear(&ignored);
+	(void)ss_verify_member_refresh(&vm, commit, &o, &ignored);
+	ss_verify_outcome_release(&o);
+}
+
 static void pub_free(ss_space *sp)
 {
 	pub_space *ps = (pub_space *)sp;
@@ -472,8 +494,10 @@ static void pub_free(ss_space *sp)
 }
 
 static const ss_space_vtable pub_vtable = {
-    "public", SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE, pub_heads, pub_list, pub_apply,
-    pub_free,
+    "public",   SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE,
+    pub_heads,  pub_list,
+    pub_apply,  pub_free,
+    pub_landed,
 };
 
 int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,

@@ -44,6 +44,9 @@ typedef struct run {
 	const ss_verify_member *m;
 	ss_verify_outcome *out;
 	sources src;
+	ss_car *cache; /* the node cache among the sources, once loaded (NULL: none) */
+	bool cache_tried;
+	const ss_cid *expect; /* the commit the repo must be at (ss_verify_member_refresh) */
 	change *changes;
 	size_t nchanges, achanges;
 	/* the commit being checked */
@@ -275,13 +278,16 @@ out:
 	return ret;
 }
 
-/* Adds the member's node cache to the sources (when there is one); its CAR, or NULL. */
+/* Adds the member's node cache to the sources (when there is one, once); its CAR, or NULL. */
 static ss_car *load_cache(run *r)
 {
 	ss_buf path = SS_BUF_INIT, bytes = SS_BUF_INIT;
 	ss_car *car = NULL;
 	ss_error ignored;
 
+	if (r->cache_tried)
+		return r->cache;
+	r->cache_tried = true;
 	if (r->m->cache_dir) {
 		ss_verify_cache_path(&path, r->m->cache_dir, r->m->did, "car");
 		if (ss_fs_read_file(&bytes, path.ptr, MAX_CACHE_FILE, &ignored) < 0 ||
@@ -290,31 +296,48 @@ static ss_car *load_cache(run *r)
 	}
 	ss_buf_release(&path);
 	ss_buf_release(&bytes);
+	r->cache = car;
 	return car;
 }
 
-/* The previous tree's root from the node cache, when it holds the commit at since_rev. */
-static int cached_tree(run *r, ss_cid *old_root, ss_error *err)
+/*
+ * The node cache's commit: its CID, revision (*rev, the caller's to free) and tree root; 1
+ * when there is no usable cache.
+ */
+static int cache_head(run *r, ss_cid *commit, char **rev, ss_cid *root)
 {
 	ss_car *car = load_cache(r);
 	const ss_car_block *b;
-	json_t *v = NULL, *rev, *data;
+	json_t *v = NULL, *r_rev, *data;
 	ss_error ignored;
 	int ret = 1;
 
-	(void)err;
 	if (!car || ss_car_root_count(car) != 1 || !(b = ss_car_get(car, ss_car_root(car, 0))) ||
 	    ss_cbor_decode(b->data, b->len, &v, &ignored) < 0)
 		goto out;
-	rev = json_object_get(v, "rev");
+	r_rev = json_object_get(v, "rev");
 	data = json_object_get(json_object_get(v, "data"), "$link");
-	if (json_is_string(rev) && json_is_string(data) &&
-	    !strcmp(json_string_value(rev), r->m->since_rev) &&
-	    ss_cid_parse(old_root, json_string_value(data), json_string_length(data), &ignored) ==
-	        0)
+	if (json_is_string(r_rev) && json_is_string(data) &&
+	    ss_cid_parse(root, json_string_value(data), json_string_length(data), &ignored) == 0) {
+		*commit = *ss_car_root(car, 0);
+		*rev = ss_xstrdup(json_string_value(r_rev));
 		ret = 0;
+	}
 out:
 	json_decref(v);
+	return ret;
+}
+
+/* The previous tree's root from the node cache, when it holds the commit at since_rev. */
+static int cached_tree(run *r, ss_cid *old_root)
+{
+	ss_cid commit;
+	char *rev = NULL;
+	int ret = cache_head(r, &commit, &rev, old_root);
+
+	if (ret == 0 && strcmp(rev, r->m->since_rev))
+		ret = 1;
+	free(rev);
 	return ret;
 }
 
@@ -468,7 +491,10 @@ static void set_outcome(run *r)
 	r->out->rev = ss_xstrdup(r->rev);
 }
 
-/* The incremental way on the getRepo?since answer: 0 done, 1 it could not finish. */
+/*
+ * The incremental way on the getRepo?since answer: 0 done, 1 it could not finish. Without a
+ * sink, only the node cache is brought up to date (ss_verify_member_refresh).
+ */
 static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *err)
 {
 	ss_cid old_root;
@@ -482,12 +508,16 @@ static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *er
 		                    ss_car_root_count(car));
 	if (check_commit(r, ss_car_root(car, 0), err) < 0)
 		return -1;
+	if (r->expect && !ss_cid_equal(&r->commit_cid, r->expect)) {
+		r->out->fallback = ss_xstrdup("the repo moved on since");
+		return 1;
+	}
 	if (strcmp(r->rev, r->m->since_rev) < 0)
 		return ss_error_set(err, SS_EINVALID,
 		                    "the repo's revision went backwards, from %s to %s (a replayed "
 		                    "older commit)",
 		                    r->m->since_rev, r->rev);
-	if (cached_tree(r, &old_root, err) != 0) {
+	if (cached_tree(r, &old_root) != 0) {
 		r->out->fallback = ss_xstrdup("no local copy of the tree at the last revision");
 		return 1;
 	}
@@ -496,7 +526,7 @@ static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *er
 		r->out->fallback = ss_xstrdup("the tree could not be completed");
 		return 1;
 	}
-	if (ret < 0 || fetch_records(r, err) < 0 || emit(r, sink, err) < 0)
+	if (ret < 0 || (sink && (fetch_records(r, err) < 0 || emit(r, sink, err) < 0)))
 		return -1;
 	save_tree(r);
 	set_outcome(r);
@@ -521,6 +551,60 @@ int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
 	}
 	if (ret < 0)
 		ss_error_prefix(err, "'%s' not synced", m->who);
+	run_release(&r);
+	return ret;
+}
+
+int ss_verify_member_refresh(const ss_verify_member *m, const char *commit, ss_verify_outcome *out,
+                             ss_error *err)
+{
+	ss_verify_member vm = *m;
+	ss_xrpc_repo_job job;
+	ss_cid want, cached, root;
+	char *cached_rev = NULL;
+	run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	memset(out, 0, sizeof(*out));
+	memset(&job, 0, sizeof(job));
+	r.m = &vm;
+	r.out = out;
+	r.expect = &want;
+	if (ss_cid_parse(&want, commit, strlen(commit), err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (cache_head(&r, &cached, &cached_rev, &root) != 0) {
+		out->fallback = ss_xstrdup("no local copy of the tree to start from");
+		ret = 1;
+		goto out;
+	}
+	if (ss_cid_equal(&cached, &want)) {
+		ret = 0;
+		goto out;
+	}
+	job.client = m->client;
+	job.did = m->did;
+	job.since = cached_rev;
+	ss_xrpc_get_repo_many(&job, 1, 1, err);
+	out->requests++;
+	out->bytes += job.car.len;
+	vm.since_rev = cached_rev;
+	vm.car_rc = job.rc;
+	vm.car_err = &job.err;
+	vm.car = &job.car;
+	if (job.rc < 0) {
+		*err = job.err;
+		ret = -1;
+	} else {
+		ret = since(&r, &job.car, NULL, err);
+	}
+	if (ret < 0)
+		ss_error_prefix(err, "the tree of '%s' kept for the next sync", m->who);
+out:
+	ss_buf_release(&job.car);
+	free(cached_rev);
 	run_release(&r);
 	return ret;
 }

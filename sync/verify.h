@@ -71,6 +71,18 @@ void ss_verify_outcome_release(ss_verify_outcome *o);
 int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
                           ss_verify_outcome *out, ss_error *err);
 
+/*
+ * After writes of mine landed (my repo now at commit): brings m's node cache from the tree it
+ * holds up to commit, read and checked as the incremental way reads it (getRepo?since=<the
+ * cache's revision>, the commit's signature, the tree completed from the CAR, the cache, else
+ * getBlocks), no record handed on; m's since_rev and car are not used. 0 done (or nothing to
+ * do), 1 not done (no cache to start from, or the repo is no longer at commit: out->fallback
+ * says why), < 0 a request or a check failed. The cache changes only when it ends at commit:
+ * whatever happens, the next sync is at worst a full one.
+ */
+int ss_verify_member_refresh(const ss_verify_member *m, const char *commit, ss_verify_outcome *out,
+                             ss_error *err);
+
 /* A record of a member's signed tree. */
 typedef struct ss_verify_entry {
 	char *rkey;

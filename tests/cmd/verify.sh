@@ -94,6 +94,28 @@ grep -qx third mine/SKILL.md || fail "the change did not arrive after the fallba
 [ "$(listings)" = "1 0 1" ] || fail "the refused since did not fall back: $(listings)"
 case "$(read_of "$auth_did")" in "full True "?*) ;; *) fail "the fallback gives no reason: $(read_of "$auth_did")" ;; esac
 
+# A push brings my node cache to the commit it made: after it, my repo moves again (another
+# client writes) and my next pull lists it incrementally, in 2 requests (getLatestCommit +
+# getRepo?since), not in full (docs/CLONE.md, "The node cache").
+cd "$work"
+as_m2() { SKILLSYNC_CONFIG_HOME=$work/config-m2 "$SKILLSYNC" "$@"; }
+SKILLSYNC_PASSWORD=$(ss_json m2.json password) as_m2 login "$m2_handle" >/dev/null
+as_m2 clone "$m2_handle" mine >/dev/null 2>&1 || fail "clone as m2"
+cd mine
+ss_skill pushed "first"
+as_m2 commit -m "a skill" pushed >/dev/null || fail "commit as m2"
+SKILLSYNC_STATS=1 as_m2 push >"$work/out" 2>&1 || fail "push as m2: $(cat "$work/out")"
+stats=$(grep '^stats:' "$work/out")
+echo "push and its cache refresh: $stats"
+# the writes' request, then one getRepo?since for the cache
+[[ $stats == "stats: requests=2 writes=1 "* ]] || fail "not 1 write request and 1 getRepo: $stats"
+edit m2 elsewhere "written by another client"
+as_m2 pull --json >"$work/pull.json" 2>"$work/err" || fail "pull as m2: $(cat "$work/err")"
+[ -f elsewhere/SKILL.md ] || fail "the other client's skill did not arrive"
+[ "$(listings)" = "0 1 0" ] || fail "my repo was not listed incrementally after my push: $(listings)"
+[ "$(top requests)" = 2 ] || fail "$(top requests) requests for my repo's one change, not 2"
+cd "$work/c"
+
 # Tampered on the way.
 tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
 	--data-urlencode "did=${2:-}" --data-urlencode "rkey=${3:-}" >/dev/null || fail "tamper $1"; }
