@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/crash.h"
 #include "core/mem.h"
 #include "core/record.h"
 #include "sync/space_perm_priv.h"
@@ -245,12 +246,15 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 		ss_error why;
 		int rc;
 
+		ss_crash_delay("space-writer");
 		rc = ss_space_perm__pds(ps, wr, &why);
 		if (rc == 0)
 			rc = full ? list_full(ps, wr, &w, &why)
 			          : list_since(ps, wr, wants[i].since_rev, &w, &full, &why);
-		if (rc < 0 && w.stopped) {
-			*err = why; /* the listener's own failure */
+		if (rc < 0 && (w.stopped || why.code == SS_EAUTH)) {
+			/* the listener's own failure, or the credential refused: no writer can be
+			 * read */
+			*err = why;
 			return rc;
 		}
 		if (rc < 0) {

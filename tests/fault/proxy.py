@@ -40,6 +40,10 @@ Faults (K):
   cut           the PDS's answer with its full Content-Length but only half its body, then
                 the connection is closed
   400 500 502 503  that status with an XRPC error body; the PDS never sees the request
+  502-after     the request reaches the PDS (which acts on it), then a 502 with an XRPC error
+                body instead of its answer (a gateway that lost the answer)
+  twice         the request is sent to the PDS twice, the same bytes; the client gets the
+                second answer (a replay: a one-time token's second use)
   429           "429 Too Many Requests" with Retry-After: 1; the PDS never sees the request
   stall         no answer until the client gives up (or 30 s); the PDS never sees the request
   stall-after   the request reaches the PDS, then no answer until the client gives up
@@ -63,7 +67,7 @@ import time
 import urllib.parse
 
 KINDS = {"drop-before", "drop-after", "cut", "400", "500", "502", "503", "429", "stall",
-         "stall-after", "shape-types", "shape-array", "shape-html"}
+         "stall-after", "shape-types", "shape-array", "shape-html", "502-after", "twice"}
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
        "host", "accept-encoding", "te", "upgrade", "proxy-connection"}
 
@@ -383,9 +387,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, tamper["car"], "application/vnd.ipld.car")
         try:
             status, rh, data = self.forward(body)
+            if kind == "twice":
+                status, rh, data = self.forward(body)
         except OSError as e:
             return self.reply(502, json.dumps({"error": "ProxyError",
                                                "message": str(e)}).encode())
+        if kind == "502-after":
+            return self.reply(502, json.dumps({"error": "InternalServerError",
+                                               "message": "injected 502-after"}).encode())
         if kind == "drop-after":
             return self.drop()
         if kind == "stall-after":
