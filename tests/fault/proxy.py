@@ -10,8 +10,10 @@ session's didDoc) names the proxy as the PDS: point SKILLSYNC_PLC_URL and
 SKILLSYNC_HANDLE_RESOLVER at the proxy and skillsync talks to the PDS only through it.
 
 Controlled over HTTP on the same port (these requests are not counted):
-  GET /_fault/set?kind=K&at=N[&times=T]  count requests from 1 again; requests N .. N+T-1
-                                         (T default 1; 0: every one from N) get fault K
+  GET /_fault/set?kind=K&at=N[&times=T][&path=P]
+                                         count requests from 1 again; requests N .. N+T-1
+                                         (T default 1; 0: every one from N) get fault K; with
+                                         P, only requests to that path count towards N
   GET /_fault/clear                      no fault, count from 1 again
   GET /_fault/count                      {"count": requests so far, "hits": faults injected,
                                           "log": ["METHOD path", ...]}
@@ -75,8 +77,8 @@ HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "conte
 class State:
     def __init__(self):
         self.lock = threading.Lock()
-        self.kind, self.at, self.times = None, 0, 1
-        self.count, self.hits, self.log = 0, 0, []
+        self.kind, self.at, self.times, self.path = None, 0, 1, None
+        self.count, self.hits, self.log, self.matched = 0, 0, [], 0
         self.serve = {}  # did -> [raw record bytes]
         self.tamper = None  # {"kind", "did", "rkey", "car"}
 
@@ -86,6 +88,11 @@ class State:
             self.count += 1
             self.log.append(line)
             n = self.count
+            if self.path:
+                if line.split(" ", 1)[1] != self.path:
+                    return None
+                self.matched += 1
+                n = self.matched
             if self.kind and n >= self.at and (self.times == 0 or n < self.at + self.times):
                 self.hits += 1
                 return self.kind
@@ -298,10 +305,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return self.reply(400, b'{"error":"unknown kind"}')
                 STATE.kind, STATE.at = q["kind"], int(q.get("at", "1"))
                 STATE.times = int(q.get("times", "1"))
-                STATE.count, STATE.hits, STATE.log = 0, 0, []
+                STATE.path = q.get("path")
+                STATE.count, STATE.hits, STATE.log, STATE.matched = 0, 0, [], 0
             elif url.path == "/_fault/clear":
-                STATE.kind = None
-                STATE.count, STATE.hits, STATE.log = 0, 0, []
+                STATE.kind, STATE.path = None, None
+                STATE.count, STATE.hits, STATE.log, STATE.matched = 0, 0, [], 0
             elif url.path == "/_fault/tamper":
                 if not q.get("kind") and STATE.tamper:
                     STATE.tamper["kind"] = None
