@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/crypto.h"
+#include "core/jwt.h"
 #include "core/mem.h"
 #include "core/secret.h"
 #include "core/time.h"
@@ -124,7 +125,9 @@ static int mint(ss_space_cred *c, ss_error *err)
 {
 	const char *host;
 	char *token = NULL;
-	long long exp, now = (long long)time(NULL), margin;
+	long long exp, now = (long long)time(NULL), margin, life;
+	ss_error ignored; /* a credential without iat: its exp and our clock */
+	ss_jwt jwt = {0};
 	int ret;
 
 	drop(c);
@@ -170,11 +173,19 @@ static int mint(ss_space_cred *c, ss_error *err)
 		drop(c);
 		return ss_error_prefix(err, "the space host's credential");
 	}
-	/* renew SS_SPACE_RENEW_MARGIN_S before exp, or at half its life when it is shorter */
-	margin = exp > now ? (exp - now) / 2 : 0;
+	/* Its life by the host's clock (exp - iat, else exp - now), counted on ours from now: a
+	 * clock off by minutes neither renews at every request nor keeps an expired one. */
+	life = exp - now;
+	if (ss_jwt_parse(&jwt, c->cred, &ignored) == 0 && jwt.has_iat && jwt.iat > 0 &&
+	    jwt.exp == exp && exp > jwt.iat)
+		life = jwt.exp - jwt.iat;
+	ss_jwt_release(&jwt);
+	now = (long long)time(NULL);
+	/* renew SS_SPACE_RENEW_MARGIN_S before it ends, or at half its life when that is shorter */
+	margin = life > 0 ? life / 2 : 0;
 	if (margin > SS_SPACE_RENEW_MARGIN_S)
 		margin = SS_SPACE_RENEW_MARGIN_S;
-	c->renew_at = exp - margin;
+	c->renew_at = now + (life > 0 ? life : 0) - margin;
 	return 0;
 }
 
