@@ -1,5 +1,6 @@
 #include "core/time.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -132,4 +133,12 @@ int64_t ss_time_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void ss_time_sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }

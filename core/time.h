@@ -24,4 +24,7 @@ void ss_time_format(int64_t us, ss_buf *out);
 /* The current instant. */
 int64_t ss_time_now(void);
 
+/* Waits ms milliseconds (a signal does not cut the wait short). */
+void ss_time_sleep_ms(long ms);
+
 #endif

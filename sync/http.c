@@ -8,6 +8,7 @@
 
 #include "core/mem.h"
 #include "core/secret.h"
+#include "core/time.h"
 #include "sync/http_priv.h"
 #include "sync/settings.h"
 #include "sync/url.h"
@@ -103,6 +104,7 @@ void ss_http_response_init(ss_http_response *resp)
 	resp->status = 0;
 	ss_buf_init(&resp->body);
 	resp->content_type = NULL;
+	resp->cut = false;
 }
 
 void ss_http_response_release(ss_http_response *resp)
@@ -233,6 +235,7 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 	ss_buf_clear(&resp->body);
 	resp->body.max = h->opts.max_response;
 	resp->status = 0;
+	resp->cut = false;
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -337,6 +340,7 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 			*wait_ms = ss_http_backoff_ms(&h->opts, attempt + 1);
 			return 1;
 		}
+		x->resp->cut = transient(rc) && !not_sent(rc);
 		return ss_error_set(err, SS_ENETWORK, "cannot reach '%s': %s", req->url,
 		                    x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
 	}
@@ -358,7 +362,9 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 		return ss_error_set(err, SS_ENETWORK, "'%s' is rate limited, try again later",
 		                    req->url);
 	}
-	if (status >= 500 && can_retry && (post ? status == 502 || status == 503 : status != 501)) {
+	/* a POST on a 502 or 503 (a gateway's answer, usually), never a one-time token */
+	if (status >= 500 && can_retry &&
+	    (post ? (status == 502 || status == 503) && !req->once : status != 501)) {
 		*wait_ms = ss_http_backoff_ms(&h->opts, attempt + 1);
 		return 1;
 	}
@@ -367,14 +373,6 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 	if (curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
 		x->resp->content_type = ss_xstrdup(ct);
 	return 0;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 int ss_http_perform(ss_http *h, const ss_http_request *req, ss_http_response *resp, ss_error *err)
@@ -394,6 +392,6 @@ int ss_http_perform(ss_http *h, const ss_http_request *req, ss_http_response *re
 		ss_http__xfer_release(&x);
 		if (ret <= 0)
 			return ret;
-		sleep_ms(wait_ms);
+		ss_time_sleep_ms(wait_ms);
 	}
 }

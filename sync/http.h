@@ -60,7 +60,9 @@ typedef struct ss_http_request {
 	const void *body;
 	size_t body_len;
 	/* Never sent twice (a one-time token): on a fresh connection, since libcurl sends a
-	 * request again on its own when a reused connection closes without an answer. */
+	 * request again on its own when a reused connection closes without an answer, and not
+	 * retried once it may have reached the server (a 502 or 503 is answered as it is; only a
+	 * connection that could not be made is tried again): the caller sends a new one. */
 	bool once;
 } ss_http_request;
 
@@ -68,6 +70,9 @@ typedef struct ss_http_response {
 	long status;
 	ss_buf body;        /* capped at the client's max_response */
 	char *content_type; /* NULL when the server sent none */
+	/* The request failed after it went out (the connection closed or reset, the answer cut
+	 * short): the server may have acted on it. */
+	bool cut;
 } ss_http_response;
 
 /* opts may be NULL for every default. */

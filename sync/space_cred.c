@@ -6,8 +6,10 @@
 #include <time.h>
 
 #include "core/crypto.h"
+#include "core/jwt.h"
 #include "core/mem.h"
 #include "core/secret.h"
+#include "core/time.h"
 #include "sync/identity_cache.h"
 #include "sync/space_proto.h"
 
@@ -126,12 +128,18 @@ int ss_space_cred_host(ss_space_cred *c, const char **host, ss_error *err)
 	return read_host(c, false, host, err);
 }
 
+/* Exchanges after the first, each with a new delegation token, when the host may have spent
+ * the last one without answering (sync/space_proto.h's *again). */
+#define EXCHANGE_RETRIES 2
+
 /* A new credential: delegation token, then the signed exchange. */
 static int mint(ss_space_cred *c, ss_error *err)
 {
 	const char *host;
 	char *token = NULL;
-	long long exp, now = (long long)time(NULL), margin;
+	long long exp, now = (long long)time(NULL), margin, life;
+	ss_error ignored; /* a credential without iat: its exp and our clock */
+	ss_jwt jwt = {0};
 	int ret;
 
 	drop(c);
@@ -145,11 +153,20 @@ static int mint(ss_space_cred *c, ss_error *err)
 	if (!c->key && ((ret = ss_p256_key_new(&c->key, err)) < 0 ||
 	                (ret = ss_p256_did_key(c->key, &c->keyid, err)) < 0))
 		return ret;
-	if ((ret = ss_space_proto_delegation(c->mine, c->space, &token, err)) < 0)
-		return ret;
-	ret = ss_space_proto_exchange(c->http, host, c->key, c->keyid, c->space, token, &c->cred,
-	                              err);
-	ss_secret_free(token);
+	for (int attempt = 0;; attempt++) {
+		bool again;
+
+		if ((ret = ss_space_proto_delegation(c->mine, c->space, &token, err)) < 0)
+			return ret;
+		ret = ss_space_proto_exchange(c->http, host, c->key, c->keyid, c->space, token,
+		                              &c->cred, &again, err);
+		ss_secret_free(token);
+		token = NULL;
+		if (ret == 0 || !again || attempt == EXCHANGE_RETRIES)
+			break;
+		/* the host may have spent that token: a new one, never the same one again */
+		ss_time_sleep_ms(ss_http_backoff_ms(ss_http_get_options(c->http), attempt + 1));
+	}
 	if (ret < 0 && err->code == SS_ENETWORK && c->hinted) {
 		ss_error why = *err;
 		bool moved;
@@ -168,11 +185,19 @@ static int mint(ss_space_cred *c, ss_error *err)
 		drop(c);
 		return ss_error_prefix(err, "the space host's credential");
 	}
-	/* renew SS_SPACE_RENEW_MARGIN_S before exp, or at half its life when it is shorter */
-	margin = exp > now ? (exp - now) / 2 : 0;
+	/* Its life by the host's clock (exp - iat, else exp - now), counted on ours from now: a
+	 * clock off by minutes neither renews at every request nor keeps an expired one. */
+	life = exp - now;
+	if (ss_jwt_parse(&jwt, c->cred, &ignored) == 0 && jwt.has_iat && jwt.iat > 0 &&
+	    jwt.exp == exp && exp > jwt.iat)
+		life = jwt.exp - jwt.iat;
+	ss_jwt_release(&jwt);
+	now = (long long)time(NULL);
+	/* renew SS_SPACE_RENEW_MARGIN_S before it ends, or at half its life when that is shorter */
+	margin = life > 0 ? life / 2 : 0;
 	if (margin > SS_SPACE_RENEW_MARGIN_S)
 		margin = SS_SPACE_RENEW_MARGIN_S;
-	c->renew_at = exp - margin;
+	c->renew_at = now + (life > 0 ? life : 0) - margin;
 	return 0;
 }
 
@@ -188,9 +213,17 @@ int ss_space_cred_get(ss_space_cred *c, const char *service, const char *nsid,
 	ret = ss_space_proto_get(c->http, service ? service : c->host, nsid, params, c->key,
 	                         c->keyid, c->cred, audience, body, &renew, err);
 	if (ret < 0 && renew) {
+		ss_error refused = *err;
+
 		/* refused (expired, revoked, signature): once more with a new credential */
-		if ((ret = mint(c, err)) < 0)
+		if ((ret = mint(c, err)) < 0) {
+			/* revoked, and no new one for me (not a member any more): say it was
+			 * revoked */
+			if (err->code == SS_EAUTH && refused.code == SS_EAUTH &&
+			    strstr(refused.message, "CredentialRevoked"))
+				*err = refused;
 			return ret;
+		}
 		ret = ss_space_proto_get(c->http, service ? service : c->host, nsid, params, c->key,
 		                         c->keyid, c->cred, audience, body, &renew, err);
 	}

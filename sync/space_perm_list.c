@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/cbor.h"
+#include "core/crash.h"
 #include "core/mem.h"
 #include "core/record.h"
 #include "sync/space_perm_priv.h"
@@ -240,14 +241,17 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 		ss_error why;
 		int rc;
 
+		ss_crash_delay("space-writer");
 		rc = ss_space_perm__pds(ps, wr, &why);
 		if (rc == 0)
 			rc = full ? list_car(ps, wr, NULL, &w, &why)
 			          : list_since(ps, wr, since, &w, &full, &why);
 		how = (ss_space_read){full, full ? "car" : "ops", w.verified,
 		                      w.fallback.len ? w.fallback.ptr : NULL};
-		if (rc < 0 && w.stopped) {
-			*err = why; /* the listener's own failure */
+		if (rc < 0 && (w.stopped || why.code == SS_EAUTH)) {
+			/* the listener's own failure, or the credential refused: no writer can be
+			 * read */
+			*err = why;
 			ret = rc;
 		} else if (rc < 0) {
 			if (w.refused)

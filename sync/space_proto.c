@@ -117,6 +117,17 @@ static int secret_field(const char *nsid, json_t *v, const char *key, char **out
 	return ret;
 }
 
+/* The answer is an XRPC error of that name. */
+static bool named(const ss_buf *body, const char *name)
+{
+	json_t *v = json_loadb(body->ptr, body->len, 0, NULL);
+	const char *e = json_string_value(json_object_get(v, "error"));
+	bool is = e && !strcmp(e, name);
+
+	json_decref(v);
+	return is;
+}
+
 /* Sends a request (lines: extra header lines) and hands back the response. */
 static int send(ss_http *http, const char *method, const char *url, const char *const *lines,
                 const char *body, ss_http_response *resp, ss_error *err)
@@ -162,7 +173,7 @@ int ss_space_proto_delegation(ss_xrpc *mine, const char *space, char **token, ss
 
 int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *key,
                             const char *keyid, const char *space, const char *token, char **cred,
-                            ss_error *err)
+                            bool *again, ss_error *err)
 {
 	ss_buf url = SS_BUF_INIT;
 	ss_http_response resp;
@@ -172,6 +183,7 @@ int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *
 	bool renew;
 	int ret;
 
+	*again = false;
 	ss_http_response_init(&resp);
 	ss_buf_secret(&resp.body);
 	ss_xrpc__url(&url, host, SS_SPACE_NSID_CREDENTIAL, NULL);
@@ -179,12 +191,17 @@ int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *
 		ret = ss_error_set(err, SS_EINVALID, "the space URI is not valid UTF-8");
 		goto out;
 	}
-	if ((ret = ss_space_proto_sign(key, keyid, token, NULL, &lines, err)) < 0 ||
-	    (ret = send(http, "POST", url.ptr, (const char *const *)lines, body, &resp, err)) < 0)
+	if ((ret = ss_space_proto_sign(key, keyid, token, NULL, &lines, err)) < 0)
 		goto out;
+	if ((ret = send(http, "POST", url.ptr, (const char *const *)lines, body, &resp, err)) < 0) {
+		*again = resp.cut;
+		goto out;
+	}
 	if (resp.status < 200 || resp.status > 299) {
 		ret = ss_space_proto_error(SS_SPACE_NSID_CREDENTIAL, resp.status, &resp.body,
 		                           &renew, err);
+		*again = resp.status == 502 || resp.status == 503 || resp.status == 504 ||
+		         (resp.status == 401 && named(&resp.body, "JwtReplayed"));
 		goto out;
 	}
 	if ((ret = ss_xrpc__parse(SS_SPACE_NSID_CREDENTIAL, &resp.body, &v, err)) < 0)

@@ -81,11 +81,14 @@ int ss_space_proto_delegation(ss_xrpc *mine, const char *space, char **token, ss
 
 /*
  * getSpaceCredential at host, the delegation token signed with key (named keyid, its
- * did:key): *cred (malloc'd, a secret). The token is spent whatever the answer.
+ * did:key): *cred (malloc'd, a secret). The token is spent whatever the answer, and never
+ * sent twice. On failure *again says that the same exchange with a new delegation token may
+ * succeed: a 502, 503 or 504, a connection cut after the request went out (the host may have
+ * spent the token), or JwtReplayed (a token the host saw already).
  */
 int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *key,
                             const char *keyid, const char *space, const char *token, char **cred,
-                            ss_error *err);
+                            bool *again, ss_error *err);
 
 /*
  * A GET of nsid (params as sync/xrpc.h's) at service, signed with the credential for

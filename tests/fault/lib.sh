@@ -35,9 +35,10 @@ ss_proxy_stop() {
 	proxy_pid=
 }
 
-# ss_fault <kind> <at> [<times>]: requests <at> .. <at>+<times>-1 from now get fault <kind>
-# (see tests/fault/proxy.py; <times> 0: every request from <at>). ss_fault_clear: none.
-ss_fault() { curl -sf "$proxy/_fault/set?kind=$1&at=$2&times=${3:-1}" >/dev/null; }
+# ss_fault <kind> <at> [<times>] [<path>]: requests <at> .. <at>+<times>-1 from now (to <path>
+# only, when given) get fault <kind> (see tests/fault/proxy.py; <times> 0: every request from
+# <at>). ss_fault_clear: none.
+ss_fault() { curl -sf "$proxy/_fault/set?kind=$1&at=$2&times=${3:-1}&path=${4:-}" >/dev/null; }
 ss_fault_clear() { curl -sf "$proxy/_fault/clear" >/dev/null; }
 # ss_fault_count / ss_fault_hits: requests made and faults injected since the last set/clear.
 ss_fault_count() { curl -sf "$proxy/_fault/count" | sed -E 's/^\{"count": ([0-9]+).*/\1/'; }

@@ -10,8 +10,10 @@ session's didDoc) names the proxy as the PDS: point SKILLSYNC_PLC_URL and
 SKILLSYNC_HANDLE_RESOLVER at the proxy and skillsync talks to the PDS only through it.
 
 Controlled over HTTP on the same port (these requests are not counted):
-  GET /_fault/set?kind=K&at=N[&times=T]  count requests from 1 again; requests N .. N+T-1
-                                         (T default 1; 0: every one from N) get fault K
+  GET /_fault/set?kind=K&at=N[&times=T][&path=P]
+                                         count requests from 1 again; requests N .. N+T-1
+                                         (T default 1; 0: every one from N) get fault K; with
+                                         P, only requests to that path count towards N
   GET /_fault/clear                      no fault, count from 1 again
   GET /_fault/count                      {"count": requests so far, "hits": faults injected,
                                           "log": ["METHOD path", ...]}
@@ -40,6 +42,10 @@ Faults (K):
   cut           the PDS's answer with its full Content-Length but only half its body, then
                 the connection is closed
   400 500 502 503  that status with an XRPC error body; the PDS never sees the request
+  502-after     the request reaches the PDS (which acts on it), then a 502 with an XRPC error
+                body instead of its answer (a gateway that lost the answer)
+  twice         the request is sent to the PDS twice, the same bytes; the client gets the
+                second answer (a replay: a one-time token's second use)
   429           "429 Too Many Requests" with Retry-After: 1; the PDS never sees the request
   stall         no answer until the client gives up (or 30 s); the PDS never sees the request
   stall-after   the request reaches the PDS, then no answer until the client gives up
@@ -63,7 +69,7 @@ import time
 import urllib.parse
 
 KINDS = {"drop-before", "drop-after", "cut", "400", "500", "502", "503", "429", "stall",
-         "stall-after", "shape-types", "shape-array", "shape-html"}
+         "stall-after", "shape-types", "shape-array", "shape-html", "502-after", "twice"}
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
        "host", "accept-encoding", "te", "upgrade", "proxy-connection"}
 
@@ -71,8 +77,8 @@ HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "conte
 class State:
     def __init__(self):
         self.lock = threading.Lock()
-        self.kind, self.at, self.times = None, 0, 1
-        self.count, self.hits, self.log = 0, 0, []
+        self.kind, self.at, self.times, self.path = None, 0, 1, None
+        self.count, self.hits, self.log, self.matched = 0, 0, [], 0
         self.serve = {}  # did -> [raw record bytes]
         self.tamper = None  # {"kind", "did", "rkey", "car"}
 
@@ -82,6 +88,11 @@ class State:
             self.count += 1
             self.log.append(line)
             n = self.count
+            if self.path:
+                if line.split(" ", 1)[1] != self.path:
+                    return None
+                self.matched += 1
+                n = self.matched
             if self.kind and n >= self.at and (self.times == 0 or n < self.at + self.times):
                 self.hits += 1
                 return self.kind
@@ -294,10 +305,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return self.reply(400, b'{"error":"unknown kind"}')
                 STATE.kind, STATE.at = q["kind"], int(q.get("at", "1"))
                 STATE.times = int(q.get("times", "1"))
-                STATE.count, STATE.hits, STATE.log = 0, 0, []
+                STATE.path = q.get("path")
+                STATE.count, STATE.hits, STATE.log, STATE.matched = 0, 0, [], 0
             elif url.path == "/_fault/clear":
-                STATE.kind = None
-                STATE.count, STATE.hits, STATE.log = 0, 0, []
+                STATE.kind, STATE.path = None, None
+                STATE.count, STATE.hits, STATE.log, STATE.matched = 0, 0, [], 0
             elif url.path == "/_fault/tamper":
                 if not q.get("kind") and STATE.tamper:
                     STATE.tamper["kind"] = None
@@ -383,9 +395,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, tamper["car"], "application/vnd.ipld.car")
         try:
             status, rh, data = self.forward(body)
+            if kind == "twice":
+                status, rh, data = self.forward(body)
         except OSError as e:
             return self.reply(502, json.dumps({"error": "ProxyError",
                                                "message": str(e)}).encode())
+        if kind == "502-after":
+            return self.reply(502, json.dumps({"error": "InternalServerError",
+                                               "message": "injected 502-after"}).encode())
         if kind == "drop-after":
             return self.drop()
         if kind == "stall-after":

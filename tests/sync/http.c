@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -301,12 +302,17 @@ static int canned_stop(canned *c)
 	return c->connections;
 }
 
-/* Performs method on the canned server; returns the code, fills status. */
-static int canned_request(canned *c, const char *method, long *status, ss_error *err)
+/* Performs method on the canned server (once: a one-time request); returns the code, fills
+ * status and cut. */
+static int canned_send(canned *c, const char *method, bool once, long *status, bool *cut,
+                       ss_error *err)
 {
 	ss_http_options o = {.backoff_ms = 10};
-	ss_http_request req = {
-	    .method = method, .content_type = "application/json", .body = "{}", .body_len = 2};
+	ss_http_request req = {.method = method,
+	                       .content_type = "application/json",
+	                       .body = "{}",
+	                       .body_len = 2,
+	                       .once = once};
 	ss_http_response resp;
 	ss_buf url = SS_BUF_INIT;
 	ss_http *http;
@@ -318,10 +324,18 @@ static int canned_request(canned *c, const char *method, long *status, ss_error 
 	ss_http_response_init(&resp);
 	ret = ss_http_perform(http, &req, &resp, err);
 	*status = resp.status;
+	*cut = resp.cut;
 	ss_http_response_release(&resp);
 	ss_http_free(http);
 	ss_buf_release(&url);
 	return ret;
+}
+
+static int canned_request(canned *c, const char *method, long *status, ss_error *err)
+{
+	bool cut;
+
+	return canned_send(c, method, false, status, &cut, err);
 }
 
 static void test_http__5xx_retried_for_get_not_for_post(void **state)
@@ -354,6 +368,31 @@ static void test_http__dropped_connection_retried_for_get_only(void **state)
 	canned_start(&c, NULL);
 	SS_ASSERT_FAILS(canned_request(&c, "POST", &status, &err), err, SS_ENETWORK);
 	assert_non_null(strstr(err.message, "cannot reach 'http://127.0.0.1:"));
+	assert_int_equal(canned_stop(&c), 1);
+}
+
+/* A one-time request (a delegation token) is never sent again once it may have reached the
+ * server: not on a 502 or 503 (a plain POST is), not after a cut connection (said by cut). */
+static void test_http__once_is_never_sent_twice(void **state)
+{
+	const char *answer = "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n"
+	                     "Connection: close\r\n\r\n";
+	canned c;
+	long status;
+	bool cut;
+	ss_error err;
+
+	canned_start(&c, answer);
+	assert_int_equal(canned_send(&c, "POST", false, &status, &cut, &err), 0);
+	assert_int_equal(canned_stop(&c), 4);
+	canned_start(&c, answer);
+	assert_int_equal(canned_send(&c, "POST", true, &status, &cut, &err), 0);
+	assert_int_equal(status, 502);
+	assert_false(cut);
+	assert_int_equal(canned_stop(&c), 1);
+	canned_start(&c, NULL);
+	SS_ASSERT_FAILS(canned_send(&c, "POST", true, &status, &cut, &err), err, SS_ENETWORK);
+	assert_true(cut);
 	assert_int_equal(canned_stop(&c), 1);
 }
 
@@ -458,6 +497,7 @@ int test_http_run(void)
 	    cmocka_unit_test(test_http__batch_runs_requests_added_while_running),
 	    cmocka_unit_test(test_http__5xx_retried_for_get_not_for_post),
 	    cmocka_unit_test(test_http__dropped_connection_retried_for_get_only),
+	    cmocka_unit_test(test_http__once_is_never_sent_twice),
 	    cmocka_unit_test(test_http__429_waits_as_asked_or_fails),
 	};
 	return cmocka_run_group_tests_name("sync/http", tests, NULL, NULL);
