@@ -3,9 +3,11 @@
  * no compare-and-swap: the check before the writes is the guard, and docs/SPACES.md says
  * which race remains.
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/crash.h"
 #include "core/mem.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_proto.h"
@@ -25,11 +27,10 @@ static int pull_first(ss_error *err, const char *rkey)
 }
 
 /* The ops of my repo since since (NULL: all), all pages, read with my session; *rev and *hash
- * (may be NULL) get the commit the last page names. */
+ * (may be NULL) get the commit the last page names; body keeps the last page. */
 static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *nops, char **rev,
-                  char **hash, size_t *requests, ss_error *err)
+                  char **hash, ss_buf *body, size_t *requests, ss_error *err)
 {
-	ss_buf body = SS_BUF_INIT;
 	char *cursor = NULL;
 	int ret = 0;
 
@@ -42,12 +43,11 @@ static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *
 		char *next = NULL, *crev = NULL, *chash = NULL;
 		size_t before = *nops;
 
-		ss_buf_clear(&body);
+		ss_buf_clear(body);
 		(*requests)++;
-		if ((ret = ss_xrpc_query(ps->mine, SS_SPACE_NSID_LIST_OPS, params, &body, err)) <
+		if ((ret = ss_xrpc_query(ps->mine, SS_SPACE_NSID_LIST_OPS, params, body, err)) <
 		        0 ||
-		    (ret = ss_space_proto_ops_page(&body, ops, nops, &next, &crev, &chash, err)) <
-		        0)
+		    (ret = ss_space_proto_ops_page(body, ops, nops, &next, &crev, &chash, err)) < 0)
 			break;
 		if (crev && rev) {
 			free(*rev);
@@ -67,7 +67,6 @@ static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *
 			break;
 	}
 	free(cursor);
-	ss_buf_release(&body);
 	return ret;
 }
 
@@ -77,8 +76,11 @@ static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, siz
                      ss_error *err)
 {
 	ss_space_op *ops = NULL;
+	ss_buf body = SS_BUF_INIT;
 	size_t nops = 0;
-	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, requests, err);
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, &body, requests, err);
+
+	ss_buf_release(&body);
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const ss_space_op *last = NULL;
@@ -140,19 +142,28 @@ static int check_records(perm_space *ps, const ss_space_write *writes, size_t n,
  * After the writes: my repo's revision and set hash, when the ops since my last revision are
  * exactly these n writes (one revision). Otherwise someone else wrote too (another device):
  * out->commit and rev stay NULL, so the state keeps my old revision and the next fetch lists
- * what happened since.
+ * what happened since. When they are, the set hash kept for my repo (core/state_space.h) takes
+ * them in, checked against the signed commit as a fetch would (sync/space_verify.c), so that
+ * the next fetch of my repo folds what comes after them instead of reading it in full.
  */
 static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 {
 	ss_space_op *ops = NULL;
+	ss_buf body = SS_BUF_INIT;
 	char *rev = NULL, *hash = NULL;
 	size_t nops = 0;
 	bool clean;
-	int ret = my_ops(ps, ps->my_rev, &ops, &nops, &rev, &hash, &out->nrequests, err);
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, &rev, &hash, &body, &out->nrequests, err);
 
 	clean = ret == 0 && rev && (ps->my_rev ? nops == n : nops >= n);
 	for (size_t i = 0; clean && i < nops; i++)
 		clean = ops[i].rev && !strcmp(ops[i].rev, rev);
+	if (clean && ps->my_rev) {
+		ss_error ignored; /* a set hash that does not check out is dropped: a full read */
+
+		ss_space_verify__ops(ps, ss_space_perm__writer(ps, ps->base.me), ps->my_rev, ops,
+		                     nops, &body, &ignored);
+	}
 	free(ps->my_rev);
 	ps->my_rev = NULL;
 	if (clean) {
@@ -163,6 +174,69 @@ static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 	}
 	free(rev);
 	free(hash);
+	ss_space_ops_free(ops, nops);
+	ss_buf_release(&body);
+	return ret;
+}
+
+/* Whether two JSON texts hold the same value. */
+static bool same_json(const char *a, size_t alen, const char *b)
+{
+	json_t *x = a ? json_loadb(a, alen, 0, NULL) : NULL, *y = b ? json_loads(b, 0, NULL) : NULL;
+	bool same = x && y && json_equal(x, y);
+
+	json_decref(x);
+	json_decref(y);
+	return same;
+}
+
+/*
+ * After applyWrites refused with RecordAlreadyExists or RecordNotFound: whether the refusal
+ * met these very writes, landed by a first send whose answer was lost (libcurl sends a request
+ * again, once, when a reused connection dies before any answer; the second send then finds
+ * the first one's records). *landed when the newest revision of my repo since my last known
+ * one holds exactly these n writes: the same keys, each put with the value sent, each delete a
+ * delete. Then out gets their CIDs.
+ */
+static int landed_before(perm_space *ps, const ss_space_write *writes, size_t n,
+                         ss_space_applied *out, bool *landed, ss_error *err)
+{
+	ss_space_op *ops = NULL;
+	char **cids = ss_xcalloc(n ? n : 1, sizeof(*cids));
+	ss_buf body = SS_BUF_INIT;
+	size_t nops = 0, last_rev = 0;
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, &body, &out->nrequests, err);
+
+	ss_buf_release(&body);
+
+	*landed = ret == 0 && nops > 0 && ops[nops - 1].rev;
+	for (size_t k = 0; *landed && k < nops; k++)
+		if (ops[k].rev && !strcmp(ops[k].rev, ops[nops - 1].rev))
+			last_rev++;
+	*landed = *landed && last_rev == n;
+	for (size_t i = 0; *landed && i < n; i++) {
+		const ss_space_op *op = NULL;
+
+		for (size_t k = nops - last_rev; k < nops; k++)
+			if (ops[k].collection && !strcmp(ops[k].collection, SS_SKILL_COLLECTION) &&
+			    ops[k].rkey && !strcmp(ops[k].rkey, writes[i].rkey))
+				op = &ops[k];
+		if (!op || (writes[i].op == SS_PLAN_DELETE
+		                ? op->cid != NULL
+		                : !op->cid || !same_json(op->value_json, op->value_len,
+		                                         writes[i].value_json)))
+			*landed = false;
+		else
+			cids[i] = op->cid ? ss_xstrdup(op->cid) : NULL;
+	}
+	if (*landed) {
+		out->napplied = n;
+		out->cids = cids;
+		cids = NULL;
+	}
+	for (size_t i = 0; cids && i < n; i++)
+		free(cids[i]);
+	free(cids);
 	ss_space_ops_free(ops, nops);
 	return ret;
 }
@@ -198,18 +272,35 @@ int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
 	}
 	ret = ss_xrpc_apply_writes_space(ps->mine, SS_SPACE_NSID_APPLY, ps->uri, sp->me, xw, n,
 	                                 &res, err);
-	if (ret < 0 &&
-	    (strstr(err->message, "RecordAlreadyExists") || strstr(err->message, "RecordNotFound")))
-		err->code = ret = SS_ECONFLICT; /* a concurrent create or delete: nothing written */
-	out->napplied = res.nresults;
-	out->cids = ss_xcalloc(res.nresults ? res.nresults : 1, sizeof(char *));
-	for (size_t i = 0; i < res.nresults; i++) {
-		out->cids[i] = res.results[i].cid;
-		res.results[i].cid = NULL;
-	}
 	out->nrequests += res.nrequests;
+	if (ret < 0 && (strstr(err->message, "RecordAlreadyExists") ||
+	                strstr(err->message, "RecordNotFound"))) {
+		ss_error refused = *err;
+		bool landed = false;
+
+		/* this push's own writes sent again, or a concurrent create or delete (then
+		 * nothing was written); when my repo cannot be read, the push stays journaled */
+		if (landed_before(ps, writes, n, out, &landed, err) < 0) {
+			err->code = ret = SS_ENETWORK; /* not a refusal: the journal stays */
+		} else if (landed) {
+			ret = 0;
+		} else {
+			*err = refused;
+			err->code = ret = SS_ECONFLICT;
+		}
+	}
+	if (!out->cids) {
+		out->napplied = res.nresults;
+		out->cids = ss_xcalloc(res.nresults ? res.nresults : 1, sizeof(char *));
+		for (size_t i = 0; i < res.nresults; i++) {
+			out->cids[i] = res.results[i].cid;
+			res.results[i].cid = NULL;
+		}
+	}
 	ss_xrpc_apply_result_release(&res);
 	free(xw);
+	if (ret == 0)
+		ss_crash_point("space-applied"); /* test-only: landed, the journal says "sending" */
 	if (ret == 0 && after(ps, n, out, err) < 0)
 		ret = 0; /* the writes landed: only the state's revision is left unknown */
 	return ret;

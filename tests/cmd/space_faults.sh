@@ -266,9 +266,154 @@ pull_cases() {
 	done < <(cases "${at_list[@]}")
 }
 
+# expire_session <name>: <name>'s stored access token made one that expired long ago, so that
+# the next command refreshes the session first (refreshSession is then its first request).
+expire_session() {
+	python3 - "$SKILLSYNC_CONFIG_HOME" "$(did "$1")" <<'PY'
+import base64, glob, os, sys
+home, did = sys.argv[1:3]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+token = b64(b'{"alg":"HS256","typ":"JWT"}') + "." + b64(b'{"exp":1}') + "." + b64(b"sig")
+for path in glob.glob(os.path.join(home, "**", did + "*"), recursive=True):
+    lines = open(path).read().splitlines(True)
+    lines = ["access " + token + "\n" if l.startswith("access ") else l for l in lines]
+    with open(path + ".tmp", "w") as f:
+        f.write("".join(lines))
+    os.chmod(path + ".tmp", 0o600)
+    os.replace(path + ".tmp", path)
+PY
+}
+
+# host_records <name>: <name>'s skill records in the space, read from the host (not through
+# the proxy): one "<rkey> <first line of its note> | <last line of the instructions>" a line,
+# by key, then "ops <n>": how many ops the repo has made (each write is one).
+host_records() {
+	python3 - "$tmp/$1.json" "$pds" "$uri" "$(did "$1")" <<'PY'
+import json, sys, urllib.parse, urllib.request
+acct, pds, space, repo = sys.argv[1:5]
+tok = json.load(open(acct))["accessJwt"]
+def get(nsid, **q):
+    q.update(space=space, repo=repo, limit=1000)
+    req = urllib.request.Request(f"{pds}/xrpc/{nsid}?{urllib.parse.urlencode(q)}")
+    req.add_header("Authorization", "Bearer " + tok)
+    return json.load(urllib.request.urlopen(req))
+recs = get("com.atproto.space.listRecords", collection="garden.engram.skill")["records"]
+for r in sorted(recs, key=lambda r: r["rkey"]):
+    v = r["value"]
+    last = [l for l in v.get("instructions", "").splitlines() if l.strip()][-1:]
+    print(r["rkey"], v.get("note", "-").split("\n")[0], "|", "".join(last))
+print("ops", len(get("com.atproto.space.listRepoOps")["ops"]))
+PY
+}
+
+# -- push: m1's clone pm pushes each case's commit (a new skill, an update, the previous case's
+# new skill deleted) with its session's access token expired (so the push refreshes it first);
+# the rerun is `push`, which must not say "pull first" (no one else writes to m1's repo). Then
+# the host holds exactly the committed records with their notes, each write made once (the
+# repo's ops counted), and nothing is left to push (push --dry-run). After the last case (and after
+# each one with SS_FAULTS_FULL=1), a second clone of m1 pulls (incrementally, verified, no
+# warning) to the same tree and view as pm, and pm's own pull has nothing to take in.
+push_cases() {
+	local held ops rc2 pulls
+	"$SKILLSYNC" clone "$uri" pm "${as_m1[@]}" >/dev/null 2>&1 || fail "clone pm"
+	"$SKILLSYNC" clone "$uri" pr "${as_m1[@]}" >/dev/null 2>&1 || fail "clone pr"
+	step=0
+	edit() {
+		step=$((step + 1))
+		(cd pm && ss_skill "k$step" "case $step" && ss_skill mine "version $step" &&
+			rm -rf "k$((step - 1))" && "$SKILLSYNC" commit -m "case $step" >/dev/null) ||
+			fail "commit case $step"
+	}
+	# expected: what host_records gives after this case's push.
+	expected() {
+		{
+			echo "k$step case $step | case $step"
+			echo "m1-s1 - | by m1"
+			echo "m1-s2 - | by m1"
+			echo "mine case $step | version $step"
+		} | sort
+		echo "ops $ops"
+	}
+	# second_clone: pr pulls; the problem, if any.
+	second_clone() {
+		ss_fault_clear
+		(cd pr && "$SKILLSYNC" pull --json) >"$work/pulled" 2>"$work/err2" ||
+			{ echo "the second clone's pull failed: $(cat "$work/err2")" && return; }
+		[ ! -s "$work/err2" ] || { echo "the second clone's pull warned: $(cat "$work/err2")" && return; }
+		grep -q '"listings":{"full":0,"incremental":1,"fallback":0}' "$work/pulled" ||
+			{ echo "the second clone's pull did not verify m1 incrementally: $(cat "$work/pulled")" && return; }
+		same pm pr || return
+		(cd pm && "$SKILLSYNC" pull --json) >"$work/pulled" 2>"$work/err2" ||
+			{ echo "pm's pull failed: $(cat "$work/err2")" && return; }
+		grep -q '"changes":\[\]' "$work/pulled" && [ ! -s "$work/err2" ] ||
+			echo "pm's pull takes in its own writes: $(cat "$work/err2" "$work/pulled")"
+	}
+	edit
+	expire_session m1
+	ss_fault_clear
+	(cd pm && "$SKILLSYNC" push >/dev/null) || fail "probe push"
+	read -ra at_list < <(push_indices)
+	[ -z "${SS_FAULT_VERBOSE:-}" ] || curl -sf "$proxy/_fault/count" | python3 -c '
+import json, sys
+for i, l in enumerate(json.load(sys.stdin)["log"]): print("push request", i + 1, l[:90])'
+	for nsid in com.atproto.server.refreshSession com.atproto.space.listRepoOps \
+		com.atproto.space.applyWrites; do
+		log_has "$nsid" || fail "the push did not call $nsid through the proxy: $(curl -sf "$proxy/_fault/count")"
+	done
+	held=$(host_records m1)
+	ops=${held##*ops }
+	[ "$held" = "$(expected)" ] || fail "probe push: the host holds $held"
+	pulls=0
+	while read -r kind at; do
+		edit
+		ops=$((ops + 3))
+		expire_session m1
+		inject "$kind" "$at"
+		rc=0
+		(cd pm && faulted push) >/dev/null 2>err || rc=$?
+		hits=$(ss_fault_hits)
+		injected=$((injected + hits))
+		ss_fault_clear
+		problem=$(check_stop "$kind" "$rc" err) || true
+		[ "$hits" != 0 ] || problem="no fault injected: fewer than $at requests"
+		count push "$kind" "$rc"
+		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
+			rc2=0
+			(cd pm && "$SKILLSYNC" push) >/dev/null 2>"$work/err2" || rc2=$?
+			[ "$rc2" = 0 ] || problem="the rerun exited $rc2: $(cat "$work/err2")"
+		fi
+		held=$(host_records m1)
+		[ -n "$problem" ] || [ "$held" = "$(expected)" ] ||
+			problem="the host holds: $(tr '\n' ';' <<<"$held") not: $(expected | tr '\n' ';')"
+		ops=${held##*ops }
+		[ -n "$problem" ] || [ "$(cd pm && "$SKILLSYNC" push --dry-run --json 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["writes"]))' 2>&1)" = 0 ] ||
+			problem="a second push would send again: $(cd pm && "$SKILLSYNC" push --dry-run --json 2>&1)"
+		if [ -z "$problem" ] && [ "$full" = 1 ]; then
+			problem=$(second_clone)
+			pulls=$((pulls + 1))
+		fi
+		verdict push "$kind" "$at" "$problem"
+	done < <(cases "${at_list[@]}")
+	if [ "$pulls" = 0 ]; then
+		problem=$(second_clone)
+		verdict push pull-after "$step" "$problem"
+	fi
+}
+
+# push_indices: the indices of a push's own requests since the last set/clear (the session's
+# refresh, the space methods); the identity requests are the public transport's.
+push_indices() {
+	curl -sf "$proxy/_fault/count" | python3 -c '
+import json, sys
+log = json.load(sys.stdin)["log"]
+print(" ".join(str(i + 1) for i, l in enumerate(log)
+               if " /xrpc/com.atproto.space." in l or "refreshSession" in l))'
+}
+
 commands=" ${SS_FAULT_COMMANDS:-clone pull} "
 [[ $commands != *" clone "* ]] || clone_cases
 [[ $commands != *" pull "* ]] || pull_cases
+[[ $commands != *" push "* ]] || push_cases
 sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":null}" >/dev/null
 
 for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do
