@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/crash.h"
 #include "core/mem.h"
 #include "core/record.h"
 #include "sync/space_perm_priv.h"
@@ -266,6 +267,7 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 		}
 		if (l->done && l->done(l->payload, wr->did, full, err) < 0)
 			return -1;
+		ss_crash_point("space-writer-listed"); /* test-only: between two writers */
 	}
 	return 0;
 }
