@@ -3,7 +3,6 @@
  * no compare-and-swap: the check before the writes is the guard, and docs/SPACES.md says
  * which race remains.
  */
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,68 +178,6 @@ static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 	return ret;
 }
 
-/* Whether two JSON texts hold the same value. */
-static bool same_json(const char *a, size_t alen, const char *b)
-{
-	json_t *x = a ? json_loadb(a, alen, 0, NULL) : NULL, *y = b ? json_loads(b, 0, NULL) : NULL;
-	bool same = x && y && json_equal(x, y);
-
-	json_decref(x);
-	json_decref(y);
-	return same;
-}
-
-/*
- * After applyWrites refused with RecordAlreadyExists or RecordNotFound: whether the refusal
- * met these very writes, landed by a first send whose answer was lost (libcurl sends a request
- * again, once, when a reused connection dies before any answer; the second send then finds
- * the first one's records). *landed when the newest revision of my repo since my last known
- * one holds exactly these n writes: the same keys, each put with the value sent, each delete a
- * delete. Then out gets their CIDs.
- */
-static int landed_before(perm_space *ps, const ss_space_write *writes, size_t n,
-                         ss_space_applied *out, bool *landed, ss_error *err)
-{
-	ss_space_op *ops = NULL;
-	char **cids = ss_xcalloc(n ? n : 1, sizeof(*cids));
-	ss_buf body = SS_BUF_INIT;
-	size_t nops = 0, last_rev = 0;
-	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, &body, &out->nrequests, err);
-
-	ss_buf_release(&body);
-
-	*landed = ret == 0 && nops > 0 && ops[nops - 1].rev;
-	for (size_t k = 0; *landed && k < nops; k++)
-		if (ops[k].rev && !strcmp(ops[k].rev, ops[nops - 1].rev))
-			last_rev++;
-	*landed = *landed && last_rev == n;
-	for (size_t i = 0; *landed && i < n; i++) {
-		const ss_space_op *op = NULL;
-
-		for (size_t k = nops - last_rev; k < nops; k++)
-			if (ops[k].collection && !strcmp(ops[k].collection, SS_SKILL_COLLECTION) &&
-			    ops[k].rkey && !strcmp(ops[k].rkey, writes[i].rkey))
-				op = &ops[k];
-		if (!op || (writes[i].op == SS_PLAN_DELETE
-		                ? op->cid != NULL
-		                : !op->cid || !same_json(op->value_json, op->value_len,
-		                                         writes[i].value_json)))
-			*landed = false;
-		else
-			cids[i] = op->cid ? ss_xstrdup(op->cid) : NULL;
-	}
-	if (*landed) {
-		out->napplied = n;
-		out->cids = cids;
-		cids = NULL;
-	}
-	for (size_t i = 0; cids && i < n; i++)
-		free(cids[i]);
-	free(cids);
-	ss_space_ops_free(ops, nops);
-	return ret;
-}
-
 int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
                          const char *swap_commit, ss_space_applied *out, ss_error *err)
 {
@@ -272,31 +209,16 @@ int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
 	}
 	ret = ss_xrpc_apply_writes_space(ps->mine, SS_SPACE_NSID_APPLY, ps->uri, sp->me, xw, n,
 	                                 &res, err);
+	if (ret < 0 &&
+	    (strstr(err->message, "RecordAlreadyExists") || strstr(err->message, "RecordNotFound")))
+		err->code = ret = SS_ECONFLICT; /* a concurrent create or delete: nothing written */
+	out->napplied = res.nresults;
+	out->cids = ss_xcalloc(res.nresults ? res.nresults : 1, sizeof(char *));
+	for (size_t i = 0; i < res.nresults; i++) {
+		out->cids[i] = res.results[i].cid;
+		res.results[i].cid = NULL;
+	}
 	out->nrequests += res.nrequests;
-	if (ret < 0 && (strstr(err->message, "RecordAlreadyExists") ||
-	                strstr(err->message, "RecordNotFound"))) {
-		ss_error refused = *err;
-		bool landed = false;
-
-		/* this push's own writes sent again, or a concurrent create or delete (then
-		 * nothing was written); when my repo cannot be read, the push stays journaled */
-		if (landed_before(ps, writes, n, out, &landed, err) < 0) {
-			err->code = ret = SS_ENETWORK; /* not a refusal: the journal stays */
-		} else if (landed) {
-			ret = 0;
-		} else {
-			*err = refused;
-			err->code = ret = SS_ECONFLICT;
-		}
-	}
-	if (!out->cids) {
-		out->napplied = res.nresults;
-		out->cids = ss_xcalloc(res.nresults ? res.nresults : 1, sizeof(char *));
-		for (size_t i = 0; i < res.nresults; i++) {
-			out->cids[i] = res.results[i].cid;
-			res.results[i].cid = NULL;
-		}
-	}
 	ss_xrpc_apply_result_release(&res);
 	free(xw);
 	if (ret == 0)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # needs: pds
 # build: sanitize
-# The fault matrix of the permissioned-space transport: clone and pull of a small space (an
-# authority and two members, a few records each) through the fault proxy (tests/fault/proxy.py),
+# The fault matrix of the permissioned-space transport: clone, pull and push of a small space
+# (an authority and two members, a few records each) through the fault proxy (tests/fault/proxy.py),
 # a fault injected at the Nth request. The proxy stands in front of the PLC and the PDS, so every
 # request goes through it: the delegation token at my PDS, the exchange and listRepos at the
 # space host (declared as the proxy with the host's spaceHostService knob), listRecords (clone)
-# and listRepoOps (pull) at each writer's PDS. For each command, one fault of each class at
+# and listRepoOps (pull) at each writer's PDS; for push, refreshSession (the access token made
+# expired first), listRepoOps on my repo (the check before the writes and the one after) and
+# applyWrites at my PDS (see push_cases). For each command, one fault of each class at
 # every request index it makes (drop-after, 500, cut, stall, shape-types), then a seeded sample
 # of the others (drop-before, 502, 503, stall-after, shape-array, shape-html, a 503 on every
 # request from N on). Each time skillsync either completes after its bounded retries or stops with one line and a
@@ -20,7 +22,7 @@
 # (the shared HTTP layer's wait, which tests/cmd/faults.sh runs at every index).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 3
 # per command); SS_FAULTS_FULL=1 runs every fault at every index; SS_FAULT_COMMANDS (default
-# "clone pull") picks the commands; SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
+# "clone pull push") picks the commands; SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
 # reports a failed case and goes on; SS_FAULT_CASES="<kind> <index>,..." runs those cases only.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
@@ -410,7 +412,7 @@ print(" ".join(str(i + 1) for i, l in enumerate(log)
                if " /xrpc/com.atproto.space." in l or "refreshSession" in l))'
 }
 
-commands=" ${SS_FAULT_COMMANDS:-clone pull} "
+commands=" ${SS_FAULT_COMMANDS:-clone pull push} "
 [[ $commands != *" clone "* ]] || clone_cases
 [[ $commands != *" pull "* ]] || pull_cases
 [[ $commands != *" push "* ]] || push_cases
@@ -422,5 +424,5 @@ for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}
 done
 echo "space fault matrix (seed $seed): $passed cases passed, $xfail known failures," \
 	"$injected faults injected in ${SECONDS}s; completed: clone ${survived[clone]:-0}," \
-	"pull ${survived[pull]:-0}; stopped with one line: clone ${stopped[clone]:-0}," \
-	"pull ${stopped[pull]:-0}"
+	"pull ${survived[pull]:-0}, push ${survived[push]:-0}; stopped with one line:" \
+	"clone ${stopped[clone]:-0}, pull ${stopped[pull]:-0}, push ${stopped[push]:-0}"
