@@ -279,32 +279,10 @@ token = b64(b'{"alg":"HS256","typ":"JWT"}') + "." + b64(b'{"exp":1}') + "." + b6
 for path in glob.glob(os.path.join(home, "**", did + "*"), recursive=True):
     lines = open(path).read().splitlines(True)
     lines = ["access " + token + "\n" if l.startswith("access ") else l for l in lines]
-    with open(path + ".tmp", "w") as f:
+    fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
         f.write("".join(lines))
-    os.chmod(path + ".tmp", 0o600)
     os.replace(path + ".tmp", path)
-PY
-}
-
-# host_records <name>: <name>'s skill records in the space, read from the host (not through
-# the proxy): one "<rkey> <first line of its note> | <last line of the instructions>" a line,
-# by key, then "ops <n>": how many ops the repo has made (each write is one).
-host_records() {
-	python3 - "$tmp/$1.json" "$pds" "$uri" "$(did "$1")" <<'PY'
-import json, sys, urllib.parse, urllib.request
-acct, pds, space, repo = sys.argv[1:5]
-tok = json.load(open(acct))["accessJwt"]
-def get(nsid, **q):
-    q.update(space=space, repo=repo, limit=1000)
-    req = urllib.request.Request(f"{pds}/xrpc/{nsid}?{urllib.parse.urlencode(q)}")
-    req.add_header("Authorization", "Bearer " + tok)
-    return json.load(urllib.request.urlopen(req))
-recs = get("com.atproto.space.listRecords", collection="garden.engram.skill")["records"]
-for r in sorted(recs, key=lambda r: r["rkey"]):
-    v = r["value"]
-    last = [l for l in v.get("instructions", "").splitlines() if l.strip()][-1:]
-    print(r["rkey"], v.get("note", "-").split("\n")[0], "|", "".join(last))
-print("ops", len(get("com.atproto.space.listRepoOps")["ops"]))
 PY
 }
 
@@ -326,7 +304,7 @@ push_cases() {
 			rm -rf "k$((step - 1))" && "$SKILLSYNC" commit -m "case $step" >/dev/null) ||
 			fail "commit case $step"
 	}
-	# expected: what host_records gives after this case's push.
+	# expected: what sp_records gives after this case's push.
 	expected() {
 		{
 			echo "k$step case $step | case $step"
@@ -362,7 +340,7 @@ for i, l in enumerate(json.load(sys.stdin)["log"]): print("push request", i + 1,
 		com.atproto.space.applyWrites; do
 		log_has "$nsid" || fail "the push did not call $nsid through the proxy: $(curl -sf "$proxy/_fault/count")"
 	done
-	held=$(host_records m1)
+	held=$(sp_records m1 "$uri")
 	ops=${held##*ops }
 	[ "$held" = "$(expected)" ] || fail "probe push: the host holds $held"
 	pulls=0
@@ -384,7 +362,7 @@ for i, l in enumerate(json.load(sys.stdin)["log"]): print("push request", i + 1,
 			(cd pm && "$SKILLSYNC" push) >/dev/null 2>"$work/err2" || rc2=$?
 			[ "$rc2" = 0 ] || problem="the rerun exited $rc2: $(cat "$work/err2")"
 		fi
-		held=$(host_records m1)
+		held=$(sp_records m1 "$uri")
 		[ -n "$problem" ] || [ "$held" = "$(expected)" ] ||
 			problem="the host holds: $(tr '\n' ';' <<<"$held") not: $(expected | tr '\n' ';')"
 		ops=${held##*ops }

@@ -56,37 +56,18 @@ same() {
 		{ echo "committed trees differ" && return 1; }
 	[ "$(view "$1")" = "$(view "$2")" ] || { echo "'ls --json' differs: $(diff <(view "$1") <(view "$2"))" && return 1; }
 }
-# host_records: m1's records in the space, read from the host: "<rkey> <first line of its note> |
-# <last line of the instructions>" a line, by key, then "ops <n>" (the repo's ops).
-host_records() {
-	python3 - "$tmp/m1.json" "$pds" "$uri" "$(did m1)" <<'PY'
-import json, sys, urllib.parse, urllib.request
-acct, pds, space, repo = sys.argv[1:5]
-tok = json.load(open(acct))["accessJwt"]
-def get(nsid, **q):
-    q.update(space=space, repo=repo, limit=1000)
-    req = urllib.request.Request(f"{pds}/xrpc/{nsid}?{urllib.parse.urlencode(q)}")
-    req.add_header("Authorization", "Bearer " + tok)
-    return json.load(urllib.request.urlopen(req))
-recs = get("com.atproto.space.listRecords", collection="garden.engram.skill")["records"]
-for r in sorted(recs, key=lambda r: r["rkey"]):
-    v = r["value"]
-    last = [l for l in v.get("instructions", "").splitlines() if l.strip()][-1:]
-    print(r["rkey"], v.get("note", "-").split("\n")[0], "|", "".join(last))
-print("ops", len(get("com.atproto.space.listRepoOps")["ops"]))
-PY
-}
 # listings <file>: the "listings" of a pull --json output.
 listings() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fetch"]["listings"])' "$1"; }
 
 # -- push
 step=0
-ops=$(host_records | sed -n 's/^ops //p')
+ops=$(sp_records m1 "$uri" | sed -n 's/^ops //p')
 for point in before-state after-batch-1 space-applied before-batch-1; do
 	step=$((step + 1))
+	paths=("k$step" mine)
+	((step == 1)) || paths+=("k$((step - 1))")
 	(cd pm && ss_skill "k$step" "case $step" && ss_skill mine "version $step" && rm -rf "k$((step - 1))" &&
-		"$SKILLSYNC" commit -m "case $step" "k$step" mine $( ((step > 1)) && echo "k$((step - 1))") \
-			>/dev/null) || fail "$point: commit"
+		"$SKILLSYNC" commit -m "case $step" "${paths[@]}" >/dev/null) || fail "$point: commit"
 	rc=0
 	(cd pm && SKILLSYNC_TEST_CRASH=$point "$SKILLSYNC" push) >/dev/null 2>"$tmp/err" || rc=$?
 	[ "$rc" = 137 ] || fail "$point: the push was not killed (exit $rc): $(cat "$tmp/err")"
@@ -99,7 +80,7 @@ for point in before-state after-batch-1 space-applied before-batch-1; do
 		echo "m1-s1 - | by m1"
 		echo "mine case $step | version $step"
 	} | sort)
-	held=$(host_records)
+	held=$(sp_records m1 "$uri")
 	[ "$held" = "$want"$'\n'"ops $ops" ] ||
 		fail "$point: the host holds: $(tr '\n' ';' <<<"$held") not: $(tr '\n' ';' <<<"$want") ops $ops"
 	left=$(cd pm && "$SKILLSYNC" push --dry-run --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["writes"]))')
@@ -110,7 +91,7 @@ for point in before-state after-batch-1 space-applied before-batch-1; do
 	[ "$(listings "$tmp/pulled")" = "{'full': 0, 'incremental': 1, 'fallback': 0}" ] ||
 		fail "$point: pr's pull did not verify m1's writes incrementally: $(listings "$tmp/pulled")"
 	(cd pm && "$SKILLSYNC" pull --json) >"$tmp/pulled" 2>"$tmp/err" || fail "$point: pm's pull: $(cat "$tmp/err")"
-	grep -q '"changes":\[\]' "$tmp/pulled" && [ ! -s "$tmp/err" ] ||
+	{ grep -q '"changes":\[\]' "$tmp/pulled" && [ ! -s "$tmp/err" ]; } ||
 		fail "$point: pm's pull takes in its own writes: $(cat "$tmp/err" "$tmp/pulled")"
 	problem=$(same pm pr) || fail "$point: pm and pr: $problem"
 done
