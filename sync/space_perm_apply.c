@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/crash.h"
 #include "core/mem.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_proto.h"
@@ -25,11 +26,10 @@ static int pull_first(ss_error *err, const char *rkey)
 }
 
 /* The ops of my repo since since (NULL: all), all pages, read with my session; *rev and *hash
- * (may be NULL) get the commit the last page names. */
+ * (may be NULL) get the commit the last page names; body keeps the last page. */
 static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *nops, char **rev,
-                  char **hash, size_t *requests, ss_error *err)
+                  char **hash, ss_buf *body, size_t *requests, ss_error *err)
 {
-	ss_buf body = SS_BUF_INIT;
 	char *cursor = NULL;
 	int ret = 0;
 
@@ -42,12 +42,11 @@ static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *
 		char *next = NULL, *crev = NULL, *chash = NULL;
 		size_t before = *nops;
 
-		ss_buf_clear(&body);
+		ss_buf_clear(body);
 		(*requests)++;
-		if ((ret = ss_xrpc_query(ps->mine, SS_SPACE_NSID_LIST_OPS, params, &body, err)) <
+		if ((ret = ss_xrpc_query(ps->mine, SS_SPACE_NSID_LIST_OPS, params, body, err)) <
 		        0 ||
-		    (ret = ss_space_proto_ops_page(&body, ops, nops, &next, &crev, &chash, err)) <
-		        0)
+		    (ret = ss_space_proto_ops_page(body, ops, nops, &next, &crev, &chash, err)) < 0)
 			break;
 		if (crev && rev) {
 			free(*rev);
@@ -67,7 +66,6 @@ static int my_ops(perm_space *ps, const char *since, ss_space_op **ops, size_t *
 			break;
 	}
 	free(cursor);
-	ss_buf_release(&body);
 	return ret;
 }
 
@@ -77,8 +75,11 @@ static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, siz
                      ss_error *err)
 {
 	ss_space_op *ops = NULL;
+	ss_buf body = SS_BUF_INIT;
 	size_t nops = 0;
-	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, requests, err);
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, NULL, NULL, &body, requests, err);
+
+	ss_buf_release(&body);
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const ss_space_op *last = NULL;
@@ -140,19 +141,28 @@ static int check_records(perm_space *ps, const ss_space_write *writes, size_t n,
  * After the writes: my repo's revision and set hash, when the ops since my last revision are
  * exactly these n writes (one revision). Otherwise someone else wrote too (another device):
  * out->commit and rev stay NULL, so the state keeps my old revision and the next fetch lists
- * what happened since.
+ * what happened since. When they are, the set hash kept for my repo (core/state_space.h) takes
+ * them in, checked against the signed commit as a fetch would (sync/space_verify.c), so that
+ * the next fetch of my repo folds what comes after them instead of reading it in full.
  */
 static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 {
 	ss_space_op *ops = NULL;
+	ss_buf body = SS_BUF_INIT;
 	char *rev = NULL, *hash = NULL;
 	size_t nops = 0;
 	bool clean;
-	int ret = my_ops(ps, ps->my_rev, &ops, &nops, &rev, &hash, &out->nrequests, err);
+	int ret = my_ops(ps, ps->my_rev, &ops, &nops, &rev, &hash, &body, &out->nrequests, err);
 
 	clean = ret == 0 && rev && (ps->my_rev ? nops == n : nops >= n);
 	for (size_t i = 0; clean && i < nops; i++)
 		clean = ops[i].rev && !strcmp(ops[i].rev, rev);
+	if (clean && ps->my_rev) {
+		ss_error ignored; /* a set hash that does not check out is dropped: a full read */
+
+		ss_space_verify__ops(ps, ss_space_perm__writer(ps, ps->base.me), ps->my_rev, ops,
+		                     nops, &body, &ignored);
+	}
 	free(ps->my_rev);
 	ps->my_rev = NULL;
 	if (clean) {
@@ -164,6 +174,7 @@ static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 	free(rev);
 	free(hash);
 	ss_space_ops_free(ops, nops);
+	ss_buf_release(&body);
 	return ret;
 }
 
@@ -210,6 +221,8 @@ int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
 	out->nrequests += res.nrequests;
 	ss_xrpc_apply_result_release(&res);
 	free(xw);
+	if (ret == 0)
+		ss_crash_point("space-applied"); /* test-only: landed, the journal says "sending" */
 	if (ret == 0 && after(ps, n, out, err) < 0)
 		ret = 0; /* the writes landed: only the state's revision is left unknown */
 	return ret;

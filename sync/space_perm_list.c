@@ -272,6 +272,7 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 			ret = -1;
 		}
 		ss_buf_release(&w.fallback);
+		ss_crash_point("space-writer-listed"); /* test-only: between two writers */
 	}
 	return ret;
 }

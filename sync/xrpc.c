@@ -254,6 +254,7 @@ int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *
 		    .headers = call->headers,
 		    .body = call->body,
 		    .body_len = call->body_len,
+		    .once = call->once,
 		};
 
 		if ((ret = ss_http_perform(x->http, &req, &resp, err)) < 0)

@@ -20,6 +20,7 @@ typedef struct ss_xrpc_call {
 	const char *bearer;
 	bool secret; /* the answer holds tokens: its bytes are wiped (core/secret.h) */
 	const char *const *headers; /* more header lines (sync/http.h), or NULL */
+	bool once; /* never sent twice, not even by libcurl (ss_http_request.once) */
 } ss_xrpc_call;
 
 /* Performs call; on success *out (may be NULL) is the parsed answer object (json_decref it). */

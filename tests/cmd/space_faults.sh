@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # needs: pds
 # build: sanitize
-# The fault matrix of the permissioned-space transport: clone and pull of a small space (an
-# authority and two members, a few records each) through the fault proxy (tests/fault/proxy.py),
+# The fault matrix of the permissioned-space transport: clone, pull and push of a small space
+# (an authority and two members, a few records each) through the fault proxy (tests/fault/proxy.py),
 # a fault injected at the Nth request. The proxy stands in front of the PLC and the PDS, so every
 # request goes through it: the delegation token at my PDS, the exchange and listRepos at the
 # space host (declared as the proxy with the host's spaceHostService knob), getRepo (clone)
-# and listRepoOps (pull) at each writer's PDS. For each command, one fault of each class at
+# and listRepoOps (pull) at each writer's PDS; for push, refreshSession (the access token made
+# expired first), listRepoOps on my repo (the check before the writes and the one after) and
+# applyWrites at my PDS (see push_cases). For each command, one fault of each class at
 # every request index it makes (drop-after, 500, cut, stall, shape-types), then a seeded sample
 # of the others (drop-before, 502, 503, stall-after, shape-array, shape-html, a 503 on every
 # request from N on). Each time skillsync either completes after its bounded retries or stops with one line and a
@@ -20,7 +22,7 @@
 # (the shared HTTP layer's wait, which tests/cmd/faults.sh runs at every index).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 3
 # per command); SS_FAULTS_FULL=1 runs every fault at every index; SS_FAULT_COMMANDS (default
-# "clone pull") picks the commands; SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
+# "clone pull push") picks the commands; SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
 # reports a failed case and goes on; SS_FAULT_CASES="<kind> <index>,..." runs those cases only.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
@@ -266,9 +268,132 @@ pull_cases() {
 	done < <(cases "${at_list[@]}")
 }
 
-commands=" ${SS_FAULT_COMMANDS:-clone pull} "
+# expire_session <name>: <name>'s stored access token made one that expired long ago, so that
+# the next command refreshes the session first (refreshSession is then its first request).
+expire_session() {
+	python3 - "$SKILLSYNC_CONFIG_HOME" "$(did "$1")" <<'PY'
+import base64, glob, os, sys
+home, did = sys.argv[1:3]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+token = b64(b'{"alg":"HS256","typ":"JWT"}') + "." + b64(b'{"exp":1}') + "." + b64(b"sig")
+for path in glob.glob(os.path.join(home, "**", did + "*"), recursive=True):
+    lines = open(path).read().splitlines(True)
+    lines = ["access " + token + "\n" if l.startswith("access ") else l for l in lines]
+    fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write("".join(lines))
+    os.replace(path + ".tmp", path)
+PY
+}
+
+# -- push: m1's clone pm pushes each case's commit (a new skill, an update, the previous case's
+# new skill deleted) with its session's access token expired (so the push refreshes it first);
+# the rerun is `push`, which must not say "pull first" (no one else writes to m1's repo). Then
+# the host holds exactly the committed records with their notes, each write made once (the
+# repo's ops counted), and nothing is left to push (push --dry-run). After the last case (and after
+# each one with SS_FAULTS_FULL=1), a second clone of m1 pulls (incrementally, verified, no
+# warning) to the same tree and view as pm, and pm's own pull has nothing to take in.
+push_cases() {
+	local held ops rc2 pulls
+	"$SKILLSYNC" clone "$uri" pm "${as_m1[@]}" >/dev/null 2>&1 || fail "clone pm"
+	"$SKILLSYNC" clone "$uri" pr "${as_m1[@]}" >/dev/null 2>&1 || fail "clone pr"
+	step=0
+	edit() {
+		step=$((step + 1))
+		(cd pm && ss_skill "k$step" "case $step" && ss_skill mine "version $step" &&
+			rm -rf "k$((step - 1))" && "$SKILLSYNC" commit -m "case $step" >/dev/null) ||
+			fail "commit case $step"
+	}
+	# expected: what sp_records gives after this case's push.
+	expected() {
+		{
+			echo "k$step case $step | case $step"
+			echo "m1-s1 - | by m1"
+			echo "m1-s2 - | by m1"
+			echo "mine case $step | version $step"
+		} | sort
+		echo "ops $ops"
+	}
+	# second_clone: pr pulls; the problem, if any.
+	second_clone() {
+		ss_fault_clear
+		(cd pr && "$SKILLSYNC" pull --json) >"$work/pulled" 2>"$work/err2" ||
+			{ echo "the second clone's pull failed: $(cat "$work/err2")" && return; }
+		[ ! -s "$work/err2" ] || { echo "the second clone's pull warned: $(cat "$work/err2")" && return; }
+		grep -q '"listings":{"full":0,"incremental":1,"fallback":0}' "$work/pulled" ||
+			{ echo "the second clone's pull did not verify m1 incrementally: $(cat "$work/pulled")" && return; }
+		same pm pr || return
+		(cd pm && "$SKILLSYNC" pull --json) >"$work/pulled" 2>"$work/err2" ||
+			{ echo "pm's pull failed: $(cat "$work/err2")" && return; }
+		grep -q '"changes":\[\]' "$work/pulled" && [ ! -s "$work/err2" ] ||
+			echo "pm's pull takes in its own writes: $(cat "$work/err2" "$work/pulled")"
+	}
+	edit
+	expire_session m1
+	ss_fault_clear
+	(cd pm && "$SKILLSYNC" push >/dev/null) || fail "probe push"
+	read -ra at_list < <(push_indices)
+	[ -z "${SS_FAULT_VERBOSE:-}" ] || curl -sf "$proxy/_fault/count" | python3 -c '
+import json, sys
+for i, l in enumerate(json.load(sys.stdin)["log"]): print("push request", i + 1, l[:90])'
+	for nsid in com.atproto.server.refreshSession com.atproto.space.listRepoOps \
+		com.atproto.space.applyWrites; do
+		log_has "$nsid" || fail "the push did not call $nsid through the proxy: $(curl -sf "$proxy/_fault/count")"
+	done
+	held=$(sp_records m1 "$uri")
+	ops=${held##*ops }
+	[ "$held" = "$(expected)" ] || fail "probe push: the host holds $held"
+	pulls=0
+	while read -r kind at; do
+		edit
+		ops=$((ops + 3))
+		expire_session m1
+		inject "$kind" "$at"
+		rc=0
+		(cd pm && faulted push) >/dev/null 2>err || rc=$?
+		hits=$(ss_fault_hits)
+		injected=$((injected + hits))
+		ss_fault_clear
+		problem=$(check_stop "$kind" "$rc" err) || true
+		[ "$hits" != 0 ] || problem="no fault injected: fewer than $at requests"
+		count push "$kind" "$rc"
+		if [ -z "$problem" ] && [ "$rc" != 0 ]; then
+			rc2=0
+			(cd pm && "$SKILLSYNC" push) >/dev/null 2>"$work/err2" || rc2=$?
+			[ "$rc2" = 0 ] || problem="the rerun exited $rc2: $(cat "$work/err2")"
+		fi
+		held=$(sp_records m1 "$uri")
+		[ -n "$problem" ] || [ "$held" = "$(expected)" ] ||
+			problem="the host holds: $(tr '\n' ';' <<<"$held") not: $(expected | tr '\n' ';')"
+		ops=${held##*ops }
+		[ -n "$problem" ] || [ "$(cd pm && "$SKILLSYNC" push --dry-run --json 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["writes"]))' 2>&1)" = 0 ] ||
+			problem="a second push would send again: $(cd pm && "$SKILLSYNC" push --dry-run --json 2>&1)"
+		if [ -z "$problem" ] && [ "$full" = 1 ]; then
+			problem=$(second_clone)
+			pulls=$((pulls + 1))
+		fi
+		verdict push "$kind" "$at" "$problem"
+	done < <(cases "${at_list[@]}")
+	if [ "$pulls" = 0 ]; then
+		problem=$(second_clone)
+		verdict push pull-after "$step" "$problem"
+	fi
+}
+
+# push_indices: the indices of a push's own requests since the last set/clear (the session's
+# refresh, the space methods); the identity requests are the public transport's.
+push_indices() {
+	curl -sf "$proxy/_fault/count" | python3 -c '
+import json, sys
+log = json.load(sys.stdin)["log"]
+print(" ".join(str(i + 1) for i, l in enumerate(log)
+               if " /xrpc/com.atproto.space." in l or "refreshSession" in l))'
+}
+
+commands=" ${SS_FAULT_COMMANDS:-clone pull push} "
 [[ $commands != *" clone "* ]] || clone_cases
 [[ $commands != *" pull "* ]] || pull_cases
+[[ $commands != *" push "* ]] || push_cases
 sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":null}" >/dev/null
 
 for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do
@@ -277,5 +402,5 @@ for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}
 done
 echo "space fault matrix (seed $seed): $passed cases passed, $xfail known failures," \
 	"$injected faults injected in ${SECONDS}s; completed: clone ${survived[clone]:-0}," \
-	"pull ${survived[pull]:-0}; stopped with one line: clone ${stopped[clone]:-0}," \
-	"pull ${stopped[pull]:-0}"
+	"pull ${survived[pull]:-0}, push ${survived[push]:-0}; stopped with one line:" \
+	"clone ${stopped[clone]:-0}, pull ${stopped[pull]:-0}, push ${stopped[push]:-0}"

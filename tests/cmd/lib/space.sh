@@ -59,6 +59,28 @@ sp_del() {
 		>/dev/null || fail "deleteRecord $3 as $1"
 }
 
+# sp_records <name> <space uri>: <name>'s skill records in the space, read from the host with
+# its session: one "<rkey> <first line of its note> | <last line of the instructions>" a line,
+# by key, then "ops <n>": how many ops the repo has made (each write is one).
+sp_records() {
+	python3 - "$tmp/$1.json" "$pds" "$2" "$(did "$1")" <<'PY'
+import json, sys, urllib.parse, urllib.request
+acct, pds, space, repo = sys.argv[1:5]
+tok = json.load(open(acct))["accessJwt"]
+def get(nsid, **q):
+    q.update(space=space, repo=repo, limit=1000)
+    req = urllib.request.Request(f"{pds}/xrpc/{nsid}?{urllib.parse.urlencode(q)}")
+    req.add_header("Authorization", "Bearer " + tok)
+    return json.load(urllib.request.urlopen(req))
+recs = get("com.atproto.space.listRecords", collection="garden.engram.skill")["records"]
+for r in sorted(recs, key=lambda r: r["rkey"]):
+    v = r["value"]
+    last = [l for l in v.get("instructions", "").splitlines() if l.strip()][-1:]
+    print(r["rkey"], v.get("note", "-").split("\n")[0], "|", "".join(last))
+print("ops", len(get("com.atproto.space.listRepoOps")["ops"]))
+PY
+}
+
 # sp_space <authority> <key> <member>...: creates the space as <authority> (signed in) and adds
 # the members with write access; prints its URI.
 sp_space() {
