@@ -58,6 +58,16 @@ static void on_progress(void *payload, size_t records, size_t done, size_t membe
 		        members);
 }
 
+static void on_checkout(void *payload, size_t done, size_t total)
+{
+	cli_pull_run *run = payload;
+
+	if (run->progress && done == 0)
+		fputs("\r\033[K", stderr); /* the fetch's line ends where the checkout's begins */
+	run->checkout.on = run->progress;
+	cli_progress_count(&run->checkout, "Checking out files", done, total);
+}
+
 static void run_release(cli_pull_run *run)
 {
 	for (size_t i = 0; i < run->nskips; i++) {
@@ -122,6 +132,7 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	popts.merge = r->merge;
 	popts.ff_only = ff_only;
 	popts.fetch = &fopts;
+	popts.checkout = on_checkout;
 	if ((ret = open_space(st, r, &http, &sp, &ctx->err)) < 0 ||
 	    (ret = cli_lock_clone(ctx, sp, &lock, &r->recovered)) < 0)
 		goto out;

@@ -21,7 +21,8 @@ typedef struct cli_pull_skip {
 typedef struct cli_pull_run {
 	bool merge; /* pull (else fetch) */
 	bool quiet, json, progress;
-	ss_recovered recovered; /* what a killed run had left */
+	cli_progress_line checkout; /* the merge's files, drawn when progress is on */
+	ss_recovered recovered;     /* what a killed run had left */
 	ss_pull_result result;
 	cli_pull_skip *skips; /* invalid records reported by the fetch */
 	size_t nskips, skips_alloc;

@@ -201,7 +201,13 @@ static int undo(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 }
 
 /* Moves HEAD (and the files) from old (zero: no commit yet) to target: steps 1-5 above. */
-static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
+/* The progress callback of ss_merge_commit_progress. */
+typedef struct progress_to {
+	ss_worktree_progress fn;
+	void *payload;
+} progress_to;
+
+static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target, const progress_to *p,
                      ss_merge_result *result, ss_error *err)
 {
 	ss_merge_move m;
@@ -209,6 +215,8 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target,
 
 	if ((ret = ss_merge_move_init(&m, repo, old, target, false, err)) < 0)
 		return ret;
+	m.progress = p->fn;
+	m.payload = p->payload;
 	if ((ret = verify(repo, &m, (git_object *)m.target, NULL, result, err)) < 0 ||
 	    (ret = journal_write(repo, "new", old, target, err)) < 0)
 		goto out;
@@ -374,6 +382,14 @@ out:
 int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
                     ss_merge_result *result, ss_error *err)
 {
+	return ss_merge_commit_progress(repo, theirs, message, NULL, NULL, result, err);
+}
+
+int ss_merge_commit_progress(ss_repo *repo, const ss_oid *theirs, const char *message,
+                             ss_worktree_progress progress, void *payload, ss_merge_result *result,
+                             ss_error *err)
+{
+	progress_to p = {progress, payload};
 	git_repository *git = ss_repo_git(repo);
 	git_oid h, t;
 	ss_oid head, merged;
@@ -388,7 +404,7 @@ int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
 	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ss_oid_clear(&head);
 		result->kind = SS_MERGE_FAST_FORWARD;
-		return move_head(repo, &head, theirs, result, err);
+		return move_head(repo, &head, theirs, &p, result, err);
 	}
 	if (ret < 0)
 		return ret;
@@ -401,12 +417,12 @@ int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
 	}
 	if (git_graph_descendant_of(git, &t, &h) == 1) {
 		result->kind = SS_MERGE_FAST_FORWARD;
-		return move_head(repo, &head, theirs, result, err);
+		return move_head(repo, &head, theirs, &p, result, err);
 	}
 	ret = merge_in_memory(repo, &head, theirs, message, &merged, err);
 	if (ret == 0) {
 		result->kind = SS_MERGE_MERGED;
-		return move_head(repo, &head, &merged, result, err);
+		return move_head(repo, &head, &merged, &p, result, err);
 	}
 	if (err->code != SS_EMERGE)
 		return ret;

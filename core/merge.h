@@ -21,6 +21,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/repo.h"
+#include "core/worktree.h"
 
 typedef enum ss_merge_kind {
 	SS_MERGE_UP_TO_DATE = 1, /* theirs is already in HEAD: nothing done */
@@ -47,6 +48,11 @@ void ss_merge_result_release(ss_merge_result *result);
  */
 int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
                     ss_merge_result *result, ss_error *err);
+/* The same, calling progress (when not NULL) with payload as a fast-forward or clean merge
+ * writes its files: done of total, from 0 up to total. */
+int ss_merge_commit_progress(ss_repo *repo, const ss_oid *theirs, const char *message,
+                             ss_worktree_progress progress, void *payload, ss_merge_result *result,
+                             ss_error *err);
 
 /* Appends the waiting merge's message (MERGE_MSG: the merge message and the conflicted
  * paths) to out, for `commit` to offer; SS_ENOTFOUND when no merge waits. */

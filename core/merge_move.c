@@ -650,6 +650,8 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 			goto out;
 		}
 	}
+	if (m->progress)
+		m->progress(m->payload, 0, nwrites);
 	for (size_t i = 0; i < m->paths.count; i++) {
 		const char *path = m->paths.strings[i];
 		git_oid id;
@@ -663,6 +665,8 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 		    index_put(index, workdir, path, &id, mode, err) < 0)
 			goto out;
 		written++;
+		if (m->progress)
+			m->progress(m->payload, written, nwrites);
 	}
 	if ((rc = git_index_write(index)) < 0) {
 		ret = ss_git_error(err, rc, "cannot write the index");

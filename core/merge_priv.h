@@ -41,6 +41,9 @@ typedef struct ss_merge_move {
 	 */
 	bool cut_rule;
 	struct timespec cut_since;
+	/* Called (when not NULL) as ss_merge_move_write writes files: done of total. */
+	ss_worktree_progress progress;
+	void *payload;
 } ss_merge_move;
 
 /* The move from commit old (zero: nothing) to commit target, or (conflicting) the merge of

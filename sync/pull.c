@@ -143,7 +143,8 @@ static int merge(ss_repo *repo, ss_state *st, const ss_pull_opts *opts, ss_pull_
 			                    "space does not have; pull without --ff-only to merge");
 	}
 	out->merge_ran = true;
-	ret = ss_merge_commit(repo, &out->tracking, MERGE_MESSAGE, &out->merge, err);
+	ret = ss_merge_commit_progress(repo, &out->tracking, MERGE_MESSAGE, opts->checkout,
+	                               opts->fetch ? opts->fetch->payload : NULL, &out->merge, err);
 	if (ret < 0)
 		return ret;
 	if (out->merge.kind == SS_MERGE_FAST_FORWARD || out->merge.kind == SS_MERGE_MERGED)

@@ -33,6 +33,9 @@ typedef struct ss_pull_opts {
 	bool merge;                 /* false: fetch only */
 	bool ff_only;               /* refuse to merge when main has commits of its own */
 	const ss_fetch_opts *fetch; /* reports and progress; may be NULL */
+	/* The merge's checkout: done of total files written, from 0 up to total; may be NULL.
+	 * Called with fetch->payload. */
+	void (*checkout)(void *payload, size_t done, size_t total);
 } ss_pull_opts;
 
 /* One skill that changed, with who wrote the version it has now and that version's note. */

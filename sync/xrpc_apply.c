@@ -124,13 +124,13 @@ static int apply(ss_xrpc *x, const char *nsid, const char *space, const char *re
 		size_t overhead = strlen("{\"repo\":,\"writes\":[]}") + repo_len + SWAP_ROOM +
 		                  (space_text ? strlen(space_text) + 16 : 0);
 		size_t end;
-		/* In a space no swapCommit guards the writes: a second send of writes that landed
-		 * would be refused as a concurrent create or delete (RecordAlreadyExists,
-		 * RecordNotFound), so the push would wrongly say "pull first" and drop its
-		 * journal; sent once, a lost answer is a network failure that the journal's
-		 * recovery settles (sync/push_recover.c). */
-		ss_xrpc_call call = {
-		    .nsid = nsid, .post = true, .auth = true, .once = space != NULL};
+		/* Sent once, on a fresh connection: a second send of writes that landed (libcurl
+		 * resends by itself when a reused connection closes before the answer) would be
+		 * refused as a swap conflict, or in a space as a concurrent create or delete
+		 * (RecordAlreadyExists, RecordNotFound), so the push would wrongly say "pull
+		 * first" and drop its journal. A lost answer is a network failure that the
+		 * journal's recovery settles (sync/push_recover.c). */
+		ss_xrpc_call call = {.nsid = nsid, .post = true, .auth = true, .once = true};
 		json_t *v = NULL;
 
 		end = start + ss_pds_batch_fit(sizes + start, n - start,

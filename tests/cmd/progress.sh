@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # needs: pds
-# Progress lines: on a terminal, clone (records received, files checked out), pull and push
+# Progress lines: on a terminal, clone and pull (records received, files checked out) and push
 # (skills written, request by request) show one updating line on stderr ("\r" and the counts);
 # when stderr is not a terminal, or with --quiet, none. The terminal is a pty from script(1).
 set -euo pipefail
@@ -56,3 +56,12 @@ sed -i 's/^# many-001$/# many-001 changed/' many-001/SKILL.md
 out=$(on_tty "'$SKILLSYNC' push --quiet")
 ! grep -q -e $'\r' -e Writing <<<"$out" || fail "push progress with --quiet: $out"
 grep -q "^pushed 1 change in 1 request" <<<"$out" || fail "push --quiet: $out"
+
+# pull of many: the merge writes the 210 new skills, the line moving with them; none when
+# stderr is not a terminal.
+out=$(cd "$work/tty-clone" && on_tty "'$SKILLSYNC' pull")
+grep -q $'\rChecking out files: 100% (210/210)' <<<"$out" ||
+	fail "no checkout progress in pull on a terminal: $(cat -A <<<"$out" | tail -3)"
+cd "$work/pipe-clone"
+ss_run 0 "$SKILLSYNC" pull
+! grep -q $'\r' "$work/stderr" || fail "pull progress when stderr is not a terminal: $(cat -A "$work/stderr")"
