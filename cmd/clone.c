@@ -88,12 +88,7 @@ static void report(void *payload, const char *did, const char *handle, const cha
 
 static void progress(void *payload, size_t records, size_t done, size_t members)
 {
-	clone_out *co = payload;
-
-	if (!co->line.on)
-		return;
-	fprintf(stderr, "\rReceiving skills: %zu records, %zu/%zu members", records, done, members);
-	co->line.shown = true;
+	cli_progress_records(&((clone_out *)payload)->line, records, done, members);
 }
 
 static void checkout(void *payload, size_t done, size_t total)

@@ -189,6 +189,8 @@ typedef struct cli_progress_line {
 	int pct; /* last drawn; -1 none */
 } cli_progress_line;
 void cli_progress_count(cli_progress_line *p, const char *title, size_t done, size_t total);
+/* The fetch's line (clone, fetch, pull): records received, members listed of members. */
+void cli_progress_records(cli_progress_line *p, size_t records, size_t done, size_t members);
 void cli_progress_clear(cli_progress_line *p);
 int cli_color_option(ss_ctx *ctx, const char *arg, int *consumed);
 int cli_color_init(ss_ctx *ctx);

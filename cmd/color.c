@@ -34,6 +34,14 @@ void cli_progress_count(cli_progress_line *p, const char *title, size_t done, si
 	p->shown = true;
 }
 
+void cli_progress_records(cli_progress_line *p, size_t records, size_t done, size_t members)
+{
+	if (!p->on)
+		return;
+	fprintf(stderr, "\rReceiving skills: %zu records, %zu/%zu members", records, done, members);
+	p->shown = true;
+}
+
 void cli_progress_clear(cli_progress_line *p)
 {
 	if (p->shown)

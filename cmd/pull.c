@@ -44,8 +44,7 @@ static void on_unreachable(void *payload, const char *did, const char *handle, c
 
 	(void)did;
 	(void)handle;
-	if (run->progress)
-		fputs("\r\033[K", stderr);
+	cli_progress_clear(&run->line);
 	fprintf(stderr, "warning: %s; its last known versions are kept\n", why);
 }
 
@@ -53,19 +52,17 @@ static void on_progress(void *payload, size_t records, size_t done, size_t membe
 {
 	cli_pull_run *run = payload;
 
-	if (run->progress)
-		fprintf(stderr, "\rfetching: %zu records, %zu of %zu members listed", records, done,
-		        members);
+	cli_progress_records(&run->line, records, done, members);
 }
 
 static void on_checkout(void *payload, size_t done, size_t total)
 {
 	cli_pull_run *run = payload;
 
-	if (run->progress && done == 0)
-		fputs("\r\033[K", stderr); /* the fetch's line ends where the checkout's begins */
-	run->checkout.on = run->progress;
-	cli_progress_count(&run->checkout, "Checking out files", done, total);
+	if (done == 0)
+		cli_progress_clear(
+		    &run->line); /* the fetch's line ends where the checkout's begins */
+	cli_progress_count(&run->line, "Checking out files", done, total);
 }
 
 static void run_release(cli_pull_run *run)
@@ -139,8 +136,7 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
 	if (ret == 0 && r->merge) /* the agents' folders: after the merge, under the lock */
 		ret = cli_link_pull(ctx, cli_pull_changed(r), !r->quiet || cli_pull_changed(r));
-	if (r->progress)
-		fputs("\r\033[K", stderr);
+	cli_progress_clear(&r->line);
 out:
 	if (http) {
 		ss_http_get_stats(http, &stats);
@@ -176,7 +172,7 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 	if (cli_open_clone(ctx) < 0 ||
 	    (merge && !ff_only &&
 	     ss_setting_is(ctx->state, "pull.ff", "only", &ff_only, &ctx->err) < 0) ||
-	    cli_progress(ctx, r.quiet || r.json, &r.progress) < 0)
+	    cli_progress(ctx, r.quiet || r.json, &r.line.on) < 0)
 		return cli_fail(&ctx->err);
 	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
 	code = cli_exit_code(r.code);

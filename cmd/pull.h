@@ -20,9 +20,9 @@ typedef struct cli_pull_skip {
 /* What a run did, for printing. */
 typedef struct cli_pull_run {
 	bool merge; /* pull (else fetch) */
-	bool quiet, json, progress;
-	cli_progress_line checkout; /* the merge's files, drawn when progress is on */
-	ss_recovered recovered;     /* what a killed run had left */
+	bool quiet, json;
+	cli_progress_line line; /* the fetch's, then the checkout's; drawn when progress is on */
+	ss_recovered recovered; /* what a killed run had left */
 	ss_pull_result result;
 	cli_pull_skip *skips; /* invalid records reported by the fetch */
 	size_t nskips, skips_alloc;

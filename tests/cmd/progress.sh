@@ -60,6 +60,8 @@ grep -q "^pushed 1 change in 1 request" <<<"$out" || fail "push --quiet: $out"
 # pull of many: the merge writes the 210 new skills, the line moving with them; none when
 # stderr is not a terminal.
 out=$(cd "$work/tty-clone" && on_tty "'$SKILLSYNC' pull")
+grep -q $'\rReceiving skills: [0-9]* records, 1/[0-9]* members' <<<"$out" ||
+	fail "no fetch progress in pull on a terminal: $(cat -A <<<"$out" | tail -3)"
 grep -q $'\rChecking out files: 100% (210/210)' <<<"$out" ||
 	fail "no checkout progress in pull on a terminal: $(cat -A <<<"$out" | tail -3)"
 cd "$work/pipe-clone"
