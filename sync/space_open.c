@@ -48,13 +48,19 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
                      const ss_state_member *members, size_t n, ss_error *err)
 {
 	ss_space_perm_writer *known = ss_xcalloc(n ? n : 1, sizeof(*known));
+	ss_state_ident *ids = ss_xcalloc(n ? n : 1, sizeof(*ids));
 	const char *authority = ss_state_authority(st);
 	char *uri = NULL;
+	ss_error ignored;
 	int ret;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		known[i] = (ss_space_perm_writer){members[i].did, members[i].handle, members[i].pds,
 		                                  members[i].rev};
+		/* where the identity cache last found it, when it did (a PDS move) */
+		if (ss_state_ident_get(st, members[i].did, &ids[i], &ignored) == 0 && ids[i].pds)
+			known[i].pds = ids[i].pds;
+	}
 	ret = ss_state_config_get(st, "space", &uri, err);
 	if (ret < 0 || !authority) {
 		ss_xrpc_free(mine);
@@ -70,6 +76,9 @@ static int open_perm(ss_space **out, ss_http *http, ss_state *st, ss_xrpc *mine,
 	}
 	free(uri);
 	free(known);
+	for (size_t i = 0; i < n; i++)
+		ss_state_ident_release(&ids[i]);
+	free(ids);
 	return ret;
 }
 

@@ -226,6 +226,37 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 	return ret;
 }
 
+/*
+ * A read that failed as if the writer's repo had moved (its PDS unreachable, or not holding the
+ * repo): its DID document is read again (once per run, sync/identity_cache.h); true when it
+ * names another PDS, which wr then uses.
+ */
+static bool moved(perm_space *ps, perm_writer *wr, const ss_error *why)
+{
+	ss_state_ident id;
+	ss_error ignored;
+	bool other;
+
+	if (!ps->ids || (why->code != SS_ENETWORK && why->code != SS_ENOTFOUND) ||
+	    ss_idcache_get(ps->ids, wr->did, true, &id, NULL, &ignored) < 0)
+		return false;
+	other = id.pds && (!wr->pds || strcmp(id.pds, wr->pds));
+	if (other) {
+		free(wr->pds);
+		wr->pds = ss_xstrdup(id.pds);
+	}
+	ss_state_ident_release(&id);
+	return other;
+}
+
+/* One writer read: in full (getRepo) when since is NULL or empty, else its ops since. */
+static int read_writer(perm_space *ps, perm_writer *wr, const char *since, struct walk *w,
+                       bool *full, ss_error *err)
+{
+	*full = !since || !*since;
+	return *full ? list_car(ps, wr, NULL, w, err) : list_since(ps, wr, since, w, full, err);
+}
+
 int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
                         const ss_space_listener *l, ss_error *err)
 {
@@ -244,8 +275,13 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 		ss_crash_delay("space-writer");
 		rc = ss_space_perm__pds(ps, wr, &why);
 		if (rc == 0)
-			rc = full ? list_car(ps, wr, NULL, &w, &why)
-			          : list_since(ps, wr, since, &w, &full, &why);
+			rc = read_writer(ps, wr, since, &w, &full, &why);
+		/* nothing is handed on before a read checks out: a moved repo is read again, at the
+		 * PDS its DID document names now */
+		if (rc < 0 && !w.stopped && !w.refused && moved(ps, wr, &why)) {
+			ss_buf_clear(&w.fallback);
+			rc = read_writer(ps, wr, since, &w, &full, &why);
+		}
 		how = (ss_space_read){full, full ? "car" : "ops", w.verified,
 		                      w.fallback.len ? w.fallback.ptr : NULL};
 		if (rc < 0 && (w.stopped || why.code == SS_EAUTH)) {

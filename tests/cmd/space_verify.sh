@@ -115,6 +115,20 @@ is_read m1 "ops True None"
 	"SELECT prev_key FROM identities WHERE did = '$(did m1)'")" = "$m1key" ] ||
 	fail "the cache keeps $(key m1), not the rotated $newkey (previous $m1key)"
 
+# The PDS c2's identity cache keeps for m1 stops answering (a move): the read fails, m1's DID
+# document is read once, and the ops are asked where it names; the pull says nothing.
+pds=$(ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT pds FROM identities WHERE did = '$(did m1)'")
+[ -n "$pds" ] || fail "no PDS kept for m1"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE identities SET pds = ? WHERE did = ?", ("http://127.0.0.1:9", sys.argv[2])); db.commit()' \
+	"$tmp/c2/.git/skillsync/state.db" "$(did m1)"
+m1_edit moved
+ss_run 0 "$SKILLSYNC" pull --json
+[ ! -s "$tmp/stderr" ] || fail "the pull after a move said: $(cat "$tmp/stderr")"
+is_read m1 "ops True None"
+[ "$(sp_line . tool)" = moved ] || fail "the edit after a move did not travel"
+[ "$(ss_sql "$tmp/c2/.git/skillsync/state.db" "SELECT pds FROM identities WHERE did = '$(did m1)'")" = "$pds" ] ||
+	fail "the cache does not keep m1's PDS $pds again"
+
 # A compacted log: the ops no longer start at the kept revision; m1 is read whole.
 m1_edit third-b
 sp_knob compact "{\"space\":\"$uri\",\"repo\":\"$(did m1)\"}" >/dev/null
