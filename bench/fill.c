@@ -15,8 +15,9 @@
  * --generate makes records of ~--size bytes of instructions and one small file; with --real,
  * records shaped like real skills instead (docs/BENCHMARKS.md says where the numbers come
  * from): a description of ~150 characters, 2.6-3.5 KB of Markdown instructions and 0-3 files
- * of 200 B-2 KB (scripts/run.sh executable, references/notes.md, templates/report.md), drawn
- * from a generator seeded by the record's name, so that every fill of a name is the same.
+ * of 200 B-2 KB (scripts/run.sh executable, references/notes.md, templates/report.md), and
+ * in 32 records of 35 a frontmatter object (a license, metadata), drawn from a generator
+ * seeded by the record's name, so that every fill of a name is the same.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "core/skill.h"
 #include "core/skilldir.h"
 #include "core/time.h"
+#include "core/value.h"
 #include "sync/http.h"
 #include "sync/xrpc.h"
 
@@ -200,6 +202,50 @@ static void real_skill(ss_skill *s, const char *name)
 	ss_buf_release(&text);
 }
 
+/*
+ * The frontmatter of a real skill: the keys beyond name and description of the SKILL.md files
+ * in three public collections (docs/BENCHMARKS.md): of 35, 15 a license alone, 10 metadata
+ * with a short description, 4 a license and metadata with an author and a version, 3 that
+ * metadata alone, 3 nothing. Drawn from a generator of its own, so that the rest of the record
+ * is what it was before frontmatter was added.
+ */
+static void real_frontmatter(ss_skill *s, const char *name)
+{
+	static const char *const authors[] = {"vercel", "anthropic", "openai", "acme-labs"};
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	ss_value *meta = NULL;
+	ss_buf text = SS_BUF_INIT;
+	long pick;
+
+	for (const char *p = name; *p; p++)
+		x = (x ^ (unsigned char)*p) * 0x100000001b3ULL;
+	next(&x);
+	pick = between(&x, 0, 34);
+	if (pick < 15)
+		ss_value_map_append(s->frontmatter, "license",
+		                    ss_value_new_string("Complete terms in LICENSE.txt", 29));
+	else if (pick >= 25 && pick < 29)
+		ss_value_map_append(s->frontmatter, "license", ss_value_new_string("MIT", 3));
+	if (pick >= 15 && pick < 32)
+		meta = ss_value_new_map();
+	if (pick >= 15 && pick < 25) {
+		prose(&text, &x, (size_t)between(&x, 30, 60));
+		while (text.len && text.ptr[text.len - 1] == ' ')
+			ss_buf_truncate(&text, text.len - 1);
+		ss_value_map_append(meta, "short-description",
+		                    ss_value_new_string(text.ptr, text.len));
+	} else if (meta) {
+		const char *author = authors[next(&x) % (sizeof(authors) / sizeof(*authors))];
+		ss_value_map_append(meta, "author", ss_value_new_string(author, strlen(author)));
+		ss_buf_printf(&text, "%ld.%ld.%ld", between(&x, 1, 3), between(&x, 0, 9),
+		              between(&x, 0, 9));
+		ss_value_map_append(meta, "version", ss_value_new_string(text.ptr, text.len));
+	}
+	if (meta)
+		ss_value_map_append(s->frontmatter, "metadata", meta);
+	ss_buf_release(&text);
+}
+
 static void generate(fill *f)
 {
 	for (long i = 0; i < f->generate; i++) {
@@ -211,6 +257,7 @@ static void generate(fill *f)
 		ss_skill_set_name(s, name.ptr);
 		if (f->real) {
 			real_skill(s, name.ptr);
+			real_frontmatter(s, name.ptr);
 		} else {
 			ss_skill_set_description(
 			    s, "A generated skill for benchmarks: use it to measure.");

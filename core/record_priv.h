@@ -17,6 +17,14 @@ typedef enum ss_record_path {
 	SS_RECORD_PATH_FAST
 } ss_record_path;
 
+/*
+ * The fast path (core/record_scan.c): the record's text into s and m, true when it took the
+ * record, false when it leaves it to the general path (s and m may then hold a part of it:
+ * throw them away).
+ */
+bool ss_record_scan(const char *json, size_t len, const char *rkey, struct ss_skill *s,
+                    ss_record_meta *m);
+
 int ss_record_decode_path(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
                           ss_record_meta *meta, ss_report *report, ss_record_path path);
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # needs: pds
 # A clone of a realistic space gives the same tree, byte for byte, as when this test was
-# written: 3 members x 300 records shaped like real skills (ss-fill --real, drawn from each
-# record's name; the third member writes the second's names again, so precedence decides, as
-# in bench/clone.sh), and the hash of every file's path, executable bit and content. Speed
+# written: 3 members x 300 records shaped like real skills (ss-fill --real, 32 in 35 with a
+# frontmatter object as real skills have, drawn from each record's name; the third member
+# writes the second's names again, so precedence decides, as in bench/clone.sh), and the hash of every file's path, executable bit and content. Speed
 # work on the fetch (decoding, packing, checkout) must not change a byte of what lands. When
 # a change of the output is meant (the rendering of SKILL.md, say), put the new values below
 # and say why in the commit.
@@ -11,8 +11,8 @@ set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
 expected_files=1544
-expected_hash=4ef673b584966e3e92273e456fed0414bb6384c956b2c25c28985c980748d8da-dde32986bdc9bd9b747e4b1965eeea5a0864afa30e065e987322044fe5b15a8c
-expected_tree=f6c1c4e9ad4329a07d5e19f643a611f8b043f3f4
+expected_hash=4ef673b584966e3e92273e456fed0414bb6384c956b2c25c28985c980748d8da-f9935c918f96e93676d6aa3db8a4140152dce6beac593d1680ca56e4a15e47b6
+expected_tree=83794fc0c8b04f2dae45bb2bee70d43d4d326c68
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 ss_sandbox
