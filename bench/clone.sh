@@ -7,7 +7,12 @@
 #     commit), what a user would otherwise write;
 #   - bare curl of the same listRecords pages (members in parallel, each member's pages one
 #     after another), the floor for the network part;
-#   - `git clone --no-local` of the same tree from a local repository (packed with git repack).
+#   - `git clone --no-local` of the same tree from a local repository (packed with git repack);
+#   - the other full-sync path (docs/CLONE.md): each member's whole repo with bare curl of
+#     `com.atproto.sync.getRepo` (members in parallel), and the CPU of reading those CARs as a
+#     full sync would (ss-car-read, bench/car_read.c: every block hashed, the commit, the MST
+#     walk of the skill range, each record decoded to JSON); a last table gives the requests
+#     and bytes of both paths.
 # Usage: bench/clone.sh [--real] [<members>x<skills>...]   (default: 3x300 3x3000)
 # --real: records shaped like real skills (ss-fill --real: ~3 KB of Markdown instructions,
 # 0-3 files), and members after the second write the second's names (so that precedence
@@ -33,6 +38,7 @@ case $build in
 esac
 skillsync=${SKILLSYNC:-$build/skillsync}
 fill=$build/ss-fill
+car_read=$build/ss-car-read
 real=()
 if [ "${1:-}" = --real ]; then
 	real=(--real)
@@ -102,10 +108,18 @@ curl_all() {
 	for i in "${!dids[@]}"; do curl_member "${dids[$i]}" "$work/curl-$i" & done
 	wait
 }
+# getrepo_all: every member's whole repo (a CAR) in one request each, members in parallel.
+getrepo_all() {
+	for i in "${!dids[@]}"; do
+		curl -sf "$pds/xrpc/com.atproto.sync.getRepo?did=${dids[$i]}" >"$work/getrepo-$i.car" &
+	done
+	wait
+}
 
 echo "| space | tool | wall time | ratio to Node | ratio to curl | ratio to git clone | peak RSS | CPU (user+sys) |"
 echo "|---|---|---|---|---|---|---|---|"
 details=()
+paths=()
 for size in "${sizes[@]}"; do
 	n=${size%x*}
 	m=${size#*x}
@@ -129,9 +143,10 @@ for size in "${sizes[@]}"; do
 	times_ss=() rss_ss=() times_before=() rss_before=() times_node=() rss_node=()
 	times_curl=() rss_curl=() times_git=() rss_git=() checkout_times=()
 	cpu_ss=() cpu_before=() cpu_node=() cpu_curl=() cpu_git=()
+	times_getrepo=() rss_getrepo=() cpu_getrepo=() times_carread=() rss_carread=() cpu_carread=()
 	cd "$work"
 	for run in $(seq 1 "$runs"); do
-		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-*
+		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-* "$work"/getrepo-*
 		SKILLSYNC_STATS=1 timed ss "$skillsync" clone "${handles[0]}" ss "${members[@]}"
 		stats=$(grep '^stats:' "$work/err")
 		echo "$stats" >&2
@@ -142,9 +157,13 @@ for size in "${sizes[@]}"; do
 		[ -z "$only" ] || continue
 		[ -z "$with_node" ] || timed node "$node" "$src/bench/node/clone.js" "$pds" node "${dids[@]}"
 		export pds
-		export -f curl_member curl_all
+		export -f curl_member curl_all getrepo_all
 		timed curl env "dids=${dids[*]}" work="$work" bash -c \
 			'dids=($dids); curl_all'
+		timed getrepo env "dids=${dids[*]}" work="$work" bash -c \
+			'dids=($dids); getrepo_all'
+		timed carread bash -c '"$0" "$@" >"$1.out"' "$car_read" "$work"/getrepo-*.car
+		tail -n 1 "$work/getrepo-0.car.out" >&2
 		[ -n "$with_node" ] || continue # git clone copies the Node script's repository
 		if [ ! -d "$work/git-src" ]; then
 			cp -a "$work/node" "$work/git-src"
@@ -160,7 +179,7 @@ for size in "${sizes[@]}"; do
 	node_m=$([ -n "$with_node" ] && median "${times_node[@]}" || true)
 	curl_m=$([ -z "$only" ] && median "${times_curl[@]}" || true)
 	git_m=$([ -n "$with_node" ] && median "${times_git[@]}" || true)
-	for tool in ss before node curl git; do
+	for tool in ss before node curl git getrepo carread; do
 		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\") c=(\"\${cpu_$tool[@]}\")"
 		[ ${#t[@]} -gt 0 ] || continue
 		med=$(median "${t[@]}")
@@ -170,6 +189,8 @@ for size in "${sizes[@]}"; do
 		node) label="Node script (@atproto/api)" ;;
 		curl) label="curl, same pages" ;;
 		git) label="git clone --no-local" ;;
+		getrepo) label="curl getRepo, whole repos" ;;
+		carread) label="reading the getRepo CARs (ss-car-read)" ;;
 		esac
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$size" "$label" "$(spread "${t[@]}")" \
 			"$(ratio "$med" "$node_m")" "$(ratio "$med" "$curl_m")" "$(ratio "$med" "$git_m")" \
@@ -178,9 +199,25 @@ for size in "${sizes[@]}"; do
 	details+=("$(printf '| %s | %d | %d | %s | %s | %s MB | %s | %.0f s |' "$size" $((n * m)) \
 		"$files" "$(spread "${checkout_times[@]}")" "$requests" \
 		"$(echo "$bytes" | awk '{printf "%.1f", $1 / 1000000}')" "$(mb "$fetch_rss")" "$fill_time")")
-	rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work/git-src" "$work"/curl-*
+	if [ -z "$only" ]; then
+		carread=$(tail -n 1 "$work/getrepo-0.car.out")
+		paths+=("$(printf '| %s | listRecords pages (curl) | %d | %s MB | - |' "$size" \
+			"$(ls "$work"/curl-* | wc -l)" "$(cat "$work"/curl-* | wc -c |
+				awk '{printf "%.1f", $1 / 1000000}')")")
+		paths+=("$(printf '| %s | getRepo (curl) | %d | %s MB | %s |' "$size" ${#dids[@]} \
+			"$(cat "$work"/getrepo-*.car | wc -c | awk '{printf "%.1f", $1 / 1000000}')" \
+			"$(echo "$carread" | sed 's/^total //')")")
+	fi
+	rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work/git-src" "$work"/curl-* \
+		"$work"/getrepo-*
 done
 echo
 echo "| space | records | files in the tree | skillsync: of which checkout | requests | bytes received | peak RSS before checkout | fill time |"
 echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${details[@]}"
+[ ${#paths[@]} -eq 0 ] || {
+	echo
+	echo "| space | full-sync path | requests | bytes received | the CARs as read (last round) |"
+	echo "|---|---|---|---|---|"
+	printf '%s\n' "${paths[@]}"
+}
