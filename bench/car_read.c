@@ -3,6 +3,7 @@
  * it out (a CAR), for bench/clone.sh (not part of skillsync itself).
  *
  * Usage: ss-car-read <car-file>...
+ *        ss-car-read --pages <listRecords-page>...
  *
  * For each file, what a full sync from getRepo would have to do before the records reach the
  * fetch: read the file, open the CAR (core/car.h: every block hashed against its CID), decode
@@ -11,8 +12,14 @@
  * form the listRecords way gets from the network. The commit's signature is not checked: one
  * ECDSA check per member either way. Prints one line per file and a total line:
  *   <file> blocks=<n> bytes=<n> skills=<n> wall=<s> cpu=<s>
+ * --pages: the listRecords way's counterpart, on pages saved as the PDS sent them: parse each
+ * page, and for each record compute its value's CID (core/record.h: the JSON encoded as
+ * canonical DAG-CBOR, hashed) and compare it with the listed one, as a full sync checks each
+ * listed record (sync/verify.c); the MST nodes it fetches with getBlocks are not counted here
+ * (a few hundred, against every record); blocks= is 0.
  */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/mst.h"
+#include "core/record.h"
 
 #define PREFIX "garden.engram.skill/"
 
@@ -94,28 +102,70 @@ static int read_one(const char *path, reader *rd, ss_buf *data, ss_error *err)
 	return ret;
 }
 
+/* One listRecords page: every record's value hashed to the CID the page names. */
+static int read_page(const char *path, reader *rd, ss_buf *data, ss_error *err)
+{
+	json_t *page, *records, *r;
+	json_error_t jerr;
+	size_t i;
+	int ret = 0;
+
+	if (ss_fs_read_file(data, path, (size_t)1 << 31, err) < 0)
+		return -1;
+	if (!(page = json_loadb(data->ptr, data->len, 0, &jerr)))
+		return ss_error_set(err, SS_EINVALID, "not JSON: %s", jerr.text);
+	records = json_object_get(page, "records");
+	json_array_foreach(records, i, r)
+	{
+		const char *cid = json_string_value(json_object_get(r, "cid"));
+		char *text = json_dumps(json_object_get(r, "value"), JSON_COMPACT),
+		     *computed = NULL;
+
+		if (!cid || !text)
+			ret = ss_error_set(err, SS_EINVALID, "a record without a CID or value");
+		else if (ss_record_cid_from_json(text, strlen(text), &computed, err) >= 0 &&
+		         strcmp(computed, cid))
+			ret = ss_error_set(err, SS_EINVALID,
+			                   "a record's value does not hash to its CID");
+		else if (!computed)
+			ret = -1;
+		free(computed);
+		free(text);
+		if (ret < 0)
+			break;
+		rd->skills++;
+	}
+	json_decref(page);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	double wall0 = seconds(CLOCK_MONOTONIC), cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
 	size_t blocks = 0, bytes = 0, skills = 0;
 	ss_error err;
+	int first = 1;
+	bool pages = argc > 1 && !strcmp(argv[1], "--pages");
 
 	ss_error_clear(&err);
-	if (argc < 2) {
-		fprintf(stderr, "usage: ss-car-read <car-file>...\n");
+	if (argc < 2 + pages) {
+		fprintf(stderr, "usage: ss-car-read [--pages] <file>...\n");
 		return 2;
 	}
-	for (int i = 1; i < argc; i++) {
+	first += pages;
+	for (int i = first; i < argc; i++) {
 		double w = seconds(CLOCK_MONOTONIC), c = seconds(CLOCK_PROCESS_CPUTIME_ID);
 		reader rd = {0};
 		ss_buf data = SS_BUF_INIT;
-		int ret = read_one(argv[i], &rd, &data, &err);
+		int ret = pages ? read_page(argv[i], &rd, &data, &err)
+		                : read_one(argv[i], &rd, &data, &err);
+		size_t nblocks = rd.car ? ss_car_block_count(rd.car) : 0;
 
 		if (ret >= 0) {
 			printf("%s blocks=%zu bytes=%zu skills=%zu wall=%.3f cpu=%.3f\n", argv[i],
-			       ss_car_block_count(rd.car), data.len, rd.skills,
-			       seconds(CLOCK_MONOTONIC) - w, seconds(CLOCK_PROCESS_CPUTIME_ID) - c);
-			blocks += ss_car_block_count(rd.car);
+			       nblocks, data.len, rd.skills, seconds(CLOCK_MONOTONIC) - w,
+			       seconds(CLOCK_PROCESS_CPUTIME_ID) - c);
+			blocks += nblocks;
 			bytes += data.len;
 			skills += rd.skills;
 		}

@@ -11,8 +11,9 @@
 #   - the other full-sync path (docs/CLONE.md): each member's whole repo with bare curl of
 #     `com.atproto.sync.getRepo` (members in parallel), and the CPU of reading those CARs as a
 #     full sync would (ss-car-read, bench/car_read.c: every block hashed, the commit, the MST
-#     walk of the skill range, each record decoded to JSON); a last table gives the requests
-#     and bytes of both paths.
+#     walk of the skill range, each record decoded to JSON), against the CPU of checking the
+#     curl row's pages (ss-car-read --pages: each record's value hashed to its listed CID, as a
+#     full sync from listRecords does); a last table gives the requests and bytes of both.
 # Usage: bench/clone.sh [--real] [<members>x<skills>...]   (default: 3x300 3x3000)
 # --real: records shaped like real skills (ss-fill --real: ~3 KB of Markdown instructions,
 # 0-3 files), and members after the second write the second's names (so that precedence
@@ -144,6 +145,7 @@ for size in "${sizes[@]}"; do
 	times_curl=() rss_curl=() times_git=() rss_git=() checkout_times=()
 	cpu_ss=() cpu_before=() cpu_node=() cpu_curl=() cpu_git=()
 	times_getrepo=() rss_getrepo=() cpu_getrepo=() times_carread=() rss_carread=() cpu_carread=()
+	times_pages=() rss_pages=() cpu_pages=()
 	cd "$work"
 	for run in $(seq 1 "$runs"); do
 		rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work"/curl-* "$work"/getrepo-*
@@ -164,6 +166,7 @@ for size in "${sizes[@]}"; do
 			'dids=($dids); getrepo_all'
 		timed carread bash -c '"$0" "$@" >"$1.out"' "$car_read" "$work"/getrepo-*.car
 		tail -n 1 "$work/getrepo-0.car.out" >&2
+		timed pages "$car_read" --pages "$work"/curl-*
 		[ -n "$with_node" ] || continue # git clone copies the Node script's repository
 		if [ ! -d "$work/git-src" ]; then
 			cp -a "$work/node" "$work/git-src"
@@ -179,7 +182,7 @@ for size in "${sizes[@]}"; do
 	node_m=$([ -n "$with_node" ] && median "${times_node[@]}" || true)
 	curl_m=$([ -z "$only" ] && median "${times_curl[@]}" || true)
 	git_m=$([ -n "$with_node" ] && median "${times_git[@]}" || true)
-	for tool in ss before node curl git getrepo carread; do
+	for tool in ss before node curl git getrepo carread pages; do
 		eval "t=(\"\${times_$tool[@]}\") r=(\"\${rss_$tool[@]}\") c=(\"\${cpu_$tool[@]}\")"
 		[ ${#t[@]} -gt 0 ] || continue
 		med=$(median "${t[@]}")
@@ -191,6 +194,7 @@ for size in "${sizes[@]}"; do
 		git) label="git clone --no-local" ;;
 		getrepo) label="curl getRepo, whole repos" ;;
 		carread) label="reading the getRepo CARs (ss-car-read)" ;;
+		pages) label="checking the curl pages (ss-car-read --pages)" ;;
 		esac
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$size" "$label" "$(spread "${t[@]}")" \
 			"$(ratio "$med" "$node_m")" "$(ratio "$med" "$curl_m")" "$(ratio "$med" "$git_m")" \
