@@ -164,9 +164,12 @@ for size in "${sizes[@]}"; do
 			'dids=($dids); curl_all'
 		timed getrepo env "dids=${dids[*]}" work="$work" bash -c \
 			'dids=($dids); getrepo_all'
-		timed carread bash -c '"$0" "$@" >"$1.out"' "$car_read" "$work"/getrepo-*.car
-		tail -n 1 "$work/getrepo-0.car.out" >&2
-		timed pages "$car_read" --pages "$work"/curl-*
+		# bash -c: ss-car-read's stdout in a file (timed drops it).
+		timed carread bash -c 'o=$1; shift; "$0" "$@" >"$o"' "$car_read" "$work/getrepo.out" \
+			"$work"/getrepo-*.car
+		timed pages bash -c 'o=$1; shift; "$0" "$@" >"$o"' "$car_read" "$work/pages.out" \
+			--pages "$work"/curl-*
+		tail -n 1 "$work/getrepo.out" "$work/pages.out" >&2
 		[ -n "$with_node" ] || continue # git clone copies the Node script's repository
 		if [ ! -d "$work/git-src" ]; then
 			cp -a "$work/node" "$work/git-src"
@@ -204,16 +207,16 @@ for size in "${sizes[@]}"; do
 		"$files" "$(spread "${checkout_times[@]}")" "$requests" \
 		"$(echo "$bytes" | awk '{printf "%.1f", $1 / 1000000}')" "$(mb "$fetch_rss")" "$fill_time")")
 	if [ -z "$only" ]; then
-		carread=$(tail -n 1 "$work/getrepo-0.car.out")
-		paths+=("$(printf '| %s | listRecords pages (curl) | %d | %s MB | - |' "$size" \
+		paths+=("$(printf '| %s | listRecords pages (curl) | %d | %s MB | %s |' "$size" \
 			"$(ls "$work"/curl-* | wc -l)" "$(cat "$work"/curl-* | wc -c |
-				awk '{printf "%.1f", $1 / 1000000}')")")
+				awk '{printf "%.1f", $1 / 1000000}')" \
+			"$(tail -n 1 "$work/pages.out" | sed 's/^total //')")")
 		paths+=("$(printf '| %s | getRepo (curl) | %d | %s MB | %s |' "$size" ${#dids[@]} \
 			"$(cat "$work"/getrepo-*.car | wc -c | awk '{printf "%.1f", $1 / 1000000}')" \
-			"$(echo "$carread" | sed 's/^total //')")")
+			"$(tail -n 1 "$work/getrepo.out" | sed 's/^total //')")")
 	fi
 	rm -rf "$work/ss" "$work/before" "$work/node" "$work/git" "$work/git-src" "$work"/curl-* \
-		"$work"/getrepo-*
+		"$work"/getrepo-* "$work"/*.out
 done
 echo
 echo "| space | records | files in the tree | skillsync: of which checkout | requests | bytes received | peak RSS before checkout | fill time |"
@@ -221,7 +224,7 @@ echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${details[@]}"
 [ ${#paths[@]} -eq 0 ] || {
 	echo
-	echo "| space | full-sync path | requests | bytes received | the CARs as read (last round) |"
+	echo "| space | full-sync path | requests | bytes received | as read by ss-car-read (last round) |"
 	echo "|---|---|---|---|---|"
 	printf '%s\n' "${paths[@]}"
 }
