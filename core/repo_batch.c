@@ -20,7 +20,8 @@
  * touched, the packs looked up) and, when none has it, which is the case of every object a
  * fetch writes, rescans the pack directory and asks again: a directory scan per object. Here
  * a new object costs one lookup in memory and one in the repository's database, without a
- * rescan (the database is rescanned once per pack written instead).
+ * rescan (the database is rescanned once per pack written instead), and the batch's own packs
+ * are searched only when its filters say the object may be there (packed_filter below).
  */
 #include <ctype.h>
 #include <dirent.h>
