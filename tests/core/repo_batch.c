@@ -255,6 +255,46 @@ static void test_repo_batch__stored_objects_are_not_written_again(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* The number of objects in packs, as git counts them. */
+static long packed_objects(const char *dir)
+{
+	ss_buf out = SS_BUF_INIT;
+	const char *at;
+	long n = -1;
+
+	assert_int_equal(ss_test_git(dir, &out, "count-objects -v"), 0);
+	at = strstr(out.ptr, "in-pack: ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "in-pack: %ld", &n), 1);
+	ss_buf_release(&out);
+	return n;
+}
+
+/* Objects the batch itself already wrote into one of its packs are found there (the batch
+ * tracks its packs' objects on its own) and not written again. */
+static void test_repo_batch__objects_in_its_own_packs_are_not_written_again(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid top, again;
+	ss_error err;
+
+	(void)state;
+	assert_int_equal(ss_repo_batch_begin(repo, 4096, &err), 0);
+	top = space(repo, 200);
+	again = space(repo, 200);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	assert_true(ss_oid_equal(&top, &again));
+	assert_true(count_packs(dir, ".pack") >= 3);
+	/* 200 skills x (2 blobs, 2 trees) and the top tree, each once */
+	assert_int_equal(packed_objects(dir), 801);
+	for (int i = 0; i < 200; i += 17)
+		assert_skill(repo, &top, i);
+	commit_and_fsck(repo, dir, &top);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 /* Fetches of 30 new skills each (120 objects: a small pack each), from skill first on; the
  * skills' trees go to trees[first...]. */
 static void small_fetches(ss_repo *repo, ss_oid *trees, int first, int count)
@@ -390,6 +430,7 @@ int test_repo_batch_run(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_repo_batch__writes_one_pack_and_no_loose_object),
 	    cmocka_unit_test(test_repo_batch__flushes_a_pack_per_threshold),
+	    cmocka_unit_test(test_repo_batch__objects_in_its_own_packs_are_not_written_again),
 	    cmocka_unit_test(test_repo_batch__packs_whole_objects_without_a_delta_search),
 	    cmocka_unit_test(test_repo_batch__stored_objects_are_not_written_again),
 	    cmocka_unit_test(test_repo_batch__small_packs_are_merged),
