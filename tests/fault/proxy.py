@@ -44,6 +44,7 @@ Faults (K):
   400 500 502 503  that status with an XRPC error body; the PDS never sees the request
   502-after     the request reaches the PDS (which acts on it), then a 502 with an XRPC error
                 body instead of its answer (a gateway that lost the answer)
+  504-after     the same with a 504 (a gateway that gave up waiting for the answer)
   twice         the request is sent to the PDS twice, the same bytes; the client gets the
                 second answer (a replay: a one-time token's second use)
   429           "429 Too Many Requests" with Retry-After: 1; the PDS never sees the request
@@ -69,7 +70,7 @@ import time
 import urllib.parse
 
 KINDS = {"drop-before", "drop-after", "cut", "400", "500", "502", "503", "429", "stall",
-         "stall-after", "shape-types", "shape-array", "shape-html", "502-after", "twice"}
+         "stall-after", "shape-types", "shape-array", "shape-html", "502-after", "504-after", "twice"}
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
        "host", "accept-encoding", "te", "upgrade", "proxy-connection"}
 
@@ -400,9 +401,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except OSError as e:
             return self.reply(502, json.dumps({"error": "ProxyError",
                                                "message": str(e)}).encode())
-        if kind == "502-after":
-            return self.reply(502, json.dumps({"error": "InternalServerError",
-                                               "message": "injected 502-after"}).encode())
+        if kind in ("502-after", "504-after"):
+            return self.reply(int(kind[:3]), json.dumps({"error": "InternalServerError",
+                                                         "message": f"injected {kind}"}).encode())
         if kind == "drop-after":
             return self.drop()
         if kind == "stall-after":
