@@ -7,17 +7,19 @@
 # Prints a Markdown table (wall time, HTTP requests, what was written), one row per run, then
 # one row per case: "median (min-max)". Usage:
 #   bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY] [--real]
-#                 [--changes "1 100"]
+#                 [--changes "1 100"] [--local K]
 # --real: the records of bench/clone.sh --real (ss-fill --real; members after the second write
 # the second's names), e.g. --members 3 --skills 3000 --real for issue 11's space. The changed
 # member is the middle one (with 3 members: the second, whose names the third shares).
+# --local K: before each pull of a change, commit K skills of the first member locally (main
+# then holds local commits, so the pull merges rather than fast-forwards).
 # --against: the no-change pulls alternate between the build and BINARY (e.g. an older build)
 # on the same clone, so that both are measured against the same PDS and the same files.
 # Needs a build in build/ (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release is fairer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-members=10 skills=300 runs=5 against="" real="" changes="1"
+members=10 skills=300 runs=5 against="" real="" changes="1" locals=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--members) members=$2; shift 2 ;;
@@ -26,7 +28,8 @@ while [ $# -gt 0 ]; do
 	--against) against=$2; shift 2 ;;
 	--real) real=1; shift ;;
 	--changes) changes=$2; shift 2 ;;
-	*) echo "usage: bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY] [--real] [--changes \"1 100\"]" >&2; exit 129 ;;
+	--local) locals=$2; shift 2 ;;
+	*) echo "usage: bench/pull.sh [--members N] [--skills M] [--runs R] [--against BINARY] [--real] [--changes \"1 100\"] [--local K]" >&2; exit 129 ;;
 	esac
 done
 skillsync=${SKILLSYNC:-$src/build/skillsync}
@@ -153,6 +156,11 @@ for start in range(0, len(names), 200):
         headers={"Content-Type": "application/json", "Authorization": "Bearer " + acct["accessJwt"]})
     urllib.request.urlopen(req).read()
 PY
+		if [ "$locals" -gt 0 ]; then
+			for k in $(seq 0 $((locals - 1))); do echo "local $n $r" >>"$(name 0 "$k")/SKILL.md"; done
+			GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=b@example.test GIT_COMMITTER_NAME=Bench \
+				GIT_COMMITTER_EMAIL=b@example.test "$skillsync" commit -m "local $n $r" >/dev/null
+		fi
 		timed "$n skills changed, run $r"
 	done
 done

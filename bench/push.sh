@@ -3,12 +3,13 @@
 # another account; one skill changed and committed; then `skillsync push --dry-run` (the
 # local work only: plan, note, record) and `skillsync push` (wall time, HTTP requests of which
 # write requests, bytes). Usage: bench/push.sh [<skills>...]   (default: 300 3000)
+# SS_BENCH_CHANGED=K changes K skills instead of one; SKILLSYNC=<binary> runs another build.
 # Needs a build in build/ (cmake --build build); starts and stops its own PDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-skillsync=$src/build/skillsync
-fill=$src/build/ss-fill
+skillsync=${SKILLSYNC:-$src/build/skillsync}
+fill=$(dirname "$skillsync")/ss-fill
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(300 3000)
 
@@ -45,9 +46,10 @@ for n in "${sizes[@]}"; do
 	cd "$work"
 	"$skillsync" clone "$(json "$auth" handle)" "clone-$n" >/dev/null 2>&1
 	cd "clone-$n"
-	first=$(ls | sed -n 1p)
-	printf '\n## One more step\nAdded for the benchmark.\n' >>"$first/SKILL.md"
-	"$skillsync" commit -m "bench: one change" >/dev/null
+	for s in $(ls | head -n "${SS_BENCH_CHANGED:-1}"); do
+		printf '\n## One more step\nAdded for the benchmark.\n' >>"$s/SKILL.md"
+	done
+	"$skillsync" commit -m "bench: ${SS_BENCH_CHANGED:-1} changed" >/dev/null
 	dry=$(best "$skillsync" push --dry-run)
 	t0=$(now)
 	SKILLSYNC_STATS=1 "$skillsync" push >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
