@@ -92,8 +92,21 @@ static int scan_string(scan *s, ss_buf *out)
 static int scan_text(scan *s, ss_buf *out)
 {
 	ss_buf raw = SS_BUF_INIT;
+	const char *q = s->p;
 	int ret = 1;
 
+	/* Most strings have no escape: their bytes go out as they are, without a copy. */
+	while (q < s->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+		q++;
+	if (q < s->end && *q == '"') {
+		size_t n = (size_t)(q - s->p);
+
+		if (!ss_utf8_valid(s->p, n) || ss_cbor_put_head(out, 3, n) < 0 ||
+		    ss_buf_put(out, s->p, n) < 0)
+			return 1;
+		s->p = q + 1;
+		return 0;
+	}
 	if (scan_string(s, &raw) == 0 && ss_utf8_valid(raw.ptr, raw.len) &&
 	    ss_cbor_put_head(out, 3, raw.len) == 0 && ss_buf_put(out, raw.ptr, raw.len) == 0)
 		ret = 0;
