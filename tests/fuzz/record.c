@@ -1,9 +1,11 @@
 /* The record decoder: decode; what decodes is encoded again and must decode to the same text.
  * The scanner for the common shape, wherever it takes an input, must give exactly the general
- * (jansson) path's result: the return, every report line, the skill and meta encoded again. */
+ * (jansson) path's result: the return, every report line, the skill and meta encoded again;
+ * the same for the record's DAG-CBOR (its CID). */
 #include "tests/fuzz/fuzz.h"
 
 #include "core/record.h"
+#include "core/record_cid_priv.h"
 #include "core/record_priv.h"
 #include "core/skill.h"
 
@@ -36,6 +38,25 @@ static int summary(const uint8_t *data, size_t size, ss_record_path path, ss_buf
 	return ret;
 }
 
+/* A record's CID: what the scanner takes straight from the text must be the general path's
+ * DAG-CBOR, byte for byte; what it leaves, it leaves untouched. */
+static void cid_paths_agree(const uint8_t *data, size_t size)
+{
+	ss_buf fast = SS_BUF_INIT, general = SS_BUF_INIT;
+	ss_error err;
+	int scanned = ss_record_cid_scan((const char *)data, size, &fast);
+
+	fuzz_check(scanned == 0 || fast.len == 0, "the CID scanner left bytes behind");
+	if (scanned == 0) {
+		fuzz_check(ss_record_cbor_general((const char *)data, size, &general, &err) == 0,
+		           "the CID scanner takes what the general path refuses");
+		fuzz_check(fast.len == general.len && !memcmp(fast.ptr, general.ptr, fast.len),
+		           "the CID scanner and the general path differ");
+	}
+	ss_buf_release(&fast);
+	ss_buf_release(&general);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ss_report *report = ss_report_new();
@@ -63,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(fast.len == general.len && !memcmp(fast.ptr, general.ptr, fast.len),
 		           "the scanner and the general path differ");
 	}
+	cid_paths_agree(data, size);
 	ss_buf_release(&fast);
 	ss_buf_release(&general);
 	ss_skill_free(skill);
