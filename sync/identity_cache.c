@@ -277,3 +277,18 @@ out:
 	ss_state_ident_release(&id);
 	return ret;
 }
+
+char *ss_idcache_moved_pds(ss_idcache *c, const char *did, const char *pds, int code)
+{
+	ss_state_ident id;
+	ss_error ignored;
+	char *other = NULL;
+
+	if (!c || (code != SS_ENETWORK && code != SS_ENOTFOUND) ||
+	    ss_idcache_get(c, did, true, &id, NULL, &ignored) < 0)
+		return NULL;
+	if (id.pds && (!pds || strcmp(id.pds, pds)))
+		other = ss_xstrdup(id.pds);
+	ss_state_ident_release(&id);
+	return other;
+}

@@ -52,6 +52,14 @@ int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *o
  */
 void ss_idcache_note(ss_idcache *c, const char *did, const char *handle, const char *pds);
 
+/*
+ * After a request to did's repo at pds failed with code: when it failed as if the repo had
+ * moved (SS_ENETWORK: its PDS unreachable; SS_ENOTFOUND: not holding the repo), did's document
+ * is read again (once per run) and the PDS it names now is returned (malloc'd) when it is
+ * another one; else NULL.
+ */
+char *ss_idcache_moved_pds(ss_idcache *c, const char *did, const char *pds, int code);
+
 /* A check of a signature with one key: 0 when pk made it, else < 0 with err set. */
 typedef int (*ss_idcache_check_fn)(const ss_pubkey *pk, void *arg, ss_error *err);
 

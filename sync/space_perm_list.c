@@ -233,20 +233,13 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
  */
 static bool moved(perm_space *ps, perm_writer *wr, const ss_error *why)
 {
-	ss_state_ident id;
-	ss_error ignored;
-	bool other;
+	char *pds = ss_idcache_moved_pds(ps->ids, wr->did, wr->pds, why->code);
 
-	if (!ps->ids || (why->code != SS_ENETWORK && why->code != SS_ENOTFOUND) ||
-	    ss_idcache_get(ps->ids, wr->did, true, &id, NULL, &ignored) < 0)
+	if (!pds)
 		return false;
-	other = id.pds && (!wr->pds || strcmp(id.pds, wr->pds));
-	if (other) {
-		free(wr->pds);
-		wr->pds = ss_xstrdup(id.pds);
-	}
-	ss_state_ident_release(&id);
-	return other;
+	free(wr->pds);
+	wr->pds = pds;
+	return true;
 }
 
 /* One writer read: in full (getRepo) when since is NULL or empty, else its ops since. */

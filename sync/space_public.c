@@ -48,23 +48,20 @@ static const char *who(const pub_member *m)
  */
 static void moved(pub_space *ps, pub_member *m, ss_xrpc_head_job *job)
 {
-	ss_state_ident id;
+	char *pds = ss_idcache_moved_pds(ps->ids, m->did, m->pds, job->err.code);
 	ss_xrpc *client = NULL;
 	ss_error ignored;
 
-	if (!ps->ids || (job->err.code != SS_ENETWORK && job->err.code != SS_ENOTFOUND) ||
-	    ss_idcache_get(ps->ids, m->did, true, &id, NULL, &ignored) < 0)
-		return;
-	if (id.pds && strcmp(id.pds, m->pds) &&
-	    ss_xrpc_new(&client, ps->http, id.pds, &ignored) == 0) {
+	if (pds && ss_xrpc_new(&client, ps->http, pds, &ignored) == 0) {
 		ss_xrpc_free(m->client);
 		m->client = client;
 		free(m->pds);
-		m->pds = ss_xstrdup(id.pds);
+		m->pds = pds;
+		pds = NULL;
 		ss_xrpc_commit_release(&job->commit);
 		job->rc = ss_xrpc_get_latest_commit(m->client, m->did, &job->commit, &job->err);
 	}
-	ss_state_ident_release(&id);
+	free(pds);
 }
 
 /* One getLatestCommit per member, all in flight at once (bounded) over the shared connections. */
