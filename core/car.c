@@ -1,8 +1,11 @@
 #include "core/car.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/cbor.h"
 #include "core/cbor_priv.h"
@@ -128,9 +131,24 @@ static int read_header(ss_car *car, const unsigned char *h, size_t len, ss_error
 	return 0;
 }
 
-int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err)
+/* Releases the mapped pages of [*from, to) that whole pages cover; *from moves on. */
+static void release_pages(const unsigned char **from, const unsigned char *to)
 {
-	const unsigned char *start = data, *p = start, *end = start + len;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)*from + page - 1) & ~(page - 1);
+	uintptr_t hi = (uintptr_t)to & ~(page - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	*from = to;
+}
+
+/* Pages are released every this many bytes read (ss_car_open_mapped). */
+#define RELEASE_EVERY (1u << 20)
+
+static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped, ss_error *err)
+{
+	const unsigned char *start = data, *p = start, *end = start + len, *released = start;
 	ss_car *car = ss_xcalloc(1, sizeof(*car));
 	uint64_t n;
 	int ret = -1;
@@ -148,6 +166,7 @@ int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err)
 		const unsigned char *at = p;
 		ss_car_block b;
 		size_t used;
+		bool good;
 
 		if (read_varint(&p, end, &n) < 0 || n > (uint64_t)(end - p)) {
 			ss_error_set(err, SS_EINVALID, "invalid CAR at byte %zu: block length",
@@ -161,7 +180,14 @@ int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err)
 		b.data = p + used;
 		b.len = (size_t)n - used;
 		p += n;
-		if (!ss_cid_matches(&b.cid, b.data, b.len)) {
+		good = ss_cid_matches(&b.cid, b.data, b.len);
+		if (dropped && (size_t)(p - released) >= RELEASE_EVERY)
+			release_pages(&released, p);
+		if (!good && dropped) {
+			(*dropped)++;
+			continue;
+		}
+		if (!good) {
 			char s[SS_CID_STRSZ];
 			ss_cid_fmt(s, &b.cid);
 			ss_error_set(err, SS_EINVALID,
@@ -178,8 +204,28 @@ int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err)
 	car = NULL;
 	ret = 0;
 out:
+	if (dropped)
+		release_pages(&released, end);
 	ss_car_free(car);
 	return ret;
+}
+
+int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err)
+{
+	return open_car(out, data, len, NULL, err);
+}
+
+int ss_car_open_mapped(ss_car **out, const void *map, size_t len, size_t *dropped, ss_error *err)
+{
+	*dropped = 0;
+	return open_car(out, map, len, dropped, err);
+}
+
+void ss_car_release_pages(const void *map, size_t len)
+{
+	const unsigned char *from = map;
+
+	release_pages(&from, from + len);
 }
 
 void ss_car_free(ss_car *car)

@@ -27,6 +27,16 @@ typedef struct ss_car_block {
 
 /* Reads and checks a whole CAR held in len bytes of data. */
 int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err);
+/*
+ * The same for a CAR mapped read-only from a file (mmap), as a whole repo is read
+ * (sync/verify.h): a block that does not hash to its CID is dropped, counted in *dropped, so
+ * one bad block costs only itself; the framing must hold all the same. The mapped pages are
+ * released (madvise) as the reader moves on, so the file is never all resident at once.
+ */
+int ss_car_open_mapped(ss_car **out, const void *map, size_t len, size_t *dropped, ss_error *err);
+/* Releases the resident pages of a mapping (map and len as mapped): they are read again from
+ * the file when next used. */
+void ss_car_release_pages(const void *map, size_t len);
 void ss_car_free(ss_car *car);
 
 size_t ss_car_root_count(const ss_car *car);

@@ -77,6 +77,14 @@ bool ss_cbor_key_less(const unsigned char *a, size_t alen, const unsigned char *
 /* Decodes exactly len bytes holding one value into *out (json_decref it). */
 int ss_cbor_decode(const void *data, size_t len, json_t **out, ss_error *err);
 /*
+ * Appends the JSON text of the value in exactly len bytes to out, in the same JSON form as
+ * ss_cbor_decode (keys in their order, strings escaped as JSON needs, nothing else), without a
+ * jansson tree: a record read from a repository's block goes on as text. 0 done; 1 nothing
+ * appended: the value breaks a rule, or has a shape only ss_cbor_decode checks (a "$type" below
+ * the top, a blob), so the caller takes ss_cbor_decode, which decides and says why.
+ */
+int ss_cbor_to_json(const void *data, size_t len, ss_buf *out);
+/*
  * Appends the canonical DAG-CBOR of value (the JSON form) to out. Refused as SS_EINVALID: a real
  * number that is not an integer of at most 2^53 in magnitude (123.0 is written as 123), a "$link"
  * or "$bytes" object with other keys or a malformed value, a "$type" that is not a non-empty

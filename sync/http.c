@@ -5,7 +5,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "core/fs.h"
 #include "core/mem.h"
 #include "core/secret.h"
 #include "core/time.h"
@@ -172,10 +174,29 @@ long ss_http_retry_wait_s(const char *retry_after, const char *ratelimit_reset, 
 	return 0;
 }
 
+/* A 2xx body into the request's file: whole, within the cap; 0 when it cannot be. */
+static size_t write_file(ss_http_xfer *x, const char *data, size_t len)
+{
+	if (x->resp->file_len + len > x->cap) {
+		x->too_big = 1;
+		return 0;
+	}
+	if (ss_fs_write_all(x->fd, data, len) < 0) {
+		x->write_errno = errno;
+		return 0;
+	}
+	x->resp->file_len += len;
+	return len;
+}
+
 static size_t on_write(char *data, size_t size, size_t n, void *user)
 {
 	ss_http_xfer *x = user;
+	long status = 0;
 
+	if (x->fd > 0 && curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+	    status >= 200 && status < 300)
+		return write_file(x, data, size * n);
 	if (ss_buf_put(&x->resp->body, data, size * n) < 0) {
 		x->too_big = 1;
 		return 0;
@@ -232,10 +253,18 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 		return ret;
 	memset(x, 0, sizeof(*x));
 	x->resp = resp;
+	x->curl = c;
+	x->fd = req->body_fd;
+	x->cap = req->max_response ? req->max_response : h->opts.max_response;
 	ss_buf_clear(&resp->body);
-	resp->body.max = h->opts.max_response;
+	resp->body.max = x->cap;
 	resp->status = 0;
 	resp->cut = false;
+	resp->file_len = 0;
+	if (x->fd > 0 && (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0))
+		return ss_error_set(err, SS_ERROR,
+		                    "cannot empty the file for the answer of '%s': %s", req->url,
+		                    strerror(errno));
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -329,13 +358,16 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 		h->stats.retries++;
 	curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
 	h->stats.bytes_sent += (uint64_t)up;
-	h->stats.bytes_received += x->resp->body.len;
+	h->stats.bytes_received += x->resp->body.len + x->resp->file_len;
 	*wait_ms = 0;
 	if (rc != CURLE_OK) {
 		if (x->too_big)
 			return ss_error_set(err, SS_ETOOBIG,
 			                    "response from '%s' is over the %zu-byte limit",
-			                    req->url, h->opts.max_response);
+			                    req->url, x->cap);
+		if (x->write_errno)
+			return ss_error_set(err, SS_ERROR, "cannot keep the answer of '%s': %s",
+			                    req->url, strerror(x->write_errno));
 		if (can_retry && (post ? not_sent(rc) : transient(rc))) {
 			*wait_ms = ss_http_backoff_ms(&h->opts, attempt + 1);
 			return 1;

@@ -64,6 +64,11 @@ typedef struct ss_http_request {
 	 * retried once it may have reached the server (a 502 or 503 is answered as it is; only a
 	 * connection that could not be made is tried again): the caller sends a new one. */
 	bool once;
+	/* > 0: a 2xx answer's body is written to this file (emptied first, at each attempt)
+	 * instead of resp->body, so a large answer is not held in memory; any other answer's
+	 * body stays in resp->body. */
+	int body_fd;
+	size_t max_response; /* this request's cap on the body; 0: the client's max_response */
 } ss_http_request;
 
 typedef struct ss_http_response {
@@ -73,6 +78,7 @@ typedef struct ss_http_response {
 	/* The request failed after it went out (the connection closed or reset, the answer cut
 	 * short): the server may have acted on it. */
 	bool cut;
+	uint64_t file_len; /* the bytes written to the request's body_fd */
 } ss_http_response;
 
 /* opts may be NULL for every default. */

@@ -136,6 +136,8 @@ int ss_http_batch_add(ss_http_batch *b, const ss_http_request *req, ss_http_done
 		it->req.body = it->body = ss_xmemdup(req->body, req->body_len);
 		it->req.body_len = req->body_len;
 	}
+	it->req.body_fd = req->body_fd;
+	it->req.max_response = req->max_response;
 	it->done = done;
 	it->payload = payload;
 	ss_http_response_init(&it->resp);

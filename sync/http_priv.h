@@ -24,6 +24,12 @@ typedef struct ss_http_xfer {
 	char retry_after[64];
 	char ratelimit_reset[64];
 	int too_big;
+	/* the body to a file (ss_http_request.body_fd): the transfer, the file, its cap, and
+	 * the errno of a write that failed */
+	CURL *curl;
+	int fd;
+	size_t cap;
+	int write_errno;
 } ss_http_xfer;
 
 /* Sets up c (freshly reset) for req into x/resp; SS_EINVALID for a refused URL. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "core/mem.h"
 #include "sync/space_priv.h"
 #include "sync/identity_cache.h"
@@ -112,6 +113,7 @@ struct list_job {
 	const char *since;     /* the state's revision: the incremental way is tried */
 	ss_xrpc_repo_job repo; /* getRepo?since */
 	bool full;             /* takes the full way */
+	bool whole;            /* ... and took it from the whole repo (getRepo): done */
 	bool failed;           /* reported failed (l->failed) or fails the listing */
 	ss_error why;          /* ... why */
 	ss_verify_tree tree;   /* the full way: the signed tree */
@@ -267,6 +269,103 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 	return 0;
 }
 
+/* Whether did's repo holds skills and nothing else (describeRepo): then its whole repo is no
+ * bigger than its skills, and getRepo is the cheap way to read them all. */
+static bool skills_only(pub_member *m)
+{
+	ss_xrpc_repo_info info;
+	ss_error ignored;
+	bool only = false;
+
+	memset(&info, 0, sizeof(info));
+	if (ss_xrpc_describe_repo(m->client, m->did, &info, &ignored) == 0 && info.collections) {
+		only = true;
+		for (size_t i = 0; info.collections[i]; i++)
+			if (strcmp(info.collections[i], SS_SKILL_COLLECTION))
+				only = false;
+	}
+	ss_xrpc_repo_info_release(&info);
+	return only;
+}
+
+/* A file for a whole repo's CAR, in the clone's cache directory, unlinked at once; -1: none. */
+static int spool_file(const char *dir)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_error ignored;
+	int fd = -1;
+
+	if (ss_fs_mkdir_p(dir, 0700, &ignored) == 0) {
+		ss_buf_printf(&path, "%s/getrepo-XXXXXX", dir);
+		fd = mkstemp(path.ptr);
+		if (fd >= 0)
+			(void)unlink(path.ptr);
+	}
+	ss_buf_release(&path);
+	return fd;
+}
+
+/*
+ * The full way from the whole repo (getRepo, all at once, each CAR to a file) for the members
+ * whose repo holds only skills (docs/CLONE.md): one request each instead of the pages and the
+ * tree. A member it cannot serve (its repo holds more, the request failed) goes the pages way.
+ */
+static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
+{
+	ss_xrpc_repo_job *rj = ss_xcalloc(n ? n : 1, sizeof(*rj));
+	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
+	size_t k = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct list_job *job = &jobs[i];
+		int fd;
+
+		if (!job->full || job->failed || job->unverified || !ps->cache_dir ||
+		    !skills_only(job->m) || (fd = spool_file(ps->cache_dir)) < 0)
+			continue;
+		rj[k] = (ss_xrpc_repo_job){.client = job->m->client, .did = job->m->did, .fd = fd};
+		of[k++] = job;
+	}
+	if (k)
+		ss_xrpc_get_repo_many(rj, k, 0, err);
+	for (size_t i = 0; i < k && ret == 0; i++) {
+		struct list_job *job = of[i];
+		ss_verify_sink sink = {sink_record, sink_deleted, job};
+		ss_verify_member vm = verify_member(ps, job);
+		ss_space_read how = {true, "repo", true, job->fallback};
+		ss_verify_outcome o;
+
+		if (rj[i].rc < 0) {
+			if (!job->fallback)
+				job->fallback = ss_xstrdup(rj[i].err.message);
+			continue;
+		}
+		ss_error_clear(&job->why);
+		if (ss_verify_member_full(&vm, rj[i].fd, rj[i].car_len, &sink, &o, &job->why) < 0) {
+			job->failed = true;
+		} else {
+			job->whole = true;
+			/* A refused record is kept at its last good version; the next sync is a
+			 * full one, so that it converges once the PDS serves the signed version. */
+			if (o.refused)
+				ss_verify_forget(ps->cache_dir, job->m->did);
+			if (job->l->done &&
+			    job->l->done(job->l->payload, job->m->did, &how, err) < 0)
+				ret = -1;
+			else if (o.refused && job->l->incomplete &&
+			         job->l->incomplete(job->l->payload, job->m->did, err) < 0)
+				ret = -1;
+		}
+		ss_verify_outcome_release(&o);
+	}
+	for (size_t i = 0; i < k; i++)
+		close(rj[i].fd);
+	free(rj);
+	free(of);
+	return ret;
+}
+
 /* The full way: the members' signed trees (all at once), then every listing at once, each
  * record checked. */
 static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
@@ -285,7 +384,7 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 	for (size_t i = 0; i < n; i++) {
 		struct list_job *job = &jobs[i];
 
-		if (!job->full || job->failed || job->unverified)
+		if (!job->full || job->whole || job->failed || job->unverified)
 			continue;
 		ss_error_clear(&job->why);
 		if (head_commit(job->m, &commits[nt], &job->why) < 0) {
@@ -308,7 +407,7 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 	for (size_t i = 0; i < n; i++) {
 		struct list_job *job = &jobs[i];
 
-		if (!job->full || job->failed)
+		if (!job->full || job->whole || job->failed)
 			continue;
 		if (!job->unverified && job->since && strcmp(job->tree.rev, job->since) < 0) {
 			ss_error_set(
@@ -388,7 +487,8 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 		jobs[i].unverified = unverified;
 		jobs[i].since = ps->cache_dir && !unverified ? wants[i].since_rev : NULL;
 	}
-	if (list_since(ps, jobs, n, err) < 0 || list_full(ps, jobs, n, err) < 0)
+	if (list_since(ps, jobs, n, err) < 0 || list_whole(ps, jobs, n, err) < 0 ||
+	    list_full(ps, jobs, n, err) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (!jobs[i].failed)

@@ -1,8 +1,11 @@
 /* verify.c: a member's repo, checked then handed over (see sync/verify.h). */
 #include "sync/verify.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <jansson.h>
 
@@ -55,7 +58,13 @@ typedef struct run {
 	size_t commit_len;
 	ss_cid data_root;
 	char *rev;
+	/* the whole repo's CAR mapped from its file (ss_verify_member_full), else NULL */
+	const void *map;
+	size_t map_len;
 } run;
+
+/* Records handed on between two releases of the mapped CAR's pages. */
+#define RELEASE_EVERY_RECORDS 512
 
 static void sources_release(sources *s)
 {
@@ -88,6 +97,15 @@ static int sources_add(sources *s, ss_buf *bytes, ss_car **car, ss_error *err)
 	if (car)
 		*car = c;
 	return 0;
+}
+
+/* Adds a CAR opened on bytes the caller holds (a mapped file) to the sources. */
+static void sources_put(sources *s, ss_car *car)
+{
+	ss_xgrow((void **)&s->bytes, sizeof(*s->bytes), s->n + 1, &s->balloc);
+	ss_xgrow((void **)&s->cars, sizeof(*s->cars), s->n + 1, &s->alloc);
+	ss_buf_init(&s->bytes[s->n]);
+	s->cars[s->n++] = car;
 }
 
 static const ss_car_block *sources_get(const sources *s, const ss_cid *cid)
@@ -437,42 +455,49 @@ static int fetch_records(run *r, ss_error *err)
 /* Hands the changes to the sink: records as JSON text from their verified blocks. */
 static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 {
-	for (size_t i = 0; i < r->nchanges; i++) {
+	ss_buf text = SS_BUF_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < r->nchanges && ret == 0; i++) {
 		const change *c = &r->changes[i];
 		const ss_car_block *b;
 		char cid[SS_CID_STRSZ];
-		const char *problem = NULL;
-		char *json = NULL;
-		size_t len = 0;
+		const char *problem = NULL, *json = NULL;
+		char *dumped = NULL;
 		json_t *v = NULL;
 		ss_error why;
-		int ret;
 
 		if (c->op == SS_MST_DELETE) {
-			if (sink->deleted(sink->payload, c->rkey, err) < 0)
-				return -1;
+			ret = sink->deleted(sink->payload, c->rkey, err);
 			continue;
 		}
+		if (r->map && i % RELEASE_EVERY_RECORDS == 0)
+			ss_car_release_pages(r->map, r->map_len);
 		ss_cid_fmt(cid, &c->cid);
 		ss_error_clear(&why);
-		if (!(b = sources_get(&r->src, &c->cid)))
-			problem = "the PDS did not send the record's block";
-		else if (ss_cbor_decode(b->data, b->len, &v, &why) < 0)
+		ss_buf_clear(&text);
+		if (!(b = sources_get(&r->src, &c->cid))) {
+			/* kept by no CID: the signed version is taken whenever it comes */
+			problem = "the PDS sent no block that hashes to the record's CID";
+			cid[0] = '\0';
+			r->out->refused++;
+		} else if (b->len && b->data[0] >> 5 == 5 &&
+		           ss_cbor_to_json(b->data, b->len, &text) == 0) {
+			json = text.ptr; /* a map, as JSON text straight from its block */
+		} else if (ss_cbor_decode(b->data, b->len, &v, &why) < 0) {
 			problem = why.message;
-		else if (!json_is_object(v))
+		} else if (!json_is_object(v)) {
 			problem = "the record is not an object";
-		else if (!(json = json_dumps(v, JSON_COMPACT)))
+		} else if (!(json = dumped = json_dumps(v, JSON_COMPACT))) {
 			problem = "the record cannot be written as JSON";
-		else
-			len = strlen(json);
+		}
 		json_decref(v);
-		ret = sink->record(sink->payload, c->rkey, cid, problem ? NULL : json, len, problem,
-		                   err);
-		free(json);
-		if (ret < 0)
-			return -1;
+		ret = sink->record(sink->payload, c->rkey, cid, json, json ? strlen(json) : 0,
+		                   problem, err);
+		free(dumped);
 	}
-	return 0;
+	ss_buf_release(&text);
+	return ret < 0 ? -1 : 0;
 }
 
 static void run_release(run *r)
@@ -606,6 +631,68 @@ out:
 	ss_buf_release(&job.car);
 	free(cached_rev);
 	run_release(&r);
+	return ret;
+}
+
+int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
+                          const ss_verify_sink *sink, ss_verify_outcome *out, ss_error *err)
+{
+	void *map = MAP_FAILED;
+	ss_car *car = NULL;
+	size_t dropped = 0;
+	run r;
+	int ret = -1;
+
+	memset(&r, 0, sizeof(r));
+	memset(out, 0, sizeof(*out));
+	r.m = m;
+	r.out = out;
+	if (len == 0 || len > SIZE_MAX) {
+		ss_error_set(err, SS_EINVALID, "com.atproto.sync.getRepo: an empty answer");
+		goto out;
+	}
+	map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		ss_error_set(err, SS_ERROR, "cannot read the repo's CAR: %s", strerror(errno));
+		goto out;
+	}
+	r.map = map;
+	r.map_len = (size_t)len;
+	if (ss_car_open_mapped(&car, map, (size_t)len, &dropped, err) < 0) {
+		ss_error_prefix(err, "com.atproto.sync.getRepo");
+		goto out;
+	}
+	sources_put(&r.src, car);
+	if (ss_car_root_count(car) != 1) {
+		ss_error_set(err, SS_EINVALID, "the repo's CAR names %zu roots, not 1",
+		             ss_car_root_count(car));
+		goto out;
+	}
+	if (check_commit(&r, ss_car_root(car, 0), err) < 0)
+		goto out;
+	if (m->since_rev && strcmp(r.rev, m->since_rev) < 0) {
+		ss_error_set(err, SS_EINVALID,
+		             "the repo's revision went backwards, from %s to %s (a replayed older "
+		             "commit)",
+		             m->since_rev, r.rev);
+		goto out;
+	}
+	ret = read_tree(&r, NULL, err);
+	if (ret == 1)
+		ret = ss_error_set(err, SS_EINVALID, "the repo's tree could not be completed");
+	if (ret < 0 || emit(&r, sink, err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	save_tree(&r);
+	set_outcome(&r);
+	ret = 0;
+out:
+	if (ret < 0)
+		ss_error_prefix(err, "'%s' not synced", m->who);
+	run_release(&r);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)len);
 	return ret;
 }
 

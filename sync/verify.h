@@ -63,6 +63,7 @@ typedef struct ss_verify_outcome {
 	size_t requests; /* requests made here (getBlocks, DID documents) */
 	uint64_t bytes;  /* their answers' bytes */
 	char *fallback;  /* why the incremental way could not be taken; NULL otherwise */
+	size_t refused;  /* records handed on refused: no block of theirs hashed to their CID */
 } ss_verify_outcome;
 
 void ss_verify_outcome_release(ss_verify_outcome *o);
@@ -70,6 +71,19 @@ void ss_verify_outcome_release(ss_verify_outcome *o);
 /* The incremental way (see above): 0 done, 1 take the full way (out->fallback says why). */
 int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
                           ss_verify_outcome *out, ss_error *err);
+
+/*
+ * The full way from the member's whole repo (com.atproto.sync.getRepo without since): its CAR
+ * in the file fd, len bytes, mapped and never all resident (core/car.h). The commit and its
+ * signature, the revision against m->since_rev when set, the tree over the skill range (a node
+ * the CAR lacks is fetched with getBlocks) are checked before anything is handed on; then every
+ * record goes to the sink, in key order, decoded from its block. A record whose block is
+ * missing or does not hash to its CID is handed on with a problem, alone (out->refused counts
+ * them; the rest of the member syncs), as a listing refuses one record. The node cache is kept
+ * as by the incremental way. 0 done, < 0 a check or a request failed (nothing handed on).
+ */
+int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
+                          const ss_verify_sink *sink, ss_verify_outcome *out, ss_error *err);
 
 /*
  * After writes of mine landed (my repo now at commit): brings m's node cache from the tree it

@@ -208,15 +208,20 @@ int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_par
  * else the blocks written after that revision), in parallel (max_parallel, 0: 8) over the one
  * ss_http every job's client shares, without a token. Each job ends with the CAR's bytes in car
  * (release it) and rc 0, or rc < 0 and err naming the method; a refused `since` is an answer
- * like any other (the caller falls back). Returns 0 once every job ended.
+ * like any other (the caller falls back). A job with an fd gets its CAR written to that file
+ * instead (up to SS_XRPC_REPO_FILE_MAX bytes; its size in car_len), so that a whole repo is not
+ * held in memory. Returns 0 once every job ended.
  */
+#define SS_XRPC_REPO_FILE_MAX ((size_t)1 << 30)
 typedef struct ss_xrpc_repo_job {
 	ss_xrpc *client;
 	const char *did;
 	const char *since;
-	ss_buf car;   /* out */
-	int rc;       /* out */
-	ss_error err; /* out */
+	int fd;           /* > 0: the CAR to this file, not to car */
+	ss_buf car;       /* out */
+	uint64_t car_len; /* out, with fd: the CAR's bytes in the file */
+	int rc;           /* out */
+	ss_error err;     /* out */
 } ss_xrpc_repo_job;
 int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err);
 

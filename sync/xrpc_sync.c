@@ -19,12 +19,17 @@ typedef struct car_job {
 	int *rc;
 	ss_error *err;
 	bool ended;
+	int fd;            /* > 0: the CAR goes to this file */
+	uint64_t *car_len; /* ... and its size here */
 } car_job;
 
-static int take_car(const char *nsid, ss_http_response *resp, ss_buf *car, ss_error *err)
+static int take_car(const char *nsid, ss_http_response *resp, ss_buf *car, uint64_t *car_len,
+                    ss_error *err)
 {
 	if (resp->status < 200 || resp->status >= 300)
 		return ss_xrpc__error(nsid, resp->status, &resp->body, 0, err);
+	if (car_len)
+		*car_len = resp->file_len;
 	ss_buf_release(car);
 	*car = resp->body; /* the body moves to the caller */
 	ss_buf_init(&resp->body);
@@ -43,7 +48,7 @@ static int on_car(ss_http_batch *b, void *payload, int rc, const ss_error *req_e
 		*job->err = *req_err;
 		*job->rc = rc;
 	} else {
-		*job->rc = take_car(job->nsid, resp, job->car, job->err);
+		*job->rc = take_car(job->nsid, resp, job->car, job->car_len, job->err);
 	}
 	return 0; /* one job's failure does not stop the others */
 }
@@ -64,8 +69,10 @@ static void car_many(ss_http *http, car_job *jobs, ss_buf *urls, size_t n, int m
 	ss_error_clear(&batch_err);
 	ret = ss_http_batch_new(&b, http, max_parallel, &batch_err);
 	for (size_t i = 0; i < n && !ret; i++) {
-		ss_http_request req = {.method = "GET", .url = urls[i].ptr};
+		ss_http_request req = {.method = "GET", .url = urls[i].ptr, .body_fd = jobs[i].fd};
 
+		if (jobs[i].fd > 0)
+			req.max_response = SS_XRPC_REPO_FILE_MAX;
 		ret = ss_http_batch_add(b, &req, on_car, &jobs[i], &batch_err);
 	}
 	if (!ret)
@@ -98,7 +105,8 @@ int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss
 	for (size_t i = 0; i < n; i++) {
 		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
 
-		cj[i] = (car_job){NSID_GET_REPO, &jobs[i].car, &jobs[i].rc, &jobs[i].err, false};
+		cj[i] = (car_job){NSID_GET_REPO, &jobs[i].car, &jobs[i].rc,     &jobs[i].err,
+		                  false,         jobs[i].fd,   &jobs[i].car_len};
 		ss_buf_init(&urls[i]);
 		ss_xrpc__url(&urls[i], ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
 	}
@@ -147,7 +155,8 @@ int ss_xrpc_get_blocks_many(ss_xrpc_blocks_job *jobs, size_t n, int max_parallel
 	cj = ss_xcalloc(n, sizeof(*cj));
 	urls = ss_xcalloc(n, sizeof(*urls));
 	for (size_t i = 0; i < n; i++) {
-		cj[i] = (car_job){NSID_GET_BLOCKS, &jobs[i].car, &jobs[i].rc, &jobs[i].err, false};
+		cj[i] = (car_job){
+		    NSID_GET_BLOCKS, &jobs[i].car, &jobs[i].rc, &jobs[i].err, false, 0, NULL};
 		ss_buf_init(&urls[i]);
 		blocks_url(&urls[i], jobs[i].client, jobs[i].did, jobs[i].cids, jobs[i].ncids);
 	}

@@ -4,7 +4,9 @@
 # written: 3 members x 300 records shaped like real skills (ss-fill --real, 32 in 35 with a
 # frontmatter object as real skills have, drawn from each record's name; the third member
 # writes the second's names again, so precedence decides, as in bench/clone.sh), and the hash of every file's path, executable bit and content. Speed
-# work on the fetch (decoding, packing, checkout) must not change a byte of what lands. When
+# work on the fetch (decoding, packing, checkout) must not change a byte of what lands, and
+# both ways of reading a member in full (its whole repo by getRepo, or the listRecords pages
+# with the signed tree) land the same tree. When
 # a change of the output is meant (the rendering of SKILL.md, say), put the new values below
 # and say why in the commit.
 set -euo pipefail
@@ -24,21 +26,44 @@ for who in a b c; do
 	SS_FILL_TOKEN=$(ss_json "$who.json" accessJwt) "$fill" --pds "$pds" \
 		--did "$(ss_json "$who.json" did)" --generate 300 --prefix "$prefix" --real
 done
-ss_run 0 "$SKILLSYNC" clone "$(ss_json a.json handle)" space \
-	--member "$(ss_json b.json handle)" --member "$(ss_json c.json handle)"
-grep -q "Cloned 600 skills from 3 members" stdout || fail "clone said: $(cat stdout)"
+# check <dir>: the clone in <dir> holds exactly the expected tree.
+check() (
+	cd "$1"
+	[ -z "$(git status --porcelain)" ] || fail "the checkout differs from its commit: $(git status --porcelain | head)"
+	files=$(find . -path ./.git -prune -o -type f -print | wc -l)
+	# path, x or -, content hash; sorted by path (C locale)
+	hash=$(find . -path ./.git -prune -o -type f -printf '%P\n' | LC_ALL=C sort | while IFS= read -r f; do
+		[ -x "$f" ] && echo "x $f" || echo "- $f"
+	done | sha256sum | cut -c1-64)
+	content=$(find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)
+	tree=$(git rev-parse 'HEAD^{tree}')
+	echo "$1: files=$files modes=$hash content=$content tree=$tree"
+	[ "$files" = "$expected_files" ] || fail "$1: $files files in the tree, expected $expected_files"
+	[ "$hash-$content" = "$expected_hash" ] || fail "$1: the tree's files differ: $hash-$content, expected $expected_hash"
+	[ "$tree" = "$expected_tree" ] || fail "$1: the tree id differs: $tree, expected $expected_tree"
+)
+# clone <dir>: a clone of the space into <dir>; its request count in $requests.
+clone() {
+	SKILLSYNC_STATS=1 ss_run 0 "$SKILLSYNC" clone "$(ss_json a.json handle)" "$1" \
+		--member "$(ss_json b.json handle)" --member "$(ss_json c.json handle)"
+	grep -q "Cloned 600 skills from 3 members" stdout || fail "clone said: $(cat stdout)"
+	requests=$(sed -n 's/^stats: requests=\([0-9]*\) .*/\1/p' stderr stdout | head -1)
+}
 
-cd space
-[ -z "$(git status --porcelain)" ] || fail "the checkout differs from its commit: $(git status --porcelain | head)"
-files=$(find . -path ./.git -prune -o -type f -print | wc -l)
-# path, x or -, content hash; sorted by path (C locale)
-hash=$(find . -path ./.git -prune -o -type f -printf '%P\n' | LC_ALL=C sort | while IFS= read -r f; do
-	[ -x "$f" ] && echo "x $f" || echo "- $f"
-done | sha256sum | cut -c1-64)
-content=$(find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)
-tree=$(git rev-parse 'HEAD^{tree}')
-echo "files=$files modes=$hash content=$content tree=$tree"
-[ "$files" = "$expected_files" ] || fail "$files files in the tree, expected $expected_files"
-[ "$hash-$content" = "$expected_hash" ] || fail "the tree's files differ: $hash-$content, expected $expected_hash"
-[ "$tree" = "$expected_tree" ] || fail "the tree id differs: $tree, expected $expected_tree"
+# The members' repos hold only skills: each is read whole, one getRepo (docs/CLONE.md).
+clone space
+echo "whole repos: $requests requests"
+((requests <= 20)) || fail "$requests requests: the repos were not read whole"
+check space
+# With a record of another collection in each repo, the skills are listed (listRecords pages
+# and the signed tree): the same tree, byte for byte.
+for who in a b c; do
+	ss_curl_auth "$(ss_json "$who.json" accessJwt)" -fsS -X POST -H 'Content-Type: application/json' \
+		--data-binary "{\"repo\":\"$(ss_json "$who.json" did)\",\"collection\":\"garden.engram.test\",\"record\":{\"text\":\"not a skill\"}}" \
+		"$pds/xrpc/com.atproto.repo.createRecord" >/dev/null || fail "createRecord of another collection"
+done
+clone listed
+echo "listings: $requests requests"
+((requests > 30)) || fail "$requests requests: the repos were not listed"
+check listed
 echo "clone_tree: ok"

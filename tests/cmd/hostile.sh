@@ -6,8 +6,9 @@
 # store, served by the fault proxy instead (served/<key>.json, raw bytes, plus a record over
 # the PDS's 1,000,000-byte body limit made here). All at once beside 3,000 valid records of
 # another member (and every record alone with SS_HOSTILE_EACH=1):
-# clone succeeds, skips each with one line naming the member and the record, writes nothing
-# outside the clone, and keeps every valid skill; peak RSS stays under a loose bound.
+# clone succeeds (the member's repo read whole, then listed), skips each with one line naming
+# the member and the record, writes nothing outside the clone, and keeps every valid skill;
+# peak RSS stays under a loose bound.
 # Then hostile SKILL.md files made locally (YAML bombs, deep nesting, huge keys and values):
 # `validate` and `commit` refuse each with a message in bounded time and memory.
 set -euo pipefail
@@ -130,7 +131,18 @@ for f in "$hostile"/records/*.json "$gen"/records/*.json; do
 	check "$key"
 	raw m1 "$key" -
 done
+# other_collection putRecord|deleteRecord: a record of another collection in m1's repo, or
+# none. With one, m1's skills are listed (listRecords), not read whole (getRepo): the proxy
+# serves its entries on a listing's page.
+other_collection() {
+	local record=""
+	[ "$1" = deleteRecord ] || record=',"record":{"text":"not a skill"}'
+	ss_curl_auth "$(token m1)" -fsS -X POST -H 'Content-Type: application/json' \
+		--data-binary "{\"repo\":\"$m1_did\",\"collection\":\"garden.engram.test\",\"rkey\":\"listed\"$record}" \
+		"$pds/xrpc/com.atproto.repo.$1" >/dev/null || fail "$1 of another collection"
+}
 # One at a time: served by the proxy on m1's first page.
+! alone || other_collection putRecord
 printf '{"name":"uri-without-slash","description":"d","instructions":"x","createdAt":"%s","updatedAt":"%s"}\n' \
 	2026-01-01T00:00:00.000Z 2026-01-01T00:00:00.000Z >"$gen/served/uri-without-slash.json"
 for f in "$hostile"/served/*.json "$gen"/served/*.json; do
@@ -141,6 +153,7 @@ for f in "$hostile"/served/*.json "$gen"/served/*.json; do
 	check "$key"
 	ss_fault_serve "$m1_did"
 done
+! alone || other_collection deleteRecord
 
 # All at once, beside 3,000 valid records of m2: each skipped once, the rest synced, memory
 # bounded.
@@ -153,27 +166,37 @@ for f in "$hostile"/records/*.json "$gen"/records/*.json; do
 	raw m1 "$key" "$f"
 	expected+=("$key")
 done
+# clone_all <how>: a clone of the three members: each expected key skipped once naming m1, the
+# rest synced, nothing written outside, memory bounded.
+clone_all() {
+	rm -rf c
+	before=$(outside)
+	/usr/bin/time -f '%M %e' -o usage "$SKILLSYNC" clone "$auth_handle" c --member "$m1_handle" \
+		--member "$m2_handle" >out 2>err || { cat err; fail "the clone of everything ($1) failed"; }
+	for key in "${expected[@]}"; do
+		[ "$(grep -c "'$key'" err)" = 1 ] || fail "$1: '$key' not named once: $(cat err)"
+		grep "'$key'" err | grep -q "'$m1_handle'" || fail "$1: the line for '$key' does not name the member"
+		[ ! -e "c/$key" ] || fail "$1: '$key' was written"
+	done
+	[ "$(outside)" = "$before" ] || fail "the clone of everything ($1) wrote outside it"
+	[ "$(find c -mindepth 1 -maxdepth 1 -name 'gen*' | wc -l)" = 3000 ] || fail "$1: not every generated skill is there"
+	[ -f c/m1good/SKILL.md ] || fail "$1: m1good is missing"
+	read -r rss secs < <(tail -n 1 usage)
+	echo "all at once, $1: ${#expected[@]} hostile records skipped beside 3002 valid skills, peak RSS ${rss} KB, ${secs} s"
+	((rss < max_rss_kb)) || fail "$1: peak RSS ${rss} KB over ${max_rss_kb} KB"
+}
+# m1's repo holds only skills: it is read whole (getRepo), each record from its block.
+clone_all "whole repo"
+# m1's repo also holds a record of another collection: its skills are listed, and the proxy
+# serves the entries no PDS would store on its first page.
+other_collection putRecord
 for f in "$hostile"/served/*.json "$gen"/served/*.json; do
 	key=$(basename "$f" .json)
 	entry "$m1_did" "$key" "$f" >>served.jsonl
 	expected+=("$key")
 done
 ss_fault_serve "$m1_did" "$work/served.jsonl"
-rm -rf c
-before=$(outside)
-/usr/bin/time -f '%M %e' -o usage "$SKILLSYNC" clone "$auth_handle" c --member "$m1_handle" \
-	--member "$m2_handle" >out 2>err || { cat err; fail "the clone of everything failed"; }
-for key in "${expected[@]}"; do
-	[ "$(grep -c "'$key'" err)" = 1 ] || fail "'$key' not named once: $(cat err)"
-	grep "'$key'" err | grep -q "'$m1_handle'" || fail "the line for '$key' does not name the member"
-	[ ! -e "c/$key" ] || fail "'$key' was written"
-done
-[ "$(outside)" = "$before" ] || fail "the clone of everything wrote outside it"
-[ "$(find c -mindepth 1 -maxdepth 1 -name 'gen*' | wc -l)" = 3000 ] || fail "not every generated skill is there"
-[ -f c/m1good/SKILL.md ] || fail "m1good is missing"
-read -r rss secs < <(tail -n 1 usage)
-echo "all at once: ${#expected[@]} hostile records skipped beside 3002 valid skills, peak RSS ${rss} KB, ${secs} s"
-((rss < max_rss_kb)) || fail "peak RSS ${rss} KB over ${max_rss_kb} KB"
+clone_all "listed"
 ss_fault_serve "$m1_did"
 
 # Hostile SKILL.md files made locally: refused by validate and by commit, each in bounded time

@@ -85,14 +85,15 @@ gen m2 5 re
 pull_json
 [ ! -e m-00001 ] && [ ! -e m-00002 ] && [ -f re-00004/SKILL.md ] || fail "the rewritten repo did not converge"
 
-# A `since` the server refuses: a full, verified listing, said in --json.
+# A `since` the server refuses: a full, verified read (the whole repo: it holds only skills),
+# said in --json with the reason.
 edit auth mine "third"
 ss_fault 400 3 # the third request: getRepo?since (after 2 heads)
 pull_json
 ss_fault_clear
 grep -qx third mine/SKILL.md || fail "the change did not arrive after the fallback"
 [ "$(listings)" = "1 0 1" ] || fail "the refused since did not fall back: $(listings)"
-case "$(read_of "$auth_did")" in "full True "?*) ;; *) fail "the fallback gives no reason: $(read_of "$auth_did")" ;; esac
+case "$(read_of "$auth_did")" in "repo True "?*) ;; *) fail "the fallback gives no reason: $(read_of "$auth_did")" ;; esac
 
 # A push brings my node cache to the commit it made: after it, my repo moves again (another
 # client writes) and my next pull lists it incrementally, in 2 requests (getLatestCommit +
@@ -159,9 +160,34 @@ for kind in sig swap; do
 	grep -qx "tampered $kind" mine/SKILL.md || fail "no convergence after $kind"
 done
 
-# Through a listing (a fresh clone): a record's value changed with its CID kept, a CID changed:
-# that record alone is refused and not written, the rest syncs, the next pull takes it.
+# Through the whole repo (a fresh clone: the repo holds only skills, so it is read with one
+# getRepo): a record's block changed with its CID kept is refused alone, not written, the rest
+# syncs and the next pull takes it; a commit signed by another key fails the clone, one line.
 cd "$work"
+rm -rf c2
+tamper block "$auth_did" g-00005
+"$SKILLSYNC" clone "$auth_handle" c2 --member "$m2_handle" >"$work/out" 2>"$work/err" ||
+	fail "the clone with a block tampered failed: $(cat "$work/err")"
+refused . "no block that hashes to the record's CID" g-00005
+[ ! -e c2/g-00005 ] && [ -f c2/g-00006/SKILL.md ] || fail "block: the tampered record was written or the rest was not"
+tamper ""
+(cd c2 && ss_run 0 "$SKILLSYNC" pull --json && cp "$work/stdout" "$work/pull.json")
+[ -f c2/g-00005/SKILL.md ] || fail "no convergence after block"
+[ "$(read_of "$auth_did")" = "repo True None" ] || fail "the pull after a refused record was not a whole read: $(read_of "$auth_did")"
+rm -rf c2
+tamper whole-sig "$auth_did"
+"$SKILLSYNC" clone "$auth_handle" c2 --member "$m2_handle" >"$work/out" 2>"$work/err" &&
+	fail "a clone took a commit signed by another key"
+refused . "signature does not match the #atproto key"
+[ ! -e c2 ] || fail "the refused clone left a directory"
+tamper ""
+
+# Through a listing (a fresh clone; the repo now also holds a record of another collection, so
+# its skills are listed): a record's value changed with its CID kept, a CID changed: that
+# record alone is refused and not written, the rest syncs, the next pull takes it.
+ss_curl_auth "$(token auth)" -fsS -X POST -H 'Content-Type: application/json' \
+	--data-binary "{\"repo\":\"$auth_did\",\"collection\":\"garden.engram.test\",\"record\":{\"text\":\"not a skill\"}}" \
+	"$pds/xrpc/com.atproto.repo.createRecord" >/dev/null || fail "createRecord of another collection"
 for kind in value cid; do
 	rm -rf c2
 	tamper "$kind" "$auth_did" g-00005

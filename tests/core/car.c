@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/base64.h"
 #include "core/car.h"
 #include "core/cbor.h"
 #include "core/cid.h"
 #include "core/crypto.h"
+#include "core/fs.h"
 #include "core/multikey.h"
 #include "support/cborvec.h"
 #include "support/support.h"
@@ -118,6 +121,55 @@ static void test_car__tampered_block_refused(void **state)
 	bytes.ptr[at] ^= 0x20;
 	SS_ASSERT_FAILS(ss_car_open(&car, bytes.ptr, bytes.len, &err), err, SS_EINVALID);
 	assert_non_null(strstr(err.message, "does not hash to its CID"));
+	ss_buf_release(&bytes);
+}
+
+/* A CAR mapped from its file (a whole repo): a block that does not hash to its CID is dropped
+ * alone, counted, and every other block reads as from memory; the framing is still checked. */
+static void test_car__mapped_drops_a_bad_block(void **state)
+{
+	ss_buf bytes = SS_BUF_INIT;
+	char path[] = "/tmp/ss-car-XXXXXX";
+	ss_car *whole, *car;
+	size_t dropped;
+	ss_error err;
+	void *map;
+	int fd;
+
+	ss_test_cbor_file(&bytes, "car-pds-before.car");
+	assert_int_equal(ss_car_open(&whole, bytes.ptr, bytes.len, &err), 0);
+	bytes.ptr[bytes.len - 5] ^= 0x20; /* inside the last block's data */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(ss_fs_write_all(fd, bytes.ptr, bytes.len), 0);
+	map = mmap(NULL, bytes.len, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(ss_car_open_mapped(&car, map, bytes.len, &dropped, &err), 0);
+	assert_int_equal(dropped, 1);
+	assert_int_equal(ss_car_block_count(car), ss_car_block_count(whole) - 1);
+	for (size_t i = 0; i < ss_car_block_count(whole); i++) {
+		const ss_car_block *b = ss_car_block_at(whole, i);
+		const ss_car_block *got = ss_car_get(car, &b->cid);
+
+		if (i == ss_car_block_count(whole) - 1) {
+			assert_null(got);
+			continue;
+		}
+		assert_non_null(got);
+		assert_int_equal(got->len, b->len);
+		assert_memory_equal(got->data, b->data, b->len);
+	}
+	ss_car_free(car);
+	/* released pages read again from the file */
+	ss_car_release_pages(map, bytes.len);
+	assert_memory_equal(map, bytes.ptr, bytes.len);
+	/* bad framing is refused all the same */
+	SS_ASSERT_FAILS(ss_car_open_mapped(&car, map, bytes.len - 3, &dropped, &err), err,
+	                SS_EINVALID);
+	munmap(map, bytes.len);
+	close(fd);
+	ss_car_free(whole);
 	ss_buf_release(&bytes);
 }
 
@@ -304,6 +356,7 @@ int test_car_run(void)
 	    cmocka_unit_test(test_car__reads_a_pds_repo),
 	    cmocka_unit_test(test_car__commit_signed_by_the_account),
 	    cmocka_unit_test(test_car__tampered_block_refused),
+	    cmocka_unit_test(test_car__mapped_drops_a_bad_block),
 	    cmocka_unit_test(test_car__every_cut_is_safe),
 	    cmocka_unit_test(test_car__refuses_bad_framing),
 	    cmocka_unit_test(test_car__space_repo_layout),

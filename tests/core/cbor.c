@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -263,6 +264,84 @@ static void test_cbor__record_cids_from_the_pds(void **state)
 	json_decref(vec);
 }
 
+/*
+ * ss_cbor_to_json on in: when it writes text, ss_cbor_decode takes in too and the text reads
+ * back (jansson) as the very value it gives; when it does not, nothing is appended. Returns
+ * whether it wrote.
+ */
+static bool to_json_agrees(const void *in, size_t len)
+{
+	ss_buf out = SS_BUF_INIT;
+	json_t *v = NULL, *back;
+	json_error_t jerr;
+	ss_error err;
+	bool wrote = ss_cbor_to_json(in, len, &out) == 0;
+
+	if (!wrote) {
+		assert_int_equal(out.len, 0);
+		return false;
+	}
+	if (ss_cbor_decode(in, len, &v, &err) < 0)
+		fail_msg("written as %s, refused by decode: %s", out.ptr, err.message);
+	back = json_loadb(out.ptr, out.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	if (!back || !json_equal(back, v))
+		fail_msg("written as %s, not the decoded value", out.ptr);
+	json_decref(back);
+	json_decref(v);
+	ss_buf_release(&out);
+	return true;
+}
+
+/* The JSON text straight from DAG-CBOR is the value ss_cbor_decode gives, for every vector;
+ * what decode refuses or checks further (a "$type" below the top, a blob) is left to it. */
+static void test_cbor__to_json(void **state)
+{
+	json_t *fixtures = ss_test_json("vectors/cbor-data-model-fixtures.json");
+	json_t *strict = ss_test_json("vectors/cbor-strict.json");
+	json_t *pds = ss_test_json("vectors/car-pds-records.json"), *c;
+	ss_buf in = SS_BUF_INIT;
+	ss_error err;
+	size_t i, wrote = 0, n = 0;
+
+	json_array_foreach(fixtures, i, c)
+	{
+		ss_test_cbor_unbase64(&in, json_string_value(json_object_get(c, "cbor_base64")));
+		wrote += to_json_agrees(in.ptr, in.len);
+		n++;
+	}
+	json_array_foreach(strict, i, c)
+	{
+		ss_test_cbor_unhex(&in, json_string_value(json_object_get(c, "hex")));
+		if (to_json_agrees(in.ptr, in.len) && json_object_get(c, "error"))
+			fail_msg("written, though refused: %s",
+			         json_string_value(json_object_get(c, "note")));
+	}
+	/* every record the reference PDS stored: written, each one */
+	json_array_foreach(json_object_get(pds, "records"), i, c)
+	{
+		ss_buf_clear(&in);
+		assert_int_equal(ss_cbor_encode(json_object_get(c, "value"), &in, &err), 0);
+		assert_true(to_json_agrees(in.ptr, in.len));
+	}
+	assert_true(wrote > 0 && n > 0);
+	/* every byte JSON must escape, quotes, backslashes, NUL, UTF-8 */
+	assert_true(to_json_agrees("\x78\x28\x00\x01\x08\x09\x0a\x0c\x0d\x1f \"\\/\x7f"
+	                           "\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\xe2\x82\xac"
+	                           "abcdefghijklmno",
+	                           42));
+	/* {"a": {"$type": "x"}}: a "$type" below the top is decode's to check */
+	assert_false(to_json_agrees("\xa1\x61\x61\xa1\x65$type\x61x", 12));
+	/* {"$type": "blob"}: decode says what a blob lacks */
+	assert_false(to_json_agrees("\xa1\x65$type\x64\x62lob", 12));
+	/* {"$type": ""} and trailing bytes: refused by decode */
+	assert_false(to_json_agrees("\xa1\x65$type\x60", 8));
+	assert_false(to_json_agrees("\xf6\xf6", 2));
+	ss_buf_release(&in);
+	json_decref(fixtures);
+	json_decref(strict);
+	json_decref(pds);
+}
+
 int test_cbor_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +353,7 @@ int test_cbor_run(void)
 	    cmocka_unit_test(test_cbor__depth_cap),
 	    cmocka_unit_test(test_cbor__encode_rules),
 	    cmocka_unit_test(test_cbor__record_cids_from_the_pds),
+	    cmocka_unit_test(test_cbor__to_json),
 	};
 	return cmocka_run_group_tests_name("core/cbor", tests, NULL, NULL);
 }

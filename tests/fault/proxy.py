@@ -33,6 +33,9 @@ Tampering (T), on the way from the PDS:
                 and the CAR's root updated to match
   swap          getRepo with `since`: two MST node blocks' bytes swapped, CIDs kept (or one
                 node's last byte changed when the CAR has one)
+  block         getRepo without `since` (the whole repo): record R's block bytes changed,
+                its CID kept
+  whole-sig     getRepo without `since`: the commit signed again by another key, as `sig`
   record        nothing changed; the repo's full CAR now is kept for replay
   replay        getRepo with `since`: the CAR the last `record` kept (an older commit)
 Faults (K):
@@ -102,7 +105,8 @@ class State:
 
 STATE = State()
 
-TAMPER_KINDS = {"value", "cid", "refuse-since", "sig", "swap", "record", "replay"}
+TAMPER_KINDS = {"value", "cid", "refuse-since", "sig", "swap", "record", "replay", "block",
+                "whole-sig"}
 
 
 def varint(b, i):
@@ -221,6 +225,16 @@ def swap_nodes(car):
         nodes[0][1], nodes[1][1] = nodes[1][1], nodes[0][1]
     elif nodes:
         nodes[0][1] = nodes[0][1][:-1] + bytes([nodes[0][1][-1] ^ 1])
+    return car_join(header, blocks)
+
+
+def tamper_block(car, rkey):
+    """The CAR with the block of record rkey (the one whose name is rkey) changed, CID kept."""
+    header, blocks = car_split(car)
+    name = b"\x64name" + bytes([0x60 + len(rkey)]) + rkey.encode()
+    for b in blocks:
+        if name in b[1]:
+            b[1] = b[1][:-1] + bytes([b[1][-1] ^ 1])
     return car_join(header, blocks)
 
 
@@ -415,6 +429,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = resign(data)
         if status == 200 and since and tamper["kind"] == "swap":
             data = swap_nodes(data)
+        whole = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" not in q
+        if status == 200 and whole and tamper["kind"] == "block":
+            data = tamper_block(data, tamper["rkey"])
+        if status == 200 and whole and tamper["kind"] == "whole-sig":
+            data = resign(data)
         if (status == 200 and about and tamper["kind"] in ("value", "cid") and
                 url.path == "/xrpc/com.atproto.repo.listRecords"):
             data = tamper_listing(data, tamper["kind"], tamper["rkey"])

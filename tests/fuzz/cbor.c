@@ -1,6 +1,6 @@
 /* The DAG-CBOR reader: decode; what decodes is canonical, so encoding it gives the input back
  * byte for byte; ss_cbor_skip accepts whatever ss_cbor_decode does (decode adds the data
- * model's "$type" rules). */
+ * model's "$type" rules); ss_cbor_to_json writes only what decode takes, as the same value. */
 #include "tests/fuzz/fuzz.h"
 
 #include "core/cbor.h"
@@ -21,6 +21,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(ss_cbor_encode(v, &out, &err) == 0, "a decoded value does not encode");
 		fuzz_check(out.len == size && !memcmp(out.ptr, data, size),
 		           "a decoded value encodes to other bytes");
+	}
+	ss_buf_clear(&out);
+	if (ss_cbor_to_json(data, size, &out) == 0) {
+		json_t *back = json_loadb(out.ptr, out.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+
+		fuzz_check(decoded, "to_json writes what decode refuses");
+		fuzz_check(back && json_equal(back, v), "to_json writes another value");
+		json_decref(back);
 	}
 	json_decref(v);
 	ss_buf_release(&out);
