@@ -6,9 +6,11 @@
  * (core/car.h, core/mst.h), each record's CID in that tree under garden.engram.skill/, and
  * each record's value hashing to its CID.
  *
- * Two ways, both keeping the member's node cache (<cache_dir>/<did>.car: the verified commit
+ * Three ways, each keeping the member's node cache (<cache_dir>/<did>.car: the verified commit
  * and every MST node of its skill range) for the next incremental sync:
- *  - full (clone, or when the incremental way cannot be taken): ss_verify_tree_fetch reads the
+ *  - whole (clone, or when the incremental way cannot be taken, for a repo holding only skills):
+ *    ss_verify_member_full on the getRepo CAR, kept in a file;
+ *  - full (the same, for any other repo): ss_verify_tree_fetch reads the
  *    commit and the skill range's MST nodes with com.atproto.sync.getBlocks (one request per
  *    tree level), and the caller checks each listRecords entry with ss_verify_listed: a record
  *    the tree does not hold, with another CID, or whose value does not hash to its CID is

@@ -28,8 +28,10 @@ static int take_car(const char *nsid, ss_http_response *resp, ss_buf *car, uint6
 {
 	if (resp->status < 200 || resp->status >= 300)
 		return ss_xrpc__error(nsid, resp->status, &resp->body, 0, err);
-	if (car_len)
+	if (car_len) { /* the CAR is in the job's file */
 		*car_len = resp->file_len;
+		return 0;
+	}
 	ss_buf_release(car);
 	*car = resp->body; /* the body moves to the caller */
 	ss_buf_init(&resp->body);
@@ -105,8 +107,13 @@ int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss
 	for (size_t i = 0; i < n; i++) {
 		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
 
-		cj[i] = (car_job){NSID_GET_REPO, &jobs[i].car, &jobs[i].rc,     &jobs[i].err,
-		                  false,         jobs[i].fd,   &jobs[i].car_len};
+		cj[i] = (car_job){NSID_GET_REPO,
+		                  &jobs[i].car,
+		                  &jobs[i].rc,
+		                  &jobs[i].err,
+		                  false,
+		                  jobs[i].fd,
+		                  jobs[i].fd > 0 ? &jobs[i].car_len : NULL};
 		ss_buf_init(&urls[i]);
 		ss_xrpc__url(&urls[i], ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
 	}

@@ -279,6 +279,7 @@ static bool to_json_agrees(const void *in, size_t len)
 
 	if (!wrote) {
 		assert_int_equal(out.len, 0);
+		ss_buf_release(&out);
 		return false;
 	}
 	if (ss_cbor_decode(in, len, &v, &err) < 0)
