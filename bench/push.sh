@@ -3,7 +3,8 @@
 # another account; then RUNS rounds of: K skills changed and committed (over C commits), then
 # `skillsync push --dry-run` (the local work only: plan, notes, records) and `skillsync push`.
 # Prints, per space, the median (min-max) of wall time, CPU (user+sys) and peak RSS of both,
-# and the HTTP requests, write requests and bytes of the pushes.
+# and the HTTP requests, write requests and bytes of the pushes; the same for `status` (before
+# each push) and, after the rounds, for `log <a changed skill>` over the clone's history.
 # Usage: bench/push.sh [--runs R] [--against BINARY] [<skills>...]   (default: 300 3000)
 # SS_BENCH_CHANGED=K changes K skills a round (default 1); SS_BENCH_COMMITS=C spreads them
 # over C commits (default 1: the cost of a push grows with the commits since the last one).
@@ -68,7 +69,7 @@ PY
 # change <round>: changes $changed skills over $commits commits.
 change() {
 	local i=0 per=$(((changed + commits - 1) / commits)) c=0
-	for s in $(ls | head -n "$changed"); do
+	for s in $(ls | sed -n "1,${changed}p"); do
 		printf '\n## Step %s\nAdded for the benchmark.\n' "$1" >>"$s/SKILL.md"
 		i=$((i + 1))
 		if [ $((i % per)) = 0 ] || [ "$i" = "$changed" ]; then
@@ -91,15 +92,23 @@ for n in "${sizes[@]}"; do
 	cd "$work"
 	"$skillsync" clone "$(json "$auth" handle)" "clone-$n" >/dev/null 2>&1
 	cd "clone-$n"
-	rm -f "$work"/dry-* "$work"/push-* "$work"/stats-*
+	rm -f "$work"/dry-* "$work"/push-* "$work"/stats-* "$work"/status-* "$work"/log-*
 	round=0
 	for _ in $(seq "$runs"); do
 		for b in "${!builds[@]}"; do
 			round=$((round + 1))
 			change "$round"
+			measure "$work/status-$b" "${builds[$b]}" status
 			measure "$work/dry-$b" "${builds[$b]}" push --dry-run
 			SKILLSYNC_STATS=1 measure "$work/push-$b" "${builds[$b]}" push
 			grep '^stats:' "$work/err" >>"$work/stats-$b"
+		done
+	done
+	first=$(ls | sed -n 1p)
+	ncommits=$(git rev-list --count HEAD)
+	for _ in $(seq "$runs"); do
+		for b in "${!builds[@]}"; do
+			measure "$work/log-$b" "${builds[$b]}" log "$first"
 		done
 	done
 	if [ -n "${SS_BENCH_PERF:-}" ]; then
@@ -120,6 +129,14 @@ for n in "${sizes[@]}"; do
 			"$(echo "$stats" | sed -n 's/stats: requests=\([0-9]*\).*/\1/p')" "$(get writes)" \
 			"$(get sent)"
 	done
+	echo
+	echo "| space | build | status: wall | CPU | peak RSS | log $first over $ncommits commits: wall | CPU | peak RSS |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for b in "${!builds[@]}"; do
+		printf '| %d | %s | %s | %s |\n' "$n" "$(basename "$(dirname "${builds[$b]}")")" \
+			"$(summary "$work/status-$b")" "$(summary "$work/log-$b")"
+	done
+	echo
 	"$skillsync" logout >/dev/null 2>&1 || true
 	cd "$src"
 done
