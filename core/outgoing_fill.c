@@ -92,6 +92,8 @@ static int read_fileset(ss_outgoing *o, const ss_oid *sub, fileset *fs, ss_error
 int ss_outgoing_find_renames(ss_outgoing *o, ss_error *err)
 {
 	bool *used = ss_xcalloc(o->nchanges + 1, sizeof(*used));
+	bool *read = ss_xcalloc(o->nchanges + 1, sizeof(*read));
+	fileset *gones = ss_xcalloc(o->nchanges + 1, sizeof(*gones)); /* each read once */
 	int ret = -1;
 
 	for (size_t i = 0; i < o->nchanges; i++) {
@@ -104,24 +106,27 @@ int ss_outgoing_find_renames(ss_outgoing *o, ss_error *err)
 			goto out;
 		for (size_t j = 0; j < o->nchanges && !added->renamed_from; j++) {
 			const ss_plan_change *gone = &o->changes[j];
-			fileset fg = {0};
 
 			if (used[j] || !gone->in_view || gone->in_head)
 				continue;
-			if (read_fileset(o, &o->subtrees[j].old, &fg, err) < 0) {
+			if (!read[j] && read_fileset(o, &o->subtrees[j].old, &gones[j], err) < 0) {
 				fileset_release(&fa);
 				goto out;
 			}
-			if (similar(&fg, &fa)) {
+			read[j] = true;
+			if (similar(&gones[j], &fa)) {
 				added->renamed_from = ss_xstrdup(gone->name);
 				used[j] = true;
 			}
-			fileset_release(&fg);
 		}
 		fileset_release(&fa);
 	}
 	ret = 0;
 out:
+	for (size_t j = 0; j < o->nchanges; j++)
+		fileset_release(&gones[j]);
+	free(gones);
+	free(read);
 	free(used);
 	return ret;
 }
