@@ -74,6 +74,16 @@ int ss_commit_log(ss_repo *repo, const ss_oid *from, const ss_oid *to, const cha
                   ss_commit_list *out, ss_error *err);
 
 /*
+ * ss_commit_log for many paths in one walk, each commit's tree read once for all of them (the
+ * work follows the commits, not commits x paths): out holds the commits that changed at least
+ * one of the paths, newest first, and (*touched)[i * npaths + j] says whether out->items[i]
+ * changed paths[j] (the caller frees *touched; NULL when out is empty).
+ */
+int ss_commit_log_paths(ss_repo *repo, const ss_oid *from, const ss_oid *to,
+                        const char *const *paths, size_t npaths, ss_commit_list *out,
+                        bool **touched, ss_error *err);
+
+/*
  * Stages like `git add -A -- <name>...`: new, modified and deleted files below each top-level
  * name (a skill directory or a top-level file); names NULL/0: the whole working tree. Staging
  * a conflicted path resolves its conflict. Ignored files stay out.

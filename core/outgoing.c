@@ -142,16 +142,25 @@ typedef struct side {
 	bool used;
 } side;
 
-static void add_change(ss_outgoing *o, const char *name, bool in_view, bool in_head)
+static void add_change(ss_outgoing *o, const ss_change *top, bool in_view, bool in_head)
 {
 	ss_plan_change *c;
 
 	ss_xgrow((void **)&o->changes, sizeof(*o->changes), o->nchanges + 1, &o->changes_alloc);
+	ss_xgrow((void **)&o->subtrees, sizeof(*o->subtrees), o->nchanges + 1, &o->subtrees_alloc);
+	o->subtrees[o->nchanges].old = top->old_oid;
+	o->subtrees[o->nchanges].new = top->new_oid;
 	c = &o->changes[o->nchanges++];
 	memset(c, 0, sizeof(*c));
-	c->name = ss_xstrdup(name);
+	c->name = ss_xstrdup(top->path);
 	c->in_view = in_view;
 	c->in_head = in_head;
+}
+
+/* ss_outgoing_is_skill for one side of a top-level change (mode 0: missing on that side). */
+static bool is_skill(const char *name, unsigned mode)
+{
+	return mode && !ss_skilldir_outside(name, mode == SS_MODE_TREE);
 }
 
 /* Whether an outside entry is as the last push's HEAD had it (config "pushed"). */
@@ -184,14 +193,10 @@ static int classify(ss_outgoing *o, const ss_changes *top, ss_error *err)
 {
 	for (size_t i = 0; i < top->count; i++) {
 		const char *name = top->items[i].path;
-		bool old_skill, new_skill;
-		ss_oid old_sub, new_sub;
+		/* The diff's sides, not a lookup of name in each root tree (a read of each). */
+		bool old_skill = is_skill(name, top->items[i].old_mode);
+		bool new_skill = is_skill(name, top->items[i].new_mode);
 
-		if (ss_outgoing_is_skill(o->repo, &o->tracking_tree, name, &old_sub, &old_skill,
-		                         err) < 0 ||
-		    ss_outgoing_is_skill(o->repo, &o->head_tree, name, &new_sub, &new_skill, err) <
-		        0)
-			return -1;
 		if (!old_skill && !new_skill) {
 			bool same;
 			if (same_as_pushed(o, &top->items[i], &same, err) < 0)
@@ -203,7 +208,7 @@ static int classify(ss_outgoing *o, const ss_changes *top, ss_error *err)
 			o->outside[o->noutside++] = ss_xstrdup(name);
 			continue;
 		}
-		add_change(o, name, old_skill, new_skill);
+		add_change(o, &top->items[i], old_skill, new_skill);
 	}
 	return 0;
 }
@@ -272,6 +277,7 @@ void ss_outgoing_free(ss_outgoing *o)
 		free((char *)(uintptr_t)o->changes[i].renamed_from);
 	}
 	free(o->changes);
+	free(o->subtrees);
 	for (size_t i = 0; i < o->noutside; i++)
 		free(o->outside[i]);
 	free(o->outside);

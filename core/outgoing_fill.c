@@ -84,20 +84,16 @@ static bool similar(const fileset *a, const fileset *b)
 	return 2 * same >= total;
 }
 
-static int read_fileset(ss_outgoing *o, const ss_oid *top, const char *name, fileset *fs,
-                        ss_error *err)
+static int read_fileset(ss_outgoing *o, const ss_oid *sub, fileset *fs, ss_error *err)
 {
-	ss_oid sub;
-	unsigned mode;
-
-	if (ss_tree_lookup(o->repo, top, name, &sub, &mode, err) < 0)
-		return -1;
-	return ss_tree_each_file(o->repo, &sub, collect_file, fs, err) < 0 ? -1 : 0;
+	return ss_tree_each_file(o->repo, sub, collect_file, fs, err) < 0 ? -1 : 0;
 }
 
 int ss_outgoing_find_renames(ss_outgoing *o, ss_error *err)
 {
 	bool *used = ss_xcalloc(o->nchanges + 1, sizeof(*used));
+	bool *read = ss_xcalloc(o->nchanges + 1, sizeof(*read));
+	fileset *gones = ss_xcalloc(o->nchanges + 1, sizeof(*gones)); /* each read once */
 	int ret = -1;
 
 	for (size_t i = 0; i < o->nchanges; i++) {
@@ -106,28 +102,31 @@ int ss_outgoing_find_renames(ss_outgoing *o, ss_error *err)
 
 		if (added->in_view || !added->in_head)
 			continue;
-		if (read_fileset(o, &o->head_tree, added->name, &fa, err) < 0)
+		if (read_fileset(o, &o->subtrees[i].new, &fa, err) < 0)
 			goto out;
 		for (size_t j = 0; j < o->nchanges && !added->renamed_from; j++) {
 			const ss_plan_change *gone = &o->changes[j];
-			fileset fg = {0};
 
 			if (used[j] || !gone->in_view || gone->in_head)
 				continue;
-			if (read_fileset(o, &o->tracking_tree, gone->name, &fg, err) < 0) {
+			if (!read[j] && read_fileset(o, &o->subtrees[j].old, &gones[j], err) < 0) {
 				fileset_release(&fa);
 				goto out;
 			}
-			if (similar(&fg, &fa)) {
+			read[j] = true;
+			if (similar(&gones[j], &fa)) {
 				added->renamed_from = ss_xstrdup(gone->name);
 				used[j] = true;
 			}
-			fileset_release(&fg);
 		}
 		fileset_release(&fa);
 	}
 	ret = 0;
 out:
+	for (size_t j = 0; j < o->nchanges; j++)
+		fileset_release(&gones[j]);
+	free(gones);
+	free(read);
 	free(used);
 	return ret;
 }
@@ -142,43 +141,108 @@ static const ss_plan_change *change_of(const ss_outgoing *o, const char *name)
 	return NULL;
 }
 
-static bool listed(const ss_commit_list *l, const ss_oid *oid)
+/*
+ * The commits since the last push, walked once for all the skills written (each commit's tree
+ * read once, not once per skill): which skills each changed, and which the last push sent.
+ */
+typedef struct history {
+	bool read;
+	const char **names; /* the skills written, borrowed from the plan */
+	size_t n;
+	size_t *index;      /* per plan write: its index in names */
+	ss_commit_list log; /* the commits that changed any of names, newest first */
+	bool *touched;      /* log.count x n */
+	bool *sent;         /* per commit of log: sent by the last push (config "pushed") */
+} history;
+
+static void history_release(history *h)
 {
-	for (size_t i = 0; l && i < l->count; i++)
-		if (ss_oid_equal(&l->items[i].oid, oid))
-			return true;
-	return false;
+	free(h->names);
+	free(h->index);
+	ss_commit_list_release(&h->log);
+	free(h->touched);
+	free(h->sent);
+	memset(h, 0, sizeof(*h));
 }
 
-/* The subjects of the commits since the last push that touched name, oldest first. */
-static int subjects(ss_outgoing *o, const char *name, ss_commit_list *log, const char ***out,
-                    size_t *n, ss_error *err)
+static int cmp_oid(const void *a, const void *b)
 {
-	const ss_oid *from = ss_oid_is_zero(&o->tracking) ? NULL : &o->tracking;
+	return memcmp(a, b, sizeof(ss_oid));
+}
+
+/*
+ * Marks the commits of h->log that the last push sent: those reachable from its HEAD (config
+ * "pushed") and not from the tracking commit. Nothing when no push is recorded.
+ */
+static int mark_sent(ss_outgoing *o, const ss_oid *from, history *h, ss_error *err)
+{
 	ss_commit_list pushed = {0};
-	ss_oid pushed_oid;
-	char *pushed_hex = NULL;
+	ss_oid pushed_oid, *sorted = NULL;
+	char *hex = NULL;
 	int ret = -1;
 
-	*out = NULL;
-	*n = 0;
-	if (ss_commit_log(o->repo, from, &o->head, name, 0, log, err) < 0)
-		return -1;
-	if (ss_state_config_get(o->st, "pushed", &pushed_hex, err) == 0 &&
-	    ss_oid_parse(&pushed_oid, pushed_hex, err) == 0 &&
-	    ss_commit_log(o->repo, from, &pushed_oid, name, 0, &pushed, err) < 0)
+	h->sent = ss_xcalloc(h->log.count + 1, sizeof(*h->sent));
+	if (ss_state_config_get(o->st, "pushed", &hex, err) < 0 ||
+	    ss_oid_parse(&pushed_oid, hex, err) < 0) {
+		ss_error_clear(err);
+		ret = 0;
 		goto out;
-	*out = ss_xcalloc(log->count + 1, sizeof(**out));
-	for (size_t i = log->count; i-- > 0;) {
-		const ss_commit_info *c = &log->items[i];
-		if (c->nparents <= 1 && !listed(&pushed, &c->oid))
-			(*out)[(*n)++] = c->subject;
 	}
+	if (ss_commit_log(o->repo, from, &pushed_oid, NULL, 0, &pushed, err) < 0)
+		goto out;
+	sorted = ss_xcalloc(pushed.count + 1, sizeof(*sorted));
+	for (size_t i = 0; i < pushed.count; i++)
+		sorted[i] = pushed.items[i].oid;
+	qsort(sorted, pushed.count, sizeof(*sorted), cmp_oid);
+	for (size_t i = 0; i < h->log.count; i++)
+		h->sent[i] = pushed.count && bsearch(&h->log.items[i].oid, sorted, pushed.count,
+		                                     sizeof(*sorted), cmp_oid);
 	ret = 0;
 out:
-	free(pushed_hex);
+	free(hex);
+	free(sorted);
 	ss_commit_list_release(&pushed);
 	return ret;
+}
+
+static int history_read(ss_outgoing *o, history *h, ss_error *err)
+{
+	const ss_oid *from = ss_oid_is_zero(&o->tracking) ? NULL : &o->tracking;
+	size_t count = ss_plan_count(o->plan);
+
+	if (h->read)
+		return 0;
+	h->read = true;
+	h->names = ss_xcalloc(count + 1, sizeof(*h->names));
+	h->index = ss_xcalloc(count + 1, sizeof(*h->index));
+	for (size_t i = 0; i < count; i++) {
+		const ss_plan_write *w = ss_plan_get(o->plan, i);
+
+		h->index[i] = h->n;
+		if (w->op != SS_PLAN_DELETE)
+			h->names[h->n++] = w->name;
+	}
+	if (ss_commit_log_paths(o->repo, from, &o->head, h->names, h->n, &h->log, &h->touched,
+	                        err) < 0)
+		return -1;
+	return mark_sent(o, from, h, err);
+}
+
+/*
+ * The subjects of the commits since the last push that changed plan write i's skill, oldest
+ * first, leaving out merges and what the last push sent (borrowed from h).
+ */
+static void subjects(const history *h, size_t i, const char ***out, size_t *n)
+{
+	size_t j = h->index[i];
+
+	*out = ss_xcalloc(h->log.count + 1, sizeof(**out));
+	*n = 0;
+	for (size_t k = h->log.count; k-- > 0;) {
+		const ss_commit_info *c = &h->log.items[k];
+		if (h->touched[k * h->n + j] && c->nparents <= 1 && !h->sent[k])
+			(*out)[(*n)++] = c->subject;
+	}
 }
 
 /*
@@ -202,13 +266,14 @@ static int kept_note(ss_outgoing *o, ss_outgoing_item *it, bool *found, ss_error
 	return rc;
 }
 
-static int build_note(ss_outgoing *o, ss_outgoing_item *it, const ss_plan_change *c, ss_error *err)
+/* The note of plan write wi (it), unless kept from an interrupted push. */
+static int build_note(ss_outgoing *o, history *h, size_t wi, ss_outgoing_item *it,
+                      const ss_plan_change *c, ss_error *err)
 {
 	const ss_plan_write *w = it->write;
 	ss_changes files = {0};
 	ss_note_file *nf = NULL;
 	ss_buf *texts = NULL, note = SS_BUF_INIT;
-	ss_commit_list log = {0};
 	ss_note_input in;
 	const char **subj = NULL;
 	const ss_oid *old = ss_oid_is_zero(&it->old_tree) ? NULL : &it->old_tree;
@@ -245,8 +310,9 @@ static int build_note(ss_outgoing *o, ss_outgoing_item *it, const ss_plan_change
 		nf[i].new_text = texts[2 * i + 1].ptr;
 		nf[i].new_len = texts[2 * i + 1].len;
 	}
-	if (subjects(o, w->name, &log, &subj, &in.nsubjects, err) < 0)
+	if (history_read(o, h, err) < 0)
 		goto out;
+	subjects(h, wi, &subj, &in.nsubjects);
 	in.subjects = subj;
 	in.files = nf;
 	in.nfiles = files.count;
@@ -263,7 +329,6 @@ out:
 	free(texts);
 	free(nf);
 	free(subj);
-	ss_commit_list_release(&log);
 	ss_tree_changes_release(&files);
 	return ret;
 }
@@ -333,11 +398,32 @@ out:
 	return ret;
 }
 
+/*
+ * The subtree of name on one side (old: the tracking tree, else HEAD's): the one the top-level
+ * diff gave its change, without reading the root tree again, else a lookup.
+ */
+static int subtree(ss_outgoing *o, const char *name, bool old, ss_oid *out, ss_error *err)
+{
+	const ss_plan_change *c = change_of(o, name);
+	unsigned mode;
+
+	if (c && (old ? c->in_view : c->in_head)) {
+		const ss_outgoing_subtrees *t = &o->subtrees[c - o->changes];
+
+		*out = old ? t->old : t->new;
+		return 0;
+	}
+	return ss_tree_lookup(o->repo, old ? &o->tracking_tree : &o->head_tree, name, out, &mode,
+	                      err);
+}
+
 int ss_outgoing_fill(ss_outgoing *o, unsigned flags, ss_error *err)
 {
 	size_t n = ss_plan_count(o->plan);
-	unsigned mode;
+	history h;
+	int ret = -1;
 
+	memset(&h, 0, sizeof(h));
 	if (flags & SS_OUTGOING_RECORDS)
 		flags |= SS_OUTGOING_NOTES;
 	o->items = ss_xcalloc(n + 1, sizeof(*o->items));
@@ -350,17 +436,21 @@ int ss_outgoing_fill(ss_outgoing *o, unsigned flags, ss_error *err)
 
 		it->write = w;
 		if (c && (c->in_view || w->renamed_from) &&
-		    ss_tree_lookup(o->repo, &o->tracking_tree, old_name, &it->old_tree, &mode,
-		                   err) < 0)
-			return -1;
+		    subtree(o, old_name, true, &it->old_tree, err) < 0)
+			goto out;
 		if (w->op == SS_PLAN_DELETE)
 			continue;
-		if (ss_tree_lookup(o->repo, &o->head_tree, w->name, &it->tree, &mode, err) < 0)
-			return -1;
-		if ((flags & SS_OUTGOING_NOTES) && build_note(o, it, c, err) < 0)
-			return ss_error_prefix(err, "skill '%s'", w->name);
+		if (subtree(o, w->name, false, &it->tree, err) < 0)
+			goto out;
+		if ((flags & SS_OUTGOING_NOTES) && build_note(o, &h, i, it, c, err) < 0) {
+			ret = ss_error_prefix(err, "skill '%s'", w->name);
+			goto out;
+		}
 		if ((flags & SS_OUTGOING_RECORDS) && build_record(o, it, err) < 0)
-			return -1;
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	history_release(&h);
+	return ret;
 }

@@ -14,6 +14,11 @@
 
 #define SS_OUTGOING_SKILL_MD "SKILL.md"
 
+/* A change's subtree in the tracking tree (old) and in HEAD's (new); zero on a missing side. */
+typedef struct ss_outgoing_subtrees {
+	ss_oid old, new;
+} ss_outgoing_subtrees;
+
 struct ss_outgoing {
 	ss_repo *repo;
 	ss_state *st;
@@ -22,6 +27,8 @@ struct ss_outgoing {
 	ss_oid tracking, tracking_tree, head, head_tree;
 	ss_plan_change *changes; /* names and renamed_from owned */
 	size_t nchanges, changes_alloc;
+	ss_outgoing_subtrees *subtrees; /* per change, from the top-level diff */
+	size_t subtrees_alloc;
 	char **outside;
 	size_t noutside, outside_alloc;
 	ss_plan *plan;

@@ -164,7 +164,9 @@ tv push | grep -q "everything up to date" || fail "second push"
 [ "$(git log --merges --format=%s)" = "" ] || fail "merge commits after a plain push: $(git log --merges --oneline)"
 
 # Delete: my version of shared (m1 has one: it will apply); authonly is not mine (nothing sent).
+# The same commit edits fresh: a later note of fresh must not repeat this sent commit's subject.
 git rm -rq shared authonly
+printf '\n## Step 2\nCheck it.\n' >>fresh/SKILL.md
 "$SKILLSYNC" status >"$work/st"
 grep -q "'shared': deleting your version; $m1_handle's version will apply" "$work/st" || fail "status delete: $(cat "$work/st")"
 grep -q "'authonly': deleted here, but it is $auth_handle's skill" "$work/st" || fail "status not mine: $(cat "$work/st")"
@@ -235,6 +237,7 @@ grep -q "^update fresh$" "$work/out" && grep -q "pushed 1 change in 1 request" "
 v=$(get "$me_did" fresh)
 [[ "$(val "$v" instructions)" == *"Local edit."* ]] || fail "did not land: $v"
 [[ "$(val "$v" note)" == "Edit fresh"* ]] || fail "the landed note: $(val "$v" note)"
+[[ "$(val "$v" note)" != *"Drop shared"* ]] || fail "the note repeats a sent commit: $(val "$v" note)"
 [ "$(val "$(get "$me_did" from-elsewhere)" updatedAt)" = 2026-02-02T00:00:00.000Z ] ||
 	fail "the other device's record was rewritten"
 tv push | grep -q "everything up to date" || fail "push after pull+push"

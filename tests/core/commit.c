@@ -124,6 +124,96 @@ static void test_commit__log_lists_commits_touching_a_skill(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* Each path's commits in ss_commit_log_paths's rows are those ss_commit_log lists for it. */
+static void assert_rows_match_log(ss_repo *repo, const ss_oid *from, const ss_oid *to,
+                                  const char *const *paths, size_t npaths,
+                                  const ss_commit_list *list, const bool *touched)
+{
+	ss_error err;
+
+	for (size_t j = 0; j < npaths; j++) {
+		ss_commit_list one = {0};
+		size_t k = 0;
+
+		assert_int_equal(ss_commit_log(repo, from, to, paths[j], 0, &one, &err), 0);
+		for (size_t i = 0; i < list->count; i++) {
+			if (!touched[i * npaths + j])
+				continue;
+			assert_true(k < one.count);
+			assert_true(ss_oid_equal(&list->items[i].oid, &one.items[k].oid));
+			k++;
+		}
+		assert_int_equal(k, one.count);
+		ss_commit_list_release(&one);
+	}
+}
+
+static void test_commit__log_paths_marks_each_commit_s_skills(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	const char *f1[] = {"a/SKILL.md", "1", "b/SKILL.md", "1", NULL};
+	const char *f2[] = {"a/SKILL.md", "2", "b/SKILL.md", "1", NULL};
+	const char *f3[] = {"a/SKILL.md", "1", "b/SKILL.md", "3", NULL};
+	const char *fm[] = {"a/SKILL.md", "2", "b/SKILL.md", "3", NULL};
+	const char *f4[] = {"a/SKILL.md", "2", "b/SKILL.md", "3", "c/SKILL.md", "4", NULL};
+	const char *paths[] = {"a", "b", "c", "zz"};
+	ss_oid t1 = ss_test_tree(repo, f1), t2 = ss_test_tree(repo, f2),
+	       t3 = ss_test_tree(repo, f3), tm = ss_test_tree(repo, fm),
+	       t4 = ss_test_tree(repo, f4);
+	ss_oid c1 = ss_test_commit(repo, NULL, &t1, NULL, "add a and b");
+	ss_oid c2 = ss_test_commit(repo, NULL, &t2, &c1, "edit a");
+	ss_oid c3 = ss_test_commit(repo, NULL, &t3, &c1, "edit b");
+	ss_oid parents[2] = {c2, c3}, m, tip;
+	ss_commit_list list = {0};
+	bool *touched = NULL;
+	size_t found = 0;
+	ss_error err;
+
+	/* A merge taking each side's version changes nothing (git log's simplification). */
+	assert_int_equal(ss_commit_create(repo, NULL, &tm, parents, 2, "merge", &m, &err), 0);
+	tip = ss_test_commit(repo, NULL, &t4, &m, "add c");
+	assert_int_equal(ss_commit_log_paths(repo, NULL, &tip, paths, 4, &list, &touched, &err), 0);
+	assert_int_equal(list.count, 4);
+	for (size_t i = 0; i < list.count; i++) {
+		const bool *row = touched + i * 4;
+
+		assert_false(ss_oid_equal(&list.items[i].oid, &m));
+		assert_false(row[3]);
+		if (ss_oid_equal(&list.items[i].oid, &c1) && row[0] && row[1] && !row[2])
+			found++;
+		if (ss_oid_equal(&list.items[i].oid, &tip) && !row[0] && !row[1] && row[2])
+			found++;
+	}
+	assert_int_equal(found, 2);
+	assert_rows_match_log(repo, NULL, &tip, paths, 4, &list, touched);
+	ss_commit_list_release(&list);
+	free(touched);
+
+	/* More commits than the trees kept between commits; from hides the start. */
+	for (int k = 0; k < 20; k++) {
+		char v[16];
+		const char *f[] = {"a/SKILL.md", "2", "b/SKILL.md", "3", "c/SKILL.md", v, NULL};
+
+		snprintf(v, sizeof(v), "%d", k % 3 ? 4 : 100 + k);
+		f[k % 2 ? 1 : 3] = v; /* a or b each time, c every third */
+		{
+			ss_oid t = ss_test_tree(repo, f);
+			tip = ss_test_commit(repo, NULL, &t, &tip, "step");
+		}
+	}
+	assert_int_equal(ss_commit_log_paths(repo, &c2, &tip, paths, 4, &list, &touched, &err), 0);
+	assert_true(list.count > 10);
+	assert_rows_match_log(repo, &c2, &tip, paths, 4, &list, touched);
+	ss_commit_list_release(&list);
+	free(touched);
+	assert_int_equal(ss_commit_log_paths(repo, NULL, &tip, paths, 0, &list, &touched, &err), 0);
+	assert_int_equal(list.count, 0);
+	assert_null(touched);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_commit__stage_and_commit_on_head(void **state)
 {
 	char *dir;
@@ -207,6 +297,7 @@ int test_commit_run(void)
 	    cmocka_unit_test(test_commit__expected_old_ref_refuses_a_moved_ref),
 	    cmocka_unit_test(test_commit__author_from_git_config),
 	    cmocka_unit_test(test_commit__log_lists_commits_touching_a_skill),
+	    cmocka_unit_test(test_commit__log_paths_marks_each_commit_s_skills),
 	    cmocka_unit_test(test_commit__stage_and_commit_on_head),
 	    cmocka_unit_test(test_commit__open_finds_the_repo_from_inside),
 	};

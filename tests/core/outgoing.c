@@ -153,10 +153,92 @@ static void test_outgoing__plan_notes_and_records(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* A skill whose SKILL.md says nothing of its name but the name line, plus notes.md. */
+static void put_plain(ss_repo *repo, ss_tree_top *top, const char *name, const char *desc,
+                      const char *notes)
+{
+	ss_tree_builder *tb = NULL;
+	ss_buf md = SS_BUF_INIT;
+	ss_error err;
+	ss_oid tree;
+
+	ss_buf_printf(&md, "---\nname: %s\ndescription: %s\n---\n# %s\n", name, desc, desc);
+	assert_int_equal(ss_tree_builder_new(&tb, repo), 0);
+	assert_int_equal(ss_tree_builder_add(tb, "SKILL.md", md.ptr, md.len, false, &err), 0);
+	assert_int_equal(ss_tree_builder_add(tb, "notes.md", notes, strlen(notes), false, &err), 0);
+	assert_int_equal(ss_tree_builder_write(tb, &tree, &err), 0);
+	assert_int_equal(ss_tree_top_set(top, name, &tree, SS_MODE_TREE, &err), 0);
+	ss_tree_builder_free(tb);
+	ss_buf_release(&md);
+}
+
+static void test_outgoing__renames_and_subjects_over_commits(void **state)
+{
+	char *dir = NULL;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_state *st = NULL;
+	ss_tree_top *top = NULL;
+	ss_oid tracking, c1, c2, head;
+	ss_outgoing *o = NULL;
+	const ss_outgoing_item *it;
+	ss_error err;
+
+	assert_int_equal(ss_state_open(&st, ss_repo_gitdir(repo), &err), 0);
+	assert_int_equal(ss_state_config_set(st, "me", ME, &err), 0);
+	put_record(st, ME, "a1", "cid-a1");
+	put_record(st, ME, "a2", "cid-a2");
+	put_record(st, ME, "b", "cid-b");
+	put_record(st, ME, "c", "cid-c");
+	assert_int_equal(ss_tree_top_new(&top, repo, NULL, false, &err), 0);
+	put_plain(repo, top, "a1", "First", "one\n");
+	put_plain(repo, top, "a2", "Second", "two\n");
+	put_plain(repo, top, "b", "Bee", "b\n");
+	put_plain(repo, top, "c", "Sea", "c\n");
+	commit_top(repo, top, NULL, "fetch", &tracking);
+	/* x1 continues a2 and x2 continues a1 (crossed, so a1 is compared twice) */
+	assert_int_equal(ss_tree_top_remove(top, "a1", &err), 0);
+	assert_int_equal(ss_tree_top_remove(top, "a2", &err), 0);
+	put_plain(repo, top, "x1", "Second", "two\n");
+	put_plain(repo, top, "x2", "First", "one\n");
+	commit_top(repo, top, &tracking, "Rename a1 and a2", &c1);
+	put_plain(repo, top, "b", "Bee", "b, edited\n");
+	commit_top(repo, top, &c1, "Edit b", &c2);
+	put_plain(repo, top, "b", "Bee", "b, edited again\n");
+	put_plain(repo, top, "c", "Sea", "c, edited\n");
+	commit_top(repo, top, &c2, "Edit b and c", &head);
+
+	assert_int_equal(ss_outgoing_new(&o, repo, st, ME, &tracking, &head, INT64_C(1796078220000),
+	                                 SS_OUTGOING_NOTES, &err),
+	                 0);
+	it = item(o, "x1");
+	assert_non_null(it);
+	assert_string_equal(it->write->renamed_from, "a2");
+	assert_string_equal(it->note, "Rename a1 and a2\n\nrenamed from 'a2'; SKILL.md: name "
+	                              "rewritten (+1 -1 lines)");
+	it = item(o, "x2");
+	assert_non_null(it);
+	assert_string_equal(it->write->renamed_from, "a1");
+	it = item(o, "b");
+	assert_non_null(it);
+	assert_string_equal(
+	    it->note, "Edit b\nEdit b and c\n\nnotes.md: the opening rewritten (+1 -1 lines)");
+	it = item(o, "c");
+	assert_non_null(it);
+	assert_string_equal(it->note,
+	                    "Edit b and c\n\nnotes.md: the opening rewritten (+1 -1 lines)");
+
+	ss_outgoing_free(o);
+	ss_tree_top_free(top);
+	ss_state_free(st);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_outgoing_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_outgoing__plan_notes_and_records),
+	    cmocka_unit_test(test_outgoing__renames_and_subjects_over_commits),
 	};
 	return cmocka_run_group_tests_name("outgoing", tests, NULL, NULL);
 }
