@@ -359,8 +359,10 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 		}
 		ss_verify_outcome_release(&o);
 	}
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		close(rj[i].fd);
+		ss_buf_release(&rj[i].car);
+	}
 	free(rj);
 	free(of);
 	return ret;
