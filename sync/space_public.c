@@ -269,23 +269,16 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 	return 0;
 }
 
-/* Whether did's repo holds skills and nothing else (describeRepo): then its whole repo is no
- * bigger than its skills, and getRepo is the cheap way to read them all. */
-static bool skills_only(pub_member *m)
+/* Whether a repo holds skills and nothing else (its describeRepo answer): then the whole repo
+ * is no bigger than its skills, and getRepo is the cheap way to read them all. */
+static bool skills_only(const ss_xrpc_describe_job *d)
 {
-	ss_xrpc_repo_info info;
-	ss_error ignored;
-	bool only = false;
-
-	memset(&info, 0, sizeof(info));
-	if (ss_xrpc_describe_repo(m->client, m->did, &info, &ignored) == 0 && info.collections) {
-		only = true;
-		for (size_t i = 0; info.collections[i]; i++)
-			if (strcmp(info.collections[i], SS_SKILL_COLLECTION))
-				only = false;
-	}
-	ss_xrpc_repo_info_release(&info);
-	return only;
+	if (d->rc < 0 || !d->info.collections)
+		return false;
+	for (size_t i = 0; d->info.collections[i]; i++)
+		if (strcmp(d->info.collections[i], SS_SKILL_COLLECTION))
+			return false;
+	return true;
 }
 
 /* A file for a whole repo's CAR, in the clone's cache directory, unlinked at once; -1: none. */
@@ -312,21 +305,35 @@ static int spool_file(const char *dir)
  */
 static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
 {
+	ss_xrpc_describe_job *dj = ss_xcalloc(n ? n : 1, sizeof(*dj));
 	ss_xrpc_repo_job *rj = ss_xcalloc(n ? n : 1, sizeof(*rj));
 	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
-	size_t k = 0;
+	size_t k = 0, nd = 0;
+	ss_error ignored;
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct list_job *job = &jobs[i];
+
+		if (!job->full || job->failed || job->unverified || !ps->cache_dir)
+			continue;
+		dj[nd] = (ss_xrpc_describe_job){.client = job->m->client, .did = job->m->did};
+		of[nd++] = job;
+	}
+	/* a repo whose collections cannot be read is listed */
+	if (nd)
+		(void)ss_xrpc_describe_repo_many(dj, nd, 0, &ignored);
+	for (size_t i = 0; i < nd; i++) {
 		int fd;
 
-		if (!job->full || job->failed || job->unverified || !ps->cache_dir ||
-		    !skills_only(job->m) || (fd = spool_file(ps->cache_dir)) < 0)
-			continue;
-		rj[k] = (ss_xrpc_repo_job){.client = job->m->client, .did = job->m->did, .fd = fd};
-		of[k++] = job;
+		if (skills_only(&dj[i]) && (fd = spool_file(ps->cache_dir)) >= 0) {
+			rj[k] = (ss_xrpc_repo_job){
+			    .client = of[i]->m->client, .did = of[i]->m->did, .fd = fd};
+			of[k++] = of[i];
+		}
+		ss_xrpc_repo_info_release(&dj[i].info);
 	}
+	free(dj);
 	if (k)
 		ss_xrpc_get_repo_many(rj, k, 0, err);
 	for (size_t i = 0; i < k && ret == 0; i++) {

@@ -180,12 +180,26 @@ typedef struct ss_xrpc_repo_info {
 } ss_xrpc_repo_info;
 void ss_xrpc_repo_info_release(ss_xrpc_repo_info *info);
 int ss_xrpc_describe_repo(ss_xrpc *x, const char *repo, ss_xrpc_repo_info *out, ss_error *err);
+/*
+ * Many describeRepo at once (sync/xrpc_many.c), as ss_xrpc_get_latest_commit_many: one request
+ * per job, in parallel, without a token; each job ends with its info (release it) and rc 0, or
+ * rc < 0 and err. Returns the first failed job's rc (with its err) after all ended.
+ */
+typedef struct ss_xrpc_describe_job {
+	ss_xrpc *client;
+	const char *did;
+	ss_xrpc_repo_info info; /* out */
+	int rc;                 /* out */
+	ss_error err;           /* out */
+} ss_xrpc_describe_job;
+int ss_xrpc_describe_repo_many(ss_xrpc_describe_job *jobs, size_t n, int max_parallel,
+                               ss_error *err);
 
 /* com.atproto.sync.getLatestCommit: the repo's current commit cid and rev. */
 int ss_xrpc_get_latest_commit(ss_xrpc *x, const char *did, ss_xrpc_commit *out, ss_error *err);
 
 /*
- * Many getLatestCommit at once (sync/xrpc_heads.c), one request per job, in parallel
+ * Many getLatestCommit at once (sync/xrpc_many.c), one request per job, in parallel
  * (max_parallel, 0: 8) over the one ss_http every job's client shares, without a token (heads
  * are public). Each job ends with the answer in commit (release it) and rc 0, or rc < 0 and
  * err as ss_xrpc_get_latest_commit would have said. A job's failure does not stop the others;

@@ -44,6 +44,9 @@ int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error 
 int ss_xrpc__walk_page(const char *nsid, const char *body, size_t len, ss_xrpc_record_fn fn,
                        void *payload, size_t *count, char **cursor, ss_error *err);
 
+/* A describeRepo answer into out (release it). */
+void ss_xrpc__repo_info_from(const json_t *v, ss_xrpc_repo_info *out);
+
 /* A malloc'd copy of obj[key] when it is a string, else NULL. */
 char *ss_xrpc__str(const json_t *obj, const char *key);
 

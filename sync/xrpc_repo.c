@@ -142,27 +142,34 @@ int ss_xrpc_delete_record(ss_xrpc *x, const char *repo, const char *collection, 
 	return ret;
 }
 
-int ss_xrpc_describe_repo(ss_xrpc *x, const char *repo, ss_xrpc_repo_info *out, ss_error *err)
+void ss_xrpc__repo_info_from(const json_t *v, ss_xrpc_repo_info *out)
 {
-	const char *params[] = {"repo", repo, NULL};
-	ss_xrpc_call call = {.nsid = NSID_DESCRIBE, .params = params, .auth = true};
-	json_t *v = NULL, *cols, *c;
+	json_t *cols = json_object_get(v, "collections"), *c;
 	size_t i, n = 0;
-	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
-		return ret;
 	out->did = ss_xrpc__str(v, "did");
 	out->handle = ss_xrpc__str(v, "handle");
 	out->handle_is_correct = json_is_true(json_object_get(v, "handleIsCorrect"));
-	cols = json_object_get(v, "collections");
 	out->collections = ss_xcalloc(json_array_size(cols) + 1, sizeof(char *));
 	json_array_foreach(cols, i, c)
 	{
 		if (json_is_string(c))
 			out->collections[n++] = ss_xstrdup(json_string_value(c));
 	}
+}
+
+int ss_xrpc_describe_repo(ss_xrpc *x, const char *repo, ss_xrpc_repo_info *out, ss_error *err)
+{
+	const char *params[] = {"repo", repo, NULL};
+	ss_xrpc_call call = {.nsid = NSID_DESCRIBE, .params = params, .auth = true};
+	json_t *v = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+		return ret;
+	ss_xrpc__repo_info_from(v, out);
 	json_decref(v);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * xrpc_heads.c: many getLatestCommit at once against the real PDS, judged against the
- * one-by-one answers, with an unreachable PDS and an unknown repo among them.
+ * xrpc_heads.c: many getLatestCommit (and describeRepo) at once against the real PDS, judged
+ * against the one-by-one answers, with an unreachable PDS and an unknown repo among them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,6 +116,43 @@ static void test_xrpc_heads__many_equal_the_one_by_one_answers(void **state)
 	assert_int_equal(ss_xrpc_get_latest_commit_many(NULL, 0, 0, &err), 0);
 }
 
+/* describeRepo of many repos at once: each job's answer is its repo's own, as one by one; an
+ * unknown repo fails alone. */
+static void test_xrpc_heads__describe_many(void **state)
+{
+	fixture *f = *state;
+	ss_xrpc_describe_job jobs[NACCOUNTS + 1];
+	ss_xrpc_repo_info one;
+	ss_error err;
+	uint64_t before;
+
+	memset(jobs, 0, sizeof(jobs));
+	for (int i = 0; i < NACCOUNTS; i++) {
+		jobs[i].client = f->pds;
+		jobs[i].did = f->accts[i]->did;
+	}
+	jobs[NACCOUNTS].client = f->pds;
+	jobs[NACCOUNTS].did = NOBODY;
+	before = requests(f);
+	assert_int_not_equal(ss_xrpc_describe_repo_many(jobs, NACCOUNTS + 1, 0, &err), 0);
+	assert_int_equal(requests(f) - before, NACCOUNTS + 1);
+	for (int i = 0; i < NACCOUNTS; i++) {
+		assert_int_equal(jobs[i].rc, 0);
+		assert_int_equal(ss_xrpc_describe_repo(f->pds, f->accts[i]->did, &one, &err), 0);
+		assert_string_equal(jobs[i].info.did, f->accts[i]->did);
+		assert_string_equal(jobs[i].info.handle, one.handle);
+		for (size_t k = 0; one.collections[k] || jobs[i].info.collections[k]; k++) {
+			assert_non_null(one.collections[k]);
+			assert_non_null(jobs[i].info.collections[k]);
+			assert_string_equal(jobs[i].info.collections[k], one.collections[k]);
+		}
+		ss_xrpc_repo_info_release(&one);
+		ss_xrpc_repo_info_release(&jobs[i].info);
+	}
+	assert_true(jobs[NACCOUNTS].rc < 0);
+	assert_null(jobs[NACCOUNTS].info.did);
+}
+
 static void test_xrpc_heads__failures_are_each_jobs_own(void **state)
 {
 	fixture *f = *state;
@@ -174,6 +211,7 @@ int test_xrpc_heads_run(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_xrpc_heads__many_equal_the_one_by_one_answers,
 	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_xrpc_heads__describe_many, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_xrpc_heads__failures_are_each_jobs_own, setup,
 	                                    teardown),
 	};

@@ -1,0 +1,150 @@
+/*
+ * xrpc_many.c: one XRPC query for each of many repos at once (the heads of a space's members,
+ * their collections), one request each over an ss_http batch: bounded parallelism, the
+ * clients' shared connections, no token, and each answer judged as the one-at-a-time call
+ * judges it.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "sync/xrpc_priv.h"
+
+#define NSID_LATEST   "com.atproto.sync.getLatestCommit"
+#define NSID_DESCRIBE "com.atproto.repo.describeRepo"
+
+/* One query of a batch: where it goes, how its 2xx answer is read, where its outcome goes. */
+typedef struct query {
+	ss_xrpc *client;
+	const char *nsid;
+	const char *repo_param; /* "did" or "repo" */
+	const char *repo;
+	int (*read)(void *out, const json_t *v, ss_error *err);
+	void *out;
+	int *rc;
+	ss_error *err;
+	bool ended; /* its callback ran: rc and err are its own */
+} query;
+
+static int on_answer(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                     ss_http_response *resp, ss_error *err)
+{
+	query *q = payload;
+	json_t *v = NULL;
+
+	(void)b;
+	(void)err;
+	q->ended = true;
+	if (rc < 0) {
+		*q->err = *req_err;
+		*q->rc = rc;
+	} else if (resp->status < 200 || resp->status >= 300) {
+		*q->rc = ss_xrpc__error(q->nsid, resp->status, &resp->body, 0, q->err);
+	} else if ((*q->rc = ss_xrpc__parse(q->nsid, &resp->body, &v, q->err)) == 0) {
+		*q->rc = q->read(q->out, v, q->err);
+	}
+	json_decref(v);
+	return 0; /* one query's failure does not stop the others */
+}
+
+/* Runs the n queries; each ends with its rc and err. Returns the first failed one's rc (with
+ * its err in *err), in order, after all ended. */
+static int run_queries(query *qs, size_t n, int max_parallel, ss_error *err)
+{
+	ss_http_batch *b = NULL;
+	ss_error batch_err;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		*qs[i].rc = 0;
+		ss_error_clear(qs[i].err);
+	}
+	ss_error_clear(&batch_err);
+	ret = ss_http_batch_new(&b, ss_xrpc_http(qs[0].client), max_parallel, &batch_err);
+	for (size_t i = 0; i < n && !ret; i++) {
+		const char *params[] = {qs[i].repo_param, qs[i].repo, NULL};
+		ss_buf url = SS_BUF_INIT;
+		ss_http_request req = {.method = "GET"};
+
+		ss_xrpc__url(&url, ss_xrpc_service(qs[i].client), qs[i].nsid, params);
+		req.url = url.ptr;
+		ret = ss_http_batch_add(b, &req, on_answer, &qs[i], &batch_err);
+		ss_buf_release(&url);
+	}
+	if (!ret)
+		ret = ss_http_batch_run(b, &batch_err);
+	/* The batch itself failed (libcurl): the queries it left unanswered failed with it. */
+	for (size_t i = 0; i < n && ret < 0; i++)
+		if (!qs[i].ended) {
+			*qs[i].rc = ret;
+			*qs[i].err = batch_err;
+		}
+	ss_http_batch_free(b);
+	for (size_t i = 0; i < n; i++)
+		if (*qs[i].rc < 0) {
+			*err = *qs[i].err;
+			return *qs[i].rc;
+		}
+	return 0;
+}
+
+/* A getLatestCommit answer: the same checks as ss_xrpc_get_latest_commit. */
+static int read_head(void *out, const json_t *v, ss_error *err)
+{
+	ss_xrpc_commit *c = out;
+
+	c->cid = ss_xrpc__str(v, "cid");
+	c->rev = ss_xrpc__str(v, "rev");
+	if (!c->cid || !c->rev) {
+		ss_xrpc_commit_release(c);
+		return ss_error_set(err, SS_ERROR, "%s: the server's answer has no cid or rev",
+		                    NSID_LATEST);
+	}
+	return 0;
+}
+
+int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
+                                   ss_error *err)
+{
+	query *qs;
+	int ret;
+
+	if (!n)
+		return 0;
+	qs = ss_xcalloc(n, sizeof(*qs));
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].commit.cid = jobs[i].commit.rev = NULL;
+		qs[i] = (query){jobs[i].client,  NSID_LATEST, "did",        jobs[i].did, read_head,
+		                &jobs[i].commit, &jobs[i].rc, &jobs[i].err, false};
+	}
+	ret = run_queries(qs, n, max_parallel, err);
+	free(qs);
+	return ret;
+}
+
+static int read_info(void *out, const json_t *v, ss_error *err)
+{
+	(void)err;
+	ss_xrpc__repo_info_from(v, out);
+	return 0;
+}
+
+int ss_xrpc_describe_repo_many(ss_xrpc_describe_job *jobs, size_t n, int max_parallel,
+                               ss_error *err)
+{
+	query *qs;
+	int ret;
+
+	if (!n)
+		return 0;
+	qs = ss_xcalloc(n, sizeof(*qs));
+	for (size_t i = 0; i < n; i++) {
+		memset(&jobs[i].info, 0, sizeof(jobs[i].info));
+		qs[i] = (query){jobs[i].client, NSID_DESCRIBE, "repo",       jobs[i].did, read_info,
+		                &jobs[i].info,  &jobs[i].rc,   &jobs[i].err, false};
+	}
+	ret = run_queries(qs, n, max_parallel, err);
+	free(qs);
+	return ret;
+}
