@@ -48,14 +48,18 @@ static int on_answer(ss_http_batch *b, void *payload, int rc, const ss_error *re
 	return 0; /* one query's failure does not stop the others */
 }
 
-/* Runs the n queries; each ends with its rc and err. Returns the first failed one's rc (with
- * its err in *err), in order, after all ended. */
+/* Runs the n queries, then frees qs; each ends with its rc and err. Returns the first failed
+ * one's rc (with its err in *err), in order, after all ended. */
 static int run_queries(query *qs, size_t n, int max_parallel, ss_error *err)
 {
 	ss_http_batch *b = NULL;
 	ss_error batch_err;
 	int ret;
 
+	if (!n) {
+		free(qs);
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		*qs[i].rc = 0;
 		ss_error_clear(qs[i].err);
@@ -81,12 +85,14 @@ static int run_queries(query *qs, size_t n, int max_parallel, ss_error *err)
 			*qs[i].err = batch_err;
 		}
 	ss_http_batch_free(b);
-	for (size_t i = 0; i < n; i++)
+	ret = 0;
+	for (size_t i = 0; i < n && !ret; i++)
 		if (*qs[i].rc < 0) {
 			*err = *qs[i].err;
-			return *qs[i].rc;
+			ret = *qs[i].rc;
 		}
-	return 0;
+	free(qs);
+	return ret;
 }
 
 /* A getLatestCommit answer: the same checks as ss_xrpc_get_latest_commit. */
@@ -107,20 +113,14 @@ static int read_head(void *out, const json_t *v, ss_error *err)
 int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
                                    ss_error *err)
 {
-	query *qs;
-	int ret;
+	query *qs = ss_xcalloc(n ? n : 1, sizeof(*qs));
 
-	if (!n)
-		return 0;
-	qs = ss_xcalloc(n, sizeof(*qs));
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].commit.cid = jobs[i].commit.rev = NULL;
 		qs[i] = (query){jobs[i].client,  NSID_LATEST, "did",        jobs[i].did, read_head,
 		                &jobs[i].commit, &jobs[i].rc, &jobs[i].err, false};
 	}
-	ret = run_queries(qs, n, max_parallel, err);
-	free(qs);
-	return ret;
+	return run_queries(qs, n, max_parallel, err);
 }
 
 static int read_info(void *out, const json_t *v, ss_error *err)
@@ -133,18 +133,12 @@ static int read_info(void *out, const json_t *v, ss_error *err)
 int ss_xrpc_describe_repo_many(ss_xrpc_describe_job *jobs, size_t n, int max_parallel,
                                ss_error *err)
 {
-	query *qs;
-	int ret;
+	query *qs = ss_xcalloc(n ? n : 1, sizeof(*qs));
 
-	if (!n)
-		return 0;
-	qs = ss_xcalloc(n, sizeof(*qs));
 	for (size_t i = 0; i < n; i++) {
 		memset(&jobs[i].info, 0, sizeof(jobs[i].info));
 		qs[i] = (query){jobs[i].client, NSID_DESCRIBE, "repo",       jobs[i].did, read_info,
 		                &jobs[i].info,  &jobs[i].rc,   &jobs[i].err, false};
 	}
-	ret = run_queries(qs, n, max_parallel, err);
-	free(qs);
-	return ret;
+	return run_queries(qs, n, max_parallel, err);
 }
