@@ -35,7 +35,22 @@ typedef struct sources {
 	bool recording;
 	ss_car_block *seen;
 	size_t nseen, aseen;
+	/* a whole repo's CAR mapped from its file (ss_verify_member_full), else NULL: the pages
+	 * read are released every RELEASE_EVERY blocks served (the kernel maps a read's
+	 * neighbours too, so a walk would otherwise map most of the file) */
+	const void *map;
+	size_t map_len, served;
 } sources;
+
+#define RELEASE_EVERY 256
+
+/* One more block served from the sources: now and then, the mapped pages are released (they
+ * read again from the file: every pointer into them stays good). */
+static void sources_served(sources *s)
+{
+	if (s->map && ++s->served % RELEASE_EVERY == 0)
+		ss_car_release_pages(s->map, s->map_len);
+}
 
 typedef struct change {
 	ss_mst_op op;
@@ -58,13 +73,7 @@ typedef struct run {
 	size_t commit_len;
 	ss_cid data_root;
 	char *rev;
-	/* the whole repo's CAR mapped from its file (ss_verify_member_full), else NULL */
-	const void *map;
-	size_t map_len;
 } run;
-
-/* Records handed on between two releases of the mapped CAR's pages. */
-#define RELEASE_EVERY_RECORDS 512
 
 static void sources_release(sources *s)
 {
@@ -135,6 +144,7 @@ static int get_block(void *ctx, const ss_cid *cid, const unsigned char **data, s
 		ss_xgrow((void **)&s->seen, sizeof(*s->seen), s->nseen + 1, &s->aseen);
 		s->seen[s->nseen++] = *b;
 	}
+	sources_served(s);
 	*data = b->data;
 	*len = b->len;
 	return 0;
@@ -417,9 +427,11 @@ static void save_tree(run *r)
 		put_varint(&car, header.len);
 		ss_buf_put(&car, header.ptr, header.len);
 		put_block(&car, &r->commit_cid, r->commit_data, r->commit_len);
-		for (size_t i = 0; i < r->src.nseen; i++)
+		for (size_t i = 0; i < r->src.nseen; i++) {
 			put_block(&car, &r->src.seen[i].cid, r->src.seen[i].data,
 			          r->src.seen[i].len);
+			sources_served(&r->src);
+		}
 		if (ss_fs_mkdir_p(r->m->cache_dir, 0700, &ignored) == 0)
 			ret = ss_fs_write_atomic(path.ptr, car.ptr, car.len, 0600, &ignored);
 	} else {
@@ -471,8 +483,7 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 			ret = sink->deleted(sink->payload, c->rkey, err);
 			continue;
 		}
-		if (r->map && i % RELEASE_EVERY_RECORDS == 0)
-			ss_car_release_pages(r->map, r->map_len);
+		sources_served(&r->src);
 		ss_cid_fmt(cid, &c->cid);
 		ss_error_clear(&why);
 		ss_buf_clear(&text);
@@ -656,8 +667,8 @@ int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
 		ss_error_set(err, SS_ERROR, "cannot read the repo's CAR: %s", strerror(errno));
 		goto out;
 	}
-	r.map = map;
-	r.map_len = (size_t)len;
+	r.src.map = map;
+	r.src.map_len = (size_t)len;
 	if (ss_car_open_mapped(&car, map, (size_t)len, &dropped, err) < 0) {
 		ss_error_prefix(err, "com.atproto.sync.getRepo");
 		goto out;
