@@ -81,6 +81,15 @@ int ss_commit_log(ss_repo *repo, const ss_oid *from, const ss_oid *to, const cha
 int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_error *err);
 
 /*
+ * Stages exactly these paths (full paths from the top, as ss_worktree_status lists them in
+ * ss_status_entry.paths) the way `git add -A -- <path>...` does, without walking the working
+ * tree again: a path that exists is added (its conflict, if any, resolved), one that does not
+ * (or that became a directory) is removed. The new blobs are on disk before the index names
+ * them; on failure the index on disk is unchanged.
+ */
+int ss_commit_stage_paths(ss_repo *repo, const char *const *paths, size_t npaths, ss_error *err);
+
+/*
  * Commits the index on HEAD (the branch main), like `git commit`. When a merge is in progress
  * (MERGE_HEAD), the parents are HEAD and MERGE_HEAD and the merge state is cleaned up after.
  * SS_EMERGE if the index still has conflicts; SS_EINVALID "nothing to commit" when the index

@@ -1,45 +1,194 @@
 /* commit_stage.c: staging skills and committing the index on HEAD, concluding merges. */
 #include "core/commit.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
+#include "core/buf.h"
+#include "core/fs.h"
 #include "core/git_priv.h"
 #include "core/mem.h"
+#include "core/worktree.h"
 
-int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_error *err)
+/* Files up to this size are read whole and staged without libgit2's filters; larger ones
+ * (streamed), links and directories (a nested repository) go through git_index_add_bypath. */
+#define STAGE_READ_MAX (16u * 1024 * 1024)
+
+/*
+ * Whether path is made of components libgit2's path checks (git_index_add_bypath's: ".git" in
+ * any case or spelling, NTFS and HFS aliases of it, "..") always accept: ASCII letters, digits,
+ * '.', '_', '-', '+', not "." or "..", no trailing '.', not starting with ".git". Other paths
+ * go through git_index_add_bypath, which checks them.
+ */
+static bool plain_path(const char *path)
 {
-	git_index *index = NULL;
-	git_strarray spec = {ss_xcalloc(nnames ? nnames : 1, sizeof(char *)), nnames};
+	const char *p = path;
+
+	for (;;) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == 0 || p[n - 1] == '.' || (n >= 4 && !strncasecmp(p, ".git", 4)))
+			return false;
+		for (size_t i = 0; i < n; i++) {
+			char c = p[i];
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
+			      c == '+'))
+				return false;
+		}
+		if (!end)
+			return true;
+		p = end + 1;
+	}
+}
+
+/*
+ * Adds the regular file at full (path from the top: path, lstat: st) as git_index_add_bypath
+ * does, without its attribute lookup per file: the clone's info/attributes turns every filter
+ * off (core/repo.c), so the blob is the file's bytes.
+ */
+static int add_plain(git_index *index, const char *path, const char *full, const struct stat *st,
+                     ss_buf *data, ss_error *err)
+{
+	git_index_entry e;
 	int rc;
 
-	for (size_t i = 0; i < nnames; i++)
-		spec.strings[i] = ss_xstrdup(names[i]);
+	ss_buf_clear(data);
+	if (ss_fs_read_file(data, full, STAGE_READ_MAX, err) < 0)
+		return ss_error_prefix(err, "cannot stage '%s'", path);
+	memset(&e, 0, sizeof(e));
+	/* the fields git_index_add_bypath fills from the lstat (git_index_entry__init_from_stat,
+	 * dev included: it takes st_rdev), so that the next status sees the file unchanged */
+	e.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	e.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	e.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	e.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	e.dev = (uint32_t)st->st_rdev;
+	e.ino = (uint32_t)st->st_ino;
+	e.uid = st->st_uid;
+	e.gid = st->st_gid;
+	e.mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	e.path = path;
+	/* writes the blob, sets the size, resolves a conflict on path, invalidates the tree cache
+	 */
+	rc = git_index_add_from_buffer(index, &e, data->ptr, data->len);
+	if (rc < 0)
+		return ss_git_error(err, rc, "cannot stage '%s'", path);
+	return 0;
+}
+
+/* Stages one path the way `git add -A` does: see ss_commit_stage_paths. */
+static int stage_one(git_index *index, const char *workdir, const char *path, bool plain_ok,
+                     ss_buf *full, ss_buf *data, ss_error *err)
+{
+	const git_index_entry *e;
+	struct stat st;
+	size_t len = strlen(path);
+	int rc;
+
+	ss_buf_clear(full);
+	ss_fs_join(full, workdir, path);
+	if (lstat(full->ptr, &st) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return ss_error_set(err, SS_ERROR, "cannot stage '%s': %s", path,
+			                    strerror(errno));
+		rc = git_index_remove_bypath(index, path);
+	} else if (S_ISDIR(st.st_mode) && path[len - 1] != '/' &&
+	           !((e = git_index_get_bypath(index, path, 0)) &&
+	             e->mode == GIT_FILEMODE_COMMIT)) {
+		/* a file replaced by a directory: the files below are paths of their own */
+		rc = git_index_remove_bypath(index, path);
+	} else if (plain_ok && S_ISREG(st.st_mode) && st.st_size <= (off_t)STAGE_READ_MAX &&
+	           plain_path(path)) {
+		return add_plain(index, path, full->ptr, &st, data, err);
+	} else {
+		rc = git_index_add_bypath(index, path);
+	}
+	if (rc < 0)
+		return ss_git_error(err, rc, "cannot stage '%s'", path);
+	return 0;
+}
+
+int ss_commit_stage_paths(ss_repo *repo, const char *const *paths, size_t npaths, ss_error *err)
+{
+	const unsigned odd = GIT_INDEX_CAPABILITY_IGNORE_CASE | GIT_INDEX_CAPABILITY_NO_FILEMODE |
+	                     GIT_INDEX_CAPABILITY_NO_SYMLINKS;
+	const char *workdir = ss_repo_workdir(repo);
+	git_index *index = NULL;
+	ss_buf full = SS_BUF_INIT, data = SS_BUF_INIT;
+	bool plain_ok;
+	int rc, ret = -1;
 
 	rc = git_repository_index(&index, ss_repo_git(repo));
 	if (rc == 0)
 		rc = git_index_read(index, 0);
-	if (rc < 0)
-		goto fail;
-	rc = git_index_add_all(index, nnames ? &spec : NULL, GIT_INDEX_ADD_DISABLE_PATHSPEC_MATCH,
-	                       NULL, NULL);
-	if (rc < 0)
-		goto fail;
-	rc = git_index_update_all(index, nnames ? &spec : NULL, NULL, NULL);
-	if (rc < 0)
-		goto fail;
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot read the index");
+		goto out;
+	}
+	/* a file system without modes, links or case: libgit2's own rules for every path */
+	plain_ok = (git_index_caps(index) & odd) == 0;
+	/* the blobs go to a pack when there are many, and are on disk before the index names
+	 * them (ss_repo_batch_end) */
+	if (ss_repo_batch_begin(repo, 0, err) < 0)
+		goto out;
+	for (size_t i = 0; i < npaths; i++)
+		if (stage_one(index, workdir, paths[i], plain_ok, &full, &data, err) < 0)
+			goto out;
+	if (ss_repo_batch_end(repo, err) < 0)
+		goto out;
 	rc = git_index_write(index);
-	if (rc < 0)
-		goto fail;
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot write the index");
+		goto out;
+	}
+	ret = 0;
+out:
+	ss_repo_batch_abort(repo);
+	if (ret < 0 && index)
+		(void)git_index_read(index, 1); /* drop what was staged in memory */
 	git_index_free(index);
-	ss_git_strings_free(spec.strings, nnames);
-	return 0;
-fail:
-	git_index_free(index);
-	ss_git_strings_free(spec.strings, nnames);
-	if (nnames == 1)
-		return ss_git_error(err, rc, "cannot stage '%s'", names[0]);
-	return ss_git_error(err, rc, "cannot stage the changes");
+	ss_buf_release(&full);
+	ss_buf_release(&data);
+	return ret;
+}
+
+/* Whether path is name or below name/. */
+static bool below(const char *path, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(path, name, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_error *err)
+{
+	ss_status st;
+	const char **paths = NULL;
+	size_t npaths = 0, alloc = 0;
+	int ret;
+
+	if (ss_worktree_status(repo, &st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < st.count; i++) {
+		const ss_status_entry *e = &st.entries[i];
+		bool want = nnames == 0;
+
+		for (size_t k = 0; k < nnames && !want; k++)
+			want = below(e->name, names[k]);
+		for (size_t j = 0; want && j < e->npaths; j++) {
+			ss_xgrow((void **)&paths, sizeof(*paths), npaths + 1, &alloc);
+			paths[npaths++] = e->paths[j];
+		}
+	}
+	ret = ss_commit_stage_paths(repo, paths, npaths, err);
+	free(paths);
+	ss_worktree_status_release(&st);
+	return ret;
 }
 
 static int add_merge_head(const git_oid *id, void *payload)
