@@ -256,8 +256,7 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		if (cli_commit_message(ctx, &mo, &msg) < 0)
 			goto fail;
 	}
-	if (ss_commit_stage_paths(ctx->repo, paths, npaths, &ctx->err) < 0 ||
-	    ss_commit_staged(ctx->repo, msg.ptr, &oid, &ctx->err) < 0)
+	if (ss_commit_paths(ctx->repo, paths, npaths, msg.ptr, &oid, &ctx->err) < 0)
 		goto fail;
 	ss_oid_fmt(hex, &oid);
 	printf("[main %.7s] %.*s\n", hex, (int)strcspn(msg.ptr, "\n"), msg.ptr);

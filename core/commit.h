@@ -97,4 +97,11 @@ int ss_commit_stage_paths(ss_repo *repo, const char *const *paths, size_t npaths
  */
 int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *err);
 
+/*
+ * ss_commit_stage_paths then ss_commit_staged, with one object batch for the new blobs and
+ * trees (a pack when there are many, stored before the index and HEAD name them).
+ */
+int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, const char *message,
+                    ss_oid *out, ss_error *err);
+
 #endif

@@ -113,47 +113,69 @@ static int stage_one(git_index *index, const char *workdir, const char *path, bo
 	return 0;
 }
 
-int ss_commit_stage_paths(ss_repo *repo, const char *const *paths, size_t npaths, ss_error *err)
+/* The repository's index, read from disk (when it changed there). */
+static int open_index(git_index **out, ss_repo *repo, ss_error *err)
+{
+	int rc = git_repository_index(out, ss_repo_git(repo));
+
+	if (rc == 0)
+		rc = git_index_read(*out, 0);
+	if (rc < 0)
+		return ss_git_error(err, rc, "cannot read the index");
+	return 0;
+}
+
+/* Stages paths into index, in memory; inside an object batch. */
+static int stage_into(git_index *index, ss_repo *repo, const char *const *paths, size_t npaths,
+                      ss_error *err)
 {
 	const unsigned odd = GIT_INDEX_CAPABILITY_IGNORE_CASE | GIT_INDEX_CAPABILITY_NO_FILEMODE |
 	                     GIT_INDEX_CAPABILITY_NO_SYMLINKS;
-	const char *workdir = ss_repo_workdir(repo);
-	git_index *index = NULL;
-	ss_buf full = SS_BUF_INIT, data = SS_BUF_INIT;
-	bool plain_ok;
-	int rc, ret = -1;
-
-	rc = git_repository_index(&index, ss_repo_git(repo));
-	if (rc == 0)
-		rc = git_index_read(index, 0);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot read the index");
-		goto out;
-	}
 	/* a file system without modes, links or case: libgit2's own rules for every path */
-	plain_ok = (git_index_caps(index) & odd) == 0;
-	/* the blobs go to a pack when there are many, and are on disk before the index names
-	 * them (ss_repo_batch_end) */
-	if (ss_repo_batch_begin(repo, 0, err) < 0)
-		goto out;
-	for (size_t i = 0; i < npaths; i++)
-		if (stage_one(index, workdir, paths[i], plain_ok, &full, &data, err) < 0)
-			goto out;
-	if (ss_repo_batch_end(repo, err) < 0)
-		goto out;
-	rc = git_index_write(index);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot write the index");
-		goto out;
-	}
-	ret = 0;
-out:
-	ss_repo_batch_abort(repo);
-	if (ret < 0 && index)
-		(void)git_index_read(index, 1); /* drop what was staged in memory */
-	git_index_free(index);
+	bool plain_ok = (git_index_caps(index) & odd) == 0;
+	ss_buf full = SS_BUF_INIT, data = SS_BUF_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < npaths && ret == 0; i++)
+		ret =
+		    stage_one(index, ss_repo_workdir(repo), paths[i], plain_ok, &full, &data, err);
 	ss_buf_release(&full);
 	ss_buf_release(&data);
+	return ret;
+}
+
+/* Writes the staged index to disk; the objects it names must be stored already. */
+static int write_index(git_index *index, ss_error *err)
+{
+	int rc = git_index_write(index);
+
+	if (rc < 0)
+		return ss_git_error(err, rc, "cannot write the index");
+	return 0;
+}
+
+/* After a failure: ends an open batch and forgets what was staged in memory only. */
+static void drop(ss_repo *repo, git_index *index)
+{
+	ss_repo_batch_abort(repo);
+	if (index)
+		(void)git_index_read(index, 1);
+}
+
+int ss_commit_stage_paths(ss_repo *repo, const char *const *paths, size_t npaths, ss_error *err)
+{
+	git_index *index = NULL;
+	int ret = -1;
+
+	/* the blobs go to a pack when there are many, and are on disk before the index names
+	 * them (ss_repo_batch_end) */
+	if (open_index(&index, repo, err) < 0 || ss_repo_batch_begin(repo, 0, err) < 0 ||
+	    stage_into(index, repo, paths, npaths, err) < 0 || ss_repo_batch_end(repo, err) < 0 ||
+	    write_index(index, err) < 0)
+		drop(repo, index);
+	else
+		ret = 0;
+	git_index_free(index);
 	return ret;
 }
 
@@ -222,76 +244,112 @@ static int check_conflicts(git_index *index, ss_error *err)
 	return ret;
 }
 
-int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *err)
+/* The tree of the index, written inside an object batch (its trees then go to a pack rather
+ * than one loose file each, with libgit2's rescan of the packs for each). SS_EMERGE while
+ * the index has conflicts. */
+static int write_tree(git_index *index, ss_oid *tree, ss_error *err)
+{
+	git_oid id;
+	int rc;
+
+	if (check_conflicts(index, err) < 0)
+		return -1;
+	rc = git_index_write_tree(&id, index);
+	if (rc < 0)
+		return ss_git_error(err, rc, "cannot write the index's tree");
+	ss_git_oid_out(tree, &id);
+	return 0;
+}
+
+/* Commits tree (index's, stored) on HEAD, concluding a merge: see ss_commit_staged. */
+static int commit_tree(ss_repo *repo, git_index *index, const ss_oid *tree, const char *message,
+                       ss_oid *out, ss_error *err)
 {
 	git_repository *git = ss_repo_git(repo);
-	git_index *index = NULL;
-	git_oid tree_id, merge_head;
-	ss_oid parents[2], tree, head_tree, id, zero;
+	git_oid merge_head;
+	ss_oid parents[2], head_tree, id, zero;
 	size_t nparents = 0;
 	bool merging = false, has_head;
 	ss_commit_opts opts = {0};
-	int rc, ret = -1;
+	int rc, ret;
 
 	memset(&merge_head, 0, sizeof(merge_head));
 	ss_oid_clear(&zero);
-	rc = git_repository_index(&index, git);
-	if (rc == 0)
-		rc = git_index_read(index, 0);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot read the index");
-		goto out;
-	}
-	ret = check_conflicts(index, err);
-	if (ret < 0)
-		goto out;
-	rc = git_index_write_tree(&tree_id, index);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot write the index's tree");
-		goto out;
-	}
-	ss_git_oid_out(&tree, &tree_id);
 	ret = ss_commit_read_ref(repo, "HEAD", &parents[0], err);
 	if (ret < 0 && err->code != SS_ENOTFOUND)
-		goto out;
+		return -1;
 	has_head = ret == 0;
 	if (has_head)
 		nparents = 1;
 	if (git_repository_state(git) == GIT_REPOSITORY_STATE_MERGE) {
 		rc = git_repository_mergehead_foreach(git, add_merge_head, &merge_head);
-		if (rc < 0 || git_oid_is_zero(&merge_head) || !has_head) {
-			ret = ss_error_set(err, SS_ERROR, "cannot read MERGE_HEAD");
-			goto out;
-		}
+		if (rc < 0 || git_oid_is_zero(&merge_head) || !has_head)
+			return ss_error_set(err, SS_ERROR, "cannot read MERGE_HEAD");
 		ss_git_oid_out(&parents[nparents++], &merge_head);
 		merging = true;
 	}
 	if (!merging) {
-		if (has_head) {
-			ret = ss_commit_tree(repo, &parents[0], &head_tree, err);
-			if (ret < 0)
-				goto out;
-		}
-		if (has_head ? ss_oid_equal(&head_tree, &tree) : git_index_entrycount(index) == 0) {
-			ret = ss_error_set(err, SS_EINVALID, "nothing to commit");
-			goto out;
-		}
+		if (has_head && ss_commit_tree(repo, &parents[0], &head_tree, err) < 0)
+			return -1;
+		if (has_head ? ss_oid_equal(&head_tree, tree) : git_index_entrycount(index) == 0)
+			return ss_error_set(err, SS_EINVALID, "nothing to commit");
 	}
 	opts.ref = "HEAD";
 	opts.expected_old = has_head ? &parents[0] : &zero;
-	ret = ss_commit_create(repo, &opts, &tree, parents, nparents, message, &id, err);
-	if (ret < 0)
-		goto out;
+	if (ss_commit_create(repo, &opts, tree, parents, nparents, message, &id, err) < 0)
+		return -1;
 	if (merging) {
 		rc = git_repository_state_cleanup(git);
-		if (rc < 0) {
-			ret = ss_git_error(err, rc, "cannot clean up the merge state");
-			goto out;
-		}
+		if (rc < 0)
+			return ss_git_error(err, rc, "cannot clean up the merge state");
 	}
 	if (out)
 		*out = id;
-	ret = 0;
+	return 0;
+}
+
+int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *err)
+{
+	git_index *index = NULL;
+	ss_oid tree;
+	int ret = -1;
+
+	if (open_index(&index, repo, err) < 0 || ss_repo_batch_begin(repo, 0, err) < 0)
+		goto out;
+	if (write_tree(index, &tree, err) < 0 || ss_repo_batch_end(repo, err) < 0) {
+		ss_repo_batch_abort(repo);
+		goto out;
+	}
+	ret = commit_tree(repo, index, &tree, message, out, err);
+out:
+	git_index_free(index);
+	return ret;
+}
+
+int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, const char *message,
+                    ss_oid *out, ss_error *err)
+{
+	git_index *index = NULL;
+	ss_oid tree;
+	bool conflicted;
+	int ret = -1;
+
+	/* one batch for the blobs and the trees, stored before the index and HEAD name them */
+	if (open_index(&index, repo, err) < 0 || ss_repo_batch_begin(repo, 0, err) < 0 ||
+	    stage_into(index, repo, paths, npaths, err) < 0) {
+		drop(repo, index);
+		goto out;
+	}
+	conflicted = write_tree(index, &tree, err) < 0;
+	if ((conflicted && err->code != SS_EMERGE) || ss_repo_batch_end(repo, err) < 0 ||
+	    write_index(index, err) < 0) {
+		drop(repo, index);
+		goto out;
+	}
+	/* with conflicts left, what was staged stays staged (SS_EMERGE), as with
+	 * ss_commit_stage_paths then ss_commit_staged */
+	if (!conflicted)
+		ret = commit_tree(repo, index, &tree, message, out, err);
 out:
 	git_index_free(index);
 	return ret;

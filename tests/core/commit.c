@@ -10,6 +10,7 @@
 #include "core/commit.h"
 #include "core/repo.h"
 #include "core/tree.h"
+#include "core/worktree.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 
@@ -180,6 +181,9 @@ static void test_commit__stage_paths_as_git_add_all(void **state)
 	char *dir;
 	ss_repo *repo = ss_test_repo_new(&dir);
 	ss_buf out = SS_BUF_INIT, path = SS_BUF_INIT;
+	const char *paths[16];
+	size_t npaths = 0;
+	ss_status st;
 	ss_oid c1, c2;
 	ss_error err;
 
@@ -202,8 +206,14 @@ static void test_commit__stage_paths_as_git_add_all(void **state)
 	ss_test_write(dir, "delta/templates/deep/r.md", "r\n");
 	ss_test_write(dir, "alpha/caf\xc3\xa9.md", "c\n");
 	ss_test_write(dir, "alpha/SKILL.md", "a, longer\n");
-	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
-	assert_int_equal(ss_commit_staged(repo, "second", &c2, &err), 0);
+	/* as `skillsync commit` does: the paths of the status, staged and committed at once */
+	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
+	for (size_t i = 0; i < st.count; i++)
+		for (size_t j = 0; j < st.entries[i].npaths; j++)
+			if (npaths < 16)
+				paths[npaths++] = st.entries[i].paths[j];
+	assert_int_equal(ss_commit_paths(repo, paths, npaths, "second", &c2, &err), 0);
+	ss_worktree_status_release(&st);
 
 	assert_int_equal(ss_test_git(dir, &out, "ls-tree -r HEAD | cut -c1-7,54-"), 0);
 	assert_string_equal(out.ptr, "100644 alpha/SKILL.md\n"
