@@ -13,7 +13,8 @@
 #   (default 3 x 3000, 1000 changes, 3 runs). Needs a build in build/ (BUILD=<dir> for another,
 #   e.g. a Release build); starts and stops its own PDS (free ports). SS_BENCH_PERF=<file>: one
 #   more skillsync commit at the end under `perf record --call-graph dwarf -o <file>` (and one
-#   of SS_BENCH_BEFORE into <file>.before).
+#   of SS_BENCH_BEFORE into <file>.before). SS_BENCH_KEEP=<dir>: the clone is moved there at
+#   the end (for more experiments: commit needs no PDS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -126,4 +127,8 @@ if [ -n "${SS_BENCH_PERF:-}" ]; then
 			commit -m perf >/dev/null 2>&1
 		echo "profile of $SS_BENCH_BEFORE: $SS_BENCH_PERF.before" >&2
 	fi
+fi
+if [ -n "${SS_BENCH_KEEP:-}" ]; then
+	mv "$work/space" "$SS_BENCH_KEEP"
+	echo "clone kept in $SS_BENCH_KEEP" >&2
 fi

@@ -99,7 +99,8 @@ int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *
 
 /*
  * ss_commit_stage_paths then ss_commit_staged, with one object batch for the new blobs and
- * trees (a pack when there are many, stored before the index and HEAD name them).
+ * trees (a pack when there are many, stored before the index and HEAD name them); small packs
+ * are merged after when they pile up (ss_repo_pack_small).
  */
 int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, const char *message,
                     ss_oid *out, ss_error *err);

@@ -350,6 +350,14 @@ int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, cons
 	 * ss_commit_stage_paths then ss_commit_staged */
 	if (!conflicted)
 		ret = commit_tree(repo, index, &tree, message, out, err);
+	if (ret == 0) {
+		/* a commit of many files writes a pack, as a pull does: the small ones are merged
+		 * when they pile up (bounded; its failure leaves the packs as they were) */
+		ss_error ignored;
+		size_t merged;
+
+		(void)ss_repo_pack_small(repo, &merged, &ignored);
+	}
 out:
 	git_index_free(index);
 	return ret;
