@@ -100,7 +100,9 @@ int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *
 /*
  * ss_commit_stage_paths then ss_commit_staged, with one object batch for the new blobs and
  * trees (a pack when there are many, stored before the index and HEAD name them); small packs
- * are merged after when they pile up (ss_repo_pack_small).
+ * are merged after when they pile up (ss_repo_pack_small). paths must hold every path where
+ * the index differs from HEAD (the paths of every status entry with staged changes, as
+ * `commit` makes sure): the tree is HEAD's with only the top-level names of paths rebuilt.
  */
 int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, const char *message,
                     ss_oid *out, ss_error *err);

@@ -326,6 +326,107 @@ out:
 	return ret;
 }
 
+/* Writes the tree of the index entries [lo, hi), whose paths share a prefix of off bytes
+ * (ending in '/'), as git_index_write_tree would. */
+static int build_tree(git_repository *git, git_index *index, size_t lo, size_t hi, size_t off,
+                      git_oid *out)
+{
+	git_treebuilder *tb = NULL;
+	size_t i = lo;
+	int rc = git_treebuilder_new(&tb, git, NULL);
+
+	while (rc == 0 && i < hi) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		const char *rest = e->path + off, *slash = strchr(rest, '/');
+		size_t n, j;
+		char *name;
+		git_oid sub;
+
+		if (!slash) {
+			rc =
+			    git_treebuilder_insert(NULL, tb, rest, &e->id, (git_filemode_t)e->mode);
+			i++;
+			continue;
+		}
+		/* the entries below rest's first directory follow each other in the index */
+		n = (size_t)(slash - rest) + 1;
+		for (j = i + 1; j < hi; j++)
+			if (strncmp(git_index_get_byindex(index, j)->path + off, rest, n) != 0)
+				break;
+		name = ss_xstrndup(rest, n - 1);
+		rc = build_tree(git, index, i, j, off + n, &sub);
+		if (rc == 0)
+			rc = git_treebuilder_insert(NULL, tb, name, &sub, GIT_FILEMODE_TREE);
+		free(name);
+		i = j;
+	}
+	if (rc == 0)
+		rc = git_treebuilder_write(out, tb);
+	git_treebuilder_free(tb);
+	return rc;
+}
+
+/*
+ * The index's tree when it differs from HEAD's only below the top-level names of paths:
+ * HEAD's top tree with those names rebuilt from the index. Work follows the change:
+ * git_index_write_tree looks each directory up in its tree cache by a linear search among
+ * the top-level names (so its cost grows with the square of the skills) and checks every
+ * entry of the top tree against the object store.
+ */
+static int write_tree_of(ss_repo *repo, git_index *index, const char *const *paths, size_t npaths,
+                         ss_oid *out, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_treebuilder *top = NULL;
+	git_tree *head = NULL;
+	ss_buf name = SS_BUF_INIT, last = SS_BUF_INIT;
+	git_oid id;
+	int rc = 0;
+
+	if (check_conflicts(index, err) < 0 || ss_git_head_tree(&head, repo, err) < 0)
+		return -1;
+	rc = git_treebuilder_new(&top, git, head);
+	for (size_t i = 0; rc == 0 && i < npaths; i++) {
+		const git_index_entry *e;
+		size_t pos;
+
+		ss_buf_clear(&name);
+		ss_buf_put(&name, paths[i], strcspn(paths[i], "/"));
+		if (i > 0 && !strcmp(name.ptr, last.ptr))
+			continue;
+		ss_buf_clear(&last);
+		ss_buf_puts(&last, name.ptr);
+		if ((e = git_index_get_bypath(index, name.ptr, 0))) {
+			rc = git_treebuilder_insert(NULL, top, name.ptr, &e->id,
+			                            (git_filemode_t)e->mode);
+			continue;
+		}
+		ss_buf_putc(&name, '/');
+		if (git_index_find_prefix(&pos, index, name.ptr) == 0) {
+			size_t end = pos + 1, total = git_index_entrycount(index);
+			while (end < total && !strncmp(git_index_get_byindex(index, end)->path,
+			                               name.ptr, name.len))
+				end++;
+			rc = build_tree(git, index, pos, end, name.len, &id);
+			if (rc == 0)
+				rc = git_treebuilder_insert(NULL, top, last.ptr, &id,
+				                            GIT_FILEMODE_TREE);
+		} else if (git_treebuilder_get(top, last.ptr)) {
+			rc = git_treebuilder_remove(top, last.ptr);
+		}
+	}
+	if (rc == 0)
+		rc = git_treebuilder_write(&id, top);
+	git_treebuilder_free(top);
+	git_tree_free(head);
+	ss_buf_release(&name);
+	ss_buf_release(&last);
+	if (rc < 0)
+		return ss_git_error(err, rc, "cannot write the index's tree");
+	ss_git_oid_out(out, &id);
+	return 0;
+}
+
 int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, const char *message,
                     ss_oid *out, ss_error *err)
 {
@@ -340,7 +441,7 @@ int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, cons
 		drop(repo, index);
 		goto out;
 	}
-	conflicted = write_tree(index, &tree, err) < 0;
+	conflicted = write_tree_of(repo, index, paths, npaths, &tree, err) < 0;
 	if ((conflicted && err->code != SS_EMERGE) || ss_repo_batch_end(repo, err) < 0 ||
 	    write_index(index, err) < 0) {
 		drop(repo, index);
