@@ -81,7 +81,7 @@ static int add_plain(git_index *index, const char *path, const char *full, const
 	return 0;
 }
 
-/* Stages one path the way `git add -A` does: see ss_commit_stage_paths. */
+/* Stages one path the way `git add -A` does: see ss_commit_paths. */
 static int stage_one(git_index *index, const char *workdir, const char *path, bool plain_ok,
                      ss_buf *full, ss_buf *data, ss_error *err)
 {
@@ -162,7 +162,8 @@ static void drop(ss_repo *repo, git_index *index)
 		(void)git_index_read(index, 1);
 }
 
-int ss_commit_stage_paths(ss_repo *repo, const char *const *paths, size_t npaths, ss_error *err)
+/* Stages paths and writes the index (ss_commit_stage). */
+static int stage_paths(ss_repo *repo, const char *const *paths, size_t npaths, ss_error *err)
 {
 	git_index *index = NULL;
 	int ret = -1;
@@ -207,7 +208,7 @@ int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_e
 			paths[npaths++] = e->paths[j];
 		}
 	}
-	ret = ss_commit_stage_paths(repo, paths, npaths, err);
+	ret = stage_paths(repo, paths, npaths, err);
 	free(paths);
 	ss_worktree_status_release(&st);
 	return ret;
@@ -448,7 +449,7 @@ int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, cons
 		goto out;
 	}
 	/* with conflicts left, what was staged stays staged (SS_EMERGE), as with
-	 * ss_commit_stage_paths then ss_commit_staged */
+	 * ss_commit_stage then ss_commit_staged */
 	if (!conflicted)
 		ret = commit_tree(repo, index, &tree, message, out, err);
 	if (ret == 0) {
