@@ -197,9 +197,9 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	ss_lock *lock = NULL;
 	ss_buf msg = SS_BUF_INIT, summary = SS_BUF_INIT;
 	const char *workdir;
-	const char **names = NULL;
+	const char **paths = NULL;
 	bool *pick = NULL, merging;
-	size_t npicked = 0, nnames = 0, errors = 0, skills = 0;
+	size_t npicked = 0, npaths = 0, apaths = 0, errors = 0, skills = 0;
 	char hex[SS_OID_HEXSZ + 1];
 	ss_oid oid;
 	int ret;
@@ -221,13 +221,15 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		ret = SS_EXIT_ERROR;
 		goto out;
 	}
-	names = ss_xcalloc(s.count + 1, sizeof(*names));
 	for (size_t j = 0; j < s.count; j++) {
 		const ss_status_entry *e = &s.entries[j];
 
 		if (!pick[j])
 			continue;
-		names[nnames++] = e->name;
+		/* staged as the status found them: no second walk of the working tree */
+		ss_xgrow((void **)&paths, sizeof(*paths), npaths + e->npaths, &apaths);
+		for (size_t i = 0; i < e->npaths; i++)
+			paths[npaths++] = e->paths[i];
 		if (e->conflicted)
 			errors += check_markers(workdir, e);
 		if (e->outside) {
@@ -254,9 +256,7 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 		if (cli_commit_message(ctx, &mo, &msg) < 0)
 			goto fail;
 	}
-	if (ss_commit_stage(ctx->repo, a.nnames ? names : NULL, a.nnames ? nnames : 0, &ctx->err) <
-	        0 ||
-	    ss_commit_staged(ctx->repo, msg.ptr, &oid, &ctx->err) < 0)
+	if (ss_commit_paths(ctx->repo, paths, npaths, msg.ptr, &oid, &ctx->err) < 0)
 		goto fail;
 	ss_oid_fmt(hex, &oid);
 	printf("[main %.7s] %.*s\n", hex, (int)strcspn(msg.ptr, "\n"), msg.ptr);
@@ -277,7 +277,7 @@ out:
 		free(a.names[i]);
 	free(a.names);
 	free(a.messages);
-	free(names);
+	free(paths);
 	free(pick);
 	ss_worktree_status_release(&s);
 	ss_lock_free(lock);

@@ -86,7 +86,8 @@ int ss_commit_log_paths(ss_repo *repo, const ss_oid *from, const ss_oid *to,
 /*
  * Stages like `git add -A -- <name>...`: new, modified and deleted files below each top-level
  * name (a skill directory or a top-level file); names NULL/0: the whole working tree. Staging
- * a conflicted path resolves its conflict. Ignored files stay out.
+ * a conflicted path resolves its conflict. Ignored files stay out. One walk of the working
+ * tree (the status); the paths it found are staged as ss_commit_paths does.
  */
 int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_error *err);
 
@@ -97,5 +98,20 @@ int ss_commit_stage(ss_repo *repo, const char *const *names, size_t nnames, ss_e
  * equals HEAD outside a merge. out (may be NULL) receives the new commit.
  */
 int ss_commit_staged(ss_repo *repo, const char *message, ss_oid *out, ss_error *err);
+
+/*
+ * Stages exactly these paths (full paths from the top, as ss_worktree_status lists them in
+ * ss_status_entry.paths) the way `git add -A -- <path>...` does, without walking the working
+ * tree again (a path that exists is added, its conflict if any resolved; one that does not,
+ * or that became a directory, is removed), then commits as ss_commit_staged does. The new
+ * blobs and trees go to one object batch (a pack when there are many), stored before the
+ * index and HEAD name them; small packs are merged after when they pile up
+ * (ss_repo_pack_small). paths must hold every path where the index differs from HEAD (the
+ * paths of every status entry with staged changes, as `commit` makes sure): the tree is
+ * HEAD's with only the top-level names of paths rebuilt from the index. When conflicts are
+ * left (SS_EMERGE), what was staged stays staged.
+ */
+int ss_commit_paths(ss_repo *repo, const char *const *paths, size_t npaths, const char *message,
+                    ss_oid *out, ss_error *err);
 
 #endif

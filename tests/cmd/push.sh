@@ -94,6 +94,12 @@ grep -qx "  A notes.md (+1 -0)" "$work/out" || fail "diff --stat added: $(cat "$
 grep -qx "  D references/api/errors.md (+0 -[1-9][0-9]*)" "$work/out" ||
 	fail "diff --stat deleted: $(cat "$work/out")"
 [ "$(grep -c '^  [ADM] ' "$work/out")" = 3 ] || fail "diff --stat: $(cat "$work/out")"
+# staged changes of a skill not named refuse the commit (it commits HEAD's tree with only the
+# named skills rebuilt, so they must not be left behind silently)
+tv commit -m "only shared" shared >"$work/out" && fail "commit left mine's staged changes out"
+grep -q "'mine' has staged changes that are not among the skills named" "$work/out" ||
+	fail "refusal: $(cat "$work/out")"
+[ "$(git rev-parse HEAD)" = "$head" ] || fail "a refused commit moved main"
 git reset -q --hard
 
 # create + update + edit of someone else's + an outside file, in two commits.

@@ -10,6 +10,7 @@
 #include "core/commit.h"
 #include "core/repo.h"
 #include "core/tree.h"
+#include "core/worktree.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 
@@ -262,6 +263,73 @@ static void test_commit__stage_and_commit_on_head(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* Staging by the paths the status found gives the tree and the index `git add -A` would:
+ * a mode-only change, a whole skill deleted, a file become a directory, new nested
+ * directories, a link and a name libgit2 checks itself. */
+static void test_commit__stage_paths_as_git_add_all(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_buf out = SS_BUF_INIT, path = SS_BUF_INIT;
+	const char *paths[16];
+	size_t npaths = 0;
+	ss_status st;
+	ss_oid c1, c2;
+	ss_error err;
+
+	ss_test_write(dir, "alpha/SKILL.md", "a\n");
+	ss_test_write(dir, "alpha/scripts/run.sh", "echo\n");
+	ss_test_write(dir, "beta/SKILL.md", "b\n");
+	ss_test_write(dir, "beta/references/notes.md", "n\n");
+	ss_test_write(dir, "gamma/SKILL.md", "g\n");
+	ss_test_write(dir, "gamma/x", "a file\n");
+	assert_int_equal(ss_commit_stage(repo, NULL, 0, &err), 0);
+	assert_int_equal(ss_commit_staged(repo, "first", &c1, &err), 0);
+
+	ss_buf_printf(&path,
+	              "cd '%s' && chmod +x alpha/scripts/run.sh && rm -r beta gamma/x && "
+	              "ln -s SKILL.md alpha/link",
+	              dir);
+	assert_int_equal(system(path.ptr), 0);
+	ss_test_write(dir, "gamma/x/y.md", "now a directory\n");
+	ss_test_write(dir, "delta/SKILL.md", "d\n");
+	ss_test_write(dir, "delta/templates/deep/r.md", "r\n");
+	ss_test_write(dir, "alpha/caf\xc3\xa9.md", "c\n");
+	ss_test_write(dir, "alpha/SKILL.md", "a, longer\n");
+	/* as `skillsync commit` does: the paths of the status, staged and committed at once */
+	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
+	for (size_t i = 0; i < st.count; i++)
+		for (size_t j = 0; j < st.entries[i].npaths; j++)
+			if (npaths < 16)
+				paths[npaths++] = st.entries[i].paths[j];
+	assert_int_equal(ss_commit_paths(repo, paths, npaths, "second", &c2, &err), 0);
+	ss_worktree_status_release(&st);
+
+	assert_int_equal(ss_test_git(dir, &out, "ls-tree -r HEAD | cut -c1-7,54-"), 0);
+	assert_string_equal(out.ptr, "100644 alpha/SKILL.md\n"
+	                             "100644 \"alpha/caf\\303\\251.md\"\n"
+	                             "120000 alpha/link\n"
+	                             "100755 alpha/scripts/run.sh\n"
+	                             "100644 delta/SKILL.md\n"
+	                             "100644 delta/templates/deep/r.md\n"
+	                             "100644 gamma/SKILL.md\n"
+	                             "100644 gamma/x/y.md\n");
+	ss_buf_clear(&out);
+	assert_int_equal(ss_test_git(dir, &out, "show HEAD:alpha/SKILL.md HEAD:gamma/x/y.md"), 0);
+	assert_string_equal(out.ptr, "a, longer\nnow a directory\n");
+	ss_buf_clear(&out);
+	/* git agrees with the index, and the index's stat data match the files (diff-files does
+	 * not refresh: a wrong mtime, size or inode would list the file) */
+	assert_int_equal(ss_test_git(dir, &out, "diff-files --name-only"), 0);
+	assert_int_equal(ss_test_git(dir, &out, "status --porcelain"), 0);
+	assert_string_equal(out.ptr, "");
+	assert_int_equal(ss_test_git(dir, NULL, "fsck --strict 2>/dev/null"), 0);
+	ss_buf_release(&out);
+	ss_buf_release(&path);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_commit__open_finds_the_repo_from_inside(void **state)
 {
 	char *dir;
@@ -299,6 +367,7 @@ int test_commit_run(void)
 	    cmocka_unit_test(test_commit__log_lists_commits_touching_a_skill),
 	    cmocka_unit_test(test_commit__log_paths_marks_each_commit_s_skills),
 	    cmocka_unit_test(test_commit__stage_and_commit_on_head),
+	    cmocka_unit_test(test_commit__stage_paths_as_git_add_all),
 	    cmocka_unit_test(test_commit__open_finds_the_repo_from_inside),
 	};
 	return cmocka_run_group_tests_name("core/commit", tests, NULL, NULL);
