@@ -12,7 +12,7 @@
 
 static void put_string(ss_buf *out, const unsigned char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
+	static const char hex[] = "0123456789ABCDEF"; /* as jansson writes them */
 	size_t run = 0;
 
 	ss_buf_putc(out, '"');

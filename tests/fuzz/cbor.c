@@ -1,6 +1,7 @@
 /* The DAG-CBOR reader: decode; what decodes is canonical, so encoding it gives the input back
  * byte for byte; ss_cbor_skip accepts whatever ss_cbor_decode does (decode adds the data
- * model's "$type" rules); ss_cbor_to_json writes only what decode takes, as the same value. */
+ * model's "$type" rules); ss_cbor_to_json writes only what decode takes, byte for byte the text
+ * jansson writes for the value decode gives. */
 #include "tests/fuzz/fuzz.h"
 
 #include "core/cbor.h"
@@ -24,11 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ss_buf_clear(&out);
 	if (ss_cbor_to_json(data, size, &out) == 0) {
-		json_t *back = json_loadb(out.ptr, out.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+		char *dumped;
 
 		fuzz_check(decoded, "to_json writes what decode refuses");
-		fuzz_check(back && json_equal(back, v), "to_json writes another value");
-		json_decref(back);
+		dumped = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		fuzz_check(dumped && strlen(dumped) == out.len && !memcmp(dumped, out.ptr, out.len),
+		           "to_json writes other text than jansson does for the decoded value");
+		free(dumped);
 	}
 	json_decref(v);
 	ss_buf_release(&out);
