@@ -25,6 +25,18 @@ ss_repo_batch **ss_repo_batch_slot(ss_repo *repo);
 int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err);
 
 /*
+ * Writes count objects, each whole (no delta), into one new pack of <gitdir>/objects/pack,
+ * through libgit2's indexer, the pack and its index synced when this returns 0 (name: the
+ * pack's name, pack-<name>.pack). read gives the i-th object, i from 0 to count - 1 in that
+ * order: its type and bytes in *data, memory of a backend's (a backend's read allocates it
+ * so), which the writer frees with git_odb_backend_data_free(*owner, *data).
+ */
+typedef int (*ss_repo_pack_read)(void *payload, size_t i, git_odb_backend **owner, void **data,
+                                 size_t *len, git_object_t *type);
+int ss_repo_pack_write(ss_repo *repo, size_t count, ss_repo_pack_read read, void *payload,
+                       char name[GIT_OID_HEXSZ + 1], ss_error *err);
+
+/*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted
  * from fmt ("cannot write tree for '%s'"); returns the SS_E* code: GIT_ENOTFOUND ->
  * SS_ENOTFOUND, GIT_EEXISTS -> SS_EEXISTS, GIT_EMODIFIED / GIT_ELOCKED -> SS_ECONFLICT,
