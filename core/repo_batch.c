@@ -305,6 +305,15 @@ static int pack_send(pack_out *po)
 	return rc;
 }
 
+/* An entry of another pack, as it is. */
+static int pack_raw(pack_out *po, const unsigned char *raw, size_t len)
+{
+	ss_xgrow((void **)&po->buf, 1, po->len + len, &po->alloc);
+	memcpy(po->buf + po->len, raw, len);
+	po->len += len;
+	return po->len >= PACK_OUT_CHUNK ? pack_send(po) : 0;
+}
+
 /* One whole object: its type and size, then its deflated bytes. */
 static int pack_object(pack_out *po, git_object_t type, const void *data, size_t len)
 {
@@ -358,19 +367,21 @@ static int write_pack(const pack_job *job, git_indexer **out)
 	memcpy(po.buf, head, sizeof(head));
 	po.len = sizeof(head);
 	for (size_t i = 0; rc == 0 && i < job->count; i++) {
-		git_odb_backend *owner = job->mem;
-		void *data = NULL;
-		size_t len;
-		git_object_t type;
+		ss_repo_pack_obj o;
 
-		if (job->mem)
-			rc = job->mem->read(&data, &len, &type, job->mem, &job->oids[i]);
-		else
-			rc = job->read(job->payload, i, &owner, &data, &len, &type);
-		if (rc == 0)
-			rc = pack_object(&po, type, data, len);
-		if (data)
-			git_odb_backend_data_free(owner, data);
+		memset(&o, 0, sizeof(o));
+		if (job->mem) {
+			o.owner = job->mem;
+			rc = job->mem->read(&o.data, &o.len, &o.type, job->mem, &job->oids[i]);
+		} else {
+			rc = job->read(job->payload, i, &o);
+		}
+		if (rc == 0 && o.raw)
+			rc = pack_raw(&po, o.raw, o.raw_len);
+		else if (rc == 0)
+			rc = pack_object(&po, o.type, o.data, o.len);
+		if (o.data)
+			git_odb_backend_data_free(o.owner, o.data);
 	}
 	if (rc == 0)
 		rc = pack_send(&po);

@@ -6,7 +6,8 @@
 # `git fsck --full` clean, and log and status as before. The merge runs after the pull has
 # released the clone's lock (a fetch meanwhile is not kept waiting), a second merge is skipped
 # while one runs, gc.auto=0 turns it off, and a run killed between writing the new pack and
-# removing the old ones leaves a repository that works and is merged by the next pull.
+# removing the old ones leaves a repository that works and is merged by the next pull. A pack
+# git wrote (with deltas) is merged like the others.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
@@ -104,4 +105,21 @@ objects off >"$tmp/before"
 intact off "$tmp/before"
 (cd off && ss_run 0 "$SKILLSYNC" pull --quiet)
 [ "$(packs off)" = 1 ] || fail "the next pull did not merge: $(packs off)"
+intact off "$tmp/before"
+
+# a pack git wrote, with deltas, is merged too: its deltas go into the new pack whole (two
+# versions of one long skill: git stores one as a delta of the other)
+for v in 1 2; do
+	mkdir -p "$tmp/big" && python3 -c 'import sys; print("---\nname: big\ndescription: Big.\n---"); [print("line", i, "of the long skill") for i in range(2000)]; print(sys.argv[1])' "$v" >"$tmp/big/SKILL.md"
+	SS_FILL_TOKEN=$(ss_field me accessJwt) "$fill" --pds "$pds" --did "$(ss_field me did)" --put "$tmp/big" >/dev/null || fail "put big"
+	(cd off && ss_run 0 "$SKILLSYNC" pull --quiet)
+done
+git -C off repack -a -d -f -q
+deltas() { git verify-pack -v "$1"/.git/objects/pack/*.idx | grep -c '^chain length' || true; }
+[ "$(deltas off)" -gt 0 ] || fail "git wrote no delta"
+more h
+objects off >"$tmp/before"
+(cd off && ss_run 0 "$SKILLSYNC" pull --quiet)
+[ "$(packs off)" = 1 ] || fail "git's pack and the pull's not merged: $(packs off)"
+[ "$(deltas off)" = 0 ] || fail "a delta in the merged pack"
 intact off "$tmp/before"
