@@ -56,6 +56,8 @@ typedef struct repack {
 	size_t nsrc, src_alloc;
 	entry *e;
 	size_t n, alloc;
+	git_oid *loose; /* the loose objects listed (those also in a pack included) */
+	size_t nloose;
 } repack;
 
 /* The packs of dir (base names), but those kept by a .keep file, smaller than max bytes. */
@@ -380,22 +382,20 @@ static void remove_pack(const char *dir, const char *base)
 	ss_buf_release(&path);
 }
 
-/* Removes the loose files of the objects packed from the loose source, then the directories
- * they leave empty (git's prune-packed). */
-static void remove_loose(const repack *r, uint32_t loose, const char *objects)
+/* Removes the loose files listed (each object is in the new pack, read from its loose file or
+ * from a pack), then the directories they leave empty (git's prune-packed). */
+static void remove_loose(const repack *r, const char *objects)
 {
 	char hex[GIT_OID_HEXSZ + 1];
 	ss_buf path = SS_BUF_INIT;
 	bool fanout[256] = {false};
 
-	for (size_t i = 0; i < r->n; i++) {
-		if (r->e[i].src != loose)
-			continue;
-		git_oid_tostr(hex, sizeof(hex), &r->e[i].id);
+	for (size_t i = 0; i < r->nloose; i++) {
+		git_oid_tostr(hex, sizeof(hex), &r->loose[i]);
 		ss_buf_clear(&path);
 		ss_buf_printf(&path, "%s/%.2s/%s", objects, hex, hex + 2);
 		unlink(path.ptr);
-		fanout[r->e[i].id.id[0]] = true;
+		fanout[r->loose[i].id[0]] = true;
 	}
 	for (unsigned i = 0; i < 256; i++) {
 		if (!fanout[i])
@@ -415,6 +415,7 @@ static void repack_release(repack *r)
 	}
 	free(r->src);
 	free(r->e);
+	free(r->loose);
 }
 
 /* What to merge: every pack and the loose objects (*all), the small packs, or nothing
@@ -490,8 +491,12 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = add_source(&r, objects.ptr, names[i]);
-	if (rc == 0 && all)
-		rc = add_source(&r, objects.ptr, NULL);
+	if (rc == 0 && all && (rc = add_source(&r, objects.ptr, NULL)) == 0) {
+		r.loose = ss_xcalloc(r.n ? r.n : 1, sizeof(*r.loose));
+		for (size_t i = 0; i < r.n; i++)
+			if (r.e[i].src == r.nsrc - 1)
+				git_oid_cpy(&r.loose[r.nloose++], &r.e[i].id);
+	}
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot read the objects to pack");
 		goto out;
@@ -515,16 +520,10 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	ss_crash_point("pack-written"); /* test-only: the new pack synced, nothing removed yet */
 	/* every object read is in the new pack, synced: what held them can go (a crash that
 	 * undoes a removal leaves an object in two packs, which is fine) */
-	for (size_t i = 0; i < r.nsrc; i++) {
-		if (!r.src[i].base) {
-			remove_loose(&r, (uint32_t)i, objects.ptr);
-			out->loose = 0;
-			for (size_t k = 0; k < r.n; k++)
-				out->loose += r.e[k].src == i;
-		} else if (strcmp(r.src[i].base + strlen("pack-"), name)) {
+	for (size_t i = 0; i < r.nsrc; i++)
+		if (r.src[i].base && strcmp(r.src[i].base + strlen("pack-"), name))
 			remove_pack(packdir.ptr, r.src[i].base);
-		}
-	}
+	remove_loose(&r, objects.ptr);
 	/* the repository's database forgets the packs it may hold open */
 	if ((rc = git_odb_open(&fresh, objects.ptr)) < 0 ||
 	    (rc = git_repository_set_odb(ss_repo_git(repo), fresh)) < 0) {
@@ -532,6 +531,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 		goto out;
 	}
 	out->packs = n;
+	out->loose = r.nloose;
 	out->objects = r.n;
 	out->all = all;
 	ret = 0;
