@@ -371,7 +371,7 @@ static int read_entry(void *payload, size_t i, ss_repo_pack_obj *obj)
 /* Removes pack base (its index first: a pack without its index is not looked at). */
 static void remove_pack(const char *dir, const char *base)
 {
-	static const char *const exts[] = {".idx", ".pack", ".rev", ".bitmap"};
+	static const char *const exts[] = {".idx", ".pack", ".rev", ".bitmap", ".mtimes"};
 	ss_buf path = SS_BUF_INIT;
 
 	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
