@@ -145,7 +145,15 @@ out:
 	}
 	ss_space_free(sp);
 	ss_http_free(http);
-	ss_lock_free(lock);
+	if (lock) {
+		ss_error ignored;
+
+		ss_lock_free(lock);
+		/* packs merged when they pile up, once the lock is released: a run waiting for it
+		 * (cron's next pull, a push) never waits for this; a failure changes nothing */
+		if (ret == 0)
+			(void)ss_repo_pack_auto(repo, NULL, &ignored);
+	}
 	return ret;
 }
 

@@ -25,6 +25,31 @@ ss_repo_batch **ss_repo_batch_slot(ss_repo *repo);
 int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err);
 
 /*
+ * One object for ss_repo_pack_write, either as an entry of another pack, copied as it is
+ * (raw, raw_len: its type and size header and its deflated bytes, not a delta; borrowed until
+ * the next object), or else as its type and bytes (data, memory of the backend owner's, as a
+ * backend's read allocates it; the writer frees it with git_odb_backend_data_free).
+ */
+typedef struct ss_repo_pack_obj {
+	const unsigned char *raw;
+	size_t raw_len;
+	git_odb_backend *owner;
+	void *data;
+	size_t len;
+	git_object_t type;
+} ss_repo_pack_obj;
+
+/*
+ * Writes count objects, none a delta, into one new pack of <gitdir>/objects/pack through
+ * libgit2's indexer (which checks every object), the pack and its index synced when this
+ * returns 0 (name: the pack's name, pack-<name>.pack). read fills *obj (zeroed) with the i-th
+ * object, i from 0 to count - 1 in that order.
+ */
+typedef int (*ss_repo_pack_read)(void *payload, size_t i, ss_repo_pack_obj *obj);
+int ss_repo_pack_write(ss_repo *repo, size_t count, ss_repo_pack_read read, void *payload,
+                       char name[GIT_OID_HEXSZ + 1], ss_error *err);
+
+/*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted
  * from fmt ("cannot write tree for '%s'"); returns the SS_E* code: GIT_ENOTFOUND ->
  * SS_ENOTFOUND, GIT_EEXISTS -> SS_EEXISTS, GIT_EMODIFIED / GIT_ELOCKED -> SS_ECONFLICT,

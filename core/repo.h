@@ -70,16 +70,41 @@ int ss_repo_batch_end(ss_repo *repo, ss_error *err);
 void ss_repo_batch_abort(ss_repo *repo);
 
 /*
- * Packs pile up: every fetch of SS_REPO_BATCH_LOOSE_MAX objects or more writes at least one.
- * When objects/pack holds SS_REPO_SMALL_PACKS packs or more smaller than SS_REPO_SMALL_PACK
- * bytes (those of pulls; a clone's are 4 MB), ss_repo_pack_small merges them into one, objects
- * whole as in a fetch's packs (no delta search: that stays `git gc`'s), synced before the
- * small ones are removed; packs with a .keep file are left alone. Its work is bounded by
- * SS_REPO_SMALL_PACKS x SS_REPO_SMALL_PACK bytes of packs, whatever the repository's size.
- * *merged: how many packs were merged (0: none, below the threshold). Not during a batch.
+ * Packs pile up: every fetch of SS_REPO_BATCH_LOOSE_MAX objects or more writes at least one (a
+ * clone one per SS_REPO_BATCH_FLUSH bytes: 74 at 3x30,000), and a lookup searches their
+ * indexes in turn. ss_repo_pack_auto (core/repo_pack.c) merges them as `git gc --auto` would,
+ * objects whole as in a fetch's packs (no delta search: that stays `git gc`'s):
+ * - when objects/pack holds more than gc.autoPackLimit packs (git's key, default 50; 0 or
+ *   less: no limit), or objects/ more than gc.auto loose objects (default 6700, estimated from
+ *   objects/17 as git does), every pack and every loose object go into one new pack;
+ * - else, when SS_REPO_SMALL_PACKS packs or more are smaller than SS_REPO_SMALL_PACK bytes
+ *   (those of pulls; a clone's are 4 MB), those are merged into one: work bounded by
+ *   SS_REPO_SMALL_PACKS x SS_REPO_SMALL_PACK bytes of packs, whatever the repository's size.
+ * gc.auto = 0 (or less) turns both off, as it turns off git's. Packs with a .keep file stay.
+ *
+ * Rules: the new pack and its index are synced before anything is removed, and only the packs
+ * and loose files read into it are removed (a pack's index first): a kill at any moment leaves
+ * the old packs, or the old and the new, all complete. Other runs and git may read and write
+ * meanwhile (libgit2 and git look in objects/pack again for an object they miss); a second
+ * merge is not: <statedir>/pack.lock is tried, never waited for, and a run that finds it taken
+ * does nothing (returns 0). So the callers run it after their own work, once the clone's lock
+ * is released: a run waiting for that lock never waits for a merge. Not during an object batch
+ * (SS_EINVALID). out (NULL allowed): what was done, all zero when nothing was.
  */
 #define SS_REPO_SMALL_PACK  (1024u * 1024)
 #define SS_REPO_SMALL_PACKS 16
+
+typedef struct ss_repo_packed {
+	size_t packs;   /* packs merged */
+	size_t loose;   /* loose objects packed */
+	size_t objects; /* objects in the new pack */
+	bool all;       /* by the gc rule (every pack), not the small-pack one */
+} ss_repo_packed;
+
+int ss_repo_pack_auto(ss_repo *repo, ss_repo_packed *out, ss_error *err);
+
+/* The small-pack rule alone, whatever gc.auto says. *merged: packs merged (0: fewer than
+ * SS_REPO_SMALL_PACKS). */
 int ss_repo_pack_small(ss_repo *repo, size_t *merged, ss_error *err);
 
 #endif

@@ -51,10 +51,11 @@
 /* A pack on its way to the disk, written by the worker thread. */
 typedef struct pack_job {
 	pthread_t thread;
-	bool running;         /* the thread was started and not yet joined */
-	git_odb_backend *mem; /* the objects (a mempack), read by both threads, written by none */
-	git_odb *from;        /* or, when mem is NULL, a database to read them from */
-	git_oid *oids;        /* in the order they were written */
+	bool running;           /* the thread was started and not yet joined */
+	git_odb_backend *mem;   /* the objects (a mempack), read by both threads, written by none */
+	ss_repo_pack_read read; /* or, when mem is NULL, where to read them (ss_repo_pack_write) */
+	void *payload;
+	git_oid *oids; /* in the order they were written */
 	size_t count;
 	char *dir; /* objects/pack */
 	int rc;    /* the outcome, once joined */
@@ -304,6 +305,15 @@ static int pack_send(pack_out *po)
 	return rc;
 }
 
+/* An entry of another pack, as it is. */
+static int pack_raw(pack_out *po, const unsigned char *raw, size_t len)
+{
+	ss_xgrow((void **)&po->buf, 1, po->len + len, &po->alloc);
+	memcpy(po->buf + po->len, raw, len);
+	po->len += len;
+	return po->len >= PACK_OUT_CHUNK ? pack_send(po) : 0;
+}
+
 /* One whole object: its type and size, then its deflated bytes. */
 static int pack_object(pack_out *po, git_object_t type, const void *data, size_t len)
 {
@@ -357,24 +367,21 @@ static int write_pack(const pack_job *job, git_indexer **out)
 	memcpy(po.buf, head, sizeof(head));
 	po.len = sizeof(head);
 	for (size_t i = 0; rc == 0 && i < job->count; i++) {
-		void *data = NULL;
-		size_t len;
-		git_object_t type;
+		ss_repo_pack_obj o;
 
-		git_odb_object *obj = NULL;
-
+		memset(&o, 0, sizeof(o));
 		if (job->mem) {
-			rc = job->mem->read(&data, &len, &type, job->mem, &job->oids[i]);
-			if (rc == 0)
-				rc = pack_object(&po, type, data, len);
-			git_odb_backend_data_free(job->mem, data);
-			continue;
+			o.owner = job->mem;
+			rc = job->mem->read(&o.data, &o.len, &o.type, job->mem, &job->oids[i]);
+		} else {
+			rc = job->read(job->payload, i, &o);
 		}
-		rc = git_odb_read(&obj, job->from, &job->oids[i]);
-		if (rc == 0)
-			rc = pack_object(&po, git_odb_object_type(obj), git_odb_object_data(obj),
-			                 git_odb_object_size(obj));
-		git_odb_object_free(obj);
+		if (rc == 0 && o.raw)
+			rc = pack_raw(&po, o.raw, o.raw_len);
+		else if (rc == 0)
+			rc = pack_object(&po, o.type, o.data, o.len);
+		if (o.data)
+			git_odb_backend_data_free(o.owner, o.data);
 	}
 	if (rc == 0)
 		rc = pack_send(&po);
@@ -664,143 +671,24 @@ void ss_repo_batch_abort(ss_repo *repo)
 		batch_close(repo);
 }
 
-static int add_oid(const git_oid *id, void *payload)
+int ss_repo_pack_write(ss_repo *repo, size_t count, ss_repo_pack_read read, void *payload,
+                       char name[GIT_OID_HEXSZ + 1], ss_error *err)
 {
-	pack_job *job = payload;
-	size_t alloc = job->count;
-
-	/* job->count doubles as the capacity's lower bound: grow by powers of two */
-	if (!(job->count & (job->count - 1)))
-		job->oids = ss_xrealloc(job->oids, (alloc ? 2 * alloc : 1) * sizeof(*job->oids));
-	git_oid_cpy(&job->oids[job->count++], id);
-	return 0;
-}
-
-static int cmp_oid(const void *a, const void *b)
-{
-	return git_oid_cmp(a, b);
-}
-
-/* The small packs of dir (pack base names), but those kept by a .keep file. */
-static void small_packs(const char *dir, char ***names, size_t *n, size_t *alloc)
-{
-	ss_buf path = SS_BUF_INIT;
-	struct dirent *e;
-	struct stat st;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-
-		if (len <= 9 || strncmp(e->d_name, "pack-", 5) ||
-		    strcmp(e->d_name + len - 4, ".idx"))
-			continue;
-		ss_buf_clear(&path);
-		ss_buf_printf(&path, "%s/%.*s.keep", dir, (int)(len - 4), e->d_name);
-		if (access(path.ptr, F_OK) == 0)
-			continue;
-		ss_buf_truncate(&path, path.len - strlen(".keep"));
-		ss_buf_puts(&path, ".pack");
-		if (stat(path.ptr, &st) < 0 || (size_t)st.st_size >= SS_REPO_SMALL_PACK)
-			continue;
-		ss_xgrow((void **)names, sizeof(**names), *n + 1, alloc);
-		(*names)[(*n)++] = ss_xmemdup(e->d_name, len - 4);
-	}
-	closedir(d);
-	ss_buf_release(&path);
-}
-
-/* Removes pack base (its index first: a pack without its index is not looked at). */
-static void remove_pack(const char *dir, const char *base)
-{
-	static const char *const exts[] = {".idx", ".pack", ".rev", ".bitmap"};
-	ss_buf path = SS_BUF_INIT;
-
-	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
-		ss_buf_clear(&path);
-		ss_buf_printf(&path, "%s/%s%s", dir, base, exts[i]);
-		unlink(path.ptr);
-	}
-	ss_buf_release(&path);
-}
-
-int ss_repo_pack_small(ss_repo *repo, size_t *merged, ss_error *err)
-{
-	ss_buf dir = SS_BUF_INIT, path = SS_BUF_INIT;
-	char **names = NULL;
-	size_t n = 0, alloc = 0, kept = 0;
-	git_odb *from = NULL, *fresh = NULL;
+	ss_buf dir = SS_BUF_INIT;
 	pack_job job;
-	int rc = 0, ret = -1;
 
-	*merged = 0;
 	memset(&job, 0, sizeof(job));
-	if (*ss_repo_batch_slot(repo))
-		return ss_error_set(err, SS_EINVALID, "an object batch is open");
 	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
-	small_packs(dir.ptr, &names, &n, &alloc);
-	if (n < SS_REPO_SMALL_PACKS) {
-		ret = 0;
-		goto out;
-	}
-	rc = git_odb_new(&from);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		git_odb_backend *one = NULL;
-
-		ss_buf_clear(&path);
-		ss_buf_printf(&path, "%s/%s.idx", dir.ptr, names[i]);
-		rc = git_odb_backend_one_pack(&one, path.ptr);
-		if (rc == 0 && (rc = git_odb_add_backend(from, one, 1)) < 0)
-			one->free(one);
-	}
-	if (rc == 0)
-		rc = git_odb_foreach(from, add_oid, &job);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot read the packs to merge");
-		goto out;
-	}
-	/* an object in two packs goes once into the new one */
-	qsort(job.oids, job.count, sizeof(*job.oids), cmp_oid);
-	for (size_t i = 0; i < job.count; i++)
-		if (!kept || git_oid_cmp(&job.oids[kept - 1], &job.oids[i]))
-			job.oids[kept++] = job.oids[i];
-	job.count = kept;
-	job.from = from;
-	job.dir = ss_xstrdup(dir.ptr);
+	job.dir = ss_buf_detach(&dir, NULL);
+	job.count = count;
+	job.read = read;
+	job.payload = payload;
 	pack_run(&job);
+	free(job.dir);
 	if (job.rc < 0) {
 		*err = job.err;
-		goto out;
+		return job.rc;
 	}
-	git_odb_free(from);
-	from = NULL;
-	/* the new pack holds every object (synced): the small ones can go */
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i] + strlen("pack-"), job.name))
-			remove_pack(dir.ptr, names[i]);
-	if (fsync_path(dir.ptr, O_RDONLY | O_DIRECTORY, err) < 0)
-		goto out;
-	/* the repository's database forgets the packs it may hold open */
-	ss_buf_clear(&path);
-	ss_buf_printf(&path, "%s/objects", ss_repo_gitdir(repo));
-	if ((rc = git_odb_open(&fresh, path.ptr)) < 0 ||
-	    (rc = git_repository_set_odb(ss_repo_git(repo), fresh)) < 0) {
-		ret = ss_git_error(err, rc, "cannot open the object database again");
-		goto out;
-	}
-	*merged = n;
-	ret = 0;
-out:
-	git_odb_free(fresh);
-	git_odb_free(from);
-	free(job.oids);
-	free(job.dir);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	ss_buf_release(&dir);
-	ss_buf_release(&path);
-	return ret;
+	memcpy(name, job.name, sizeof(job.name));
+	return 0;
 }

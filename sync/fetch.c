@@ -372,15 +372,6 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 		goto out;
 	out->listed = nwants;
 	ret = ss_fetch_view_commit(&f, err);
-	if (ret == 0) {
-		/* Housekeeping once the fetch is durable (state and ref written): small packs of
-		 * earlier pulls merged when they pile up, in bounded time. Its failure leaves the
-		 * packs as they were, which is no reason to fail the fetch. */
-		ss_error ignored;
-		size_t merged;
-
-		(void)ss_repo_pack_small(repo, &merged, &ignored);
-	}
 out:
 	ss_repo_batch_abort(repo); /* a no-op once ended */
 	ss_state_rollback(st);     /* a no-op once committed */
