@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+. bench/lib.sh
 members=3 skills=3000 changes=1000 runs=3
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -28,21 +29,11 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: bench/commit.sh [--members N] [--skills M] [--changes C] [--runs R]" >&2; exit 129 ;;
 	esac
 done
-build=${BUILD:-build}
-case $build in
-/*) ;;
-*) build=$src/$build ;;
-esac
+bench_build
 skillsync=${SKILLSYNC:-$build/skillsync}
 [ -x "$skillsync" ] || { echo "bench/commit.sh: build first (no $skillsync)" >&2; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
-trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-tests/pds/start "$work/pds" >/dev/null
-info=$work/pds/pds.json
-json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
-pds=$(json "$info" pds)
-export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
+bench_pds
 export SKILLSYNC_CONFIG_HOME=$work/config # nobody signed in: a read-only clone
 export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=b@example.test GIT_COMMITTER_NAME=Bench
 export GIT_COMMITTER_EMAIL=b@example.test

@@ -17,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+. bench/lib.sh
 runs=5 against=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,13 +35,7 @@ sizes=("$@")
 builds=("$skillsync")
 [ -z "$against" ] || builds+=("$against")
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
-trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-tests/pds/start "$work/pds" >/dev/null
-info=$work/pds/pds.json
-json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
-pds=$(json "$info" pds)
-export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
+bench_pds
 export SKILLSYNC_CONFIG_HOME=$work/config GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=b@example.test
 export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=b@example.test
 now() { date +%s.%N; }

@@ -13,24 +13,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-build=${BUILD:-build}
-case $build in
-/*) ;;
-*) build=$src/$build ;;
-esac
+. bench/lib.sh
+bench_build
 skillsync=$build/skillsync
 fill=$build/ss-fill
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(3x3000)
 runs=${SS_BENCH_RUNS:-5}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-repack.XXXXXX")
-trap '"$src"/tests/pds/stop "$work/pds" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-tests/pds/start "$work/pds" >/dev/null
-info=$work/pds/pds.json
-json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
-pds=$(json "$info" pds)
-export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
+bench_pds
 export SKILLSYNC_CONFIG_HOME=$work/config
 now() { date +%s.%N; }
 spread() {
