@@ -8,8 +8,9 @@
  * memory to a worker thread, which streams them, each whole and deflated at zlib's fastest
  * level, as a pack into libgit2's indexer (which checks every object and writes the pack and
  * its index into objects/pack), syncs both, and is done; meanwhile the fetch goes on filling
- * a new in-memory store, and the objects on their way to the pack stay readable. At most one
- * pack is on its way: the next flush, the end and an abort wait for it first. No delta
+ * a new in-memory store, and the objects on their way to the pack stay readable. At most two
+ * packs are on their way (PACK_JOBS): the next flush waits for the older, the end and an
+ * abort for both. No delta
  * search: that is what git's own fetch does with objects it receives, and `git gc` deltifies
  * them later (a packbuilder's delta search was most of a clone's CPU, for packs no smaller on
  * these objects). Ending the batch puts the original database back; aborting it also frees
@@ -140,6 +141,11 @@ static void filter_free(packed_filter *pf)
 	pf->n = 0;
 }
 
+/* Packs on their way at once: the fetch fills the next store while two threads deflate and
+ * write the last two (one thread was the longer side of a clone's fetch: a 3x3000 clone's
+ * main thread waited on it half of the time). */
+#define PACK_JOBS 2
+
 /* The backend of the batch's database: the mempack, plus the list of objects it holds. */
 typedef struct batch_backend {
 	git_odb_backend parent;
@@ -147,7 +153,8 @@ typedef struct batch_backend {
 	git_oid *oids; /* in the order they were written */
 	size_t count, alloc;
 	size_t bytes;  /* their total size */
-	pack_job job;  /* the pack being written; job.mem is NULL when none */
+	pack_job jobs[PACK_JOBS]; /* the packs being written (mem NULL: none), used in turn */
+	size_t next;              /* the slot of the next one: the older of the two */
 	git_odb *orig; /* the repository's own database (a reference of its own) */
 	git_odb *have; /* where to look for objects already stored: orig, or, when have_packs, the
 	                  packs it held when the batch began (never refreshed) */
@@ -180,8 +187,9 @@ static int be_read(void **data, size_t *len, git_object_t *type, git_odb_backend
 	git_odb_object *obj;
 	int rc = b->mem->read(data, len, type, b->mem, oid);
 
-	if (rc == GIT_ENOTFOUND && b->job.mem)
-		rc = b->job.mem->read(data, len, type, b->job.mem, oid);
+	for (size_t i = 0; rc == GIT_ENOTFOUND && i < PACK_JOBS; i++)
+		if (b->jobs[i].mem)
+			rc = b->jobs[i].mem->read(data, len, type, b->jobs[i].mem, oid);
 	if (rc != GIT_ENOTFOUND)
 		return rc;
 	if ((rc = git_odb_read(&obj, b->orig, oid)) < 0)
@@ -199,8 +207,9 @@ static int be_read_header(size_t *len, git_object_t *type, git_odb_backend *back
 	batch_backend *b = (batch_backend *)backend;
 	int rc = b->mem->read_header(len, type, b->mem, oid);
 
-	if (rc == GIT_ENOTFOUND && b->job.mem)
-		rc = b->job.mem->read_header(len, type, b->job.mem, oid);
+	for (size_t i = 0; rc == GIT_ENOTFOUND && i < PACK_JOBS; i++)
+		if (b->jobs[i].mem)
+			rc = b->jobs[i].mem->read_header(len, type, b->jobs[i].mem, oid);
 	if (rc != GIT_ENOTFOUND)
 		return rc;
 	return git_odb_read_header(len, type, b->orig, oid);
@@ -212,8 +221,12 @@ static int be_exists(git_odb_backend *backend, const git_oid *oid)
 {
 	batch_backend *b = (batch_backend *)backend;
 
-	if (b->mem->exists(b->mem, oid) || (b->job.mem && b->job.mem->exists(b->job.mem, oid)) ||
-	    git_odb_exists_ext(b->have, oid, GIT_ODB_LOOKUP_NO_REFRESH))
+	if (b->mem->exists(b->mem, oid))
+		return 1;
+	for (size_t i = 0; i < PACK_JOBS; i++)
+		if (b->jobs[i].mem && b->jobs[i].mem->exists(b->jobs[i].mem, oid))
+			return 1;
+	if (git_odb_exists_ext(b->have, oid, GIT_ODB_LOOKUP_NO_REFRESH))
 		return 1;
 	return b->have_packs && filter_maybe(&b->packed, oid) &&
 	       git_odb_exists_ext(b->orig, oid, GIT_ODB_LOOKUP_NO_REFRESH);
@@ -242,14 +255,14 @@ static int be_write(git_odb_backend *backend, const git_oid *oid, const void *da
 	return 0;
 }
 
-static int pack_wait(batch_backend *b, ss_error *err);
+static int pack_wait_all(batch_backend *b, ss_error *err);
 
 static void be_free(git_odb_backend *backend)
 {
 	batch_backend *b = (batch_backend *)backend;
 	ss_error ignored;
 
-	pack_wait(b, &ignored);
+	pack_wait_all(b, &ignored);
 	if (b->mem)
 		b->mem->free(b->mem);
 	if (b->have != b->orig)
@@ -433,13 +446,12 @@ static void *pack_thread(void *arg)
 }
 
 /*
- * Waits for the pack on its way, if any, and frees what it held: its objects are in the
- * repository's database from now on (rescanned for them; b->have is not: the filter stands
- * for the batch's packs there). Fails with the pack's error.
+ * Waits for the pack on its way in the slot, if any, and frees what it held: its objects are
+ * in the repository's database from now on (rescanned for them; b->have is not: the filter
+ * stands for the batch's packs there). Fails with the pack's error.
  */
-static int pack_wait(batch_backend *b, ss_error *err)
+static int pack_wait(batch_backend *b, pack_job *job, ss_error *err)
 {
-	pack_job *job = &b->job;
 	int rc;
 
 	if (!job->mem)
@@ -458,21 +470,38 @@ static int pack_wait(batch_backend *b, ss_error *err)
 	return rc;
 }
 
+/* Waits for every pack on its way, the older first; fails with the first error. */
+static int pack_wait_all(batch_backend *b, ss_error *err)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < PACK_JOBS; i++) {
+		ss_error e;
+
+		if (pack_wait(b, &b->jobs[(b->next + i) % PACK_JOBS], &e) < 0 && ret == 0) {
+			*err = e;
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
 /*
- * Hands the objects held in memory to the worker, which writes them into one pack (durable
- * once pack_wait returns 0), and starts a new in-memory store for the next ones.
+ * Hands the objects held in memory to a worker, which writes them into one pack (durable once
+ * pack_wait returns 0), and starts a new in-memory store for the next ones. With PACK_JOBS
+ * packs already on their way, waits for the older first.
  */
 static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 {
 	batch_backend *b = batch->backend;
-	pack_job *job = &b->job;
+	pack_job *job = &b->jobs[b->next];
 	git_odb_backend *fresh = NULL;
 	ss_buf dir = SS_BUF_INIT;
 	int rc;
 
 	if (!b->count)
 		return 0;
-	if (pack_wait(b, err) < 0)
+	if (pack_wait(b, job, err) < 0)
 		return -1;
 	if ((rc = git_mempack_new(&fresh)) < 0)
 		return ss_git_error(err, rc, "cannot write a pack of %zu objects", b->count);
@@ -486,6 +515,7 @@ static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 	b->mem = fresh;
 	b->oids = NULL;
 	b->count = b->alloc = b->bytes = 0;
+	b->next = (b->next + 1) % PACK_JOBS;
 	batch->packs++;
 	/* Without a thread (or a libgit2 built without thread support), the pack is written
 	 * here. */
@@ -658,7 +688,7 @@ int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 	else
 		ret = flush(repo, batch, err);
 	if (ret == 0)
-		ret = pack_wait(batch->backend, err);
+		ret = pack_wait_all(batch->backend, err);
 	if (ret < 0)
 		return ret;
 	batch_close(repo);

@@ -162,11 +162,11 @@ static void test_repo_batch__flushes_a_pack_per_threshold(void **state)
 	/* ~100 bytes per skill: a pack every ~40 skills */
 	assert_int_equal(ss_repo_batch_begin(repo, 4096, &err), 0);
 	top = space(repo, 200);
-	/* the packs are written while the batch goes on; the last one may still be on its way */
+	/* the packs are written while the batch goes on; the last two may still be on their way */
 	packs = count_packs(dir, ".pack");
-	assert_true(packs >= 3);
+	assert_true(packs >= 2);
 	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
-	assert_in_range(count_packs(dir, ".pack"), packs + 1, packs + 2);
+	assert_in_range(count_packs(dir, ".pack"), packs + 1, packs + 3);
 	assert_int_equal(count_packs(dir, ".idx"), count_packs(dir, ".pack"));
 	assert_int_equal(loose_objects(dir), 0);
 	for (int i = 0; i < 200; i += 13)
