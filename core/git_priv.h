@@ -9,6 +9,8 @@
 #define SS_GIT_PRIV_H
 
 #include <git2.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -25,29 +27,33 @@ ss_repo_batch **ss_repo_batch_slot(ss_repo *repo);
 int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err);
 
 /*
- * One object for ss_repo_pack_write, either as an entry of another pack, copied as it is
- * (raw, raw_len: its type and size header and its deflated bytes, not a delta; borrowed until
- * the next object), or else as its type and bytes (data, memory of the backend owner's, as a
- * backend's read allocates it; the writer frees it with git_odb_backend_data_free).
+ * One object for ss_pack_write, by its id, either as an entry of another pack, copied as it
+ * is (raw, raw_len: its type and size header and its deflated bytes, not a delta; borrowed
+ * until the next object; raw_crc: the CRC-32 that pack's index gives it, checked), or else as
+ * its type and bytes (data, memory of the backend owner's, as a backend's read allocates it;
+ * the writer frees it with git_odb_backend_data_free), hashed against id when check is set.
  */
 typedef struct ss_repo_pack_obj {
+	git_oid id;
 	const unsigned char *raw;
 	size_t raw_len;
+	uint32_t raw_crc;
 	git_odb_backend *owner;
 	void *data;
 	size_t len;
 	git_object_t type;
+	bool check;
 } ss_repo_pack_obj;
 
 /*
- * Writes count objects, none a delta, into one new pack of <gitdir>/objects/pack through
- * libgit2's indexer (which checks every object), the pack and its index synced when this
- * returns 0 (name: the pack's name, pack-<name>.pack). read fills *obj (zeroed) with the i-th
- * object, i from 0 to count - 1 in that order.
+ * Writes count objects, none a delta, into one new pack of dir (a repository's
+ * objects/pack) and its index (core/pack_write.c), both synced when this returns 0 (name: the
+ * pack's name, pack-<name>.pack). read fills *obj (zeroed) with the i-th object, i from 0 to
+ * count - 1 in that order. The same object twice fails.
  */
 typedef int (*ss_repo_pack_read)(void *payload, size_t i, ss_repo_pack_obj *obj);
-int ss_repo_pack_write(ss_repo *repo, size_t count, ss_repo_pack_read read, void *payload,
-                       char name[GIT_OID_HEXSZ + 1], ss_error *err);
+int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,
+                  char name[GIT_OID_HEXSZ + 1], ss_error *err);
 
 /*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted

@@ -5,9 +5,9 @@
  * How: the batch swaps the repository's object database for a second one whose only backend
  * is ours: an in-memory store (libgit2's mempack) that remembers which objects it took, over
  * the repository's own database for the objects already stored. A flush hands the objects in
- * memory to a worker thread, which streams them, each whole and deflated at zlib's fastest
- * level, as a pack into libgit2's indexer (which checks every object and writes the pack and
- * its index into objects/pack), syncs both, and is done; meanwhile the fetch goes on filling
+ * memory to a worker thread, which writes them, each whole and deflated, as a pack and its
+ * index into objects/pack (ss_pack_write, core/pack_write.c), both synced, and is done;
+ * meanwhile the fetch goes on filling
  * a new in-memory store, and the objects on their way to the pack stay readable. At most two
  * packs are on their way (PACK_JOBS): the next flush waits for the older, the end and an
  * abort for both. No delta
@@ -35,11 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ZLIB_CONST
-#include <zlib.h>
-
-#include <openssl/evp.h>
-
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
@@ -52,11 +47,9 @@
 /* A pack on its way to the disk, written by the worker thread. */
 typedef struct pack_job {
 	pthread_t thread;
-	bool running;           /* the thread was started and not yet joined */
-	git_odb_backend *mem;   /* the objects (a mempack), read by both threads, written by none */
-	ss_repo_pack_read read; /* or, when mem is NULL, where to read them (ss_repo_pack_write) */
-	void *payload;
-	git_oid *oids; /* in the order they were written */
+	bool running;         /* the thread was started and not yet joined */
+	git_odb_backend *mem; /* the objects (a mempack), read by both threads, written by none */
+	git_oid *oids;        /* in the order they were written */
 	size_t count;
 	char *dir; /* objects/pack */
 	int rc;    /* the outcome, once joined */
@@ -152,10 +145,10 @@ typedef struct batch_backend {
 	git_odb_backend *mem;
 	git_oid *oids; /* in the order they were written */
 	size_t count, alloc;
-	size_t bytes;  /* their total size */
+	size_t bytes;             /* their total size */
 	pack_job jobs[PACK_JOBS]; /* the packs being written (mem NULL: none), used in turn */
 	size_t next;              /* the slot of the next one: the older of the two */
-	git_odb *orig; /* the repository's own database (a reference of its own) */
+	git_odb *orig;            /* the repository's own database (a reference of its own) */
 	git_odb *have; /* where to look for objects already stored: orig, or, when have_packs, the
 	                  packs it held when the batch began (never refreshed) */
 	bool have_packs;
@@ -281,162 +274,22 @@ static void be_reset(batch_backend *b)
 	b->bytes = 0;
 }
 
-static int fsync_path(const char *path, int flags, ss_error *err)
+/* The i-th object of the job's in-memory store, by its id (libgit2 hashed it when the object
+ * was written). */
+static int read_job_object(void *payload, size_t i, ss_repo_pack_obj *o)
 {
-	int fd = open(path, flags | O_CLOEXEC);
+	const pack_job *job = payload;
 
-	if (fd < 0 || fsync(fd) < 0) {
-		ss_error_set(err, SS_ERROR, "cannot sync '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-/* A pack on its way to the indexer: bytes gather in buf and go out in large pieces. */
-typedef struct pack_out {
-	git_indexer *idx;
-	git_indexer_progress progress;
-	EVP_MD_CTX *sum;    /* SHA-1 of the pack, for its trailer (the indexer checks it) */
-	unsigned char *buf; /* not sent yet */
-	size_t len, alloc;
-	z_stream z;
-} pack_out;
-
-#define PACK_OUT_CHUNK (256u * 1024)
-
-static int pack_send(pack_out *po)
-{
-	int rc;
-
-	if (EVP_DigestUpdate(po->sum, po->buf, po->len) != 1)
-		return -1;
-	rc = git_indexer_append(po->idx, po->buf, po->len, &po->progress);
-	po->len = 0;
-	return rc;
-}
-
-/* An entry of another pack, as it is. */
-static int pack_raw(pack_out *po, const unsigned char *raw, size_t len)
-{
-	ss_xgrow((void **)&po->buf, 1, po->len + len, &po->alloc);
-	memcpy(po->buf + po->len, raw, len);
-	po->len += len;
-	return po->len >= PACK_OUT_CHUNK ? pack_send(po) : 0;
-}
-
-/* One whole object: its type and size, then its deflated bytes. */
-static int pack_object(pack_out *po, git_object_t type, const void *data, size_t len)
-{
-	unsigned char head[16];
-	size_t n = 0, size = len, room;
-
-	head[n++] = (unsigned char)(((unsigned)type << 4) | (size & 15));
-	for (size >>= 4; size; size >>= 7) {
-		head[n - 1] |= 0x80;
-		head[n++] = size & 0x7f;
-	}
-	if (deflateReset(&po->z) != Z_OK)
-		return -1;
-	room = deflateBound(&po->z, (uLong)len);
-	ss_xgrow((void **)&po->buf, 1, po->len + n + room, &po->alloc);
-	memcpy(po->buf + po->len, head, n);
-	po->len += n;
-	po->z.next_in = data;
-	po->z.avail_in = (uInt)len;
-	po->z.next_out = po->buf + po->len;
-	po->z.avail_out = (uInt)room;
-	if (deflate(&po->z, Z_FINISH) != Z_STREAM_END)
-		return -1;
-	po->len += room - po->z.avail_out;
-	return po->len >= PACK_OUT_CHUNK ? pack_send(po) : 0;
-}
-
-/* Streams the job's objects into one pack through the indexer. */
-static int write_pack(const pack_job *job, git_indexer **out)
-{
-	git_indexer_options opts;
-	pack_out po;
-	unsigned char head[12] = {'P', 'A', 'C', 'K', 0, 0, 0, 2}, sum[20];
-	int rc;
-
-	memset(&po, 0, sizeof(po));
-	git_indexer_options_init(&opts, GIT_INDEXER_OPTIONS_VERSION);
-	po.sum = EVP_MD_CTX_new();
-	if (!po.sum || EVP_DigestInit_ex(po.sum, EVP_sha1(), NULL) != 1) {
-		EVP_MD_CTX_free(po.sum);
-		return -1;
-	}
-	if (deflateInit(&po.z, Z_BEST_SPEED) != Z_OK) {
-		EVP_MD_CTX_free(po.sum);
-		return -1;
-	}
-	rc = git_indexer_new(&po.idx, job->dir, 0, NULL, &opts);
-	for (int i = 0; i < 4; i++)
-		head[8 + i] = (unsigned char)(job->count >> (24 - 8 * i));
-	ss_xgrow((void **)&po.buf, 1, PACK_OUT_CHUNK, &po.alloc);
-	memcpy(po.buf, head, sizeof(head));
-	po.len = sizeof(head);
-	for (size_t i = 0; rc == 0 && i < job->count; i++) {
-		ss_repo_pack_obj o;
-
-		memset(&o, 0, sizeof(o));
-		if (job->mem) {
-			o.owner = job->mem;
-			rc = job->mem->read(&o.data, &o.len, &o.type, job->mem, &job->oids[i]);
-		} else {
-			rc = job->read(job->payload, i, &o);
-		}
-		if (rc == 0 && o.raw)
-			rc = pack_raw(&po, o.raw, o.raw_len);
-		else if (rc == 0)
-			rc = pack_object(&po, o.type, o.data, o.len);
-		if (o.data)
-			git_odb_backend_data_free(o.owner, o.data);
-	}
-	if (rc == 0)
-		rc = pack_send(&po);
-	if (rc == 0 && EVP_DigestFinal_ex(po.sum, sum, NULL) != 1)
-		rc = -1;
-	if (rc == 0)
-		rc = git_indexer_append(po.idx, sum, sizeof(sum), &po.progress);
-	if (rc == 0)
-		rc = git_indexer_commit(po.idx, &po.progress);
-	deflateEnd(&po.z);
-	EVP_MD_CTX_free(po.sum);
-	free(po.buf);
-	*out = po.idx;
-	return rc;
+	o->id = job->oids[i];
+	o->owner = job->mem;
+	return job->mem->read(&o->data, &o->len, &o->type, job->mem, &job->oids[i]);
 }
 
 /* Writes the job's objects into one pack, durable when this returns (job->rc, job->err;
  * job->name: the pack's name). */
 static void pack_run(pack_job *job)
 {
-	git_indexer *idx = NULL;
-	ss_buf path = SS_BUF_INIT;
-	int rc = write_pack(job, &idx);
-
-	job->rc = -1;
-	if (rc < 0) {
-		ss_git_error(&job->err, rc, "cannot write a pack of %zu objects", job->count);
-		goto out;
-	}
-	snprintf(job->name, sizeof(job->name), "%s", git_indexer_name(idx));
-	ss_buf_printf(&path, "%s/pack-%s.pack", job->dir, git_indexer_name(idx));
-	if (fsync_path(path.ptr, O_RDONLY, &job->err) < 0)
-		goto out;
-	ss_buf_clear(&path);
-	ss_buf_printf(&path, "%s/pack-%s.idx", job->dir, git_indexer_name(idx));
-	if (fsync_path(path.ptr, O_RDONLY, &job->err) < 0 ||
-	    fsync_path(job->dir, O_RDONLY | O_DIRECTORY, &job->err) < 0)
-		goto out;
-	job->rc = 0;
-out:
-	git_indexer_free(idx);
-	ss_buf_release(&path);
+	job->rc = ss_pack_write(job->dir, job->count, read_job_object, job, job->name, &job->err);
 }
 
 static void *pack_thread(void *arg)
@@ -699,26 +552,4 @@ void ss_repo_batch_abort(ss_repo *repo)
 {
 	if (*ss_repo_batch_slot(repo))
 		batch_close(repo);
-}
-
-int ss_repo_pack_write(ss_repo *repo, size_t count, ss_repo_pack_read read, void *payload,
-                       char name[GIT_OID_HEXSZ + 1], ss_error *err)
-{
-	ss_buf dir = SS_BUF_INIT;
-	pack_job job;
-
-	memset(&job, 0, sizeof(job));
-	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
-	job.dir = ss_buf_detach(&dir, NULL);
-	job.count = count;
-	job.read = read;
-	job.payload = payload;
-	pack_run(&job);
-	free(job.dir);
-	if (job.rc < 0) {
-		*err = job.err;
-		return job.rc;
-	}
-	memcpy(name, job.name, sizeof(job.name));
-	return 0;
 }

@@ -6,9 +6,10 @@
  * (libgit2's loose backend) list their objects; an object listed twice is kept once, and the
  * rest keep the order they have in their packs (a skill's objects stay together, and each pack
  * is read once from start to end). ss_repo_pack_write streams them into one new pack: a whole
- * object's entry is copied as it is (its deflated bytes are not inflated and deflated again:
- * that was two thirds of the work; the indexer still checks every object), a delta (a pack
- * `git gc` or `git fetch` wrote) and a loose object go in whole, read through libgit2. Then
+ * object's entry is copied as it is once its CRC-32 matches its index's, as git's repack does
+ * (its deflated bytes are not inflated and deflated again: that was two thirds of the work),
+ * a delta (a pack `git gc` or `git fetch` wrote) and a loose object go in whole, read through
+ * libgit2 and hashed against their ids. Then
  * the pack is synced, and only then are the old packs (index first, so no one looks into a
  * pack without its index) and the loose files removed. Nothing else is ever removed: an object
  * that was readable before is readable after, at every moment in between.
@@ -49,6 +50,7 @@ typedef struct entry {
 	uint32_t at;
 	uint64_t off; /* its entry in the pack, when known (len > 0) */
 	uint32_t len;
+	uint32_t crc; /* that entry's CRC-32, as the pack's index gives it */
 } entry;
 
 typedef struct repack {
@@ -168,7 +170,7 @@ static int by_off(const void *a, const void *b)
 static int list_index(repack *r, const char *path, const char *pack)
 {
 	unsigned char *p = MAP_FAILED;
-	const unsigned char *ids, *offs, *large;
+	const unsigned char *ids, *crcs, *offs, *large;
 	idx_off *o = NULL;
 	struct stat st, pst;
 	uint32_t n = 0, nlarge = 0;
@@ -191,7 +193,8 @@ static int list_index(repack *r, const char *path, const char *pack)
 	if ((uint64_t)st.st_size < 8 + 1024 + (uint64_t)n * 28 + 40)
 		goto out;
 	ids = p + 8 + 1024;
-	offs = ids + (size_t)n * 24; /* after the ids and their CRCs */
+	crcs = ids + (size_t)n * 20;
+	offs = crcs + (size_t)n * 4;
 	large = offs + (size_t)n * 4;
 	nlarge = (uint32_t)(((size_t)st.st_size - 40 - (size_t)(large - p)) / 8);
 	o = ss_xcalloc(n ? n : 1, sizeof(*o));
@@ -223,6 +226,7 @@ static int list_index(repack *r, const char *path, const char *pack)
 		r->e[r->n].at = (uint32_t)r->n;
 		r->e[r->n].off = o[k].off;
 		r->e[r->n].len = (uint32_t)(end - o[k].off);
+		r->e[r->n].crc = be32(crcs + 4 * (size_t)o[k].i);
 		r->n++;
 	}
 	ret = 0;
@@ -351,7 +355,8 @@ static const unsigned char *pack_bytes(reader *rd, size_t k, uint64_t off, size_
 }
 
 /* The i-th object: its pack entry as it is when it is a whole object (type 1 to 4: commit,
- * tree, blob, tag), else read whole through libgit2. */
+ * tree, blob, tag; its CRC-32 checked by the writer), else read whole through libgit2 (and
+ * hashed by the writer). */
 static int read_entry(void *payload, size_t i, ss_repo_pack_obj *obj)
 {
 	reader *rd = payload;
@@ -359,12 +364,15 @@ static int read_entry(void *payload, size_t i, ss_repo_pack_obj *obj)
 	git_odb_backend *b = rd->r->src[e->src].b;
 	const unsigned char *raw = e->len ? pack_bytes(rd, e->src, e->off, e->len) : NULL;
 
+	obj->id = e->id;
 	if (raw && ((raw[0] >> 4) & 7) >= 1 && ((raw[0] >> 4) & 7) <= 4) {
 		obj->raw = raw;
 		obj->raw_len = e->len;
+		obj->raw_crc = e->crc;
 		return 0;
 	}
 	obj->owner = b;
+	obj->check = true;
 	return b->read(&obj->data, &obj->len, &obj->type, b, &e->id);
 }
 
@@ -511,7 +519,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	rd.objects = objects.ptr;
 	rd.fd = -1;
 	rd.fd_src = SIZE_MAX;
-	rc = ss_repo_pack_write(repo, r.n, read_entry, &rd, name, err);
+	rc = ss_pack_write(packdir.ptr, r.n, read_entry, &rd, name, err);
 	if (rd.fd >= 0)
 		close(rd.fd);
 	free(rd.win);

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 # ICU counts graphemes for the lexicons' maxGraphemes limits (core/grapheme.c).
 packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
-	zlib1g-dev libssl-dev
+	libdeflate-dev libssl-dev
 	libicu-dev
 	dpkg-dev man-db groff-base zsh
 	ca-certificates curl python3 nodejs npm)

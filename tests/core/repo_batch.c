@@ -107,7 +107,9 @@ static void assert_skill(ss_repo *repo, const ss_oid *top, int i)
 	ss_buf_release(&got);
 }
 
-/* Commits top on main and checks the repository with git itself. */
+/* Commits top on main and checks the repository with git itself: fsck (which checks each
+ * pack's checksum and each entry's CRC-32 against its index), and every pack's index byte for
+ * byte the one git's index-pack makes of that pack. */
 static void commit_and_fsck(ss_repo *repo, const char *dir, const ss_oid *top)
 {
 	ss_buf out = SS_BUF_INIT;
@@ -115,6 +117,13 @@ static void commit_and_fsck(ss_repo *repo, const char *dir, const ss_oid *top)
 	ss_test_commit(repo, SS_REPO_MAIN_REF, top, NULL, "batch");
 	assert_int_equal(ss_test_git(dir, &out, "fsck --strict --no-dangling 2>&1"), 0);
 	assert_string_equal(out.ptr, "");
+	ss_buf_release(&out);
+	ss_buf_printf(&out,
+	              "cd '%s/.git/objects/pack' && for p in *.pack; do [ -e \"$p\" ] || continue; "
+	              "git index-pack -o ../git.idx \"$p\" >/dev/null && "
+	              "cmp -s ../git.idx \"${p%%.pack}.idx\" || exit 1; rm -f ../git.idx; done",
+	              dir);
+	assert_int_equal(system(out.ptr), 0);
 	ss_buf_release(&out);
 }
 
@@ -353,6 +362,36 @@ static void test_repo_batch__small_packs_are_merged(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* A pack entry copied as it is must match the CRC-32 its index gives (as git's repack checks
+ * what it reuses): a damaged one fails the merge, which removes nothing. */
+static void test_repo_batch__merge_refuses_a_damaged_entry(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_buf cmd = SS_BUF_INIT;
+	ss_oid trees[30 * SS_REPO_SMALL_PACKS];
+	size_t merged = 99;
+	ss_error err;
+
+	(void)state;
+	small_fetches(repo, trees, 0, SS_REPO_SMALL_PACKS);
+	/* one byte of the oldest pack's first entry (at 20: past the pack's 12-byte header, the
+	 * entry's own header and the zlib header; a SKILL.md's start has no 'X'), its length
+	 * kept */
+	ss_buf_printf(&cmd,
+	              "cd '%s/.git/objects/pack' && p=$(ls -tr *.pack | head -n 1) && chmod u+w $p "
+	              "&& printf X | dd of=$p bs=1 seek=20 conv=notrunc status=none",
+	              dir);
+	assert_int_equal(system(cmd.ptr), 0);
+	assert_true(ss_repo_pack_small(repo, &merged, &err) < 0);
+	assert_non_null(strstr(err.message, "damaged"));
+	assert_int_equal(count_packs(dir, ".pack"), SS_REPO_SMALL_PACKS);
+	assert_int_equal(count_packs(dir, ".idx"), SS_REPO_SMALL_PACKS);
+	ss_buf_release(&cmd);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_repo_batch__small_batch_is_written_loose(void **state)
 {
 	char *dir;
@@ -434,6 +473,7 @@ int test_repo_batch_run(void)
 	    cmocka_unit_test(test_repo_batch__packs_whole_objects_without_a_delta_search),
 	    cmocka_unit_test(test_repo_batch__stored_objects_are_not_written_again),
 	    cmocka_unit_test(test_repo_batch__small_packs_are_merged),
+	    cmocka_unit_test(test_repo_batch__merge_refuses_a_damaged_entry),
 	    cmocka_unit_test(test_repo_batch__small_batch_is_written_loose),
 	    cmocka_unit_test(test_repo_batch__abort_drops_what_is_in_memory),
 	};
