@@ -43,7 +43,19 @@ bool ss_utf8_valid(const char *s, size_t len)
 	uint32_t c;
 
 	for (size_t i = 0; i < len;) {
-		size_t n = ss_utf8_next(u + i, len - i, &c);
+		size_t n;
+		uint64_t w;
+
+		/* ASCII eight bytes at a time (most of a skill's text): a profile of a clone had
+		 * this function at 4% of its CPU, one code point at a time */
+		if (len - i >= 8) {
+			memcpy(&w, u + i, 8);
+			if (!(w & 0x8080808080808080u)) {
+				i += 8;
+				continue;
+			}
+		}
+		n = ss_utf8_next(u + i, len - i, &c);
 		if (!n)
 			return false;
 		i += n;

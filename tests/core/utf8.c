@@ -68,6 +68,31 @@ static void test_utf8__escape_line_first_line_cut(void **state)
 	ss_buf_release(&b);
 }
 
+/* Every byte is checked wherever it falls: in the ASCII runs read eight at a time, after them
+ * and at the end; NUL is a character. */
+static void test_utf8__valid_checks_every_position(void **state)
+{
+	static const char *const bad[] = {
+	    "\xc3(", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\x80", "\xff"};
+	char s[64];
+
+	(void)state;
+	assert_true(ss_utf8_valid("", 0));
+	assert_true(ss_utf8_valid("abcdefgh\0ijklmnop\xe2\x82\xacq\xf0\x9f\x98\x80", 26));
+	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++)
+		for (size_t at = 0; at <= 20; at++) {
+			size_t n = strlen(bad[b]);
+
+			memset(s, 'a', sizeof(s));
+			memcpy(s + at, bad[b], n);
+			assert_false(ss_utf8_valid(s, at + n));
+			assert_false(ss_utf8_valid(s, at + n + 9));
+			/* a sequence cut by the end */
+			if (n > 1)
+				assert_false(ss_utf8_valid(s, at + n - 1));
+		}
+}
+
 int test_utf8_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -75,6 +100,7 @@ int test_utf8_run(void)
 	    cmocka_unit_test(test_utf8__escape_xml_is_character_data),
 	    cmocka_unit_test(test_utf8__escape_json_is_valid_json),
 	    cmocka_unit_test(test_utf8__escape_line_first_line_cut),
+	    cmocka_unit_test(test_utf8__valid_checks_every_position),
 	};
 	return cmocka_run_group_tests_name("utf8", tests, NULL, NULL);
 }
