@@ -96,6 +96,14 @@ void ss_http_get_stats(const ss_http *h, ss_http_stats *out)
 	*out = h->stats;
 }
 
+void ss_http_add_stats(ss_http *h, const ss_http_stats *more)
+{
+	h->stats.requests += more->requests;
+	h->stats.retries += more->retries;
+	h->stats.bytes_sent += more->bytes_sent;
+	h->stats.bytes_received += more->bytes_received;
+}
+
 const ss_http_options *ss_http_get_options(const ss_http *h)
 {
 	return &h->opts;

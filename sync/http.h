@@ -85,6 +85,8 @@ typedef struct ss_http_response {
 int ss_http_new(ss_http **out, const ss_http_options *opts, ss_error *err);
 void ss_http_free(ss_http *http);
 void ss_http_get_stats(const ss_http *http, ss_http_stats *out);
+/* Adds another client's counters to http's (the requests a helper client made for it). */
+void ss_http_add_stats(ss_http *http, const ss_http_stats *more);
 /* The effective options (defaults filled in). */
 const ss_http_options *ss_http_get_options(const ss_http *http);
 

@@ -299,15 +299,16 @@ static int spool_file(const char *dir)
 }
 
 /*
- * The full way from the whole repo (getRepo, all at once, each CAR to a file) for the members
- * whose repo holds only skills (docs/CLONE.md): one request each instead of the pages and the
- * tree. A member it cannot serve (its repo holds more, the request failed) goes the pages way.
+ * The full way from the whole repo (getRepo, each CAR to a file, each read as it arrives) for the
+ * members whose repo holds only skills (docs/CLONE.md): one request each instead of the pages and
+ * the tree. A member it cannot serve (its repo holds more, the request failed) goes the pages way.
  */
 static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
 {
 	ss_xrpc_describe_job *dj = ss_xcalloc(n ? n : 1, sizeof(*dj));
 	ss_xrpc_repo_job *rj = ss_xcalloc(n ? n : 1, sizeof(*rj));
 	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
+	ss_xrpc_repo_stream *stream = NULL;
 	size_t k = 0, nd = 0;
 	ss_error ignored;
 	int ret = 0;
@@ -334,9 +335,10 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 		ss_xrpc_repo_info_release(&dj[i].info);
 	}
 	free(dj);
-	if (k)
-		ss_xrpc_get_repo_many(rj, k, 0, err);
-	for (size_t i = 0; i < k && ret == 0; i++) {
+	/* each repo read as soon as it has arrived, while the others are on their way */
+	if (k && ss_xrpc_get_repo_stream(rj, k, &stream, err) < 0)
+		ret = -1;
+	for (long i; ret == 0 && stream && (i = ss_xrpc_repo_stream_next(stream)) >= 0;) {
 		struct list_job *job = of[i];
 		ss_verify_sink sink = {sink_record, sink_deleted, job};
 		ss_verify_member vm = verify_member(ps, job);
@@ -366,6 +368,7 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 		}
 		ss_verify_outcome_release(&o);
 	}
+	ss_xrpc_repo_stream_free(stream);
 	for (size_t i = 0; i < k; i++) {
 		close(rj[i].fd);
 		ss_buf_release(&rj[i].car);

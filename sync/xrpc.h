@@ -240,6 +240,25 @@ typedef struct ss_xrpc_repo_job {
 int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err);
 
 /*
+ * The same jobs, each with an fd, run by a thread of their own over a client of their own (the
+ * options of the jobs' one, credited with its requests and bytes when the stream is freed), so
+ * that the caller reads each CAR as soon as it has arrived while the others are on their way:
+ * ss_xrpc_repo_stream_next waits for the next job to end and returns its index (jobs end in
+ * any order, each once), -1 once all were returned. One request at a time per service (a
+ * PDS's getRepo is its CPU's work: asked one after the other, the first repo arrives whole
+ * sooner, the last no later), services in parallel. The jobs are the caller's, not to be
+ * freed or read before they are handed over, nor freed before the stream. Freeing the stream
+ * stops it after the requests in flight (the jobs not handed over then end with rc < 0).
+ * Without a thread, every job ends before this returns. Fails only when no client can be
+ * made.
+ */
+typedef struct ss_xrpc_repo_stream ss_xrpc_repo_stream;
+int ss_xrpc_get_repo_stream(ss_xrpc_repo_job *jobs, size_t n, ss_xrpc_repo_stream **out,
+                            ss_error *err);
+long ss_xrpc_repo_stream_next(ss_xrpc_repo_stream *s);
+void ss_xrpc_repo_stream_free(ss_xrpc_repo_stream *s);
+
+/*
  * Many com.atproto.sync.getBlocks at once (each job: the CAR holding the ncids blocks its cids
  * name, string form), in parallel over the one ss_http the clients share; each job ends with
  * its own rc, err and car, as for ss_xrpc_get_repo_many. Returns 0 once every job ended.

@@ -2,7 +2,9 @@
  * xrpc_sync.c: com.atproto.sync.getRepo (many repos at once) and getBlocks: binary CAR
  * answers, kept as bytes for core/car.h to read.
  */
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +123,188 @@ int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss
 	release_urls(urls, n);
 	free(cj);
 	return 0;
+}
+
+/*
+ * A stream of getRepo jobs: a thread of its own runs them over a client of its own and hands
+ * each over as it ends. Everything below the mutex is shared; the jobs' outputs are written by
+ * the thread before a job is handed over and read by the caller after.
+ */
+struct ss_xrpc_repo_stream {
+	ss_xrpc_repo_job *jobs;
+	size_t n;
+	car_job *cj;
+	ss_buf *urls;
+	size_t *next_of; /* the next job on the same service, or SIZE_MAX */
+	struct stream_slot {
+		ss_xrpc_repo_stream *s;
+		size_t i;
+	} * slots;
+	ss_http *http;   /* the thread's own */
+	ss_http *credit; /* the jobs' client, credited with its requests at the end */
+	pthread_t thread;
+	bool threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t *ended; /* the jobs in the order they ended */
+	size_t nended, taken;
+	bool stop, done;
+};
+
+static int stream_request(ss_http_batch *b, ss_xrpc_repo_stream *s, size_t i, ss_error *err);
+
+static int on_stream_car(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                         ss_http_response *resp, ss_error *err)
+{
+	struct stream_slot *slot = payload;
+	ss_xrpc_repo_stream *s = slot->s;
+	size_t i = slot->i;
+	bool stop;
+
+	on_car(b, &s->cj[i], rc, req_err, resp, err);
+	pthread_mutex_lock(&s->mu);
+	s->ended[s->nended++] = i;
+	stop = s->stop;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	if (stop)
+		return ss_error_set(err, SS_ERROR, "stopped");
+	return s->next_of[i] != SIZE_MAX ? stream_request(b, s, s->next_of[i], err) : 0;
+}
+
+static int stream_request(ss_http_batch *b, ss_xrpc_repo_stream *s, size_t i, ss_error *err)
+{
+	ss_http_request req = {.method = "GET",
+	                       .url = s->urls[i].ptr,
+	                       .body_fd = s->jobs[i].fd,
+	                       .max_response = SS_XRPC_REPO_FILE_MAX};
+
+	return ss_http_batch_add(b, &req, on_stream_car, &s->slots[i], err);
+}
+
+/* The thread: the first job of each service at once, each next one when the last ended. */
+static void *stream_run(void *arg)
+{
+	ss_xrpc_repo_stream *s = arg;
+	ss_http_batch *b = NULL;
+	ss_error batch_err;
+	bool *second = ss_xcalloc(s->n, sizeof(*second));
+	int ret;
+
+	ss_error_clear(&batch_err);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->next_of[i] != SIZE_MAX)
+			second[s->next_of[i]] = true;
+	ret = ss_http_batch_new(&b, s->http, (int)s->n, &batch_err);
+	for (size_t i = 0; i < s->n && !ret; i++)
+		if (!second[i])
+			ret = stream_request(b, s, i, &batch_err);
+	if (!ret)
+		ret = ss_http_batch_run(b, &batch_err);
+	ss_http_batch_free(b);
+	free(second);
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->cj[i].ended) {
+			s->cj[i].ended = true;
+			*s->cj[i].rc = ret < 0 ? ret : SS_ERROR;
+			*s->cj[i].err = batch_err;
+			s->ended[s->nended++] = i;
+		}
+	s->done = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int ss_xrpc_get_repo_stream(ss_xrpc_repo_job *jobs, size_t n, ss_xrpc_repo_stream **out,
+                            ss_error *err)
+{
+	ss_xrpc_repo_stream *s = ss_xcalloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	s->jobs = jobs;
+	s->n = n;
+	s->cj = ss_xcalloc(n ? n : 1, sizeof(*s->cj));
+	s->urls = ss_xcalloc(n ? n : 1, sizeof(*s->urls));
+	s->next_of = ss_xcalloc(n ? n : 1, sizeof(*s->next_of));
+	s->slots = ss_xcalloc(n ? n : 1, sizeof(*s->slots));
+	s->ended = ss_xcalloc(n ? n : 1, sizeof(*s->ended));
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (n)
+		s->credit = ss_xrpc_http(jobs[0].client);
+	for (size_t i = 0; i < n; i++) {
+		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
+
+		s->cj[i] = (car_job){NSID_GET_REPO, &jobs[i].car, &jobs[i].rc,     &jobs[i].err,
+		                     false,         jobs[i].fd,   &jobs[i].car_len};
+		ss_buf_init(&jobs[i].car);
+		jobs[i].rc = 0;
+		ss_error_clear(&jobs[i].err);
+		ss_xrpc__url(&s->urls[i], ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
+		s->slots[i] = (struct stream_slot){s, i};
+		s->next_of[i] = SIZE_MAX;
+		/* one request at a time per service: the previous job on it comes first */
+		for (size_t j = i; j-- > 0;)
+			if (!strcmp(ss_xrpc_service(jobs[j].client),
+			            ss_xrpc_service(jobs[i].client))) {
+				s->next_of[j] = i;
+				break;
+			}
+	}
+	if (n && (ret = ss_http_new(&s->http, ss_http_get_options(s->credit), err)) < 0) {
+		ss_xrpc_repo_stream_free(s);
+		return ret;
+	}
+	/* without a thread, every job is run here, before the first is handed over */
+	s->threaded = n && pthread_create(&s->thread, NULL, stream_run, s) == 0;
+	if (n && !s->threaded)
+		stream_run(s);
+	if (!n)
+		s->done = true;
+	*out = s;
+	return 0;
+}
+
+long ss_xrpc_repo_stream_next(ss_xrpc_repo_stream *s)
+{
+	long i = -1;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->taken == s->nended && !s->done)
+		pthread_cond_wait(&s->cv, &s->mu);
+	if (s->taken < s->nended)
+		i = (long)s->ended[s->taken++];
+	pthread_mutex_unlock(&s->mu);
+	return i;
+}
+
+void ss_xrpc_repo_stream_free(ss_xrpc_repo_stream *s)
+{
+	ss_http_stats st;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stop = true;
+	pthread_mutex_unlock(&s->mu);
+	if (s->threaded)
+		pthread_join(s->thread, NULL);
+	if (s->http) {
+		ss_http_get_stats(s->http, &st);
+		ss_http_add_stats(s->credit, &st);
+	}
+	ss_http_free(s->http);
+	release_urls(s->urls, s->n);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->cj);
+	free(s->next_of);
+	free(s->slots);
+	free(s->ended);
+	free(s);
 }
 
 int ss_xrpc_get_blocks(ss_xrpc *x, const char *did, const char *const *cids, size_t n, ss_buf *car,
