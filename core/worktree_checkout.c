@@ -1,0 +1,450 @@
+/*
+ * worktree_checkout.c: the checkout of a fresh clone, on two threads.
+ *
+ * libgit2's checkout is general (any baseline, filters, attributes, conflicts of every kind)
+ * and single-threaded; a clone writes a known tree into an empty directory, so it is done here
+ * in four steps, with every check before the first write:
+ *  1. the commit's tree is walked into an array of files (path, blob id, mode) and a list of
+ *     directories in pre-order, which is also the index's path order; only regular files,
+ *     executables and directories pass, and every path component is checked (never empty, ".",
+ *     ".." or ".git" in any case);
+ *  2. unless the top directory holds nothing but .git (a clone), each path is looked at: a
+ *     file there with other content, or something else in the way, is a conflict (SS_EEXISTS,
+ *     nothing written); a file with the same content is kept and indexed as it is;
+ *  3. the main thread creates the directories, then it and one worker share the files out (an
+ *     atomic counter over the array): each reads its blob from the object database
+ *     (thread-safe in libgit2 built with threads), writes the file (O_EXCL, never following a
+ *     symlink), frees the blob and fstat()s the file for its index entry. Progress is reported
+ *     by the main thread only, as files complete;
+ *  4. the index gets one entry per file with its stat data, in path order, and is written once.
+ * A failure midway returns the error and leaves what was written (the clone's partial
+ * directory, removed by the next clone); a file that could not be written whole is an error.
+ */
+#include "core/worktree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/git_priv.h"
+#include "core/mem.h"
+
+/* A file to write, its index entry filled as it is written (ie.path set after the walk). */
+typedef struct co_file {
+	git_index_entry ie;
+	size_t path_off; /* in checkout.paths */
+	bool present;    /* already there with this content: indexed, not written */
+} co_file;
+
+typedef struct checkout {
+	git_odb *odb;
+	int top; /* the working directory, O_DIRECTORY */
+	ss_buf paths;
+	co_file *files;
+	size_t nfiles, files_alloc;
+	size_t *dirs; /* offsets in paths, pre-order */
+	size_t ndirs, dirs_alloc;
+	ss_buf refused; /* conflicts: at most 5 names */
+	size_t nrefused;
+	atomic_size_t next; /* the next file to take */
+	atomic_size_t done; /* files written or kept */
+	atomic_bool failed; /* a thread failed: the others stop taking files */
+} checkout;
+
+static const char *path_at(const checkout *co, size_t off)
+{
+	return co->paths.ptr + off;
+}
+
+/* Appends prefix + name to paths; returns its offset. */
+static size_t add_path(checkout *co, const char *prefix, size_t plen, const char *name)
+{
+	size_t off = co->paths.len;
+
+	ss_buf_put(&co->paths, prefix, plen);
+	ss_buf_puts(&co->paths, name);
+	ss_buf_putc(&co->paths, '\0');
+	return off;
+}
+
+/* Whether a tree entry's name may become a path component. A name is a C string, so it holds
+ * no NUL (libgit2 ends it at the first one); a '/' would make it two components. */
+static bool name_ok(const char *name)
+{
+	return name[0] && strcmp(name, ".") && strcmp(name, "..") && strcasecmp(name, ".git") &&
+	       !strchr(name, '/');
+}
+
+/* Step 1: the files and directories of tree, below prefix (plen bytes, ending in '/' or
+ * empty). */
+static int walk(checkout *co, git_repository *git, const git_tree *tree, ss_buf *prefix,
+                ss_error *err)
+{
+	size_t n = git_tree_entrycount(tree), plen = prefix->len;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
+		const char *name = git_tree_entry_name(te);
+		git_filemode_t mode = git_tree_entry_filemode(te);
+		git_tree *sub = NULL;
+		co_file *f;
+		int rc;
+
+		if (!name_ok(name))
+			return ss_error_set(err, SS_EINVALID,
+			                    "cannot check out '%s%s': unsafe path component",
+			                    prefix->ptr, name);
+		if (mode == GIT_FILEMODE_TREE) {
+			ss_xgrow((void **)&co->dirs, sizeof(*co->dirs), co->ndirs + 1,
+			         &co->dirs_alloc);
+			co->dirs[co->ndirs++] = add_path(co, prefix->ptr, plen, name);
+			rc = git_tree_lookup(&sub, git, git_tree_entry_id(te));
+			if (rc < 0)
+				return ss_git_error(err, rc, "cannot read the tree of '%s%s'",
+				                    prefix->ptr, name);
+			ss_buf_puts(prefix, name);
+			ss_buf_putc(prefix, '/');
+			ret = walk(co, git, sub, prefix, err);
+			ss_buf_truncate(prefix, plen);
+			git_tree_free(sub);
+		} else if (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE) {
+			ss_xgrow((void **)&co->files, sizeof(*co->files), co->nfiles + 1,
+			         &co->files_alloc);
+			f = &co->files[co->nfiles++];
+			memset(f, 0, sizeof(*f));
+			f->path_off = add_path(co, prefix->ptr, plen, name);
+			f->ie.mode = mode;
+			git_oid_cpy(&f->ie.id, git_tree_entry_id(te));
+		} else {
+			return ss_error_set(
+			    err, SS_EINVALID,
+			    "cannot check out '%s%s': not a file or directory (mode %06o)",
+			    prefix->ptr, name, (unsigned)mode);
+		}
+	}
+	return ret;
+}
+
+/* Whether the top directory holds something besides .git; -1 with err set if unreadable. */
+static int top_busy(const char *workdir, bool *busy, ss_error *err)
+{
+	DIR *d = opendir(workdir);
+	struct dirent *de;
+
+	if (!d)
+		return ss_error_set(err, SS_ERROR, "cannot read '%s': %s", workdir,
+		                    strerror(errno));
+	*busy = false;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    strcmp(de->d_name, ".git")) {
+			*busy = true;
+			break;
+		}
+	closedir(d);
+	return 0;
+}
+
+static void refuse(checkout *co, const char *path)
+{
+	if (co->nrefused < 5)
+		ss_buf_printf(&co->refused, "%s'%s'", co->nrefused ? ", " : "", path);
+	co->nrefused++;
+}
+
+static void index_stat(git_index_entry *ie, const struct stat *st)
+{
+	ie->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	ie->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	ie->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	ie->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	ie->dev = (uint32_t)st->st_dev;
+	ie->ino = (uint32_t)st->st_ino;
+	ie->uid = (uint32_t)st->st_uid;
+	ie->gid = (uint32_t)st->st_gid;
+	ie->file_size = (uint32_t)st->st_size;
+}
+
+/* Whether the file f at full path holds f's blob with f's executable bit. */
+static int same_file(checkout *co, co_file *f, const char *full, const struct stat *st, bool *same,
+                     ss_error *err)
+{
+	ss_buf data = SS_BUF_INIT;
+	git_oid id;
+	int rc, ret;
+
+	*same = false;
+	if (!!(st->st_mode & S_IXUSR) != (f->ie.mode == GIT_FILEMODE_BLOB_EXECUTABLE))
+		return 0;
+	ret = ss_fs_read_file(&data, full, 0, err);
+	if (ret == 0) {
+		rc = git_odb_hash(&id, data.ptr, data.len, GIT_OBJECT_BLOB);
+		if (rc < 0)
+			ret = ss_git_error(err, rc, "cannot hash '%s'", path_at(co, f->path_off));
+		else
+			*same = git_oid_equal(&id, &f->ie.id);
+	}
+	ss_buf_release(&data);
+	return ret;
+}
+
+/* lstat of path below the top: 0 and *exists, or -1 with err set. A missing parent, or one
+ * that is not a directory (a conflict named already), means absent. */
+static int look(checkout *co, const char *path, struct stat *st, bool *exists, ss_error *err)
+{
+	*exists = fstatat(co->top, path, st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!*exists && errno != ENOENT && errno != ENOTDIR)
+		return ss_error_set(err, SS_ERROR, "cannot look at '%s': %s", path,
+		                    strerror(errno));
+	return 0;
+}
+
+/* Step 2, when the top directory is not empty: the conflicts, and the files kept. */
+static int find_conflicts(checkout *co, const char *workdir, ss_error *err)
+{
+	ss_buf full = SS_BUF_INIT;
+	struct stat st;
+	bool exists, same;
+	int ret = 0;
+
+	for (size_t i = 0; i < co->ndirs && ret == 0; i++) {
+		const char *p = path_at(co, co->dirs[i]);
+
+		ret = look(co, p, &st, &exists, err);
+		if (ret == 0 && exists && !S_ISDIR(st.st_mode))
+			refuse(co, p);
+	}
+	for (size_t i = 0; i < co->nfiles && ret == 0; i++) {
+		co_file *f = &co->files[i];
+		const char *p = path_at(co, f->path_off);
+
+		ret = look(co, p, &st, &exists, err);
+		if (ret < 0 || !exists)
+			continue;
+		same = false;
+		if (S_ISREG(st.st_mode)) {
+			ss_buf_clear(&full);
+			ss_buf_printf(&full, "%s%s", workdir, p);
+			ret = same_file(co, f, full.ptr, &st, &same, err);
+		}
+		if (ret == 0 && same) {
+			f->present = true;
+			index_stat(&f->ie, &st);
+		} else if (ret == 0) {
+			refuse(co, p);
+		}
+	}
+	ss_buf_release(&full);
+	return ret;
+}
+
+/* Writes file f and fills its index entry's stat data. */
+static int write_file(checkout *co, co_file *f, ss_error *err)
+{
+	const char *path = f->ie.path;
+	mode_t mode = f->ie.mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
+	git_odb_object *blob = NULL;
+	struct stat st;
+	int fd = -1, rc, ret = -1;
+
+	rc = git_odb_read(&blob, co->odb, &f->ie.id);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot read the content of '%s'", path);
+		goto out;
+	}
+	if (git_odb_object_type(blob) != GIT_OBJECT_BLOB) {
+		ret = ss_error_set(err, SS_EINVALID, "cannot check out '%s': not a blob", path);
+		goto out;
+	}
+	fd = openat(co->top, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0 ||
+	    ss_fs_write_all(fd, git_odb_object_data(blob), git_odb_object_size(blob)) < 0 ||
+	    fstat(fd, &st) < 0) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	rc = close(fd);
+	fd = -1;
+	if (rc < 0) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	index_stat(&f->ie, &st);
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	git_odb_object_free(blob);
+	return ret;
+}
+
+typedef struct worker {
+	checkout *co;
+	ss_error err;
+	int ret;
+} worker;
+
+/* Takes files until none is left or a thread failed. The main thread (progress not NULL)
+ * reports done of total after each of its files. */
+static int take_files(checkout *co, ss_worktree_progress progress, void *payload, ss_error *err)
+{
+	size_t i, done, shown = 0;
+
+	while (!atomic_load(&co->failed) && (i = atomic_fetch_add(&co->next, 1)) < co->nfiles) {
+		if (!co->files[i].present && write_file(co, &co->files[i], err) < 0) {
+			atomic_store(&co->failed, true);
+			return -1;
+		}
+		done = atomic_fetch_add(&co->done, 1) + 1;
+		if (progress && done > shown && done < co->nfiles) {
+			progress(payload, done, co->nfiles);
+			shown = done;
+		}
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	worker *w = arg;
+
+	w->ret = take_files(w->co, NULL, NULL, &w->err);
+	return NULL;
+}
+
+/* Step 3: the directories, then the files on up to two threads. */
+static int write_all(checkout *co, ss_worktree_progress progress, void *payload, ss_error *err)
+{
+	worker w = {co, {0}, 0};
+	pthread_t thread;
+	bool threaded = false;
+	int ret;
+
+	for (size_t i = 0; i < co->ndirs; i++) {
+		const char *p = path_at(co, co->dirs[i]);
+		struct stat st;
+
+		if (mkdirat(co->top, p, 0777) < 0 &&
+		    !(errno == EEXIST && fstatat(co->top, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      S_ISDIR(st.st_mode)))
+			return ss_error_set(err, SS_ERROR, "cannot create '%s': %s", p,
+			                    strerror(errno));
+	}
+	if (progress)
+		progress(payload, 0, co->nfiles);
+	if (co->nfiles > 1 && (git_libgit2_features() & GIT_FEATURE_THREADS))
+		threaded = pthread_create(&thread, NULL, worker_main, &w) == 0;
+	ret = take_files(co, progress, payload, err);
+	if (threaded) {
+		pthread_join(thread, NULL);
+		if (ret == 0 && w.ret < 0) {
+			*err = w.err;
+			ret = -1;
+		}
+	}
+	if (ret == 0 && progress && co->nfiles)
+		progress(payload, co->nfiles, co->nfiles);
+	return ret;
+}
+
+/* Step 4: the index holds exactly the files, with their stat data. */
+static int write_index(checkout *co, git_repository *git, ss_error *err)
+{
+	git_index *index = NULL;
+	int rc;
+
+	rc = git_repository_index(&index, git);
+	if (rc == 0)
+		rc = git_index_clear(index);
+	for (size_t i = 0; i < co->nfiles && rc == 0; i++)
+		rc = git_index_add(index, &co->files[i].ie);
+	if (rc == 0)
+		rc = git_index_write(index);
+	git_index_free(index);
+	return rc < 0 ? ss_git_error(err, rc, "cannot write the index") : 0;
+}
+
+int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
+{
+	return ss_worktree_checkout_progress(repo, commit, NULL, NULL, err);
+}
+
+int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
+                                  ss_worktree_progress progress, void *payload, ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	const char *workdir = git_repository_workdir(git);
+	checkout co;
+	ss_buf prefix = SS_BUF_INIT;
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_oid id;
+	bool busy;
+	int rc, ret = -1;
+
+	memset(&co, 0, sizeof(co));
+	ss_buf_init(&co.paths);
+	ss_buf_init(&co.refused);
+	co.top = -1;
+	atomic_init(&co.next, 0);
+	atomic_init(&co.done, 0);
+	atomic_init(&co.failed, false);
+	if (!workdir) {
+		ret = ss_error_set(err, SS_EINVALID, "cannot check out: no working directory");
+		goto out;
+	}
+	ss_git_oid_in(&id, commit);
+	rc = git_commit_lookup(&c, git, &id);
+	if (rc == 0)
+		rc = git_commit_tree(&tree, c);
+	if (rc == 0)
+		rc = git_repository_odb(&co.odb, git);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot prepare the checkout");
+		goto out;
+	}
+	if ((ret = walk(&co, git, tree, &prefix, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < co.nfiles; i++)
+		co.files[i].ie.path = path_at(&co, co.files[i].path_off);
+	co.top = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (co.top < 0) {
+		ret = ss_error_set(err, SS_ERROR, "cannot open '%s': %s", workdir, strerror(errno));
+		goto out;
+	}
+	if ((ret = top_busy(workdir, &busy, err)) < 0 ||
+	    (busy && (ret = find_conflicts(&co, workdir, err)) < 0))
+		goto out;
+	if (co.nrefused) {
+		ret = ss_error_set(err, SS_EEXISTS, "cannot check out: %s%s already exist%s",
+		                   co.refused.ptr, co.nrefused > 5 ? " and more" : "",
+		                   co.nrefused > 1 ? "" : "s");
+		goto out;
+	}
+	if ((ret = write_all(&co, progress, payload, err)) < 0)
+		goto out;
+	ret = write_index(&co, git, err);
+out:
+	if (co.top >= 0)
+		close(co.top);
+	ss_buf_release(&prefix);
+	ss_buf_release(&co.paths);
+	ss_buf_release(&co.refused);
+	free(co.files);
+	free(co.dirs);
+	git_odb_free(co.odb);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return ret;
+}
