@@ -390,7 +390,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 	git_commit *c = NULL;
 	git_tree *tree = NULL;
 	git_oid id;
-	bool busy;
+	bool busy = false;
 	int rc, ret = -1;
 
 	memset(&co, 0, sizeof(co));
