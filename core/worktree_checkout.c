@@ -12,10 +12,12 @@
  *     file there with other content, or something else in the way, is a conflict (SS_EEXISTS,
  *     nothing written); a file with the same content is kept and indexed as it is;
  *  3. the main thread creates the directories, then it and one worker share the files out (an
- *     atomic counter over the array): each reads its blob from the object database
- *     (thread-safe in libgit2 built with threads), writes the file (O_EXCL, never following a
- *     symlink), frees the blob and fstat()s the file for its index entry. Progress is reported
- *     by the main thread only, as files complete;
+ *     atomic counter over the array): each reads its blob from an object database (the worker
+ *     opens its own: libgit2 holds a database's lock through each whole read, inflate
+ *     included, so one shared database would make the threads take turns), writes the file
+ *     (O_EXCL, never following a symlink), frees the blob and fstat()s the file for its index
+ *     entry. Progress is reported by the main thread only, as files complete; one thread only
+ *     when libgit2 is built without threads;
  *  4. the index gets one entry per file with its stat data, in path order, and is written once.
  * A failure midway returns the error and leaves what was written (the clone's partial
  * directory, removed by the next clone); a file that could not be written whole is an error.
@@ -249,8 +251,9 @@ static int find_conflicts(checkout *co, const char *workdir, ss_error *err)
 	return ret;
 }
 
-/* Writes file f and fills its index entry's stat data. */
-static int write_file(checkout *co, co_file *f, ss_error *err)
+/* Writes file f with its blob from odb (or from the repository's database, for an object only
+ * it has: one in an open batch's memory) and fills its index entry's stat data. */
+static int write_file(checkout *co, git_odb *odb, co_file *f, ss_error *err)
 {
 	const char *path = f->ie.path;
 	mode_t mode = f->ie.mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
@@ -258,7 +261,9 @@ static int write_file(checkout *co, co_file *f, ss_error *err)
 	struct stat st;
 	int fd = -1, rc, ret = -1;
 
-	rc = git_odb_read(&blob, co->odb, &f->ie.id);
+	rc = git_odb_read(&blob, odb, &f->ie.id);
+	if (rc == GIT_ENOTFOUND && odb != co->odb)
+		rc = git_odb_read(&blob, co->odb, &f->ie.id);
 	if (rc < 0) {
 		ret = ss_git_error(err, rc, "cannot read the content of '%s'", path);
 		goto out;
@@ -289,20 +294,24 @@ out:
 	return ret;
 }
 
+/* The second thread: its own object database, since libgit2 holds a database's lock for the
+ * whole of each read (inflate included), which would make the two threads take turns. */
 typedef struct worker {
 	checkout *co;
+	git_odb *odb;
 	ss_error err;
 	int ret;
 } worker;
 
 /* Takes files until none is left or a thread failed. The main thread (progress not NULL)
  * reports done of total after each of its files. */
-static int take_files(checkout *co, ss_worktree_progress progress, void *payload, ss_error *err)
+static int take_files(checkout *co, git_odb *odb, ss_worktree_progress progress, void *payload,
+                      ss_error *err)
 {
 	size_t i, done, shown = 0;
 
 	while (!atomic_load(&co->failed) && (i = atomic_fetch_add(&co->next, 1)) < co->nfiles) {
-		if (!co->files[i].present && write_file(co, &co->files[i], err) < 0) {
+		if (!co->files[i].present && write_file(co, odb, &co->files[i], err) < 0) {
 			atomic_store(&co->failed, true);
 			return -1;
 		}
@@ -319,17 +328,19 @@ static void *worker_main(void *arg)
 {
 	worker *w = arg;
 
-	w->ret = take_files(w->co, NULL, NULL, &w->err);
+	w->ret = take_files(w->co, w->odb, NULL, NULL, &w->err);
 	return NULL;
 }
 
 /* Step 3: the directories, then the files on up to two threads. */
-static int write_all(checkout *co, ss_worktree_progress progress, void *payload, ss_error *err)
+static int write_all(checkout *co, git_repository *git, ss_worktree_progress progress,
+                     void *payload, ss_error *err)
 {
-	worker w = {co, {0}, 0};
+	worker w = {co, NULL, {0}, 0};
+	ss_buf objects = SS_BUF_INIT;
 	pthread_t thread;
 	bool threaded = false;
-	int ret;
+	int rc, ret;
 
 	for (size_t i = 0; i < co->ndirs; i++) {
 		const char *p = path_at(co, co->dirs[i]);
@@ -343,9 +354,15 @@ static int write_all(checkout *co, ss_worktree_progress progress, void *payload,
 	}
 	if (progress)
 		progress(payload, 0, co->nfiles);
-	if (co->nfiles > 1 && (git_libgit2_features() & GIT_FEATURE_THREADS))
+	if (co->nfiles > 1 && (git_libgit2_features() & GIT_FEATURE_THREADS)) {
+		ss_buf_printf(&objects, "%sobjects", git_repository_path(git));
+		rc = git_odb_open(&w.odb, objects.ptr);
+		ss_buf_release(&objects);
+		if (rc < 0)
+			return ss_git_error(err, rc, "cannot open the object database");
 		threaded = pthread_create(&thread, NULL, worker_main, &w) == 0;
-	ret = take_files(co, progress, payload, err);
+	}
+	ret = take_files(co, co->odb, progress, payload, err);
 	if (threaded) {
 		pthread_join(thread, NULL);
 		if (ret == 0 && w.ret < 0) {
@@ -353,6 +370,7 @@ static int write_all(checkout *co, ss_worktree_progress progress, void *payload,
 			ret = -1;
 		}
 	}
+	git_odb_free(w.odb);
 	if (ret == 0 && progress && co->nfiles)
 		progress(payload, co->nfiles, co->nfiles);
 	return ret;
@@ -432,7 +450,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 		                   co.nrefused > 1 ? "" : "s");
 		goto out;
 	}
-	if ((ret = write_all(&co, progress, payload, err)) < 0)
+	if ((ret = write_all(&co, git, progress, payload, err)) < 0)
 		goto out;
 	ret = write_index(&co, git, err);
 out:
