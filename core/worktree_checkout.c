@@ -212,42 +212,52 @@ static int look(checkout *co, const char *path, struct stat *st, bool *exists, s
 	return 0;
 }
 
-/* Step 2, when the top directory is not empty: the conflicts, and the files kept. */
-static int find_conflicts(checkout *co, const char *workdir, ss_error *err)
+/* Whether file f at path p (which exists: st) is kept as it is, else a conflict. */
+static int check_file(checkout *co, co_file *f, const char *workdir, const char *p,
+                      const struct stat *st, ss_error *err)
 {
 	ss_buf full = SS_BUF_INIT;
-	struct stat st;
-	bool exists, same;
+	bool same = false;
 	int ret = 0;
 
-	for (size_t i = 0; i < co->ndirs && ret == 0; i++) {
-		const char *p = path_at(co, co->dirs[i]);
+	if (S_ISREG(st->st_mode)) {
+		ss_buf_printf(&full, "%s%s", workdir, p);
+		ret = same_file(co, f, full.ptr, st, &same, err);
+		ss_buf_release(&full);
+	}
+	if (ret == 0 && same) {
+		f->present = true;
+		index_stat(&f->ie, st);
+	} else if (ret == 0) {
+		refuse(co, p);
+	}
+	return ret;
+}
+
+/* Step 2, when the top directory is not empty: the conflicts, in path order (directories and
+ * files merged by their place in paths, which is the walk's order), and the files kept. */
+static int find_conflicts(checkout *co, const char *workdir, ss_error *err)
+{
+	size_t d = 0, f = 0;
+	struct stat st;
+	bool exists;
+	int ret = 0;
+
+	while (ret == 0 && (d < co->ndirs || f < co->nfiles)) {
+		bool dir =
+		    f == co->nfiles || (d < co->ndirs && co->dirs[d] < co->files[f].path_off);
+		const char *p = path_at(co, dir ? co->dirs[d] : co->files[f].path_off);
 
 		ret = look(co, p, &st, &exists, err);
-		if (ret == 0 && exists && !S_ISDIR(st.st_mode))
+		if (ret == 0 && exists && dir && !S_ISDIR(st.st_mode))
 			refuse(co, p);
+		else if (ret == 0 && exists && !dir)
+			ret = check_file(co, &co->files[f], workdir, p, &st, err);
+		if (dir)
+			d++;
+		else
+			f++;
 	}
-	for (size_t i = 0; i < co->nfiles && ret == 0; i++) {
-		co_file *f = &co->files[i];
-		const char *p = path_at(co, f->path_off);
-
-		ret = look(co, p, &st, &exists, err);
-		if (ret < 0 || !exists)
-			continue;
-		same = false;
-		if (S_ISREG(st.st_mode)) {
-			ss_buf_clear(&full);
-			ss_buf_printf(&full, "%s%s", workdir, p);
-			ret = same_file(co, f, full.ptr, &st, &same, err);
-		}
-		if (ret == 0 && same) {
-			f->present = true;
-			index_stat(&f->ie, &st);
-		} else if (ret == 0) {
-			refuse(co, p);
-		}
-	}
-	ss_buf_release(&full);
 	return ret;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/commit.h"
@@ -82,6 +83,25 @@ static void test_worktree__checkout_never_overwrites(void **state)
 	text = ss_test_read(dir, "beta/SKILL.md");
 	assert_string_equal(text, "mine, not committed\n");
 	free(text);
+	assert_false(ss_test_exists(dir, "alpha"));
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+
+	/* a symbolic link where a file goes, a file where a directory goes: named in path order */
+	repo = ss_test_repo_new(&dir);
+	ss_test_write(dir, "beta/SKILL.md", "beta\n");
+	ss_test_write(dir, "gamma", "a file\n");
+	ss_test_write(dir, "target", "beta\n");
+	{
+		ss_buf p = SS_BUF_INIT;
+		ss_fs_join(&p, dir, "README.md");
+		assert_int_equal(symlink("target", p.ptr), 0);
+		ss_buf_release(&p);
+	}
+	tree = ss_test_tree(repo, base_files);
+	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &tree, NULL, "clone");
+	SS_ASSERT_FAILS(ss_worktree_checkout(repo, &c, &err), err, SS_EEXISTS);
+	assert_string_equal(err.message, "cannot check out: 'README.md', 'gamma' already exist");
 	assert_false(ss_test_exists(dir, "alpha"));
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
