@@ -248,9 +248,9 @@ static void test_worktree__checkout_index_matches_git(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
-/* A commit whose tree holds a.md, then name as entry of mode mode (raw, as a hostile tree
- * would be), pointing at a blob. */
-static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode)
+/* A commit whose tree holds a.md, then sub/ holding name as entry of mode mode (raw, as a
+ * hostile tree would be), pointing at a blob; sub's bytes cut short by cut bytes. */
+static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode, size_t cut)
 {
 	git_repository *git = ss_repo_git(repo);
 	git_odb *odb = NULL;
@@ -263,7 +263,7 @@ static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode)
 	ss_buf_printf(&raw, "%o %s", mode, name);
 	ss_buf_put(&raw, "", 1);
 	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
-	assert_int_equal(git_odb_write(&sub, odb, raw.ptr, raw.len, GIT_OBJECT_TREE), 0);
+	assert_int_equal(git_odb_write(&sub, odb, raw.ptr, raw.len - cut, GIT_OBJECT_TREE), 0);
 	ss_buf_clear(&raw);
 	ss_buf_puts(&raw, "100644 a.md");
 	ss_buf_put(&raw, "", 1);
@@ -278,24 +278,27 @@ static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode)
 	return ss_test_commit(repo, SS_REPO_MAIN_REF, &t, NULL, "odd");
 }
 
-/* A symlink, a submodule or an unsafe name anywhere: one line naming it, nothing written. */
+/* A symlink, a submodule, an unsafe name or a malformed tree anywhere: one line naming it,
+ * nothing written. */
 static void test_worktree__checkout_refuses_odd_entries(void **state)
 {
 	static const struct {
 		const char *name;
 		unsigned mode;
+		size_t cut;
 		const char *says;
 	} cases[] = {
-	    {"link", 0120000, "'sub/link': not a file or directory (mode 120000)"},
-	    {"mod", 0160000, "'sub/mod': not a file or directory (mode 160000)"},
-	    {".GIT", 0100644, "'sub/.GIT': unsafe path component"},
-	    {"..", 0100644, "'sub/..': unsafe path component"},
+	    {"link", 0120000, 0, "'sub/link': not a file or directory (mode 120000)"},
+	    {"mod", 0160000, 0, "'sub/mod': not a file or directory (mode 160000)"},
+	    {".GIT", 0100644, 0, "'sub/.GIT': unsafe path component"},
+	    {"..", 0100644, 0, "'sub/..': unsafe path component"},
+	    {"cut", 0100644, 5, "the tree of 'sub/' is malformed"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *dir;
 		ss_repo *repo = ss_test_repo_new(&dir);
-		ss_oid c = odd_commit(repo, cases[i].name, cases[i].mode);
+		ss_oid c = odd_commit(repo, cases[i].name, cases[i].mode, cases[i].cut);
 		ss_error err;
 
 		SS_ASSERT_FAILS(ss_worktree_checkout(repo, &c, &err), err, SS_EINVALID);
