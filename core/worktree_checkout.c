@@ -175,17 +175,15 @@ static int walk(checkout *co, tree_reader *r, const git_oid *id, ss_buf *prefix,
 		if (!digits || p == end || *p != ' ' || !nul ||
 		    (size_t)(end - nul - 1) < GIT_OID_RAWSZ) {
 			ret = ss_error_set(err, SS_EINVALID,
-			                   "cannot check out: the tree of '%s' is "
-			                   "malformed",
+			                   "cannot check out: malformed tree at '%s'",
 			                   plen ? prefix->ptr : "/");
 			break;
 		}
 		name = p + 1;
 		git_oid_fromraw(&sub, (const unsigned char *)nul + 1);
 		p = nul + 1 + GIT_OID_RAWSZ;
-		if (mode == 0100664)
-			mode = GIT_FILEMODE_BLOB; /* old git's group-writable file, as libgit2 reads
-			                             it */
+		if (mode == 0100664) /* old git's group-writable file, read as libgit2 does */
+			mode = GIT_FILEMODE_BLOB;
 		if (!name_ok(name)) {
 			ret = ss_error_set(err, SS_EINVALID,
 			                   "cannot check out '%s%s': unsafe path component",
@@ -422,8 +420,7 @@ static void *worker_main(void *arg)
 }
 
 /* Step 3: the directories, then the files on up to two threads. */
-static int write_all(checkout *co, git_repository *git, ss_worktree_progress progress,
-                     void *payload, ss_error *err)
+static int write_all(checkout *co, ss_worktree_progress progress, void *payload, ss_error *err)
 {
 	worker w = {co, NULL, {0}, 0};
 	pthread_t thread;
@@ -541,7 +538,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 		                   co.nrefused > 1 ? "" : "s");
 		goto out;
 	}
-	if ((ret = write_all(&co, git, progress, payload, err)) < 0)
+	if ((ret = write_all(&co, progress, payload, err)) < 0)
 		goto out;
 	ret = write_index(&co, git, err);
 out:

@@ -292,7 +292,7 @@ static void test_worktree__checkout_refuses_odd_entries(void **state)
 	    {"mod", 0160000, 0, "'sub/mod': not a file or directory (mode 160000)"},
 	    {".GIT", 0100644, 0, "'sub/.GIT': unsafe path component"},
 	    {"..", 0100644, 0, "'sub/..': unsafe path component"},
-	    {"cut", 0100644, 5, "the tree of 'sub/' is malformed"},
+	    {"cut", 0100644, 5, "malformed tree at 'sub/'"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
