@@ -1,4 +1,5 @@
-/* worktree.c: checkout for a fresh clone, unified diffs (status is in worktree_status.c). */
+/* worktree.c: unified diffs (status is in worktree_status.c, the checkout of a fresh clone in
+ * worktree_checkout.c). */
 #include "core/worktree.h"
 
 #include <stdlib.h>
@@ -6,104 +7,6 @@
 
 #include "core/git_priv.h"
 #include "core/mem.h"
-
-typedef struct refused {
-	ss_buf names;
-	size_t count;
-} refused;
-
-static int note_conflict(git_checkout_notify_t why, const char *path, const git_diff_file *baseline,
-                         const git_diff_file *target, const git_diff_file *workdir, void *payload)
-{
-	refused *r = payload;
-
-	(void)why, (void)baseline, (void)target, (void)workdir;
-	if (r->count < 5)
-		ss_buf_printf(&r->names, "%s'%s'", r->count ? ", " : "", path);
-	r->count++;
-	return 0;
-}
-
-typedef struct progress_cb {
-	ss_worktree_progress fn;
-	void *payload;
-} progress_cb;
-
-static void on_progress(const char *path, size_t done, size_t total, void *payload)
-{
-	progress_cb *p = payload;
-
-	(void)path;
-	p->fn(p->payload, done, total);
-}
-
-int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
-{
-	return ss_worktree_checkout_progress(repo, commit, NULL, NULL, err);
-}
-
-int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
-                                  ss_worktree_progress progress, void *payload, ss_error *err)
-{
-	progress_cb pc = {progress, payload};
-	git_repository *git = ss_repo_git(repo);
-	git_checkout_options opts;
-	git_treebuilder *tb = NULL;
-	git_tree *empty = NULL, *target = NULL;
-	git_commit *c = NULL;
-	git_oid id, empty_id;
-	refused r = {SS_BUF_INIT, 0};
-	int rc, ret = -1;
-
-	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
-	ss_git_oid_in(&id, commit);
-	rc = git_commit_lookup(&c, git, &id);
-	if (rc == 0)
-		rc = git_commit_tree(&target, c);
-	if (rc == 0)
-		rc = git_treebuilder_new(&tb, git, NULL);
-	if (rc == 0)
-		rc = git_treebuilder_write(&empty_id, tb);
-	if (rc == 0)
-		rc = git_tree_lookup(&empty, git, &empty_id);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot prepare the checkout");
-		goto out;
-	}
-	/* Against an empty baseline every file is written, and any file already there that
-	 * differs is a conflict: refused before anything is written. */
-	opts.checkout_strategy = GIT_CHECKOUT_SAFE;
-	/* The clone's info/attributes turns every filter off (docs/VALIDATION.md): no lookup of
-	 * .gitattributes per file written (a realpath and a few stats each). */
-	opts.disable_filters = 1;
-	opts.baseline = empty;
-	opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
-	opts.notify_cb = note_conflict;
-	opts.notify_payload = &r;
-	if (progress) {
-		opts.progress_cb = on_progress;
-		opts.progress_payload = &pc;
-	}
-	rc = git_checkout_tree(git, (git_object *)target, &opts);
-	if (rc < 0 && r.count) {
-		ret = ss_error_set(err, SS_EEXISTS, "cannot check out: %s%s already exist%s",
-		                   r.names.ptr, r.count > 5 ? " and more" : "",
-		                   r.count > 1 ? "" : "s");
-		goto out;
-	}
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot check out the files");
-		goto out;
-	}
-	ret = 0;
-out:
-	ss_buf_release(&r.names);
-	git_tree_free(empty);
-	git_tree_free(target);
-	git_treebuilder_free(tb);
-	git_commit_free(c);
-	return ret;
-}
 
 /* Makes the diff asked for; *out is NULL on failure. */
 static int make_diff(git_diff **out, ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,

@@ -21,13 +21,18 @@
 
 /*
  * Writes commit's tree into the working directory and the index, for a fresh clone (HEAD
- * already points at commit, or will). Files already present that differ are not overwritten:
- * SS_EEXISTS naming them, nothing written.
+ * already points at commit, or will); the index holds exactly the tree's files, each with its
+ * stat data. Files already present that differ are not overwritten: SS_EEXISTS naming them,
+ * nothing written; one with the same content (and executable bit) is kept as it is. Only
+ * files, executables and directories are checked out: any other entry (a symbolic link, a
+ * submodule) or an unsafe path component is SS_EINVALID naming the path, nothing written.
+ * A failure while writing (a full disk) returns the error and leaves the files written so far.
  */
 int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err);
 
 /* The same, calling progress (when not NULL) with payload as files are written: done of
- * total, from 0 up to total. */
+ * total, from 0 up to total, always from the calling thread (the files are written by it and
+ * one more thread). */
 typedef void (*ss_worktree_progress)(void *payload, size_t done, size_t total);
 int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
                                   ss_worktree_progress progress, void *payload, ss_error *err);

@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/commit.h"
 #include "core/fs.h"
+#include "core/git_priv.h"
+#include "core/mem.h"
 #include "core/repo.h"
 #include "core/worktree.h"
 #include "support/gitrepo.h"
@@ -83,6 +86,230 @@ static void test_worktree__checkout_never_overwrites(void **state)
 	assert_false(ss_test_exists(dir, "alpha"));
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
+
+	/* a symbolic link where a file goes, a file where a directory goes: named in path order */
+	repo = ss_test_repo_new(&dir);
+	ss_test_write(dir, "beta/SKILL.md", "beta\n");
+	ss_test_write(dir, "gamma", "a file\n");
+	ss_test_write(dir, "target", "beta\n");
+	{
+		ss_buf p = SS_BUF_INIT;
+		ss_fs_join(&p, dir, "README.md");
+		assert_int_equal(symlink("target", p.ptr), 0);
+		ss_buf_release(&p);
+	}
+	tree = ss_test_tree(repo, base_files);
+	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &tree, NULL, "clone");
+	SS_ASSERT_FAILS(ss_worktree_checkout(repo, &c, &err), err, SS_EEXISTS);
+	assert_string_equal(err.message, "cannot check out: 'README.md', 'gamma' already exist");
+	assert_false(ss_test_exists(dir, "alpha"));
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_worktree__checkout_keeps_identical_files(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_oid tree = ss_test_tree(repo, base_files), c;
+	ss_buf out = SS_BUF_INIT;
+	struct stat before, after;
+	ss_error err;
+
+	ss_test_write(dir, "beta/SKILL.md", "beta\n");
+	ss_fs_join(&out, dir, "beta/SKILL.md");
+	assert_int_equal(lstat(out.ptr, &before), 0);
+	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &tree, NULL, "clone");
+	assert_int_equal(ss_worktree_checkout(repo, &c, &err), 0);
+	assert_int_equal(lstat(out.ptr, &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino);
+	ss_buf_clear(&out);
+	assert_int_equal(ss_test_git(dir, &out, "status --porcelain"), 0);
+	assert_string_equal(out.ptr, "");
+	ss_buf_release(&out);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void progress_seen(void *payload, size_t done, size_t total)
+{
+	size_t *seen = payload; /* last done, calls, total */
+
+	assert_true(done >= seen[0] && done <= total);
+	seen[0] = done;
+	seen[1]++;
+	seen[2] = total;
+}
+
+/* Nested directories, an executable, an empty file, a file at the top and enough files for
+ * both threads: the index is what git expects, entry by entry, with each file's stat data. */
+static void test_worktree__checkout_index_matches_git(void **state)
+{
+	enum { SKILLS = 70 };
+	char *owned[2 * (3 * SKILLS + 3)];
+	const char *pairs[2 * (3 * SKILLS + 3) + 1];
+	char *dir, *text;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_buf out = SS_BUF_INIT, want = SS_BUF_INIT;
+	git_index *index = NULL;
+	size_t n = 0, seen[3] = {0, 0, 0};
+	ss_oid tree, c;
+	struct stat st;
+	ss_error err;
+
+	for (int i = 0; i < SKILLS; i++) {
+		ss_buf_clear(&out);
+		ss_buf_printf(&out, "skill-%03d/SKILL.md", i);
+		owned[n++] = ss_xstrdup(out.ptr);
+		ss_buf_clear(&out);
+		ss_buf_printf(&out, "---\nname: skill-%03d\n---\n%0*d\n", i, i * 7, 0);
+		owned[n++] = ss_xstrdup(out.ptr);
+		ss_buf_clear(&out);
+		ss_buf_printf(&out, "skill-%03d/references/deep/notes-%d.md", i, i);
+		owned[n++] = ss_xstrdup(out.ptr);
+		owned[n++] = ss_xstrdup(i % 2 ? "notes\n" : "");
+		ss_buf_clear(&out);
+		ss_buf_printf(&out, "skill-%03d/scripts/run.sh%s", i, i % 3 ? "" : "*");
+		owned[n++] = ss_xstrdup(out.ptr);
+		owned[n++] = ss_xstrdup("#!/bin/sh\necho run\n");
+	}
+	owned[n++] = ss_xstrdup("README.md");
+	owned[n++] = ss_xstrdup("top\n");
+	owned[n++] = ss_xstrdup("empty");
+	owned[n++] = ss_xstrdup("");
+	owned[n++] = ss_xstrdup("a/b/c/d/e/f.md*");
+	owned[n++] = ss_xstrdup("deep\n");
+	for (size_t i = 0; i < n; i++)
+		pairs[i] = owned[i];
+	pairs[n] = NULL;
+	tree = ss_test_tree(repo, pairs);
+	for (size_t i = 0; i < n; i++)
+		free(owned[i]);
+	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &tree, NULL, "clone");
+	assert_int_equal(ss_worktree_checkout_progress(repo, &c, progress_seen, seen, &err), 0);
+	assert_int_equal(seen[0], 3 * SKILLS + 3);
+	assert_int_equal(seen[2], 3 * SKILLS + 3);
+	assert_true(seen[1] >= 2);
+
+	/* the index as written, against lstat of each file */
+	assert_int_equal(git_repository_index(&index, ss_repo_git(repo)), 0);
+	assert_int_equal(git_index_read(index, 1), 0);
+	assert_int_equal(git_index_entrycount(index), 3 * SKILLS + 3);
+	for (size_t i = 0; i < git_index_entrycount(index); i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+
+		ss_buf_clear(&out);
+		ss_fs_join(&out, dir, e->path);
+		assert_int_equal(lstat(out.ptr, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(e->mode, st.st_mode & S_IXUSR ? 0100755 : 0100644);
+		assert_int_equal(e->file_size, st.st_size);
+		assert_int_equal(e->ino, (uint32_t)st.st_ino);
+		assert_int_equal(e->dev, (uint32_t)st.st_dev);
+		assert_int_equal(e->uid, st.st_uid);
+		assert_int_equal(e->gid, st.st_gid);
+		assert_int_equal(e->mtime.seconds, st.st_mtim.tv_sec);
+		assert_int_equal(e->ctime.seconds, st.st_ctim.tv_sec);
+		if (git_libgit2_features() & GIT_FEATURE_NSEC) {
+			assert_int_equal(e->mtime.nanoseconds, st.st_mtim.tv_nsec);
+			assert_int_equal(e->ctime.nanoseconds, st.st_ctim.tv_nsec);
+		}
+	}
+	git_index_free(index);
+
+	text = ss_test_read(dir, "skill-003/scripts/run.sh");
+	assert_string_equal(text, "#!/bin/sh\necho run\n");
+	free(text);
+	ss_buf_clear(&out);
+	ss_fs_join(&out, dir, "skill-003/scripts/run.sh");
+	assert_int_equal(stat(out.ptr, &st), 0);
+	assert_true(st.st_mode & S_IXUSR);
+	ss_buf_clear(&out);
+	ss_fs_join(&out, dir, "skill-004/scripts/run.sh");
+	assert_int_equal(stat(out.ptr, &st), 0);
+	assert_false(st.st_mode & S_IXUSR);
+	text = ss_test_read(dir, "empty");
+	assert_string_equal(text, "");
+	free(text);
+
+	/* git's own view */
+	ss_buf_clear(&out);
+	assert_int_equal(ss_test_git(dir, NULL, "diff-files --quiet"), 0);
+	assert_int_equal(ss_test_git(dir, &out, "status --porcelain"), 0);
+	assert_string_equal(out.ptr, "");
+	assert_int_equal(ss_test_git(dir, &out, "ls-files -s | sed 's/ 0\t/ /'"), 0);
+	assert_int_equal(ss_test_git(dir, &want, "ls-tree -r HEAD | sed 's/ blob / /; s/\t/ /'"),
+	                 0);
+	assert_int_equal(out.len > 1000, 1);
+	assert_string_equal(out.ptr, want.ptr);
+	ss_buf_release(&out);
+	ss_buf_release(&want);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* A commit whose tree holds a.md, then sub/ holding name as entry of mode mode (raw, as a
+ * hostile tree would be), pointing at a blob; sub's bytes cut short by cut bytes. */
+static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode, size_t cut)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_odb *odb = NULL;
+	git_oid blob, sub, top;
+	ss_buf raw = SS_BUF_INIT;
+	ss_oid t;
+
+	assert_int_equal(git_blob_create_from_buffer(&blob, git, "x\n", 2), 0);
+	assert_int_equal(git_repository_odb(&odb, git), 0);
+	ss_buf_printf(&raw, "%o %s", mode, name);
+	ss_buf_put(&raw, "", 1);
+	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
+	assert_int_equal(git_odb_write(&sub, odb, raw.ptr, raw.len - cut, GIT_OBJECT_TREE), 0);
+	ss_buf_clear(&raw);
+	ss_buf_puts(&raw, "100644 a.md");
+	ss_buf_put(&raw, "", 1);
+	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
+	ss_buf_puts(&raw, "40000 sub");
+	ss_buf_put(&raw, "", 1);
+	ss_buf_put(&raw, sub.id, GIT_OID_RAWSZ);
+	assert_int_equal(git_odb_write(&top, odb, raw.ptr, raw.len, GIT_OBJECT_TREE), 0);
+	ss_buf_release(&raw);
+	git_odb_free(odb);
+	ss_git_oid_out(&t, &top);
+	return ss_test_commit(repo, SS_REPO_MAIN_REF, &t, NULL, "odd");
+}
+
+/* A symlink, a submodule, an unsafe name or a malformed tree anywhere: one line naming it,
+ * nothing written. */
+static void test_worktree__checkout_refuses_odd_entries(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned mode;
+		size_t cut;
+		const char *says;
+	} cases[] = {
+	    {"link", 0120000, 0, "'sub/link': not a file or directory (mode 120000)"},
+	    {"mod", 0160000, 0, "'sub/mod': not a file or directory (mode 160000)"},
+	    {".GIT", 0100644, 0, "'sub/.GIT': unsafe path component"},
+	    {"..", 0100644, 0, "'sub/..': unsafe path component"},
+	    {"cut", 0100644, 5, "malformed tree at 'sub/'"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir;
+		ss_repo *repo = ss_test_repo_new(&dir);
+		ss_oid c = odd_commit(repo, cases[i].name, cases[i].mode, cases[i].cut);
+		ss_error err;
+
+		SS_ASSERT_FAILS(ss_worktree_checkout(repo, &c, &err), err, SS_EINVALID);
+		if (!strstr(err.message, cases[i].says))
+			fail_msg("%s: %s", cases[i].name, err.message);
+		assert_false(ss_test_exists(dir, "a.md"));
+		assert_false(ss_test_exists(dir, "sub"));
+		assert_false(ss_test_exists(dir, ".git/index"));
+		ss_repo_free(repo);
+		ss_test_tmpdir_free(dir);
+	}
 }
 
 static const ss_status_entry *find(const ss_status *st, const char *name)
@@ -197,6 +424,9 @@ int test_worktree_run(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_worktree__checkout_writes_files_and_is_clean),
 	    cmocka_unit_test(test_worktree__checkout_never_overwrites),
+	    cmocka_unit_test(test_worktree__checkout_keeps_identical_files),
+	    cmocka_unit_test(test_worktree__checkout_index_matches_git),
+	    cmocka_unit_test(test_worktree__checkout_refuses_odd_entries),
 	    cmocka_unit_test(test_worktree__status_groups_by_skill),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
 	};
