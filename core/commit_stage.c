@@ -61,16 +61,7 @@ static int add_plain(git_index *index, const char *path, const char *full, const
 	if (ss_fs_read_file(data, full, STAGE_READ_MAX, err) < 0)
 		return ss_error_prefix(err, "cannot stage '%s'", path);
 	memset(&e, 0, sizeof(e));
-	/* the fields git_index_add_bypath fills from the lstat (git_index_entry__init_from_stat,
-	 * dev included: it takes st_rdev), so that the next status sees the file unchanged */
-	e.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-	e.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-	e.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-	e.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
-	e.dev = (uint32_t)st->st_rdev;
-	e.ino = (uint32_t)st->st_ino;
-	e.uid = st->st_uid;
-	e.gid = st->st_gid;
+	ss_git_index_stat(&e, st);
 	e.mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 	e.path = path;
 	/* writes the blob, sets the size, resolves a conflict on path, invalidates the tree cache

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/repo.h"
@@ -62,6 +63,24 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
  * GIT_ECONFLICT -> SS_EEXISTS (a checkout refusing to overwrite), else SS_ERROR.
  */
 int ss_git_error(ss_error *err, int gitcode, const char *fmt, ...) SS_PRINTF(3, 4);
+
+/*
+ * The fields of an index entry git_index_add_bypath would take from the file's lstat (libgit2's
+ * git_index_entry__init_from_stat: the times, dev from st_rdev as it does, ino, uid, gid, size),
+ * so that the next status sees the file unchanged; mode, id and path are the caller's.
+ */
+static inline void ss_git_index_stat(git_index_entry *e, const struct stat *st)
+{
+	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	e->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	e->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	e->dev = (uint32_t)st->st_rdev;
+	e->ino = (uint32_t)st->st_ino;
+	e->uid = (uint32_t)st->st_uid;
+	e->gid = (uint32_t)st->st_gid;
+	e->file_size = (uint32_t)st->st_size;
+}
 
 static inline void ss_git_oid_in(git_oid *out, const ss_oid *oid)
 {

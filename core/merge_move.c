@@ -587,16 +587,8 @@ static int index_put(git_index *index, const char *workdir, const char *path, co
 	if (rc < 0)
 		return os_error(err, "read", workdir, path);
 	memset(&e, 0, sizeof(e));
-	e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
-	e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
-	e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
-	e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
-	e.dev = (uint32_t)st.st_dev;
-	e.ino = (uint32_t)st.st_ino;
+	ss_git_index_stat(&e, &st);
 	e.mode = mode;
-	e.uid = (uint32_t)st.st_uid;
-	e.gid = (uint32_t)st.st_gid;
-	e.file_size = (uint32_t)st.st_size;
 	git_oid_cpy(&e.id, id);
 	e.path = path;
 	git_index_conflict_remove(index, path); /* none, or the conflict this undoes */

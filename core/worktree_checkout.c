@@ -242,19 +242,6 @@ static void refuse(checkout *co, const char *path)
 	co->nrefused++;
 }
 
-static void index_stat(git_index_entry *ie, const struct stat *st)
-{
-	ie->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-	ie->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-	ie->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-	ie->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
-	ie->dev = (uint32_t)st->st_dev;
-	ie->ino = (uint32_t)st->st_ino;
-	ie->uid = (uint32_t)st->st_uid;
-	ie->gid = (uint32_t)st->st_gid;
-	ie->file_size = (uint32_t)st->st_size;
-}
-
 /* Whether the file f at full path holds f's blob with f's executable bit. */
 static int same_file(checkout *co, co_file *f, const char *full, const struct stat *st, bool *same,
                      ss_error *err)
@@ -304,7 +291,7 @@ static int check_file(checkout *co, co_file *f, const char *workdir, const char 
 	}
 	if (ret == 0 && same) {
 		f->present = true;
-		index_stat(&f->ie, st);
+		ss_git_index_stat(&f->ie, st);
 	} else if (ret == 0) {
 		refuse(co, p);
 	}
@@ -372,7 +359,7 @@ static int write_file(checkout *co, git_odb *odb, co_file *f, ss_error *err)
 		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	index_stat(&f->ie, &st);
+	ss_git_index_stat(&f->ie, &st);
 	ret = 0;
 out:
 	if (fd >= 0)
