@@ -5,14 +5,14 @@
  * How: the chosen packs (their indexes, read here) and, for the gc rule, the loose objects
  * (libgit2's loose backend) list their objects; an object listed twice is kept once, and the
  * rest keep the order they have in their packs (a skill's objects stay together, and each pack
- * is read once from start to end). ss_repo_pack_write streams them into one new pack: a whole
+ * is read once from start to end). ss_pack_write writes them into one new pack: a whole
  * object's entry is copied as it is once its CRC-32 matches its index's, as git's repack does
  * (its deflated bytes are not inflated and deflated again: that was two thirds of the work),
  * a delta (a pack `git gc` or `git fetch` wrote) and a loose object go in whole, read through
- * libgit2 and hashed against their ids. Then
- * the pack is synced, and only then are the old packs (index first, so no one looks into a
- * pack without its index) and the loose files removed. Nothing else is ever removed: an object
- * that was readable before is readable after, at every moment in between.
+ * libgit2 and hashed against their ids. Then the pack is synced, and only then are the old
+ * packs (index first, so no one looks into a pack without its index) and the loose files
+ * removed. Nothing else is ever removed: an object that was readable before is readable
+ * after, at every moment in between.
  */
 #include <dirent.h>
 #include <errno.h>
