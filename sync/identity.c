@@ -136,6 +136,21 @@ static int resolve_dns(const char *handle, char **did)
 }
 
 /* GET url into body (capped); SS_ENOTFOUND unless a 200 came back. */
+/* A GET's outcome as text: 0 with the body appended to body for a 200 of at most max bytes. */
+static int text_answer(const char *url, int rc, const ss_http_response *resp, size_t max,
+                       ss_buf *body, ss_error *err)
+{
+	/* A server failing (after the retries) is the network's failure, not an answer. */
+	if (!rc && resp->status != 200)
+		rc = ss_error_set(err, resp->status >= 500 ? SS_ENETWORK : SS_ENOTFOUND,
+		                  "'%s' answered HTTP %ld", url, resp->status);
+	if (!rc && resp->body.len > max)
+		rc = ss_error_set(err, SS_ETOOBIG, "'%s' sent more than %zu bytes", url, max);
+	if (!rc)
+		rc = ss_buf_put(body, resp->body.ptr, resp->body.len);
+	return rc;
+}
+
 static int get_text(ss_http *http, const char *url, size_t max, ss_buf *body, ss_error *err)
 {
 	ss_http_request req = {.method = "GET", .url = url};
@@ -144,14 +159,7 @@ static int get_text(ss_http *http, const char *url, size_t max, ss_buf *body, ss
 
 	ss_http_response_init(&resp);
 	ret = ss_http_perform(http, &req, &resp, err);
-	/* A server failing (after the retries) is the network's failure, not an answer. */
-	if (!ret && resp.status != 200)
-		ret = ss_error_set(err, resp.status >= 500 ? SS_ENETWORK : SS_ENOTFOUND,
-		                   "'%s' answered HTTP %ld", url, resp.status);
-	if (!ret && resp.body.len > max)
-		ret = ss_error_set(err, SS_ETOOBIG, "'%s' sent more than %zu bytes", url, max);
-	if (!ret)
-		ret = ss_buf_put(body, resp.body.ptr, resp.body.len);
+	ret = text_answer(url, ret, &resp, max, body, err);
 	ss_http_response_release(&resp);
 	return ret;
 }
@@ -287,13 +295,27 @@ out:
 	return ret;
 }
 
-int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err)
+/* Checks body, did's document as read: a JSON object whose id is did. */
+static int check_doc(const char *did, const ss_buf *body, ss_error *err)
 {
 	ss_xrpc_did_doc doc;
-	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
 	int ret;
 
 	memset(&doc, 0, sizeof(doc));
+	if ((ret = ss_xrpc_parse_did_doc(body->ptr, body->len, &doc, err)) < 0)
+		ss_error_prefix(err, "'%s'", did);
+	else if (strcmp(doc.id, did))
+		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is for '%s'", did,
+		                   doc.id);
+	ss_xrpc_did_doc_release(&doc);
+	return ret;
+}
+
+int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err)
+{
+	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
+	int ret;
+
 	if (!ss_identity_is_did(did)) {
 		ret = ss_error_set(err, SS_EINVALID, "'%s' is not a DID", did);
 		goto out;
@@ -304,21 +326,76 @@ int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *e
 		ss_error_prefix(err, "cannot get the DID document of '%s'", did);
 		goto out;
 	}
-	if ((ret = ss_xrpc_parse_did_doc(body.ptr, body.len, &doc, err)) < 0) {
-		ss_error_prefix(err, "'%s'", did);
-		goto out;
-	}
-	if (strcmp(doc.id, did)) {
-		ret = ss_error_set(err, SS_EINVALID, "the DID document of '%s' is for '%s'", did,
-		                   doc.id);
-		goto out;
-	}
-	ret = ss_buf_put(out, body.ptr, body.len);
+	if ((ret = check_doc(did, &body, err)) == 0)
+		ret = ss_buf_put(out, body.ptr, body.len);
 out:
-	ss_xrpc_did_doc_release(&doc);
 	ss_buf_release(&url);
 	ss_buf_release(&body);
 	return ret;
+}
+
+/* One document of ss_identity_did_docs. */
+typedef struct doc_job {
+	const char *did;
+	ss_buf url;
+	ss_buf *out;
+	int *rc;
+	ss_error *err;
+} doc_job;
+
+static int on_doc(ss_http_batch *b, void *payload, int rc, const ss_error *req_err,
+                  ss_http_response *resp, ss_error *err)
+{
+	doc_job *j = payload;
+
+	(void)b, (void)err;
+	if (rc < 0)
+		*j->err = *req_err;
+	else
+		rc = text_answer(j->url.ptr, rc, resp, MAX_DID_DOC, j->out, j->err);
+	if (rc < 0)
+		ss_error_prefix(j->err, "cannot get the DID document of '%s'", j->did);
+	else if ((rc = check_doc(j->did, j->out, j->err)) < 0)
+		ss_buf_clear(j->out);
+	*j->rc = rc;
+	return 0; /* one document's failure does not stop the others */
+}
+
+void ss_identity_did_docs(ss_http *http, const char *const *dids, size_t n, ss_buf *out, int *rcs,
+                          ss_error *errs)
+{
+	doc_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
+	ss_http_batch *b = NULL;
+	ss_error batch_err;
+	int ret;
+
+	ss_error_clear(&batch_err);
+	ret = ss_http_batch_new(&b, http, 0, &batch_err);
+	for (size_t i = 0; i < n; i++) {
+		jobs[i] = (doc_job){dids[i], SS_BUF_INIT, &out[i], &rcs[i], &errs[i]};
+		ss_error_clear(&errs[i]);
+		rcs[i] = 1; /* not ended yet */
+		if (!ss_identity_is_did(dids[i]))
+			rcs[i] = ss_error_set(&errs[i], SS_EINVALID, "'%s' is not a DID", dids[i]);
+		else if ((rcs[i] = doc_url(dids[i], &jobs[i].url, &errs[i])) == 0) {
+			ss_http_request req = {.method = "GET", .url = jobs[i].url.ptr};
+
+			rcs[i] = 1;
+			if (!ret)
+				ret = ss_http_batch_add(b, &req, on_doc, &jobs[i], &batch_err);
+		}
+	}
+	if (!ret)
+		ret = ss_http_batch_run(b, &batch_err);
+	for (size_t i = 0; i < n; i++) {
+		if (rcs[i] == 1) { /* the batch could not run it */
+			rcs[i] = ret < 0 ? ret : SS_ERROR;
+			errs[i] = batch_err;
+		}
+		ss_buf_release(&jobs[i].url);
+	}
+	ss_http_batch_free(b);
+	free(jobs);
 }
 
 static char *lowercase(const char *s)

@@ -49,6 +49,11 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
  * (for what the document says beyond this module's fields: a space host, keys). */
 int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *err);
 
+/* The same for n DIDs at once (one request each, in parallel over http): out[i] (appended),
+ * rcs[i] and errs[i] for dids[i], as ss_identity_did_doc would give them. */
+void ss_identity_did_docs(ss_http *http, const char *const *dids, size_t n, ss_buf *out, int *rcs,
+                          ss_error *errs);
+
 /*
  * The #atproto keys did's PLC operation log has named, oldest first (*keys: n malloc'd
  * did:keys, ss_identity_keys_free): $SKILLSYNC_PLC_URL/<did>/log. SS_ENOTFOUND for a DID

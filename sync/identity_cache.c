@@ -95,11 +95,10 @@ static bool names_handle(const ss_xrpc_did_doc *doc, const char *handle)
 	return false;
 }
 
-/* did's document read now into out, what was kept (kept, may be empty) carried over. */
-static int resolve(ss_idcache *c, const char *did, const ss_state_ident *kept, ss_state_ident *out,
-                   ss_error *err)
+/* What did's document text says, into out, what was kept (kept, may be empty) carried over. */
+static int from_doc(const char *did, const ss_buf *text, const ss_state_ident *kept,
+                    ss_state_ident *out, ss_error *err)
 {
-	ss_buf text = SS_BUF_INIT;
 	ss_xrpc_did_doc doc;
 	ss_pubkey *pk = NULL;
 	json_t *root = NULL;
@@ -109,15 +108,13 @@ static int resolve(ss_idcache *c, const char *did, const ss_state_ident *kept, s
 
 	memset(&doc, 0, sizeof(doc));
 	memset(out, 0, sizeof(*out));
-	c->requests++;
-	if ((ret = ss_identity_did_doc(c->http, did, &text, err)) < 0 ||
-	    (ret = ss_xrpc_parse_did_doc(text.ptr, text.len, &doc, err)) < 0)
+	if ((ret = ss_xrpc_parse_did_doc(text->ptr, text->len, &doc, err)) < 0)
 		goto out;
-	root = json_loadb(text.ptr, text.len, 0, NULL);
+	root = json_loadb(text->ptr, text->len, 0, NULL);
 	/* A document naming no key is kept as such: a signature then fails, saying so. */
 	if (ss_pubkey_from_did_doc(&pk, root, "#atproto", &ignored) == 0)
 		key = ss_pubkey_did_key(pk);
-	if (ss_space_proto_host(text.ptr, text.len, &host, &ignored) < 0)
+	if (ss_space_proto_host(text->ptr, text->len, &host, &ignored) < 0)
 		host = NULL;
 	out->did = ss_xstrdup(did);
 	/* the verified handle stays while the document still names it */
@@ -135,8 +132,82 @@ out:
 	ss_pubkey_free(pk);
 	json_decref(root);
 	ss_xrpc_did_doc_release(&doc);
+	return ret;
+}
+
+/* did's document read now into out, what was kept (kept, may be empty) carried over. */
+static int resolve(ss_idcache *c, const char *did, const ss_state_ident *kept, ss_state_ident *out,
+                   ss_error *err)
+{
+	ss_buf text = SS_BUF_INIT;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	c->requests++;
+	if ((ret = ss_identity_did_doc(c->http, did, &text, err)) == 0)
+		ret = from_doc(did, &text, kept, out, err);
 	ss_buf_release(&text);
 	return ret;
+}
+
+/* What the state keeps for did (empty when nothing), and whether it is fresh enough to use. */
+static bool kept_fresh(ss_idcache *c, const char *did, ss_state_ident *kept)
+{
+	long long age;
+	ss_error ignored;
+
+	if (!c->st || ss_state_ident_get(c->st, did, kept, &ignored) < 0)
+		memset(kept, 0, sizeof(*kept));
+	age = (long long)time(NULL) - (long long)kept->resolved_at;
+	return kept->resolved_at && kept->key && age >= 0 && age < SS_IDENTITY_TTL_S;
+}
+
+void ss_idcache_prefetch(ss_idcache *c, const char *const *dids, size_t n)
+{
+	const char **want = ss_xcalloc(n ? n : 1, sizeof(*want));
+	ss_state_ident *kept = ss_xcalloc(n ? n : 1, sizeof(*kept));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool dup = run_find(c, dids[i]) != NULL;
+
+		for (size_t j = 0; j < k && !dup; j++)
+			dup = !strcmp(want[j], dids[i]);
+		if (dup)
+			continue;
+		if (kept_fresh(c, dids[i], &kept[k]))
+			ss_state_ident_release(&kept[k]);
+		else
+			want[k++] = dids[i];
+	}
+	/* one document alone is read when it is needed, as before */
+	if (k > 1) {
+		ss_buf *text = ss_xcalloc(k, sizeof(*text));
+		int *rcs = ss_xcalloc(k, sizeof(*rcs));
+		ss_error *errs = ss_xcalloc(k, sizeof(*errs));
+
+		ss_identity_did_docs(c->http, want, k, text, rcs, errs);
+		for (size_t i = 0; i < k; i++) {
+			ss_state_ident now;
+			ss_error ignored;
+
+			c->requests++;
+			/* a failure is left to the read when the identity is needed: it says why */
+			if (rcs[i] == 0 &&
+			    from_doc(want[i], &text[i], &kept[i], &now, &ignored) == 0) {
+				keep(c, &now);
+				ss_state_ident_release(&now);
+			}
+			ss_buf_release(&text[i]);
+		}
+		free(text);
+		free(rcs);
+		free(errs);
+	}
+	for (size_t i = 0; i < k; i++)
+		ss_state_ident_release(&kept[i]);
+	free(kept);
+	free(want);
 }
 
 int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *out, bool *read_now,
@@ -144,8 +215,6 @@ int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *o
 {
 	ss_state_ident kept, now;
 	const ss_state_ident *run = run_find(c, did);
-	long long age;
-	ss_error ignored;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -157,10 +226,7 @@ int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *o
 			*read_now = true;
 		return 0;
 	}
-	if (!c->st || ss_state_ident_get(c->st, did, &kept, &ignored) < 0)
-		memset(&kept, 0, sizeof(kept));
-	age = (long long)time(NULL) - (long long)kept.resolved_at;
-	if (!fresh && kept.resolved_at && kept.key && age >= 0 && age < SS_IDENTITY_TTL_S) {
+	if (kept_fresh(c, did, &kept) && !fresh) {
 		*out = kept;
 		return 0;
 	}

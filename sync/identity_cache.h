@@ -47,6 +47,15 @@ int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *o
                    ss_error *err);
 
 /*
+ * Reads at once (one request each, in parallel) the documents of those of the n DIDs that
+ * ss_idcache_get would read now (not read this run, nothing fresh kept), so that the gets
+ * that follow, one member after the other, find them read: one round trip instead of one per
+ * member. Best effort: a document that cannot be read or used is left to ss_idcache_get,
+ * which reads it again and says why. Fewer than two to read: nothing done.
+ */
+void ss_idcache_prefetch(ss_idcache *c, const char *const *dids, size_t n);
+
+/*
  * Keeps a handle verified elsewhere (sync/identity.h resolves it both ways) for did, with the
  * PDS that resolution found; NULL arguments keep what was kept.
  */

@@ -499,6 +499,15 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 		jobs[i].unverified = unverified;
 		jobs[i].since = ps->cache_dir && !unverified ? wants[i].since_rev : NULL;
 	}
+	/* every member's commit is checked with its key: the documents to read, all at once */
+	if (!unverified) {
+		const char **dids = ss_xcalloc(n ? n : 1, sizeof(*dids));
+
+		for (size_t i = 0; i < n; i++)
+			dids[i] = jobs[i].m->did;
+		ss_idcache_prefetch(ps->ids, dids, n);
+		free(dids);
+	}
 	if (list_since(ps, jobs, n, err) < 0 || list_whole(ps, jobs, n, err) < 0 ||
 	    list_full(ps, jobs, n, err) < 0)
 		goto out;

@@ -49,7 +49,13 @@ read_of() { python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1
 gen auth 300 g
 gen m2 3 m
 edit auth mine "first"
+# The members' DID documents (their keys) are read all at once, not one member after the
+# other: with each document held 300 ms on its way, two were in flight together.
+curl -sf "$proxy/_fault/hold?prefix=/did:&ms=300" >/dev/null
 ss_run 0 "$SKILLSYNC" clone "$auth_handle" c --member "$m2_handle"
+held=$(curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["held_at_once"])')
+curl -sf "$proxy/_fault/hold" >/dev/null
+[ "$held" -ge 2 ] || fail "the members' DID documents were read one after the other ($held at once)"
 cd c
 [ -f g-00007/SKILL.md ] && [ -f m-00001/SKILL.md ] && grep -qx first mine/SKILL.md || fail "the clone is incomplete"
 [ -s "$(git rev-parse --git-dir)/skillsync/verified/${auth_did//:/_}.car" ] || fail "no node cache after the clone"

@@ -16,7 +16,11 @@ Controlled over HTTP on the same port (these requests are not counted):
                                          P, only requests to that path count towards N
   GET /_fault/clear                      no fault, count from 1 again
   GET /_fault/count                      {"count": requests so far, "hits": faults injected,
-                                          "log": ["METHOD path", ...]}
+                                          "log": ["METHOD path", ...], "held_at_once": the
+                                          most held requests in flight together}
+  GET /_fault/hold?prefix=P&ms=M         from now on, requests whose path starts with P wait
+                                         M ms before they are forwarded (a slow server); no
+                                         prefix: none; held_at_once counts from 0 again
   GET /_fault/serve?did=D&file=F         the first page (no cursor) of every listRecords of
                                          repo D gets the records in F appended: F holds one raw
                                          JSON record entry ({"uri","cid","value"}) a line, as
@@ -85,6 +89,8 @@ class State:
         self.count, self.hits, self.log, self.matched = 0, 0, [], 0
         self.serve = {}  # did -> [raw record bytes]
         self.tamper = None  # {"kind", "did", "rkey", "car"}
+        self.hold, self.hold_s = None, 0.0  # path prefix, seconds
+        self.held, self.held_at_once = 0, 0
 
     def next(self, line):
         """Counts a request; returns the fault it gets, or None."""
@@ -341,6 +347,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                      urllib.parse.quote(q.get("did", "")))
                         STATE.tamper["car"] = conn.getresponse().read()
                         conn.close()
+            elif url.path == "/_fault/hold":
+                STATE.hold = q.get("prefix") or None
+                STATE.hold_s = int(q.get("ms", "0")) / 1000
+                STATE.held_at_once = 0
             elif url.path == "/_fault/serve":
                 if q.get("file"):
                     with open(q["file"], "rb") as f:
@@ -348,7 +358,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 else:
                     STATE.serve.pop(q.get("did"), None)
             body = json.dumps({"count": STATE.count, "hits": STATE.hits,
-                               "log": STATE.log}).encode()
+                               "log": STATE.log, "held_at_once": STATE.held_at_once}).encode()
         self.reply(200, body)
 
     def forward(self, body):
@@ -408,6 +418,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(400, b'{"error":"InvalidRequest","message":"since refused"}')
         if since and tamper["kind"] == "replay":
             return self.reply(200, tamper["car"], "application/vnd.ipld.car")
+        with STATE.lock:
+            held = STATE.hold is not None and url.path.startswith(STATE.hold)
+            if held:
+                STATE.held += 1
+                STATE.held_at_once = max(STATE.held_at_once, STATE.held)
+                wait = STATE.hold_s
+        if held:
+            time.sleep(wait)
+            with STATE.lock:
+                STATE.held -= 1
         try:
             status, rh, data = self.forward(body)
             if kind == "twice":
