@@ -134,24 +134,58 @@ static int resolve(ss_http *http, const char *who, ss_identity *out, ss_error *e
 	return rc < 0 ? ss_error_prefix(err, "cannot resolve '%s'", who) : 0;
 }
 
-/* Step 4's members: the authority and me, then each name of opts->members. */
+/* A resolved member kept in the state (see ss_clone_member_add). */
+static int member_add_resolved(ss_state *st, ss_identity *id, ss_clone_named *out, ss_error *err)
+{
+	ss_state_member m = {id->did, id->handle, id->pds, NULL, NULL, SS_ROLE_MEMBER};
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = ss_members_add(st, &m, &out->added, &out->role, err);
+	if (ret == 0) {
+		out->did = id->did;
+		id->did = NULL;
+	}
+	return ret;
+}
+
+/* Step 4's members: the authority and me, then each name of opts->members, every name
+ * resolved at once (over a network, one round trip or two for all instead of for each). */
 static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, const char *me,
                        ss_error *err)
 {
-	ss_identity a = {NULL, NULL, NULL}, m = {NULL, NULL, NULL};
+	size_t n = 1 + (me ? 1 : 0) + o->nmembers, first = me ? 2 : 1;
+	const char **names = ss_xcalloc(n, sizeof(*names));
+	ss_identity *ids = ss_xcalloc(n, sizeof(*ids));
+	int *rcs = ss_xcalloc(n, sizeof(*rcs));
+	ss_error *errs = ss_xcalloc(n, sizeof(*errs));
 	ss_state_member am, mm;
 	ss_clone_named named = {NULL, false, SS_ROLE_MEMBER};
-	int ret;
+	int ret = 0;
 
-	if ((ret = resolve(http, o->authority, &a, err)) < 0 ||
-	    (me && (ret = resolve(http, me, &m, err)) < 0))
+	names[0] = o->authority;
+	if (me)
+		names[1] = me;
+	for (size_t i = 0; i < o->nmembers; i++)
+		names[first + i] = o->members[i];
+	ss_identity_resolve_many(http, names, n, ids, rcs, errs);
+	/* the first name that failed, in the order given */
+	for (size_t i = 0; i < n && ret == 0; i++)
+		if ((ret = rcs[i]) < 0) {
+			*err = errs[i];
+			ss_error_prefix(err, "cannot resolve '%s'", names[i]);
+		}
+	if (ret < 0)
 		goto out;
-	am = (ss_state_member){a.did, a.handle, a.pds, NULL, NULL, SS_ROLE_AUTHORITY};
-	mm = (ss_state_member){m.did, m.handle, m.pds, NULL, NULL, SS_ROLE_ME};
+	am =
+	    (ss_state_member){ids[0].did, ids[0].handle, ids[0].pds, NULL, NULL, SS_ROLE_AUTHORITY};
+	if (me)
+		mm = (ss_state_member){ids[1].did, ids[1].handle, ids[1].pds,
+		                       NULL,       NULL,          SS_ROLE_ME};
 	if ((ret = ss_members_init(st, &am, me ? &mm : NULL, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < o->nmembers; i++) {
-		if ((ret = ss_clone_member_add(st, http, o->members[i], &named, err)) < 0)
+		if ((ret = member_add_resolved(st, &ids[first + i], &named, err)) < 0)
 			goto out;
 		if (!named.added && o->kept)
 			o->kept(o->payload, o->members[i], named.role);
@@ -159,8 +193,12 @@ static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, cons
 	}
 out:
 	ss_clone_named_release(&named);
-	ss_identity_release(&a);
-	ss_identity_release(&m);
+	for (size_t i = 0; i < n; i++)
+		ss_identity_release(&ids[i]);
+	free(names);
+	free(ids);
+	free(rcs);
+	free(errs);
 	return ret;
 }
 
@@ -323,18 +361,11 @@ int ss_clone_member_add(ss_state *st, ss_http *http, const char *who, ss_clone_n
                         ss_error *err)
 {
 	ss_identity id = {NULL, NULL, NULL};
-	ss_state_member m;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = resolve(http, who, &id, err)) < 0)
-		return ret;
-	m = (ss_state_member){id.did, id.handle, id.pds, NULL, NULL, SS_ROLE_MEMBER};
-	ret = ss_members_add(st, &m, &out->added, &out->role, err);
-	if (ret == 0) {
-		out->did = id.did;
-		id.did = NULL;
-	}
+	if ((ret = resolve(http, who, &id, err)) == 0)
+		ret = member_add_resolved(st, &id, out, err);
 	ss_identity_release(&id);
 	return ret;
 }

@@ -1,6 +1,7 @@
 #include "sync/identity.h"
 
 #include <arpa/nameser.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <resolv.h>
 #include <stdlib.h>
@@ -536,4 +537,58 @@ out:
 	ss_buf_release(&url);
 	ss_buf_release(&body);
 	return ret;
+}
+
+/* One name of ss_identity_resolve_many, resolved on a thread with a client of its own. */
+typedef struct resolve_job {
+	pthread_t thread;
+	bool started;
+	ss_http *http;
+	const char *name;
+	ss_identity *out;
+	int *rc;
+	ss_error *err;
+} resolve_job;
+
+static void *resolve_run(void *arg)
+{
+	resolve_job *j = arg;
+
+	*j->rc = ss_identity_resolve(j->http, j->name, j->out, j->err);
+	return NULL;
+}
+
+void ss_identity_resolve_many(ss_http *http, const char *const *names, size_t n, ss_identity *out,
+                              int *rcs, ss_error *errs)
+{
+	resolve_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
+
+	for (size_t i = 0; i < n; i++) {
+		jobs[i] =
+		    (resolve_job){.name = names[i], .out = &out[i], .rc = &rcs[i], .err = &errs[i]};
+		memset(&out[i], 0, sizeof(out[i]));
+		ss_error_clear(&errs[i]);
+		/* the first name on the caller's client, each other on a client of its own (made
+		 * here: a libcurl handle belongs to one thread at a time) */
+		if (i > 0 && ss_http_new(&jobs[i].http, ss_http_get_options(http), &errs[i]) == 0)
+			jobs[i].started =
+			    pthread_create(&jobs[i].thread, NULL, resolve_run, &jobs[i]) == 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!jobs[i].started) { /* the first, or no thread: here, on the caller's client */
+			jobs[i].http = http;
+			resolve_run(&jobs[i]);
+			jobs[i].http = NULL;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].started) {
+			ss_http_stats st;
+
+			pthread_join(jobs[i].thread, NULL);
+			ss_http_get_stats(jobs[i].http, &st);
+			ss_http_add_stats(http, &st);
+		}
+		ss_http_free(jobs[i].http);
+	}
+	free(jobs);
 }

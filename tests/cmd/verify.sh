@@ -49,13 +49,17 @@ read_of() { python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1
 gen auth 300 g
 gen m2 3 m
 edit auth mine "first"
-# The members' DID documents (their keys) are read all at once, not one member after the
-# other: with each document held 300 ms on its way, two were in flight together.
-curl -sf "$proxy/_fault/hold?prefix=/did:&ms=300" >/dev/null
+# hold <prefix> [<ms>]: requests to paths starting with <prefix> held <ms> on their way (none:
+# no more); held_at_once: the most of them in flight together since.
+hold() { curl -sf "$proxy/_fault/hold?prefix=$1&ms=${2:-0}" >/dev/null; }
+held_at_once() { curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["held_at_once"])'; }
+# The names given to clone are resolved at once, not one after the other: with each handle's
+# resolution held 300 ms on its way, two were in flight together.
+hold /xrpc/com.atproto.identity.resolveHandle 300
 ss_run 0 "$SKILLSYNC" clone "$auth_handle" c --member "$m2_handle"
-held=$(curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["held_at_once"])')
-curl -sf "$proxy/_fault/hold" >/dev/null
-[ "$held" -ge 2 ] || fail "the members' DID documents were read one after the other ($held at once)"
+held=$(held_at_once)
+hold ""
+[ "$held" -ge 2 ] || fail "the members' handles were resolved one after the other ($held at once)"
 cd c
 [ -f g-00007/SKILL.md ] && [ -f m-00001/SKILL.md ] && grep -qx first mine/SKILL.md || fail "the clone is incomplete"
 [ -s "$(git rev-parse --git-dir)/skillsync/verified/${auth_did//:/_}.car" ] || fail "no node cache after the clone"
@@ -206,10 +210,27 @@ for kind in value cid; do
 	[ -f c2/g-00005/SKILL.md ] || fail "no convergence after $kind"
 done
 
+# Once the kept keys are over the hour old, a pull reads the DID documents of the members it
+# checks all at once, not one member after the other.
+cd "$work/c"
+python3 - "$(git rev-parse --git-dir)/skillsync/state.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE identities SET resolved_at = 0")
+db.commit()
+PY
+edit auth mine "stale keys"
+edit m2 m-keys "stale keys"
+hold /did: 300
+ss_run 0 "$SKILLSYNC" pull
+held=$(held_at_once)
+hold ""
+grep -qx "stale keys" mine/SKILL.md && [ -f m-keys/SKILL.md ] || fail "the pull with stale keys is incomplete"
+[ "$held" -ge 2 ] || fail "the members' DID documents were read one after the other ($held at once)"
+
 # `skillsync verify`: every version checked again against the signed commits, offline from the
 # node cache (the proxy, the only way to the PDS and the PLC, is stopped); a version the state
 # holds that the signed tree does not name fails, with a line naming it, exit 1.
-cd "$work/c"
 ss_proxy_stop
 ss_run 0 "$SKILLSYNC" verify
 grep -q "^ok   '$auth_handle': [0-9]* versions, signed by $auth_did at rev " "$work/stdout" ||
