@@ -18,6 +18,7 @@
 #include "core/repo.h"
 #include "core/worktree.h"
 #include "sync/identity.h"
+#include "sync/identity_cache.h"
 #include "sync/session.h"
 #include "sync/space.h"
 #include "sync/space_admin.h"
@@ -161,6 +162,7 @@ static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, cons
 	ss_error *errs = ss_xcalloc(n, sizeof(*errs));
 	ss_state_member am, mm;
 	ss_clone_named named = {NULL, false, SS_ROLE_MEMBER};
+	ss_idcache *cache = NULL;
 	int ret = 0;
 
 	names[0] = o->authority;
@@ -184,6 +186,11 @@ static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, cons
 		                       NULL,       NULL,          SS_ROLE_ME};
 	if ((ret = ss_members_init(st, &am, me ? &mm : NULL, err)) < 0)
 		goto out;
+	/* the documents just read give the keys: the sync does not read them again */
+	cache = ss_idcache_new(http, st);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i].doc)
+			ss_idcache_keep_doc(cache, ids[i].did, ids[i].handle, ids[i].doc);
 	for (size_t i = 0; i < o->nmembers; i++) {
 		if ((ret = member_add_resolved(st, &ids[first + i], &named, err)) < 0)
 			goto out;
@@ -192,6 +199,7 @@ static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, cons
 		ss_clone_named_release(&named);
 	}
 out:
+	ss_idcache_free(cache);
 	ss_clone_named_release(&named);
 	for (size_t i = 0; i < n; i++)
 		ss_identity_release(&ids[i]);
@@ -360,7 +368,7 @@ void ss_clone_result_release(ss_clone_result *r)
 int ss_clone_member_add(ss_state *st, ss_http *http, const char *who, ss_clone_named *out,
                         ss_error *err)
 {
-	ss_identity id = {NULL, NULL, NULL};
+	ss_identity id = {0};
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -380,7 +388,7 @@ void ss_clone_named_release(ss_clone_named *n)
 
 int ss_clone_member_remove(ss_state *st, ss_http *http, const char *who, ss_error *err)
 {
-	ss_identity id = {NULL, NULL, NULL};
+	ss_identity id = {0};
 	char *did = NULL;
 	int ret = ss_members_find(st, who, &did, err);
 

@@ -29,6 +29,7 @@ void ss_identity_release(ss_identity *id)
 	free(id->did);
 	free(id->handle);
 	free(id->pds);
+	free(id->doc);
 	memset(id, 0, sizeof(*id));
 }
 
@@ -261,7 +262,8 @@ static int doc_url(const char *did, ss_buf *url, ss_error *err)
 }
 
 /* Fetches and checks did's document: its id and its PDS. */
-static int resolve_did(ss_http *http, const char *did, ss_xrpc_did_doc *doc, ss_error *err)
+static int resolve_did(ss_http *http, const char *did, ss_xrpc_did_doc *doc, char **text,
+                       ss_error *err)
 {
 	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
 	int ret;
@@ -288,6 +290,7 @@ static int resolve_did(ss_http *http, const char *did, ss_xrpc_did_doc *doc, ss_
 	}
 	if ((ret = ss_url_check(doc->pds, err)) < 0)
 		goto out;
+	*text = ss_buf_detach(&body, NULL);
 out:
 	if (ret < 0)
 		ss_xrpc_did_doc_release(doc);
@@ -443,7 +446,7 @@ static char *verified_handle(ss_http *http, const char *did, const ss_xrpc_did_d
 int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err)
 {
 	ss_xrpc_did_doc doc = {0};
-	char *handle = NULL, *did = NULL;
+	char *handle = NULL, *did = NULL, *text = NULL;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -462,7 +465,7 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
 		if ((ret = ss_identity_resolve_handle(http, handle, &did, err)) < 0)
 			goto out;
 	}
-	if ((ret = resolve_did(http, did, &doc, err)) < 0)
+	if ((ret = resolve_did(http, did, &doc, &text, err)) < 0)
 		goto out;
 	if (handle && !names_handle(&doc, handle)) {
 		ret = ss_error_set(err, SS_EINVALID,
@@ -473,12 +476,14 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
 	out->did = did;
 	out->handle = handle ? handle : verified_handle(http, did, &doc);
 	out->pds = ss_xstrdup(doc.pds);
-	did = handle = NULL;
+	out->doc = text;
+	did = handle = text = NULL;
 	ret = 0;
 out:
 	ss_xrpc_did_doc_release(&doc);
 	free(did);
 	free(handle);
+	free(text);
 	return ret;
 }
 

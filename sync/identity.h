@@ -24,6 +24,7 @@ typedef struct ss_identity {
 	char *did;
 	char *handle; /* the verified handle (lowercase), or NULL when the document names none */
 	char *pds;    /* the PDS base URL */
+	char *doc;    /* the DID document's text as it was read (for the identity cache) */
 } ss_identity;
 
 void ss_identity_release(ss_identity *id);

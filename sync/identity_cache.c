@@ -162,6 +162,20 @@ static bool kept_fresh(ss_idcache *c, const char *did, ss_state_ident *kept)
 	return kept->resolved_at && kept->key && age >= 0 && age < SS_IDENTITY_TTL_S;
 }
 
+void ss_idcache_keep_doc(ss_idcache *c, const char *did, const char *handle, const char *doc)
+{
+	ss_state_ident kept = {.handle = handle}, now;
+	ss_buf text = SS_BUF_INIT;
+	ss_error ignored;
+
+	ss_buf_puts(&text, doc);
+	if (from_doc(did, &text, &kept, &now, &ignored) == 0) {
+		keep(c, &now);
+		ss_state_ident_release(&now);
+	}
+	ss_buf_release(&text);
+}
+
 void ss_idcache_prefetch(ss_idcache *c, const char *const *dids, size_t n)
 {
 	const char **want = ss_xcalloc(n ? n : 1, sizeof(*want));

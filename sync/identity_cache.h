@@ -47,6 +47,13 @@ int ss_idcache_get(ss_idcache *c, const char *did, bool fresh, ss_state_ident *o
                    ss_error *err);
 
 /*
+ * Keeps what doc, did's DID document read just now by a resolution that verified handle
+ * (sync/identity.h: ss_identity.doc), says, as if this cache had read it: no second read of it
+ * for the key. Best effort: a document it cannot use is read again when it is needed.
+ */
+void ss_idcache_keep_doc(ss_idcache *c, const char *did, const char *handle, const char *doc);
+
+/*
  * Reads at once (one request each, in parallel) the documents of those of the n DIDs that
  * ss_idcache_get would read now (not read this run, nothing fresh kept), so that the gets
  * that follow, one member after the other, find them read: one round trip instead of one per

@@ -29,7 +29,7 @@ const char *ss_space_perm__who(const perm_writer *w)
 
 int ss_space_perm__pds(perm_space *ps, perm_writer *w, ss_error *err)
 {
-	ss_identity id = {NULL, NULL, NULL};
+	ss_identity id = {0};
 	int ret;
 
 	if (w->pds)

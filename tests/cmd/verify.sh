@@ -54,12 +54,16 @@ edit auth mine "first"
 hold() { curl -sf "$proxy/_fault/hold?prefix=$1&ms=${2:-0}" >/dev/null; }
 held_at_once() { curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["held_at_once"])'; }
 # The names given to clone are resolved at once, not one after the other: with each handle's
-# resolution held 300 ms on its way, two were in flight together.
+# resolution held 300 ms on its way, two were in flight together. And each member's DID
+# document is read once: the key the sync checks commits with comes from the resolution's.
+ss_fault_clear
 hold /xrpc/com.atproto.identity.resolveHandle 300
 ss_run 0 "$SKILLSYNC" clone "$auth_handle" c --member "$m2_handle"
 held=$(held_at_once)
 hold ""
 [ "$held" -ge 2 ] || fail "the members' handles were resolved one after the other ($held at once)"
+docs=$(curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; l=json.load(sys.stdin)["log"]; print(*sorted(l.count("GET /" + d) for d in sys.argv[1:]))' "$auth_did" "$m2_did")
+[ "$docs" = "1 1" ] || fail "the members' DID documents were not read once each in the clone: $docs"
 cd c
 [ -f g-00007/SKILL.md ] && [ -f m-00001/SKILL.md ] && grep -qx first mine/SKILL.md || fail "the clone is incomplete"
 [ -s "$(git rev-parse --git-dir)/skillsync/verified/${auth_did//:/_}.car" ] || fail "no node cache after the clone"
