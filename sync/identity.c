@@ -563,37 +563,48 @@ static void *resolve_run(void *arg)
 	return NULL;
 }
 
+/* Names resolved at once by ss_identity_resolve_many, at most (the batches' default too). */
+#define RESOLVE_PARALLEL 8
+
 void ss_identity_resolve_many(ss_http *http, const char *const *names, size_t n, ss_identity *out,
                               int *rcs, ss_error *errs)
 {
 	resolve_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
 
-	for (size_t i = 0; i < n; i++) {
-		jobs[i] =
-		    (resolve_job){.name = names[i], .out = &out[i], .rc = &rcs[i], .err = &errs[i]};
-		memset(&out[i], 0, sizeof(out[i]));
-		ss_error_clear(&errs[i]);
-		/* the first name on the caller's client, each other on a client of its own (made
-		 * here: a libcurl handle belongs to one thread at a time) */
-		if (i > 0 && ss_http_new(&jobs[i].http, ss_http_get_options(http), &errs[i]) == 0)
-			jobs[i].started =
-			    pthread_create(&jobs[i].thread, NULL, resolve_run, &jobs[i]) == 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (!jobs[i].started) { /* the first, or no thread: here, on the caller's client */
-			jobs[i].http = http;
-			resolve_run(&jobs[i]);
-			jobs[i].http = NULL;
-		}
-	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].started) {
-			ss_http_stats st;
+	for (size_t at = 0; at < n; at += RESOLVE_PARALLEL) {
+		size_t end = n - at < RESOLVE_PARALLEL ? n : at + RESOLVE_PARALLEL;
 
-			pthread_join(jobs[i].thread, NULL);
-			ss_http_get_stats(jobs[i].http, &st);
-			ss_http_add_stats(http, &st);
+		for (size_t i = at; i < end; i++) {
+			jobs[i] = (resolve_job){
+			    .name = names[i], .out = &out[i], .rc = &rcs[i], .err = &errs[i]};
+			memset(&out[i], 0, sizeof(out[i]));
+			ss_error_clear(&errs[i]);
+			/* the first name on the caller's client, each other on a client of its own
+			 * (made here: a libcurl handle belongs to one thread at a time) */
+			if (i > at &&
+			    ss_http_new(&jobs[i].http, ss_http_get_options(http), &errs[i]) == 0)
+				jobs[i].started = pthread_create(&jobs[i].thread, NULL, resolve_run,
+				                                 &jobs[i]) == 0;
 		}
-		ss_http_free(jobs[i].http);
+		for (size_t i = at; i < end; i++)
+			if (!jobs[i]
+			         .started) { /* the first, or no thread: on the caller's client */
+				ss_http *own = jobs[i].http;
+
+				jobs[i].http = http;
+				resolve_run(&jobs[i]);
+				jobs[i].http = own;
+			}
+		for (size_t i = at; i < end; i++) {
+			if (jobs[i].started) {
+				ss_http_stats st;
+
+				pthread_join(jobs[i].thread, NULL);
+				ss_http_get_stats(jobs[i].http, &st);
+				ss_http_add_stats(http, &st);
+			}
+			ss_http_free(jobs[i].http);
+		}
 	}
 	free(jobs);
 }

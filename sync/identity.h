@@ -46,9 +46,9 @@ int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss
  */
 int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *out, ss_error *err);
 
-/* The same for n names at once, each on a thread of its own (with a client of the same
- * options as http, whose requests are added to http's counters): out[i], rcs[i] and errs[i]
- * for names[i], as ss_identity_resolve would give them. */
+/* The same for n names at once (8 at a time), each on a thread of its own with a client of the
+ * same options as http, whose requests are added to http's counters: out[i], rcs[i] and
+ * errs[i] for names[i], as ss_identity_resolve would give them. */
 void ss_identity_resolve_many(ss_http *http, const char *const *names, size_t n, ss_identity *out,
                               int *rcs, ss_error *errs);
 

@@ -115,6 +115,52 @@ static void test_identity__test_handles_resolve_through_plc(void **state)
 	ss_http_free(http);
 }
 
+/* Many names at once (more than one round of threads): each answer in its own slot, as
+ * ss_identity_resolve gives it, the failures included, and the requests counted on the
+ * caller's client; each answer keeps the document it read. */
+static void test_identity__resolve_many_answers_each_name(void **state)
+{
+	const ss_test_account *alice = ss_test_pds_account("alice");
+	const char *names[11];
+	ss_identity ids[11];
+	int rcs[11];
+	ss_error errs[11];
+	ss_http_stats before, after;
+	ss_http *http;
+	ss_error err;
+
+	(void)state;
+	for (size_t i = 0; i < 11; i++)
+		names[i] = i % 2 ? alice->did : "alice.test";
+	names[3] = "nobody-here.test";
+	names[9] = "alice.test/../../x";
+	assert_int_equal(ss_http_new(&http, NULL, &err), 0);
+	ss_http_get_stats(http, &before);
+	ss_identity_resolve_many(http, names, 11, ids, rcs, errs);
+	ss_http_get_stats(http, &after);
+	for (size_t i = 0; i < 11; i++) {
+		if (i == 3) {
+			assert_true(rcs[i] < 0);
+			assert_non_null(
+			    strstr(errs[i].message, "cannot resolve handle 'nobody-here.test'"));
+		} else if (i == 9) {
+			assert_int_equal(rcs[i], SS_EINVALID);
+			assert_string_equal(errs[i].message,
+			                    "'alice.test/../../x' is not a valid handle or DID");
+		} else {
+			assert_int_equal(rcs[i], 0);
+			assert_string_equal(ids[i].did, alice->did);
+			assert_string_equal(ids[i].handle, "alice.test");
+			assert_string_equal(ids[i].pds, ss_test_pds()->pds);
+			assert_non_null(strstr(ids[i].doc, alice->did));
+		}
+		ss_identity_release(&ids[i]);
+	}
+	/* at least a handle and a document for each of the 9 that resolved */
+	assert_true(after.requests - before.requests >= 18);
+	ss_http_free(http);
+}
+
 /* A resolver that answers one resolveHandle with a DID that is not the handle's. */
 typedef struct liar {
 	int fd;
@@ -222,6 +268,7 @@ int test_identity_run(void)
 	    cmocka_unit_test(test_identity__special_use_handles),
 	    cmocka_unit_test(test_identity__special_handle_needs_a_resolver),
 	    cmocka_unit_test(test_identity__test_handles_resolve_through_plc),
+	    cmocka_unit_test(test_identity__resolve_many_answers_each_name),
 	    cmocka_unit_test(test_identity__also_known_as_must_point_back),
 	    cmocka_unit_test(test_identity__did_document_handle_must_resolve_back),
 	};
