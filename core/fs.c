@@ -71,18 +71,25 @@ int ss_fs_write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* fsyncs the directory that holds path. */
-static int sync_parent(const char *path)
+int ss_fs_sync_dir(const char *dir)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir =
-	    slash ? ss_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : ss_xstrdup(".");
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = -1;
 
 	if (fd >= 0) {
 		ret = fsync(fd);
 		close(fd);
 	}
+	return ret;
+}
+
+/* fsyncs the directory that holds path. */
+static int sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir =
+	    slash ? ss_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : ss_xstrdup(".");
+	int ret = ss_fs_sync_dir(dir);
+
 	free(dir);
 	return ret;
 }

@@ -22,6 +22,9 @@ int ss_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mo
 /* Writes all len bytes to fd, retrying short writes and EINTR; -1 with errno set on failure. */
 int ss_fs_write_all(int fd, const void *data, size_t len);
 
+/* fsyncs the directory dir (what was created or renamed in it is durable); -1 with errno set. */
+int ss_fs_sync_dir(const char *dir);
+
 /* Creates path and its missing parents with mode; an existing directory is fine. */
 int ss_fs_mkdir_p(const char *path, mode_t mode, ss_error *err);
 

@@ -272,20 +272,6 @@ static int write_index(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ])
 	return out_close(po, idx_sum);
 }
 
-static int sync_dir(const char *dir, ss_error *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd) < 0) {
-		ss_error_set(err, SS_ERROR, "cannot sync '%s': %s", dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,
                   char name[GIT_OID_HEXSZ + 1], ss_error *err)
 {
@@ -325,8 +311,12 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 	}
 	/* the pack under its name, then its index: a pack is looked into through its index */
 	if (out_close(&po, sum) < 0 || out_rename(&po, sum, ".pack") < 0 ||
-	    write_index(&po, sum) < 0 || out_rename(&po, sum, ".idx") < 0 || sync_dir(dir, err) < 0)
+	    write_index(&po, sum) < 0 || out_rename(&po, sum, ".idx") < 0)
 		goto out;
+	if (ss_fs_sync_dir(dir) < 0) {
+		ss_error_set(err, SS_ERROR, "cannot sync '%s': %s", dir, strerror(errno));
+		goto out;
+	}
 	memcpy(id.id, sum, GIT_OID_RAWSZ);
 	git_oid_tostr(name, GIT_OID_HEXSZ + 1, &id);
 	ret = 0;

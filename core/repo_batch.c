@@ -7,14 +7,13 @@
  * the repository's own database for the objects already stored. A flush hands the objects in
  * memory to a worker thread, which writes them, each whole and deflated, as a pack and its
  * index into objects/pack (ss_pack_write, core/pack_write.c), both synced, and is done;
- * meanwhile the fetch goes on filling
- * a new in-memory store, and the objects on their way to the pack stay readable. At most two
- * packs are on their way (PACK_JOBS): the next flush waits for the older, the end and an
- * abort for both. No delta
- * search: that is what git's own fetch does with objects it receives, and `git gc` deltifies
- * them later (a packbuilder's delta search was most of a clone's CPU, for packs no smaller on
- * these objects). Ending the batch puts the original database back; aborting it also frees
- * the in-memory objects, which nothing outside the batch could have named.
+ * meanwhile the fetch goes on filling a new in-memory store, and the objects on their way to
+ * the pack stay readable. At most two packs are on their way (PACK_JOBS): the next flush
+ * waits for the older, the end and an abort for both. No delta search: that is what git's
+ * own fetch does with objects it receives, and `git gc` deltifies them later (a packbuilder's
+ * delta search was most of a clone's CPU, for packs no smaller on these objects). Ending the
+ * batch puts the original database back; aborting it also frees the in-memory objects, which
+ * nothing outside the batch could have named.
  *
  * Why a database of our own rather than ours on top of the repository's backends: libgit2's
  * git_odb_write first asks every backend whether the object exists (a loose file's timestamp

@@ -57,6 +57,17 @@ static int on_car(ss_http_batch *b, void *payload, int rc, const ss_error *req_e
 	return 0; /* one job's failure does not stop the others */
 }
 
+/* The GET of url for job: its answer to the job's file when it has one (then up to
+ * SS_XRPC_REPO_FILE_MAX bytes). */
+static ss_http_request car_request(const car_job *job, const char *url)
+{
+	ss_http_request req = {.method = "GET", .url = url, .body_fd = job->fd};
+
+	if (job->fd > 0)
+		req.max_response = SS_XRPC_REPO_FILE_MAX;
+	return req;
+}
+
 /* GETs the n urls at once on http (at most max_parallel in flight); each answer, or why there
  * is none, goes to its job. A batch that cannot run fails the jobs it did not end. */
 static void car_many(ss_http *http, car_job *jobs, ss_buf *urls, size_t n, int max_parallel)
@@ -73,10 +84,8 @@ static void car_many(ss_http *http, car_job *jobs, ss_buf *urls, size_t n, int m
 	ss_error_clear(&batch_err);
 	ret = ss_http_batch_new(&b, http, max_parallel, &batch_err);
 	for (size_t i = 0; i < n && !ret; i++) {
-		ss_http_request req = {.method = "GET", .url = urls[i].ptr, .body_fd = jobs[i].fd};
+		ss_http_request req = car_request(&jobs[i], urls[i].ptr);
 
-		if (jobs[i].fd > 0)
-			req.max_response = SS_XRPC_REPO_FILE_MAX;
 		ret = ss_http_batch_add(b, &req, on_car, &jobs[i], &batch_err);
 	}
 	if (!ret)
@@ -96,6 +105,22 @@ static void release_urls(ss_buf *urls, size_t n)
 	free(urls);
 }
 
+/* A getRepo job's request: its car_job and its URL. */
+static void repo_request(ss_xrpc_repo_job *job, car_job *cj, ss_buf *url)
+{
+	const char *params[] = {"did", job->did, "since", job->since, NULL};
+
+	*cj = (car_job){NSID_GET_REPO,
+	                &job->car,
+	                &job->rc,
+	                &job->err,
+	                false,
+	                job->fd,
+	                job->fd > 0 ? &job->car_len : NULL};
+	ss_buf_init(url);
+	ss_xrpc__url(url, ss_xrpc_service(job->client), NSID_GET_REPO, params);
+}
+
 int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err)
 {
 	car_job *cj;
@@ -106,19 +131,8 @@ int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss
 		return 0;
 	cj = ss_xcalloc(n, sizeof(*cj));
 	urls = ss_xcalloc(n, sizeof(*urls));
-	for (size_t i = 0; i < n; i++) {
-		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
-
-		cj[i] = (car_job){NSID_GET_REPO,
-		                  &jobs[i].car,
-		                  &jobs[i].rc,
-		                  &jobs[i].err,
-		                  false,
-		                  jobs[i].fd,
-		                  jobs[i].fd > 0 ? &jobs[i].car_len : NULL};
-		ss_buf_init(&urls[i]);
-		ss_xrpc__url(&urls[i], ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
-	}
+	for (size_t i = 0; i < n; i++)
+		repo_request(&jobs[i], &cj[i], &urls[i]);
 	car_many(ss_xrpc_http(jobs[0].client), cj, urls, n, max_parallel);
 	release_urls(urls, n);
 	free(cj);
@@ -174,10 +188,7 @@ static int on_stream_car(ss_http_batch *b, void *payload, int rc, const ss_error
 
 static int stream_request(ss_http_batch *b, ss_xrpc_repo_stream *s, size_t i, ss_error *err)
 {
-	ss_http_request req = {.method = "GET",
-	                       .url = s->urls[i].ptr,
-	                       .body_fd = s->jobs[i].fd,
-	                       .max_response = SS_XRPC_REPO_FILE_MAX};
+	ss_http_request req = car_request(&s->cj[i], s->urls[i].ptr);
 
 	return ss_http_batch_add(b, &req, on_stream_car, &s->slots[i], err);
 }
@@ -236,14 +247,10 @@ int ss_xrpc_get_repo_stream(ss_xrpc_repo_job *jobs, size_t n, ss_xrpc_repo_strea
 	if (n)
 		s->credit = ss_xrpc_http(jobs[0].client);
 	for (size_t i = 0; i < n; i++) {
-		const char *params[] = {"did", jobs[i].did, "since", jobs[i].since, NULL};
-
-		s->cj[i] = (car_job){NSID_GET_REPO, &jobs[i].car, &jobs[i].rc,     &jobs[i].err,
-		                     false,         jobs[i].fd,   &jobs[i].car_len};
+		repo_request(&jobs[i], &s->cj[i], &s->urls[i]);
 		ss_buf_init(&jobs[i].car);
 		jobs[i].rc = 0;
 		ss_error_clear(&jobs[i].err);
-		ss_xrpc__url(&s->urls[i], ss_xrpc_service(jobs[i].client), NSID_GET_REPO, params);
 		s->slots[i] = (struct stream_slot){s, i};
 		s->next_of[i] = SIZE_MAX;
 		/* one request at a time per service: the previous job on it comes first */
