@@ -57,6 +57,25 @@ int ss_record_encode(const struct ss_skill *skill, const char *created_at, const
 int ss_record_decode(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
                      ss_record_meta *meta, ss_report *report);
 
+/*
+ * A record's value as a transport read it: its JSON text (json, json_len), or the DAG-CBOR block
+ * a member's repository holds (cbor, cbor_len; json NULL).
+ */
+typedef struct ss_record_value {
+	const char *json;
+	size_t json_len;
+	const unsigned char *cbor;
+	size_t cbor_len;
+} ss_record_value;
+
+/*
+ * ss_record_decode for either form. A block is decoded straight from its bytes when it has a
+ * record's usual shape, else as its JSON form, with the same outcome; a block that has no JSON
+ * form (not DAG-CBOR, not a map) is one problem saying why.
+ */
+int ss_record_decode_value(const ss_record_value *v, const char *rkey, struct ss_skill **skill,
+                           ss_record_meta *meta, ss_report *report);
+
 /* Whether two record texts hold the same JSON value (key order aside). */
 bool ss_record_same(const char *a, size_t alen, const char *b, size_t blen);
 

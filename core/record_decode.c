@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cbor.h"
 #include "core/mem.h"
 #include "core/skill.h"
 #include "core/skillmd.h"
@@ -254,6 +255,27 @@ int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **
 	return ss_record_decode_path(json, len, rkey, skill, meta, report, SS_RECORD_PATH_AUTO);
 }
 
+/*
+ * The end of both ways: s (taken by a scanner, or from jansson's tree with flags) is validated
+ * and handed over with m when the report got no error. Frees what it does not hand over.
+ */
+static int finish(ss_skill *s, ss_record_meta *m, const char *qrkey, int flags, size_t errors,
+                  ss_skill **skill, ss_record_meta *meta, ss_report *report)
+{
+	ss_validate_skill(s, qrkey, 0, flags, report);
+	if (ss_report_errors(report) != errors) {
+		ss_skill_free(s);
+		ss_record_meta_release(m);
+		return SS_EINVALID;
+	}
+	*skill = s;
+	if (meta)
+		*meta = *m;
+	else
+		ss_record_meta_release(m);
+	return 0;
+}
+
 int ss_record_decode_path(const char *json, size_t len, const char *rkey, ss_skill **skill,
                           ss_record_meta *meta, ss_report *report, ss_record_path path)
 {
@@ -307,22 +329,96 @@ int ss_record_decode_path(const char *json, size_t len, const char *rkey, ss_ski
 validate:
 	if (len + ENCODE_GROWTH <= SS_MAX_RECORD)
 		flags |= SS_VALIDATE_SKIP_RECORD_SIZE;
-	ss_validate_skill(s, c.rkey, 0, flags, report);
-	if (ss_report_errors(report) == errors) {
-		*skill = s;
-		s = NULL;
-		if (meta)
-			*meta = m;
-		else
-			ss_record_meta_release(&m);
-		ret = 0;
-	}
+	ret = finish(s, &m, c.rkey, flags, errors, skill, meta, report);
+	s = NULL;
 out:
-	if (ret < 0)
+	if (s)
 		ss_record_meta_release(&m);
 	json_decref(root);
 	ss_skill_free(s);
 	ss_buf_release(&qkey);
 	ss_buf_release(&c.md);
 	return ret;
+}
+
+/*
+ * A block's JSON form is at most this many times its size: a byte of text becomes at most
+ * \u00XX, and every other item's text (a head of one byte or more) is at most six times its
+ * head ("false", a map's braces, a pair's ':' and ','). So a block this many times under a limit
+ * has a JSON form under it.
+ */
+#define BLOCK_JSON_GROWTH 6
+
+/* The block's JSON form, decoded as the text a transport would have given (ss_cbor_to_json;
+ * ss_cbor_decode for what only it takes or says why it refuses). */
+static int decode_block_json(const unsigned char *block, size_t len, const char *rkey,
+                             ss_skill **skill, ss_record_meta *meta, ss_report *report)
+{
+	ss_buf text = SS_BUF_INIT, qkey = SS_BUF_INIT;
+	const char *problem = NULL;
+	char *dumped = NULL;
+	json_t *v = NULL;
+	ss_error why;
+	int ret = SS_EINVALID;
+
+	ss_error_clear(&why);
+	if (len && block[0] >> 5 == 5 && ss_cbor_to_json(block, len, &text) == 0)
+		ret = ss_record_decode(text.ptr, text.len, rkey, skill, meta, report);
+	else if (ss_cbor_decode(block, len, &v, &why) < 0)
+		problem = why.message;
+	else if (!json_is_object(v))
+		problem = "record is not an object";
+	else if (!(dumped = json_dumps(v, JSON_COMPACT)))
+		problem = "record cannot be written as JSON";
+	else
+		ret = ss_record_decode(dumped, strlen(dumped), rkey, skill, meta, report);
+	if (problem) {
+		ss_validate_quote(&qkey, rkey, strlen(rkey));
+		ss_report_error(report, qkey.ptr, NULL, "%s", problem);
+	}
+	json_decref(v);
+	free(dumped);
+	ss_buf_release(&text);
+	ss_buf_release(&qkey);
+	return ret;
+}
+
+int ss_record_decode_block_path(const unsigned char *block, size_t len, const char *rkey,
+                                ss_skill **skill, ss_record_meta *meta, ss_report *report,
+                                ss_record_path path)
+{
+	size_t errors = ss_report_errors(report);
+	ss_buf qkey = SS_BUF_INIT;
+	ss_record_meta m;
+	ss_skill *s;
+	int flags = 0, ret;
+
+	if (path == SS_RECORD_PATH_GENERAL || len > SS_RECORD_MAX_INPUT / BLOCK_JSON_GROWTH)
+		return path == SS_RECORD_PATH_FAST
+		           ? SS_ENOTFOUND
+		           : decode_block_json(block, len, rkey, skill, meta, report);
+	s = ss_skill_new();
+	ss_record_meta_init(&m);
+	if (!ss_record_scan_cbor(block, len, rkey, s, &m)) {
+		ss_skill_free(s);
+		ss_record_meta_release(&m);
+		return path == SS_RECORD_PATH_FAST
+		           ? SS_ENOTFOUND
+		           : decode_block_json(block, len, rkey, skill, meta, report);
+	}
+	if (len * BLOCK_JSON_GROWTH + ENCODE_GROWTH <= SS_MAX_RECORD)
+		flags |= SS_VALIDATE_SKIP_RECORD_SIZE;
+	ss_validate_quote(&qkey, rkey, strlen(rkey));
+	ret = finish(s, &m, qkey.ptr, flags, errors, skill, meta, report);
+	ss_buf_release(&qkey);
+	return ret;
+}
+
+int ss_record_decode_value(const ss_record_value *v, const char *rkey, ss_skill **skill,
+                           ss_record_meta *meta, ss_report *report)
+{
+	if (!v->cbor)
+		return ss_record_decode(v->json, v->json_len, rkey, skill, meta, report);
+	return ss_record_decode_block_path(v->cbor, v->cbor_len, rkey, skill, meta, report,
+	                                   SS_RECORD_PATH_AUTO);
 }

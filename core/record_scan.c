@@ -25,31 +25,10 @@
 #include "core/validate.h"
 #include "core/value.h"
 
-/*
- * The most keys of one object the scanner checks for duplicates itself (a linear search per
- * key): a larger object goes to jansson, whose check is a hash, so a hostile record of many
- * keys costs no quadratic time here.
- */
-#define SCAN_MAX_KEYS 64
-
 typedef struct scan {
 	const char *p, *end;
 	ss_buf str; /* the string just scanned */
 } scan;
-
-enum {
-	KEY_TYPE = 1 << 0,
-	KEY_NAME = 1 << 1,
-	KEY_DESCRIPTION = 1 << 2,
-	KEY_INSTRUCTIONS = 1 << 3,
-	KEY_NOTE = 1 << 4,
-	KEY_CREATED = 1 << 5,
-	KEY_UPDATED = 1 << 6,
-	KEY_DMI = 1 << 7,
-	KEY_FILES = 1 << 8,
-	KEY_FRONTMATTER = 1 << 9,
-	KEY_REQUIRED = KEY_NAME | KEY_DESCRIPTION | KEY_INSTRUCTIONS | KEY_CREATED | KEY_UPDATED,
-};
 
 static void scan_space(scan *sc)
 {
@@ -251,7 +230,7 @@ static bool scan_members(scan *sc, int depth, ss_value *map)
 		ss_value *item;
 
 		if (!scan_string_into(sc, &key) || !scan_char(sc, ':') ||
-		    ss_value_count(map) >= SCAN_MAX_KEYS || ss_value_map_get(map, key.ptr) ||
+		    ss_value_count(map) >= SS_SCAN_MAX_KEYS || ss_value_map_get(map, key.ptr) ||
 		    !scan_value(sc, depth + 1, &item))
 			goto out;
 		ss_value_map_append(map, key.ptr, item);
@@ -342,25 +321,15 @@ static bool scan_file(scan *sc, ss_skill *s, ss_buf *path, ss_buf *content)
 		return false;
 	while (!done) {
 		unsigned bit;
+		bool ok;
 
 		if (!scan_string(sc) || !scan_char(sc, ':'))
 			return false;
-		if (!strcmp(sc->str.ptr, "path") && sc->str.len == 4) {
-			bit = 1;
-			if (!scan_string_into(sc, path))
-				return false;
-		} else if (!strcmp(sc->str.ptr, "content") && sc->str.len == 7) {
-			bit = 2;
-			if (!scan_string_into(sc, content))
-				return false;
-		} else if (!strcmp(sc->str.ptr, "executable") && sc->str.len == 10) {
-			bit = 4;
-			if (!scan_bool(sc, &exec))
-				return false;
-		} else {
-			return false;
-		}
-		if (seen & bit)
+		bit = ss_record_scan_file_key(sc->str.ptr, sc->str.len);
+		ok = bit == 1   ? scan_string_into(sc, path)
+		     : bit == 2 ? scan_string_into(sc, content)
+		                : bit == 4 && scan_bool(sc, &exec);
+		if (!ok || (seen & bit))
 			return false;
 		seen |= bit;
 		if (!scan_next(sc, &done))
@@ -405,78 +374,45 @@ static bool scan_frontmatter(scan *sc, ss_skill *s)
 	return true;
 }
 
-/* A datetime into *text and *us: false when it is not one. */
-static bool scan_time(scan *sc, char **text, int64_t *us)
-{
-	if (!scan_string(sc) || strlen(sc->str.ptr) != sc->str.len ||
-	    ss_time_parse(sc->str.ptr, us) < 0)
-		return false;
-	*text = ss_xstrdup(sc->str.ptr);
-	return true;
-}
-
-/* Marks the key in *seen: false when it was seen already (jansson reports it). */
-static bool first_time(unsigned *seen, unsigned bit)
-{
-	if (*seen & bit)
-		return false;
-	*seen |= bit;
-	return true;
-}
-
 /*
  * One top-level key's value (seen: the keys so far; other: the keys the decoder does not read,
  * with their values, kept only to find one given twice); false to leave the record to jansson.
  */
-static bool scan_field(scan *sc, const char *key, const char *rkey, ss_skill *s, ss_record_meta *m,
-                       unsigned *seen, ss_value *other)
+static bool scan_field(scan *sc, const char *key, size_t klen, const char *rkey, ss_skill *s,
+                       ss_record_meta *m, unsigned *seen, ss_value *other)
 {
+	unsigned bit;
 	ss_value *v;
 	bool b;
 
-	if (!strcmp(key, "instructions")) {
-		if (!first_time(seen, KEY_INSTRUCTIONS) || !scan_string(sc))
+	switch (ss_record_scan_key(key, klen, &bit)) {
+	case SS_SCAN_STRING:
+		return scan_string(sc) &&
+		       ss_record_scan_string(bit, sc->str.ptr, sc->str.len, rkey, s, m, seen);
+	case SS_SCAN_BOOL:
+		if ((*seen & bit) || !scan_bool(sc, &b))
 			return false;
-		ss_skill_set_instructions(s, sc->str.ptr, sc->str.len);
-	} else if (!strcmp(key, "files")) {
-		return first_time(seen, KEY_FILES) && scan_files(sc, s);
-	} else if (!strcmp(key, "frontmatter")) {
-		return first_time(seen, KEY_FRONTMATTER) && scan_frontmatter(sc, s);
-	} else if (!strcmp(key, "description")) {
-		if (!first_time(seen, KEY_DESCRIPTION) || !scan_string(sc) ||
-		    strlen(sc->str.ptr) != sc->str.len)
-			return false;
-		ss_skill_set_description(s, sc->str.ptr);
-	} else if (!strcmp(key, "name")) {
-		if (!first_time(seen, KEY_NAME) || !scan_string(sc) ||
-		    strlen(sc->str.ptr) != sc->str.len || strcmp(sc->str.ptr, rkey))
-			return false;
-		ss_skill_set_name(s, sc->str.ptr);
-	} else if (!strcmp(key, "$type")) {
-		if (!first_time(seen, KEY_TYPE) || !scan_string(sc) ||
-		    strcmp(sc->str.ptr, SS_RECORD_TYPE) || sc->str.len != strlen(SS_RECORD_TYPE))
-			return false;
-	} else if (!strcmp(key, "createdAt")) {
-		return first_time(seen, KEY_CREATED) &&
-		       scan_time(sc, &m->created_at, &m->created_us);
-	} else if (!strcmp(key, "updatedAt")) {
-		return first_time(seen, KEY_UPDATED) &&
-		       scan_time(sc, &m->updated_at, &m->updated_us);
-	} else if (!strcmp(key, "note")) {
-		if (!first_time(seen, KEY_NOTE) || !scan_string(sc) || sc->str.len > SS_MAX_NOTE)
-			return false;
-		m->note = ss_xstrdup(sc->str.ptr);
-	} else if (!strcmp(key, SS_FIELD_DISABLE_MODEL_INVOCATION)) {
-		if (!first_time(seen, KEY_DMI) || !scan_bool(sc, &b))
-			return false;
+		*seen |= bit;
 		s->disable_model_invocation = b ? SS_DMI_TRUE : SS_DMI_FALSE;
-	} else {
-		/* Read by nobody, but jansson checks it is JSON without a key given twice. */
-		if (ss_value_count(other) >= SCAN_MAX_KEYS || ss_value_map_get(other, key) ||
-		    !scan_value(sc, 0, &v))
+		return true;
+	case SS_SCAN_FILES:
+		if (*seen & bit)
 			return false;
-		ss_value_map_append(other, key, v);
+		*seen |= bit;
+		return scan_files(sc, s);
+	case SS_SCAN_FRONTMATTER:
+		if (*seen & bit)
+			return false;
+		*seen |= bit;
+		return scan_frontmatter(sc, s);
+	case SS_SCAN_OTHER:
+		break;
 	}
+	/* Read by nobody, but jansson checks it is JSON without a key given twice. */
+	if (ss_value_count(other) >= SS_SCAN_MAX_KEYS || ss_value_map_get(other, key) ||
+	    !scan_value(sc, 0, &v))
+		return false;
+	ss_value_map_append(other, key, v);
 	return true;
 }
 
@@ -492,14 +428,13 @@ bool ss_record_scan(const char *json, size_t len, const char *rkey, ss_skill *s,
 		goto out;
 	while (!done) {
 		if (!scan_string_into(&sc, &key) || key.len != strlen(key.ptr) ||
-		    !scan_char(&sc, ':') || !scan_field(&sc, key.ptr, rkey, s, m, &seen, other) ||
+		    !scan_char(&sc, ':') ||
+		    !scan_field(&sc, key.ptr, key.len, rkey, s, m, &seen, other) ||
 		    !scan_next(&sc, &done))
 			goto out;
 	}
 	scan_space(&sc);
-	ok = sc.p == sc.end && (seen & KEY_REQUIRED) == KEY_REQUIRED;
-	if (ok && (seen & KEY_FILES))
-		ss_skill_sort_files(s);
+	ok = sc.p == sc.end && ss_record_scan_end(seen, s);
 out:
 	ss_value_free(other);
 	ss_buf_release(&key);

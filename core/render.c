@@ -55,7 +55,7 @@ static int add_file(const char *path, const char *bytes, size_t len, bool execut
 	return ss_tree_builder_add(f->b, path, bytes, len, executable, f->err);
 }
 
-int ss_render_record(ss_repo *repo, const char *rkey, const char *json, size_t len, ss_render *out,
+int ss_render_record(ss_repo *repo, const char *rkey, const ss_record_value *value, ss_render *out,
                      ss_error *err)
 {
 	ss_report *rep = ss_report_new();
@@ -67,7 +67,7 @@ int ss_render_record(ss_repo *repo, const char *rkey, const char *json, size_t l
 
 	memset(out, 0, sizeof(*out));
 	ss_record_meta_init(&meta);
-	if (ss_record_decode(json, len, rkey, &skill, &meta, rep) < 0) {
+	if (ss_record_decode_value(value, rkey, &skill, &meta, rep) < 0) {
 		out->reason = reason_of(rep);
 		ret = 0;
 		goto out;

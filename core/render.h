@@ -19,6 +19,8 @@
 #include "core/error.h"
 #include "core/repo.h"
 
+struct ss_record_value;
+
 typedef struct ss_render {
 	bool valid;
 	char *reason;                         /* why it is refused; NULL when valid */
@@ -33,7 +35,7 @@ void ss_render_release(ss_render *r);
  * Renders the record stored under rkey. Returns 0 (valid or refused: see out->valid), or a
  * negative code when writing to the repository failed.
  */
-int ss_render_record(ss_repo *repo, const char *rkey, const char *json, size_t len, ss_render *out,
-                     ss_error *err);
+int ss_render_record(ss_repo *repo, const char *rkey, const struct ss_record_value *value,
+                     ss_render *out, ss_error *err);
 
 #endif

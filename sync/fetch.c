@@ -9,6 +9,7 @@
 #include "core/commit.h"
 #include "core/mem.h"
 #include "core/members.h"
+#include "core/record.h"
 #include "core/repo.h"
 #include "core/render.h"
 #include "core/tree.h"
@@ -57,6 +58,8 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	ss_fetch_run_ctx *f = payload;
 	ss_state_record old, sr;
 	ss_render r;
+	ss_record_value value = {rec->value_json, rec->value_len, rec->value_cbor,
+	                         rec->value_cbor_len};
 	char hex[SS_OID_HEXSZ + 1];
 	bool had_good;
 	int rc;
@@ -81,8 +84,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 		return rc;
 	if (rec->problem) {
 		r.reason = ss_xstrdup(rec->problem);
-	} else if (ss_render_record(f->repo, rec->rkey, rec->value_json, rec->value_len, &r, err) <
-	           0) {
+	} else if (ss_render_record(f->repo, rec->rkey, &value, &r, err) < 0) {
 		return ss_error_prefix(err, "cannot store '%s' of '%s'", rec->rkey,
 		                       ss_fetch_who(f, rec->did));
 	}

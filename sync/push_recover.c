@@ -35,7 +35,10 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	ss_report *report;
 	struct ss_skill *skill = NULL;
 
-	if (!rec->rkey || !rec->value_json)
+	ss_record_value value = {rec->value_json, rec->value_len, rec->value_cbor,
+	                         rec->value_cbor_len};
+
+	if (!rec->rkey || (!rec->value_json && !rec->value_cbor))
 		return 0; /* an entry with no key or no readable value: none of the journal's */
 	if (i < 0) {
 		ss_state_record r;
@@ -55,8 +58,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	p->cid[i] = ss_xstrdup(rec->cid);
 	ss_record_meta_init(&meta);
 	report = ss_report_new();
-	if (ss_record_decode(rec->value_json, rec->value_len, rec->rkey, &skill, &meta, report) ==
-	        0 &&
+	if (ss_record_decode_value(&value, rec->rkey, &skill, &meta, report) == 0 &&
 	    meta.updated_at)
 		p->updated[i] = ss_xstrdup(meta.updated_at);
 	ss_skill_free(skill);

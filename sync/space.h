@@ -13,7 +13,8 @@
  * listed by the space host, reads signed with a space credential). Callers never know
  * which one they hold: they branch on ss_space_caps() only.
  *
- * Rules: records travel as JSON text (core/record.c decodes them); a transport never writes
+ * Rules: records travel as JSON text, or as the DAG-CBOR block a repository holds when the
+ * transport read one (core/record.h decodes either: ss_record_value); a transport never writes
  * anywhere but my repo; callbacks get borrowed strings valid for the call only; a member that
  * cannot be read this time is named, and the others go on (fetch keeps its last known
  * versions: DESIGN.md section 2).
@@ -61,9 +62,13 @@ typedef struct ss_space_record {
 	const char *did;
 	const char *rkey;
 	const char *cid;
-	const char *value_json; /* the value, JSON text of value_len bytes; NULL with problem */
+	const char *value_json; /* the value, JSON text of value_len bytes, or NULL: */
 	size_t value_len;
 	const char *problem; /* why the transport could not read this record, or NULL */
+	/* the value as the DAG-CBOR block of the member's repository (value_json NULL; the
+	 * record decoder takes either, core/record.h: ss_record_value) */
+	const unsigned char *value_cbor;
+	size_t value_cbor_len;
 } ss_space_record; /* rkey is NULL for an entry with nothing to keep it by (problem says why) */
 
 /*

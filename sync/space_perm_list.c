@@ -50,31 +50,17 @@ static const char *check_cid(const ss_space_record *r, ss_buf *why)
 	return problem;
 }
 
-/* A record block of the CAR to the listener, as JSON text (a block that is not a DAG-CBOR map
- * is the writer's own bad record: reported with its problem). */
+/* A record block of the CAR to the listener, as it is: the record decoder reads DAG-CBOR
+ * (ss_record_value) and reports a block that is no record value. */
 static int emit_block(struct walk *w, const ss_space_repo_entry *e, ss_error *err)
 {
 	char cid[SS_CID_STRSZ];
-	ss_space_record r = {w->did, e->rkey, cid, NULL, 0, NULL};
-	json_t *v = NULL;
-	char *json = NULL;
-	ss_error why;
+	ss_space_record r = {w->did, e->rkey, cid, NULL, 0, NULL, e->data, e->len};
 	int ret;
 
 	ss_cid_fmt(cid, &e->cid);
-	ss_error_clear(&why);
-	if (ss_cbor_decode(e->data, e->len, &v, &why) < 0)
-		r.problem = why.message;
-	else if (!json_is_object(v))
-		r.problem = "the record is not an object";
-	else if (!(json = json_dumps(v, JSON_COMPACT)))
-		r.problem = "the record cannot be written as JSON";
-	r.value_json = r.problem ? NULL : json;
-	r.value_len = json ? strlen(json) : 0;
 	ret = w->l->record(w->l->payload, &r, err);
 	w->stopped = ret < 0;
-	free(json);
-	json_decref(v);
 	return ret;
 }
 
@@ -146,16 +132,22 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 		if (i + 1 == m || strcmp(idx[i + 1]->rkey, idx[i]->rkey))
 			idx[k++] = idx[i];
 	for (size_t i = 0; i < k && ret == 0; i++) {
-		ss_space_record r = {
-		    w->did, idx[i]->rkey, idx[i]->cid, idx[i]->value_json, idx[i]->value_len, NULL};
+		ss_space_record r = {w->did,
+		                     idx[i]->rkey,
+		                     idx[i]->cid,
+		                     idx[i]->value_json,
+		                     idx[i]->value_len,
+		                     NULL,
+		                     NULL,
+		                     0};
 
 		if (idx[i]->cid && check_cid(&r, &w->fallback))
 			k = 0; /* nothing told */
 	}
 	for (size_t i = 0; i < k && ret == 0; i++) {
 		const ss_space_op *op = idx[i];
-		ss_space_record r = {w->did,         op->rkey,      op->cid,
-		                     op->value_json, op->value_len, NULL};
+		ss_space_record r = {w->did,        op->rkey, op->cid, op->value_json,
+		                     op->value_len, NULL,     NULL,    0};
 
 		if (!op->cid)
 			ret = l->deleted ? l->deleted(l->payload, w->did, op->rkey, err) : 0;

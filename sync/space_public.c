@@ -130,11 +130,11 @@ static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
 	return vm;
 }
 
-static int sink_record(void *payload, const char *rkey, const char *cid, const char *json,
+static int sink_record(void *payload, const char *rkey, const char *cid, const unsigned char *block,
                        size_t len, const char *problem, ss_error *err)
 {
 	struct list_job *job = payload;
-	ss_space_record r = {job->m->did, rkey, cid, json, len, problem};
+	ss_space_record r = {job->m->did, rkey, cid, NULL, 0, problem, block, len};
 
 	return job->l->record(job->l->payload, &r, err);
 }
@@ -150,8 +150,8 @@ static int sink_deleted(void *payload, const char *rkey, ss_error *err)
 static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
 	struct list_job *job = payload;
-	ss_space_record r = {job->m->did,     rec->rkey,      rec->cid,
-	                     rec->value_json, rec->value_len, rec->problem};
+	ss_space_record r = {job->m->did,    rec->rkey,    rec->cid, rec->value_json,
+	                     rec->value_len, rec->problem, NULL,     0};
 	ss_buf why = SS_BUF_INIT;
 	const char *refused;
 	int ret;
@@ -189,7 +189,9 @@ static int left_out(struct list_job *job, ss_error *err)
 		                     NULL,
 		                     0,
 		                     "the listing left it out, though the member's signed tree "
-		                     "holds it"};
+		                     "holds it",
+		                     NULL,
+		                     0};
 
 		if (e->seen)
 			continue;

@@ -467,17 +467,12 @@ static int fetch_records(run *r, ss_error *err)
 /* Hands the changes to the sink: records as JSON text from their verified blocks. */
 static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 {
-	ss_buf text = SS_BUF_INIT;
 	int ret = 0;
 
 	for (size_t i = 0; i < r->nchanges && ret == 0; i++) {
 		const change *c = &r->changes[i];
 		const ss_car_block *b;
 		char cid[SS_CID_STRSZ];
-		const char *problem = NULL, *json = NULL;
-		char *dumped = NULL;
-		json_t *v = NULL;
-		ss_error why;
 
 		if (c->op == SS_MST_DELETE) {
 			ret = sink->deleted(sink->payload, c->rkey, err);
@@ -485,29 +480,17 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 		}
 		sources_served(&r->src);
 		ss_cid_fmt(cid, &c->cid);
-		ss_error_clear(&why);
-		ss_buf_clear(&text);
-		if (!(b = sources_get(&r->src, &c->cid))) {
-			/* kept by no CID: the signed version is taken whenever it comes */
-			problem = "the PDS sent no block that hashes to the record's CID";
-			cid[0] = '\0';
-			r->out->refused++;
-		} else if (b->len && b->data[0] >> 5 == 5 &&
-		           ss_cbor_to_json(b->data, b->len, &text) == 0) {
-			json = text.ptr; /* a map, as JSON text straight from its block */
-		} else if (ss_cbor_decode(b->data, b->len, &v, &why) < 0) {
-			problem = why.message;
-		} else if (!json_is_object(v)) {
-			problem = "the record is not an object";
-		} else if (!(json = dumped = json_dumps(v, JSON_COMPACT))) {
-			problem = "the record cannot be written as JSON";
+		if ((b = sources_get(&r->src, &c->cid))) {
+			/* the block as it is: the record decoder reads DAG-CBOR (ss_record_value)
+			 */
+			ret = sink->record(sink->payload, c->rkey, cid, b->data, b->len, NULL, err);
+			continue;
 		}
-		json_decref(v);
-		ret = sink->record(sink->payload, c->rkey, cid, json, json ? strlen(json) : 0,
-		                   problem, err);
-		free(dumped);
+		/* kept by no CID: the signed version is taken whenever it comes */
+		r->out->refused++;
+		ret = sink->record(sink->payload, c->rkey, "", NULL, 0,
+		                   "the PDS sent no block that hashes to the record's CID", err);
 	}
-	ss_buf_release(&text);
 	return ret < 0 ? -1 : 0;
 }
 

@@ -40,7 +40,7 @@
 #include "sync/xrpc.h"
 
 typedef struct ss_verify_sink {
-	int (*record)(void *payload, const char *rkey, const char *cid, const char *json,
+	int (*record)(void *payload, const char *rkey, const char *cid, const unsigned char *block,
 	              size_t len, const char *problem, ss_error *err);
 	int (*deleted)(void *payload, const char *rkey, ss_error *err);
 	void *payload;
@@ -79,7 +79,7 @@ int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
  * in the file fd, len bytes, mapped and never all resident (core/car.h). The commit and its
  * signature, the revision against m->since_rev when set, the tree over the skill range (a node
  * the CAR lacks is fetched with getBlocks) are checked before anything is handed on; then every
- * record goes to the sink, in key order, decoded from its block. A record whose block is
+ * record goes to the sink, in key order, as its block (DAG-CBOR). A record whose block is
  * missing or does not hash to its CID is handed on with a problem, alone (out->refused counts
  * them; the rest of the member syncs), as a listing refuses one record. The node cache is kept
  * as by the incremental way. 0 done, < 0 a check or a request failed (nothing handed on).

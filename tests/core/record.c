@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/cbor.h"
 #include "core/record.h"
 #include "core/record_priv.h"
 #include "core/skill.h"
@@ -343,33 +344,103 @@ static void test_record__datetimes_compare_as_instants(void **state)
 	ss_buf_release(&out);
 }
 
-/* One path's whole result as text: the return, the report's lines, the record encoded again. */
-static void decode_summary(const char *json, size_t len, const char *rkey, ss_record_path path,
-                           ss_buf *out)
+/* A decoding's whole result as text: the return, the report's lines, the record encoded again. */
+static void summarize(int ret, ss_report *r, ss_skill *s, ss_record_meta *meta, ss_buf *out)
 {
-	ss_report *r = ss_report_new();
-	ss_skill *s = NULL;
-	ss_record_meta meta;
 	ss_error ignored;
-	int ret;
 
-	ss_record_meta_init(&meta);
-	ret = ss_record_decode_path(json, len, rkey, &s, &meta, r, path);
 	ss_buf_printf(out, "%d\n", ret);
 	for (size_t i = 0; i < ss_report_count(r); i++) {
 		ss_report_format(ss_report_at(r, i), out);
 		ss_buf_putc(out, '\n');
 	}
 	if (ret == 0) {
-		assert_int_equal(
-		    ss_record_encode(s, meta.created_at, meta.updated_at, meta.note, out, &ignored),
-		    0);
-		ss_buf_printf(out, "\n%lld %lld", (long long)meta.created_us,
-		              (long long)meta.updated_us);
+		assert_int_equal(ss_record_encode(s, meta->created_at, meta->updated_at, meta->note,
+		                                  out, &ignored),
+		                 0);
+		ss_buf_printf(out, "\n%lld %lld", (long long)meta->created_us,
+		              (long long)meta->updated_us);
 	}
-	ss_record_meta_release(&meta);
+	ss_record_meta_release(meta);
 	ss_skill_free(s);
 	ss_report_free(r);
+}
+
+/* One path's whole result for a record's text. */
+static void decode_summary(const char *json, size_t len, const char *rkey, ss_record_path path,
+                           ss_buf *out)
+{
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_record_meta meta;
+	int ret;
+
+	ss_record_meta_init(&meta);
+	ret = ss_record_decode_path(json, len, rkey, &s, &meta, r, path);
+	summarize(ret, r, s, &meta, out);
+}
+
+/* One path's whole result for a record's DAG-CBOR block. */
+static void block_summary(const unsigned char *block, size_t len, const char *rkey,
+                          ss_record_path path, ss_buf *out)
+{
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_record_meta meta;
+	int ret;
+
+	ss_record_meta_init(&meta);
+	ret = ss_record_decode_block_path(block, len, rkey, &s, &meta, r, path);
+	summarize(ret, r, s, &meta, out);
+}
+
+/* What the block scanner must do with a block. */
+typedef enum { TAKES, LEAVES, EITHER } block_want;
+
+/* The block scanner takes the block or leaves it to its JSON form (as want says), and either
+ * way the result is its JSON form's. */
+static void block_paths(const unsigned char *block, size_t len, const char *rkey, block_want want)
+{
+	ss_buf general = SS_BUF_INIT, fast = SS_BUF_INIT, only = SS_BUF_INIT;
+	bool took;
+
+	block_summary(block, len, rkey, SS_RECORD_PATH_GENERAL, &general);
+	block_summary(block, len, rkey, SS_RECORD_PATH_AUTO, &fast);
+	block_summary(block, len, rkey, SS_RECORD_PATH_FAST, &only);
+	if (strcmp(general.ptr, fast.ptr))
+		fail_msg("for a block of %zu bytes\ngeneral: %s\n   auto: %s", len, general.ptr,
+		         fast.ptr);
+	took = strcmp(only.ptr, "-2\n") != 0;
+	if (took && strcmp(only.ptr, general.ptr))
+		fail_msg("the block scanner differs: %s (its JSON form: %s)", only.ptr,
+		         general.ptr);
+	if ((want == TAKES && !took) || (want == LEAVES && took))
+		fail_msg("the block scanner %s the block (its JSON form: %s)",
+		         took ? "took" : "did not take", general.ptr);
+	ss_buf_release(&general);
+	ss_buf_release(&fast);
+	ss_buf_release(&only);
+}
+
+/* The canonical DAG-CBOR of json (false: jansson or the encoder refuses it). */
+static bool block_of(const char *json, ss_buf *out)
+{
+	json_t *v = json_loads(json, JSON_REJECT_DUPLICATES, NULL);
+	ss_error ignored;
+	bool ok = v && ss_cbor_encode(v, out, &ignored) == 0;
+
+	json_decref(v);
+	return ok;
+}
+
+/* The block scanner on json's block (when it has one), expecting it to take it or not. */
+static void json_block_paths(const char *json, const char *rkey, block_want want)
+{
+	ss_buf block = SS_BUF_INIT;
+
+	if (block_of(json, &block))
+		block_paths((const unsigned char *)block.ptr, block.len, rkey, want);
+	ss_buf_release(&block);
 }
 
 /* The scanner takes json (or leaves it to jansson: !takes), and either way the result is the
@@ -386,6 +457,9 @@ static void both_paths(const char *json, const char *rkey, bool takes)
 	if (takes ? strcmp(only.ptr, general.ptr) : strcmp(only.ptr, "-2\n"))
 		fail_msg("for %s the scanner %s: %s", json, takes ? "did not take it" : "took it",
 		         only.ptr);
+	/* The same record as a repository's block: what the text scanner takes, the block
+	 * scanner takes too (it may take more: control characters need no escape there). */
+	json_block_paths(json, rkey, takes ? TAKES : EITHER);
 	ss_buf_release(&general);
 	ss_buf_release(&fast);
 	ss_buf_release(&only);
@@ -580,6 +654,107 @@ static void test_record__scanner_frontmatter_gives_the_general_result(void **sta
 	ss_buf_release(&rec);
 }
 
+/* json's block with hex (pairs of digits) in place of the first bytes equal to marker. */
+static void block_with(ss_buf *out, const char *json, const char *marker, const char *hex)
+{
+	ss_buf b = SS_BUF_INIT;
+	const char *at;
+	size_t n = strlen(hex) / 2;
+
+	assert_true(block_of(json, &b));
+	for (at = b.ptr; at + strlen(marker) <= b.ptr + b.len; at++)
+		if (!memcmp(at, marker, strlen(marker)))
+			break;
+	assert_true(at + strlen(marker) <= b.ptr + b.len);
+	ss_buf_clear(out);
+	ss_buf_put(out, b.ptr, (size_t)(at - b.ptr));
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+		ss_buf_putc(out, (char)v);
+	}
+	ss_buf_put(out, at + strlen(marker), b.len - (size_t)(at - b.ptr) - strlen(marker));
+	ss_buf_release(&b);
+}
+
+static void test_record__block_scanner_gives_its_json_form_result(void **state)
+{
+	ss_buf rec = SS_BUF_INIT, block = SS_BUF_INIT;
+
+	/* A real record's shape, and text a JSON record would have to escape. */
+	json_block_paths(
+	    REC("\"files\":[{\"path\":\"scripts/run.sh\",\"content\":\"#!/bin/sh\\n\","
+	        "\"executable\":true},{\"path\":\"references/notes.md\",\"content\":\"# N\\n\"}],"
+	        "\"frontmatter\":{\"license\":\"MIT\",\"metadata\":{\"v\":[1,-2,true,null]}},"
+	        "\"note\":\"why\",\"disableModelInvocation\":false,"),
+	    "pdf", TAKES);
+	json_block_paths(REC("\"note\":\"a\\u0001\\u001f\\t\\\"\\\\b\","), "pdf", TAKES);
+	json_block_paths(REC("\"other\":{\"x\":[\"\\u0007\"]},"), "pdf", TAKES);
+	json_block_paths(REC("\"frontmatter\":{\"n\":9007199254740991,\"m\":-9007199254740991},"),
+	                 "pdf", TAKES);
+	/* Left to the JSON form: what it writes as an object or leaves to jansson's decoder. */
+	json_block_paths(REC("\"frontmatter\":{\"b\":{\"$bytes\":\"AAEC\"}},"), "pdf", LEAVES);
+	json_block_paths(REC("\"other\":{\"$link\":\"bafyreie5737gdxlw5i64vzichcalba3z2v5n6icifvx5x"
+	                     "ytvske7mr3hpm\"},"),
+	                 "pdf", LEAVES);
+	json_block_paths(REC("\"frontmatter\":{\"x\":{\"$type\":\"a.b\"}},"), "pdf", LEAVES);
+	json_block_paths(REC("\"frontmatter\":{\"n\":9007199254740992},"), "pdf", LEAVES);
+	json_block_paths(REC("\"note\":\"a\\u0000b\","), "pdf", LEAVES);
+	json_block_paths(REC("\"frontmatter\":{\"k\\u0000\":1},"), "pdf", LEAVES);
+	json_block_paths(
+	    REC("\"$type\":\"blob\",\"ref\":{\"$link\":\"bafyreie5737gdxlw5i64vzich"
+	        "calba3z2v5n6icifvx5xytvske7mr3hpm\"},\"mimeType\":\"a/b\",\"size\":1,"),
+	    "pdf", LEAVES);
+	json_block_paths("[1]", "pdf", LEAVES);
+	json_block_paths("\"pdf\"", "pdf", LEAVES);
+	/* The validation's problems and the decoder's own come the same either way. */
+	json_block_paths(REC("\"files\":[{\"path\":\"../x\",\"content\":\"a\"}],"), "pdf", TAKES);
+	json_block_paths(REC(""), "other", LEAVES);
+	json_block_paths(REC("\"note\":1,"), "pdf", LEAVES);
+	json_block_paths(REC("\"files\":[{\"path\":\"a\"}],"), "pdf", LEAVES);
+	json_block_paths("{\"name\":\"pdf\",\"description\":\"d\"," TIMES "}", "pdf", LEAVES);
+	/* In place of the note's one-byte text: text holding a NUL (jansson refuses \\u0000), a
+	 * NUL in a key; then bytes DAG-CBOR refuses: a key twice, keys out of order, an integer
+	 * not in its shortest form, floats, an indefinite length, undefined. */
+	const char *note = REC("\"note\":\"\\u0001\",");
+	const char *bad[] = {"6100", "a1610001", "a2616101616101",     "a2616201616101",
+	                     "1801", "f93c00",   "fb3ff0000000000000", "7f6100ff",
+	                     "f7"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		block_with(&block, note, "\x61\x01", bad[i]);
+		block_paths((const unsigned char *)block.ptr, block.len, "pdf", LEAVES);
+	}
+	assert_true(block_of(REC(""), &block));
+	ss_buf_putc(&block, 0);
+	block_paths((const unsigned char *)block.ptr, block.len, "pdf", LEAVES);
+	block.len -= 2;
+	block_paths((const unsigned char *)block.ptr, block.len, "pdf", LEAVES);
+	block_paths((const unsigned char *)"", 0, "pdf", LEAVES);
+	/* Limits: files, keys of an object, the frontmatter's depth. */
+	ss_buf_puts(&rec,
+	            "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\",\"files\":[");
+	for (int i = 0; i <= SS_MAX_FILES; i++)
+		ss_buf_printf(&rec, "%s{\"path\":\"f%d\",\"content\":\"\"}", i ? "," : "", i);
+	ss_buf_puts(&rec, "]," TIMES "}");
+	json_block_paths(rec.ptr, "pdf", LEAVES);
+	for (int keys = 63; keys <= 65; keys++) {
+		ss_buf_clear(&rec);
+		ss_buf_puts(&rec, "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+		                  "\"frontmatter\":{\"metadata\":{");
+		for (int i = 0; i < keys; i++)
+			ss_buf_printf(&rec, "%s\"k%d\":\"v\"", i ? "," : "", i);
+		ss_buf_puts(&rec, "}}," TIMES "}");
+		json_block_paths(rec.ptr, "pdf", keys <= SS_SCAN_MAX_KEYS ? TAKES : LEAVES);
+	}
+	for (int levels = 14; levels <= 16; levels++) {
+		nested(&rec, levels, "{\"k\":", "}");
+		json_block_paths(rec.ptr, "pdf", levels + 1 <= 16 ? TAKES : LEAVES);
+	}
+	ss_buf_release(&rec);
+	ss_buf_release(&block);
+}
+
 int test_record_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +767,7 @@ int test_record_run(void)
 	    cmocka_unit_test(test_record__datetimes_compare_as_instants),
 	    cmocka_unit_test(test_record__scanner_gives_the_general_result),
 	    cmocka_unit_test(test_record__scanner_frontmatter_gives_the_general_result),
+	    cmocka_unit_test(test_record__block_scanner_gives_its_json_form_result),
 	};
 	return cmocka_run_group_tests_name("core/record", tests, NULL, NULL);
 }

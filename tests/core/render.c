@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "core/buf.h"
+#include "core/record.h"
 #include "core/render.h"
 #include "core/repo.h"
 #include "core/tree.h"
@@ -17,9 +18,10 @@
 
 static void render(ss_repo *repo, const char *rkey, const char *json, ss_render *out)
 {
+	ss_record_value v = {json, strlen(json), NULL, 0};
 	ss_error err;
 
-	if (ss_render_record(repo, rkey, json, strlen(json), out, &err) < 0)
+	if (ss_render_record(repo, rkey, &v, out, &err) < 0)
 		fail_msg("%s", err.message);
 }
 

@@ -1,0 +1,75 @@
+/* The record decoder on a repository's block (ss_record_decode_block_path): wherever the block
+ * scanner takes a block, its result must be exactly that of the block's JSON form (the return,
+ * every report line, the skill and meta encoded again), and the default path must always give
+ * that result. An input that starts with '{' is a record's JSON text, turned into its block
+ * first (so the JSON seeds reach the scanner); any other input is a block as it is. */
+#include "tests/fuzz/fuzz.h"
+
+#include <jansson.h>
+
+#include "core/cbor.h"
+#include "core/record.h"
+#include "core/record_priv.h"
+#include "core/skill.h"
+
+/* One path's whole result as text. */
+static int summary(const unsigned char *block, size_t size, ss_record_path path, ss_buf *out)
+{
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	ss_record_meta meta;
+	ss_error err;
+	int ret;
+
+	ss_record_meta_init(&meta);
+	ret = ss_record_decode_block_path(block, size, "fuzz", &s, &meta, r, path);
+	ss_buf_printf(out, "%d\n", ret);
+	for (size_t i = 0; i < ss_report_count(r); i++) {
+		ss_report_format(ss_report_at(r, i), out);
+		ss_buf_putc(out, '\n');
+	}
+	if (ret == 0) {
+		fuzz_check(ss_record_encode(s, meta.created_at, meta.updated_at, meta.note, out,
+		                            &err) == 0,
+		           "a decoded record does not encode");
+		ss_buf_printf(out, "\n%lld %lld", (long long)meta.created_us,
+		              (long long)meta.updated_us);
+	}
+	ss_record_meta_release(&meta);
+	ss_skill_free(s);
+	ss_report_free(r);
+	return ret;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ss_buf block = SS_BUF_INIT, fast = SS_BUF_INIT, general = SS_BUF_INIT, auto_ = SS_BUF_INIT;
+	const unsigned char *b = data;
+	size_t n = size;
+	ss_error ignored;
+
+	if (size && data[0] == '{') {
+		json_t *v = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+
+		if (!v || ss_cbor_encode(v, &block, &ignored) < 0) {
+			json_decref(v);
+			ss_buf_release(&block);
+			return 0;
+		}
+		json_decref(v);
+		b = (const unsigned char *)block.ptr;
+		n = block.len;
+	}
+	summary(b, n, SS_RECORD_PATH_GENERAL, &general);
+	summary(b, n, SS_RECORD_PATH_AUTO, &auto_);
+	fuzz_check(general.len == auto_.len && !memcmp(general.ptr, auto_.ptr, general.len),
+	           "the block's default path and its JSON form differ");
+	if (summary(b, n, SS_RECORD_PATH_FAST, &fast) != SS_ENOTFOUND)
+		fuzz_check(fast.len == general.len && !memcmp(fast.ptr, general.ptr, fast.len),
+		           "the block scanner and the block's JSON form differ");
+	ss_buf_release(&block);
+	ss_buf_release(&fast);
+	ss_buf_release(&general);
+	ss_buf_release(&auto_);
+	return 0;
+}
