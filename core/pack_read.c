@@ -124,8 +124,10 @@ struct ss_packs {
 struct ss_pack_cursor {
 	const ss_packs *packs;
 	struct libdeflate_decompressor *z;
+	EVP_MD *sha1; /* fetched once: EVP_sha1() looks it up, under a lock, at each init */
 	EVP_MD_CTX *md;
-	size_t last; /* the pack of the last object found */
+	size_t last;   /* the pack of the last object found */
+	uint64_t drop; /* pack bytes inflated since the packs' pages were last dropped */
 };
 
 /* Maps path whole, read-only; NULL when it cannot (empty included). */
@@ -222,8 +224,9 @@ int ss_pack_read_cursor_new(ss_pack_cursor **out, const ss_packs *packs, ss_erro
 
 	c->packs = packs;
 	c->z = libdeflate_alloc_decompressor();
+	c->sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
 	c->md = EVP_MD_CTX_new();
-	if (!c->z || !c->md) {
+	if (!c->z || !c->sha1 || !c->md) {
 		ss_pack_read_cursor_free(c);
 		return ss_error_set(err, SS_ERROR, "cannot prepare to read packs");
 	}
@@ -238,6 +241,7 @@ void ss_pack_read_cursor_free(ss_pack_cursor *c)
 	if (c->z)
 		libdeflate_free_decompressor(c->z);
 	EVP_MD_CTX_free(c->md);
+	EVP_MD_free(c->sha1);
 	free(c);
 }
 
@@ -256,7 +260,7 @@ static int check_id(ss_pack_cursor *c, const git_oid *id, const ss_pack_object *
 	    snprintf(head, sizeof(head), "%s %zu", git_object_type2string(obj->type), obj->len);
 	unsigned n = 0;
 
-	if (EVP_DigestInit_ex(c->md, EVP_sha1(), NULL) != 1 ||
+	if (EVP_DigestInit_ex2(c->md, c->sha1, NULL) != 1 ||
 	    EVP_DigestUpdate(c->md, head, (size_t)hlen + 1) != 1 ||
 	    EVP_DigestUpdate(c->md, obj->data, obj->len) != 1 ||
 	    EVP_DigestFinal_ex(c->md, sum, &n) != 1 || n != GIT_OID_RAWSZ)
@@ -267,6 +271,22 @@ static int check_id(ss_pack_cursor *c, const git_oid *id, const ss_pack_object *
 	return 0;
 }
 
+/*
+ * The pages of the packs read so far count in the process's resident memory as long as they
+ * stay mapped (the peak a clone reports), and a checkout reads each entry once: after every
+ * DROP_EVERY bytes a thread inflates, they are unmapped from the process (the page cache keeps
+ * them; a thread reading there meanwhile faults them in again, unchanged: the maps are
+ * read-only), which keeps the packs' share of the peak at a few MB whatever their size.
+ */
+#define DROP_EVERY (4u * 1024 * 1024)
+#define PAGE_GUESS 4096 /* what a small entry (a tree) maps in: its page */
+
+static void drop_pages(const ss_packs *packs)
+{
+	for (size_t i = 0; i < packs->n; i++)
+		(void)madvise(packs->p[i].pack_map, packs->p[i].pack_len, MADV_DONTNEED);
+}
+
 /* The entry at off of pack m, into obj: 0, *found false for a delta, -1 when damaged. */
 static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const git_oid *id,
                       ss_pack_object *obj, bool *found, ss_error *err)
@@ -275,6 +295,7 @@ static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const gi
 	uint64_t end = m->pack_len - SUM_LEN; /* the entries end before the pack's checksum */
 	uint64_t size;
 	unsigned type, shift = 4;
+	size_t used = 0;
 	unsigned char b = p[off];
 
 	type = (b >> 4) & 7;
@@ -295,9 +316,13 @@ static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const gi
 	if (off >= end || size > (end - off) * MAX_RATIO || size >= SIZE_MAX)
 		return damaged(err, id, "entry past the end of the pack");
 	ss_xgrow((void **)&obj->data, 1, (size_t)size + 1, &obj->alloc);
-	if (libdeflate_zlib_decompress(c->z, p + off, (size_t)(end - off), obj->data, (size_t)size,
-	                               NULL) != LIBDEFLATE_SUCCESS)
+	if (libdeflate_zlib_decompress_ex(c->z, p + off, (size_t)(end - off), obj->data,
+	                                  (size_t)size, &used, NULL) != LIBDEFLATE_SUCCESS)
 		return damaged(err, id, "cannot inflate");
+	if ((c->drop += used + PAGE_GUESS) >= DROP_EVERY) {
+		drop_pages(c->packs);
+		c->drop = 0;
+	}
 	obj->len = (size_t)size;
 	obj->type = (git_object_t)type;
 	if (check_id(c, id, obj, err) < 0)
