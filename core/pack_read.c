@@ -127,7 +127,7 @@ struct ss_pack_cursor {
 	EVP_MD *sha1; /* fetched once: EVP_sha1() looks it up, under a lock, at each init */
 	EVP_MD_CTX *md;
 	size_t last;   /* the pack of the last object found */
-	uint64_t drop; /* pack bytes inflated since the packs' pages were last dropped */
+	uint64_t drop; /* pack bytes read (and a page per entry) since the last drop_pages */
 };
 
 /* Maps path whole, read-only; NULL when it cannot (empty included). */
@@ -274,7 +274,7 @@ static int check_id(ss_pack_cursor *c, const git_oid *id, const ss_pack_object *
 /*
  * The pages of the packs read so far count in the process's resident memory as long as they
  * stay mapped (the peak a clone reports), and a checkout reads each entry once: after every
- * DROP_EVERY bytes a thread inflates, they are unmapped from the process (the page cache keeps
+ * DROP_EVERY bytes a thread reads, they are unmapped from the process (the page cache keeps
  * them; a thread reading there meanwhile faults them in again, unchanged: the maps are
  * read-only), which keeps the packs' share of the peak at a few MB whatever their size.
  */
