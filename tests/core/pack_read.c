@@ -10,7 +10,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <libdeflate.h>
+
 #include "core/buf.h"
+#include "core/fs.h"
 #include "core/git_priv.h"
 #include "core/pack_read.h"
 #include "core/repo.h"
@@ -374,6 +377,75 @@ static void test_pack_read__truncated_pack_is_an_error(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* A pack whose only entry, its CRC-32 right, holds other bytes than its id names. */
+typedef struct swapped {
+	git_oid id;
+	unsigned char raw[64];
+	size_t len;
+} swapped;
+
+static int read_swapped(void *payload, size_t i, ss_repo_pack_obj *obj)
+{
+	const swapped *sw = payload;
+
+	(void)i;
+	obj->id = sw->id;
+	obj->raw = sw->raw;
+	obj->raw_len = sw->len;
+	obj->raw_crc = (uint32_t)libdeflate_crc32(0, sw->raw, sw->len);
+	return 0;
+}
+
+/* The bytes of an entry are checked against its id, as libgit2 checks what it reads; and an
+ * index this does not read (garbage) leaves its objects to libgit2. */
+static void test_pack_read__object_not_matching_its_id_is_an_error(void **state)
+{
+	char *dir, name[GIT_OID_HEXSZ + 1];
+	ss_repo *repo = ss_test_repo_new(&dir); /* libgit2 set up, and a place for the pack */
+	ss_buf path = SS_BUF_INIT;
+	struct libdeflate_compressor *z = libdeflate_alloc_compressor(1);
+	ss_packs *packs;
+	ss_pack_cursor *cur;
+	ss_pack_object obj = {0};
+	swapped sw;
+	git_oid other;
+	bool found = true;
+	ss_error err;
+
+	(void)state;
+	ss_buf_printf(&path, "%s/.git/objects/pack", dir);
+	assert_int_equal(ss_fs_mkdir_p(path.ptr, 0777, &err), 0);
+	assert_int_equal(git_odb_hash(&sw.id, "mine\n", 5, GIT_OBJECT_BLOB), 0);
+	sw.raw[0] = (GIT_OBJECT_BLOB << 4) | 6; /* a blob of 6 bytes */
+	sw.len = 1 + libdeflate_zlib_compress(z, "other\n", 6, sw.raw + 1, sizeof(sw.raw) - 1);
+	assert_int_equal(ss_pack_write(path.ptr, 1, read_swapped, &sw, name, &err), 0);
+	open_packs(dir, &packs, &cur);
+	ss_error_clear(&err);
+	assert_true(ss_pack_read_object(cur, &sw.id, &obj, &found, &err) < 0);
+	if (!strstr(err.message, git_oid_tostr_s(&sw.id)) ||
+	    !strstr(err.message, "does not match its id"))
+		fail_msg("%s", err.message);
+	ss_pack_read_cursor_free(cur);
+	ss_pack_read_close(packs);
+
+	/* the same pack under an index of another version: not read here */
+	ss_buf_printf(&path, "/pack-%s.idx", name);
+	poke(path.ptr, 7, 0x01); /* version 3 */
+	open_packs(dir, &packs, &cur);
+	assert_int_equal(ss_pack_read_object(cur, &sw.id, &obj, &found, &err), 0);
+	assert_false(found);
+	assert_int_equal(git_odb_hash(&other, "other\n", 6, GIT_OBJECT_BLOB), 0);
+	assert_int_equal(ss_pack_read_object(cur, &other, &obj, &found, &err), 0);
+	assert_false(found);
+	ss_pack_read_cursor_free(cur);
+	ss_pack_read_close(packs);
+	libdeflate_free_compressor(z);
+	free(obj.data);
+	ss_buf_release(&path);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_pack_read_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +453,7 @@ int test_pack_read_run(void)
 	    cmocka_unit_test(test_pack_read__leaves_deltas_and_loose_objects_to_libgit2),
 	    cmocka_unit_test(test_pack_read__damaged_entry_is_an_error),
 	    cmocka_unit_test(test_pack_read__truncated_pack_is_an_error),
+	    cmocka_unit_test(test_pack_read__object_not_matching_its_id_is_an_error),
 	};
 	return cmocka_run_group_tests_name("core/pack_read", tests, NULL, NULL);
 }
