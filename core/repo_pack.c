@@ -32,6 +32,7 @@
 #include "core/git_priv.h"
 #include "core/lock.h"
 #include "core/mem.h"
+#include "core/pack_read.h"
 
 /* git's defaults for the keys of the same names */
 #define GC_AUTO            6700
@@ -144,11 +145,6 @@ static int add_entry(const git_oid *id, void *payload)
 	return 0;
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 /* An object of a pack index: its offset, and its number in the index. */
 typedef struct idx_off {
 	uint64_t off;
@@ -163,17 +159,17 @@ static int by_off(const void *a, const void *b)
 }
 
 /*
- * Lists the objects of the pack whose index is at path (version 2, git's since 2007) in the
- * order of the pack, each with its entry's offset and length. 1: not an index this reads (the
- * caller lists the objects through libgit2 instead), -1: a system error.
+ * Lists the objects of the pack whose index is at path (version 2, git's since 2007, read by
+ * ss_pack_read_index) in the order of the pack, each with its entry's offset and length. 1: not
+ * an index this reads (the caller lists the objects through libgit2 instead), -1: a system
+ * error.
  */
 static int list_index(repack *r, const char *path, const char *pack)
 {
 	unsigned char *p = MAP_FAILED;
-	const unsigned char *ids, *crcs, *offs, *large;
+	ss_pack_index idx;
 	idx_off *o = NULL;
 	struct stat st, pst;
-	uint32_t n = 0, nlarge = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 1;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || stat(pack, &pst) < 0 || pst.st_size < 32) {
@@ -187,46 +183,27 @@ static int list_index(repack *r, const char *path, const char *pack)
 		ret = -1;
 		goto out;
 	}
-	if (memcmp(p, "\377tOc", 4) || be32(p + 4) != 2)
+	if (!ss_pack_read_index(&idx, p, (size_t)st.st_size, (uint64_t)pst.st_size))
 		goto out;
-	n = be32(p + 8 + 255 * 4);
-	if ((uint64_t)st.st_size < 8 + 1024 + (uint64_t)n * 28 + 40)
-		goto out;
-	ids = p + 8 + 1024;
-	crcs = ids + (size_t)n * 20;
-	offs = crcs + (size_t)n * 4;
-	large = offs + (size_t)n * 4;
-	nlarge = (uint32_t)(((size_t)st.st_size - 40 - (size_t)(large - p)) / 8);
-	o = ss_xcalloc(n ? n : 1, sizeof(*o));
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t v = be32(offs + 4 * (size_t)i);
-
-		if (v & 0x80000000u) {
-			v &= 0x7fffffffu;
-			if (v >= nlarge)
-				goto out;
-			o[i].off = ((uint64_t)be32(large + 8 * (size_t)v) << 32) |
-			           be32(large + 8 * (size_t)v + 4);
-		} else {
-			o[i].off = v;
-		}
-		o[i].i = i;
-		if (o[i].off < 12 || o[i].off >= (uint64_t)pst.st_size - 20)
+	o = ss_xcalloc(idx.n ? idx.n : 1, sizeof(*o));
+	for (uint32_t i = 0; i < idx.n; i++) {
+		if (!ss_pack_read_offset(&idx, i, &o[i].off))
 			goto out;
+		o[i].i = i;
 	}
-	qsort(o, n, sizeof(*o), by_off);
-	for (uint32_t k = 0; k < n; k++) {
-		uint64_t end = k + 1 < n ? o[k + 1].off : (uint64_t)pst.st_size - 20;
+	qsort(o, idx.n, sizeof(*o), by_off);
+	for (uint32_t k = 0; k < idx.n; k++) {
+		uint64_t end = k + 1 < idx.n ? o[k + 1].off : (uint64_t)pst.st_size - 20;
 
 		if (end - o[k].off > UINT32_MAX)
 			goto out;
 		ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
-		memcpy(r->e[r->n].id.id, ids + 20 * (size_t)o[k].i, GIT_OID_RAWSZ);
+		memcpy(r->e[r->n].id.id, idx.ids + 20 * (size_t)o[k].i, GIT_OID_RAWSZ);
 		r->e[r->n].src = (uint32_t)(r->nsrc - 1);
 		r->e[r->n].at = (uint32_t)r->n;
 		r->e[r->n].off = o[k].off;
 		r->e[r->n].len = (uint32_t)(end - o[k].off);
-		r->e[r->n].crc = be32(crcs + 4 * (size_t)o[k].i);
+		r->e[r->n].crc = ss_pack_read_crc(&idx, o[k].i);
 		r->n++;
 	}
 	ret = 0;

@@ -7,20 +7,23 @@
  *  1. the commit's tree is walked into an array of files (path, blob id, mode) and a list of
  *     directories in pre-order, which is also the index's path order; only regular files,
  *     executables and directories pass, and every path component is checked (never empty, ".",
- *     ".." or ".git" in any case). The trees are read from the pack and loose backends
- *     directly and parsed here, so that none stays in libgit2's object caches: on 150,000
- *     files that took the checkout's peak memory from ~200 MB to ~65 MB (~370 bytes a file:
- *     the array, the paths, the index);
+ *     ".." or ".git" in any case). The trees are read from the packs (core/pack_read.h) or
+ *     the loose backend directly and parsed here, so that none stays in libgit2's object
+ *     caches: on 150,000 files that took the checkout's peak memory from ~200 MB to ~65 MB
+ *     (~370 bytes a file: the array, the paths, the index);
  *  2. unless the top directory holds nothing but .git (a clone), each path is looked at: a
  *     file there with other content, or something else in the way, is a conflict (SS_EEXISTS,
  *     nothing written); a file with the same content is kept and indexed as it is;
- *  3. the main thread creates the directories, then it and one worker share the files out (an
- *     atomic counter over the array): each reads its blob from an object database (the worker
- *     opens its own: libgit2 holds a database's lock through each whole read, inflate
- *     included, so one shared database would make the threads take turns), writes the file
- *     (O_EXCL, never following a symlink), frees the blob and fstat()s the file for its index
- *     entry. Progress is reported by the main thread only, as files complete; one thread only
- *     when libgit2 is built without threads;
+ *  3. the work is split into units, one per entry of the top directory (a skill): its
+ *     directories, parents first, then its files; the main thread and one worker take units in
+ *     turn (an atomic counter). Each blob is read from the packs by the thread's own cursor
+ *     (libdeflate, with a decompressor of its own: a fetch's packs hold whole objects, and
+ *     libgit2's read, zlib and its hash, was ~40% of the checkout's CPU), or else from an
+ *     object database of the thread's own (libgit2 holds a database's lock through each whole
+ *     read, so one shared database would make the threads take turns); the file is written
+ *     (O_EXCL, never following a symlink) and fstat()ed for its index entry. Progress is
+ *     reported by the main thread only, as files complete; one thread only when libgit2 is
+ *     built without threads;
  *  4. the index gets one entry per file with its stat data, in path order, and is written once.
  * A failure midway returns the error and leaves what was written (the clone's partial
  * directory, removed by the next clone); a file that could not be written whole is an error.
@@ -45,6 +48,7 @@
 #include "core/fs.h"
 #include "core/git_priv.h"
 #include "core/mem.h"
+#include "core/pack_read.h"
 
 /* A file to write, its index entry filled as it is written (ie.path set after the walk). */
 typedef struct co_file {
@@ -53,21 +57,42 @@ typedef struct co_file {
 	bool present;    /* already there with this content: indexed, not written */
 } co_file;
 
+/* A share of step 3: one entry of the top directory, its directories (pre-order) then its
+ * files; it ends where the next unit starts. */
+typedef struct co_unit {
+	size_t dir, file; /* its first, in dirs and files */
+} co_unit;
+
 typedef struct checkout {
 	git_odb *odb;
-	int top;        /* the working directory, O_DIRECTORY */
-	ss_buf objects; /* <gitdir>/objects */
+	ss_packs *packs; /* the repository's packs, read without libgit2 (pack_read.h) */
+	int top;         /* the working directory, O_DIRECTORY */
+	ss_buf objects;  /* <gitdir>/objects */
 	ss_buf paths;
 	co_file *files;
 	size_t nfiles, files_alloc;
 	size_t *dirs; /* offsets in paths, pre-order */
 	size_t ndirs, dirs_alloc;
+	co_unit *units; /* nunits + 1: the last one ends the others */
+	size_t nunits;
 	ss_buf refused; /* conflicts: at most 5 names */
 	size_t nrefused;
-	atomic_size_t next; /* the next file to take */
+	atomic_size_t next; /* the next unit to take */
 	atomic_size_t done; /* files written or kept */
 	atomic_bool failed; /* a thread failed: the others stop taking files */
 } checkout;
+
+/* What each thread reads objects with: its own object database (libgit2 holds a database's
+ * lock for the whole of each read, inflate included, so one shared database would make the
+ * threads take turns) and its own cursor on the packs (its decompressor). */
+typedef struct co_thread {
+	checkout *co;
+	git_odb *odb;
+	ss_pack_cursor *cur;
+	ss_pack_object obj; /* the last blob read, its memory reused by the next */
+	ss_error err;
+	int ret;
+} co_thread;
 
 static const char *path_at(const checkout *co, size_t off)
 {
@@ -95,18 +120,21 @@ static bool name_ok(const char *name)
 }
 
 /*
- * Reads trees straight from the repository's pack and loose-object backends: through
- * git_tree_lookup every tree would stay in libgit2's two object caches (parsed and raw) until
- * the end, ~1 KB a file on a 150,000-file checkout. An object neither has (an open batch's, in
- * memory) comes from the repository's database.
+ * Reads trees straight from the repository's packs (pack_read.h; libgit2's pack backend for
+ * what that leaves, a delta) and loose-object backend: through git_tree_lookup every tree would
+ * stay in libgit2's two object caches (parsed and raw) until the end, ~1 KB a file on a
+ * 150,000-file checkout. An object none has (an open batch's, in memory) comes from the
+ * repository's database.
  */
 typedef struct tree_reader {
+	ss_pack_cursor *cur;
 	git_odb_backend *be[2];
 	git_odb *odb;
 } tree_reader;
 
-/* One tree's bytes, from a backend (owner) or the database (obj). */
+/* One tree's bytes, from the packs (own), a backend (owner) or the database (obj). */
 typedef struct raw_tree {
+	ss_pack_object own;
 	git_odb_backend *owner;
 	void *data;
 	git_odb_object *obj;
@@ -116,6 +144,7 @@ typedef struct raw_tree {
 
 static void raw_tree_release(raw_tree *t)
 {
+	free(t->own.data);
 	if (t->owner)
 		git_odb_backend_data_free(t->owner, t->data);
 	git_odb_object_free(t->obj);
@@ -126,8 +155,19 @@ static int read_tree(tree_reader *r, const git_oid *id, raw_tree *out, const cha
 {
 	git_object_t type = GIT_OBJECT_INVALID;
 	int rc = GIT_ENOTFOUND;
+	bool found = false;
 
 	memset(out, 0, sizeof(*out));
+	if (ss_pack_read_object(r->cur, id, &out->own, &found, err) < 0) {
+		raw_tree_release(out);
+		return ss_error_prefix(err, "cannot read the tree of '%s'", path);
+	}
+	if (found) {
+		rc = 0;
+		type = out->own.type;
+		out->data = out->own.data;
+		out->len = out->own.len;
+	}
 	for (size_t i = 0; i < 2 && rc == GIT_ENOTFOUND; i++) {
 		rc = r->be[i]->read(&out->data, &out->len, &type, r->be[i], id);
 		if (rc == 0)
@@ -325,31 +365,48 @@ static int find_conflicts(checkout *co, const char *workdir, ss_error *err)
 	return ret;
 }
 
-/* Writes file f with its blob from odb (or from the repository's database, for an object only
- * it has: one in an open batch's memory) and fills its index entry's stat data. */
-static int write_file(checkout *co, git_odb *odb, co_file *f, ss_error *err)
+/* Writes file f with its blob, from the packs or else from the thread's database (or from the
+ * repository's, for an object only it has: one in an open batch's memory), and fills its index
+ * entry's stat data. */
+static int write_file(co_thread *t, co_file *f, ss_error *err)
 {
+	checkout *co = t->co;
 	const char *path = f->ie.path;
 	mode_t mode = f->ie.mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
 	git_odb_object *blob = NULL;
+	const void *data;
+	size_t len;
+	git_object_t type;
 	struct stat st;
+	bool found = false;
 	int fd = -1, rc, ret = -1;
 
-	rc = git_odb_read(&blob, odb, &f->ie.id);
-	if (rc == GIT_ENOTFOUND && odb != co->odb)
-		rc = git_odb_read(&blob, co->odb, &f->ie.id);
-	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot read the content of '%s'", path);
+	if (ss_pack_read_object(t->cur, &f->ie.id, &t->obj, &found, err) < 0) {
+		ret = ss_error_prefix(err, "cannot read the content of '%s'", path);
 		goto out;
 	}
-	if (git_odb_object_type(blob) != GIT_OBJECT_BLOB) {
+	if (found) {
+		data = t->obj.data;
+		len = t->obj.len;
+		type = t->obj.type;
+	} else {
+		rc = git_odb_read(&blob, t->odb, &f->ie.id);
+		if (rc == GIT_ENOTFOUND && t->odb != co->odb)
+			rc = git_odb_read(&blob, co->odb, &f->ie.id);
+		if (rc < 0) {
+			ret = ss_git_error(err, rc, "cannot read the content of '%s'", path);
+			goto out;
+		}
+		data = git_odb_object_data(blob);
+		len = git_odb_object_size(blob);
+		type = git_odb_object_type(blob);
+	}
+	if (type != GIT_OBJECT_BLOB) {
 		ret = ss_error_set(err, SS_EINVALID, "cannot check out '%s': not a blob", path);
 		goto out;
 	}
 	fd = openat(co->top, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0 ||
-	    ss_fs_write_all(fd, git_odb_object_data(blob), git_odb_object_size(blob)) < 0 ||
-	    fstat(fd, &st) < 0) {
+	if (fd < 0 || ss_fs_write_all(fd, data, len) < 0 || fstat(fd, &st) < 0) {
 		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
@@ -368,71 +425,111 @@ out:
 	return ret;
 }
 
-/* The second thread: its own object database, since libgit2 holds a database's lock for the
- * whole of each read (inflate included), which would make the two threads take turns. */
-typedef struct worker {
-	checkout *co;
-	git_odb *odb;
-	ss_error err;
-	int ret;
-} worker;
-
-/* Takes files until none is left or a thread failed. The main thread (progress not NULL)
- * reports done of total after each of its files. */
-static int take_files(checkout *co, git_odb *odb, ss_worktree_progress progress, void *payload,
-                      ss_error *err)
+/* Creates directory p below the top; one already there (kept by step 2) is fine. */
+static int make_dir(checkout *co, const char *p, ss_error *err)
 {
-	size_t i, done, shown = 0;
+	struct stat st;
 
-	while (!atomic_load(&co->failed) && (i = atomic_fetch_add(&co->next, 1)) < co->nfiles) {
-		if (!co->files[i].present && write_file(co, odb, &co->files[i], err) < 0) {
-			atomic_store(&co->failed, true);
-			return -1;
+	if (mkdirat(co->top, p, 0777) < 0 &&
+	    !(errno == EEXIST && fstatat(co->top, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      S_ISDIR(st.st_mode)))
+		return ss_error_set(err, SS_ERROR, "cannot create '%s': %s", p, strerror(errno));
+	return 0;
+}
+
+/* Splits the work into units, one per entry of the top directory: the walk's pre-order puts
+ * an entry's directories and files right after it, so a unit's directories come before its
+ * files, parents before children, and no unit needs another's. */
+static void make_units(checkout *co)
+{
+	size_t d = 0, f = 0;
+
+	co->units = ss_xcalloc(co->ndirs + co->nfiles + 1, sizeof(*co->units));
+	co->nunits = 0;
+	while (d < co->ndirs || f < co->nfiles) {
+		bool dir =
+		    f == co->nfiles || (d < co->ndirs && co->dirs[d] < co->files[f].path_off);
+		const char *p = path_at(co, dir ? co->dirs[d] : co->files[f].path_off);
+
+		if (!strchr(p, '/')) {
+			co->units[co->nunits].dir = d;
+			co->units[co->nunits].file = f;
+			co->nunits++;
 		}
-		done = atomic_fetch_add(&co->done, 1) + 1;
-		if (progress && done > shown && done < co->nfiles) {
-			progress(payload, done, co->nfiles);
-			shown = done;
+		if (dir)
+			d++;
+		else
+			f++;
+	}
+	co->units[co->nunits].dir = co->ndirs;
+	co->units[co->nunits].file = co->nfiles;
+}
+
+/* Takes units until none is left or a thread failed. The main thread (progress not NULL)
+ * reports done of total after each of its files. */
+static int take_units(co_thread *t, ss_worktree_progress progress, void *payload, ss_error *err)
+{
+	checkout *co = t->co;
+	size_t u, done, shown = 0;
+
+	while (!atomic_load(&co->failed) && (u = atomic_fetch_add(&co->next, 1)) < co->nunits) {
+		for (size_t i = co->units[u].dir; i < co->units[u + 1].dir; i++)
+			if (make_dir(co, path_at(co, co->dirs[i]), err) < 0)
+				goto fail;
+		for (size_t i = co->units[u].file; i < co->units[u + 1].file; i++) {
+			if (atomic_load(&co->failed))
+				return 0;
+			if (!co->files[i].present && write_file(t, &co->files[i], err) < 0)
+				goto fail;
+			done = atomic_fetch_add(&co->done, 1) + 1;
+			if (progress && done > shown && done < co->nfiles) {
+				progress(payload, done, co->nfiles);
+				shown = done;
+			}
 		}
 	}
 	return 0;
+fail:
+	atomic_store(&co->failed, true);
+	return -1;
 }
 
 static void *worker_main(void *arg)
 {
-	worker *w = arg;
+	co_thread *t = arg;
 
-	w->ret = take_files(w->co, w->odb, NULL, NULL, &w->err);
+	t->ret = take_units(t, NULL, NULL, &t->err);
 	return NULL;
 }
 
-/* Step 3: the directories, then the files on up to two threads. */
-static int write_all(checkout *co, ss_worktree_progress progress, void *payload, ss_error *err)
+/* Step 3: the units on up to two threads. */
+static int write_all(checkout *co, ss_pack_cursor *cur, ss_worktree_progress progress,
+                     void *payload, ss_error *err)
 {
-	worker w = {co, NULL, {0}, 0};
+	co_thread main_t, w;
 	pthread_t thread;
 	bool threaded = false;
 	int rc, ret;
 
-	for (size_t i = 0; i < co->ndirs; i++) {
-		const char *p = path_at(co, co->dirs[i]);
-		struct stat st;
-
-		if (mkdirat(co->top, p, 0777) < 0 &&
-		    !(errno == EEXIST && fstatat(co->top, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		      S_ISDIR(st.st_mode)))
-			return ss_error_set(err, SS_ERROR, "cannot create '%s': %s", p,
-			                    strerror(errno));
-	}
+	memset(&main_t, 0, sizeof(main_t));
+	memset(&w, 0, sizeof(w));
+	main_t.co = w.co = co;
+	main_t.odb = co->odb;
+	main_t.cur = cur;
+	make_units(co);
 	if (progress)
 		progress(payload, 0, co->nfiles);
-	if (co->nfiles > 1 && (git_libgit2_features() & GIT_FEATURE_THREADS)) {
+	if (co->nunits > 1 && (git_libgit2_features() & GIT_FEATURE_THREADS)) {
 		rc = git_odb_open(&w.odb, co->objects.ptr);
 		if (rc < 0)
 			return ss_git_error(err, rc, "cannot open the object database");
+		if (ss_pack_read_cursor_new(&w.cur, co->packs, err) < 0) {
+			git_odb_free(w.odb);
+			return -1;
+		}
 		threaded = pthread_create(&thread, NULL, worker_main, &w) == 0;
 	}
-	ret = take_files(co, co->odb, progress, payload, err);
+	ret = take_units(&main_t, progress, payload, err);
 	if (threaded) {
 		pthread_join(thread, NULL);
 		if (ret == 0 && w.ret < 0) {
@@ -441,6 +538,9 @@ static int write_all(checkout *co, ss_worktree_progress progress, void *payload,
 		}
 	}
 	git_odb_free(w.odb);
+	ss_pack_read_cursor_free(w.cur);
+	free(w.obj.data);
+	free(main_t.obj.data);
 	if (ret == 0 && progress && co->nfiles)
 		progress(payload, co->nfiles, co->nfiles);
 	return ret;
@@ -476,7 +576,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 	checkout co;
 	ss_buf prefix = SS_BUF_INIT;
 	git_commit *c = NULL;
-	tree_reader reader = {{NULL, NULL}, NULL};
+	tree_reader reader = {NULL, {NULL, NULL}, NULL};
 	git_oid id;
 	bool busy = false;
 	int rc, ret = -1;
@@ -506,6 +606,9 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 		ret = ss_git_error(err, rc, "cannot prepare the checkout");
 		goto out;
 	}
+	if ((ret = ss_pack_read_open(&co.packs, co.objects.ptr, err)) < 0 ||
+	    (ret = ss_pack_read_cursor_new(&reader.cur, co.packs, err)) < 0)
+		goto out;
 	reader.odb = co.odb;
 	if ((ret = walk(&co, &reader, git_commit_tree_id(c), &prefix, err)) < 0)
 		goto out;
@@ -525,7 +628,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 		                   co.nrefused > 1 ? "" : "s");
 		goto out;
 	}
-	if ((ret = write_all(&co, progress, payload, err)) < 0)
+	if ((ret = write_all(&co, reader.cur, progress, payload, err)) < 0)
 		goto out;
 	ret = write_index(&co, git, err);
 out:
@@ -536,10 +639,13 @@ out:
 	ss_buf_release(&co.refused);
 	free(co.files);
 	free(co.dirs);
+	free(co.units);
 	git_odb_free(co.odb);
 	for (size_t i = 0; i < 2; i++)
 		if (reader.be[i])
 			reader.be[i]->free(reader.be[i]);
+	ss_pack_read_cursor_free(reader.cur);
+	ss_pack_read_close(co.packs);
 	ss_buf_release(&co.objects);
 	git_commit_free(c);
 	return ret;
