@@ -6,7 +6,8 @@
  * the one the cursor last found an object in first: a tree's objects are mostly in one pack).
  * The entry's header gives its type and size; its deflated bytes, up to the pack's trailing
  * checksum, are inflated by libdeflate into a buffer of exactly that size (it stops at the end
- * of the zlib stream and checks its Adler-32), and the object's hash is compared with its id.
+ * of the zlib stream and checks its Adler-32). The object is not hashed again: libgit2 is set
+ * not to either (core/repo.c), as git reads objects; `git fsck` checks them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +20,6 @@
 #include <unistd.h>
 
 #include <libdeflate.h>
-#include <openssl/evp.h>
 
 #include "core/buf.h"
 #include "core/mem.h"
@@ -124,8 +124,6 @@ struct ss_packs {
 struct ss_pack_cursor {
 	const ss_packs *packs;
 	struct libdeflate_decompressor *z;
-	EVP_MD *sha1; /* fetched once: EVP_sha1() looks it up, under a lock, at each init */
-	EVP_MD_CTX *md;
 	size_t last;   /* the pack of the last object found */
 	uint64_t drop; /* pack bytes read (and a page per entry) since the last drop_pages */
 };
@@ -224,9 +222,7 @@ int ss_pack_read_cursor_new(ss_pack_cursor **out, const ss_packs *packs, ss_erro
 
 	c->packs = packs;
 	c->z = libdeflate_alloc_decompressor();
-	c->sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
-	c->md = EVP_MD_CTX_new();
-	if (!c->z || !c->sha1 || !c->md) {
+	if (!c->z) {
 		ss_pack_read_cursor_free(c);
 		return ss_error_set(err, SS_ERROR, "cannot prepare to read packs");
 	}
@@ -240,8 +236,6 @@ void ss_pack_read_cursor_free(ss_pack_cursor *c)
 		return;
 	if (c->z)
 		libdeflate_free_decompressor(c->z);
-	EVP_MD_CTX_free(c->md);
-	EVP_MD_free(c->sha1);
 	free(c);
 }
 
@@ -249,26 +243,6 @@ static int damaged(ss_error *err, const git_oid *id, const char *why)
 {
 	return ss_error_set(err, SS_ERROR, "object %s is damaged in its pack (%s)",
 	                    git_oid_tostr_s(id), why);
-}
-
-/* Whether data (len bytes of an object of type) hashes to id, as git names objects. */
-static int check_id(ss_pack_cursor *c, const git_oid *id, const ss_pack_object *obj, ss_error *err)
-{
-	unsigned char sum[EVP_MAX_MD_SIZE];
-	char head[32];
-	int hlen =
-	    snprintf(head, sizeof(head), "%s %zu", git_object_type2string(obj->type), obj->len);
-	unsigned n = 0;
-
-	if (EVP_DigestInit_ex2(c->md, c->sha1, NULL) != 1 ||
-	    EVP_DigestUpdate(c->md, head, (size_t)hlen + 1) != 1 ||
-	    EVP_DigestUpdate(c->md, obj->data, obj->len) != 1 ||
-	    EVP_DigestFinal_ex(c->md, sum, &n) != 1 || n != GIT_OID_RAWSZ)
-		return ss_error_set(err, SS_ERROR, "cannot compute a SHA-1");
-	if (memcmp(sum, id->id, GIT_OID_RAWSZ))
-		return ss_error_set(err, SS_ERROR, "object %s does not match its id",
-		                    git_oid_tostr_s(id));
-	return 0;
 }
 
 /*
@@ -325,8 +299,6 @@ static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const gi
 	}
 	obj->len = (size_t)size;
 	obj->type = (git_object_t)type;
-	if (check_id(c, id, obj, err) < 0)
-		return -1;
 	*found = true;
 	return 0;
 }

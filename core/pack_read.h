@@ -3,17 +3,17 @@
  * the one parser of a pack's index (version 2), which the pack merge (core/repo_pack.c) uses too.
  *
  * Why: the packs of a fetch are all ss_pack_write's (a version 2 index, every object whole and
- * deflated), and reading them back through libgit2 (zlib's inflate, its hash, its lock around
+ * deflated), and reading them back through libgit2 (zlib's inflate, its lock around
  * each read) was most of a fresh clone's checkout. Here an object is an index lookup and one
- * libdeflate call into a buffer of exactly the size its entry gives, then its id checked
- * against its bytes' hash, as libgit2 checks it.
+ * libdeflate call into a buffer of exactly the size its entry gives (not hashed again, as
+ * libgit2 is set to read: core/repo.c).
  *
  * Rules: only version 2 indexes are read; a pack with another, a delta entry, a loose object or
  * an id in no pack is "not found here" (*found false), and the caller reads it through libgit2.
  * Every step is bounds-checked against the mapped files: a damaged or truncated pack is an
  * error naming the object, never a read outside the map. The packs, mapped read-only when
  * opened (a pack written later is not seen), may be shared by threads; each thread reads
- * through its own cursor (its decompressor and hash state).
+ * through its own cursor (its decompressor).
  */
 #ifndef SS_PACK_READ_H
 #define SS_PACK_READ_H
@@ -71,8 +71,8 @@ void ss_pack_read_cursor_free(ss_pack_cursor *c);
 
 /*
  * Reads object id whole into obj: 0 with *found true; 0 with *found false when it is not found
- * here (obj untouched); -1 with err set (SS_ERROR, "object <id> is damaged in its pack (...)" or
- * "object <id> does not match its id") when its entry cannot be read.
+ * here (obj untouched); -1 with err set (SS_ERROR, "object <id> is damaged in its pack (...)")
+ * when its entry cannot be read.
  */
 int ss_pack_read_object(ss_pack_cursor *c, const git_oid *id, ss_pack_object *obj, bool *found,
                         ss_error *err);
