@@ -102,12 +102,7 @@ void ss_skill_md(const ss_skill *s, ss_buf *out)
 	if (s->disable_model_invocation != SS_DMI_ABSENT)
 		ss_value_map_append(fm, SS_KEY_DISABLE_MODEL_INVOCATION,
 		                    ss_value_new_bool(s->disable_model_invocation == SS_DMI_TRUE));
-	for (size_t i = 0; i < ss_value_count(s->frontmatter); i++) {
-		const char *key;
-		const ss_value *v = ss_value_at(s->frontmatter, i, &key);
-		ss_value_map_append(fm, key, ss_value_clone(v));
-	}
-	ss_skillmd_emit(fm, s->instructions, s->instructions_len, out);
+	ss_skillmd_emit(fm, s->frontmatter, s->instructions, s->instructions_len, out);
 	ss_value_free(fm);
 }
 

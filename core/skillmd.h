@@ -36,8 +36,11 @@
 int ss_skillmd_parse(const char *data, size_t len, const char *file, ss_value **frontmatter,
                      size_t *body_off, ss_report *report);
 
-/* Appends the SKILL.md for frontmatter (a map) and body to out. */
-void ss_skillmd_emit(const ss_value *frontmatter, const char *body, size_t body_len, ss_buf *out);
+/* Appends the SKILL.md for frontmatter (a map, its keys followed by those of more when more is
+ * not NULL: a skill's own keys, then the other keys it keeps, without copying them) and body
+ * to out. */
+void ss_skillmd_emit(const ss_value *frontmatter, const ss_value *more, const char *body,
+                     size_t body_len, ss_buf *out);
 
 /* Appends s as one YAML scalar (plain when safe, else double-quoted) to out. */
 void ss_skillmd_emit_string(const char *s, size_t len, ss_buf *out);

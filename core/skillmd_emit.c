@@ -179,12 +179,16 @@ static void emit_block(const ss_value *v, int col, ss_buf *out)
 	}
 }
 
-void ss_skillmd_emit(const ss_value *frontmatter, const char *body, size_t body_len, ss_buf *out)
+void ss_skillmd_emit(const ss_value *frontmatter, const ss_value *more, const char *body,
+                     size_t body_len, ss_buf *out)
 {
 	ss_buf_puts(out, "---\n");
 	if (ss_value_count(frontmatter))
 		emit_block(frontmatter, 0, out);
-	else /* an empty document would read back as "frontmatter is empty" */
+	if (more && ss_value_count(more))
+		emit_block(more, 0, out);
+	if (!ss_value_count(frontmatter) && !(more && ss_value_count(more)))
+		/* an empty document would read back as "frontmatter is empty" */
 		ss_buf_puts(out, "{}\n");
 	ss_buf_puts(out, "---\n");
 	ss_buf_put(out, body, body_len);

@@ -123,7 +123,7 @@ int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text)
 {
 	if (!text)
 		return sqlite3_bind_null(s, i);
-	return sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT);
+	return sqlite3_bind_text(s, i, text, -1, SQLITE_STATIC);
 }
 
 void ss_state_free_str(const char *s)

@@ -56,7 +56,8 @@ void ss_state_done(ss_state *st, sqlite3_stmt *s);
 /* Runs s, which returns no rows; SS_ERROR with "<what>: <sqlite message>" otherwise. */
 int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err);
 
-/* Binds a string or NULL at index i. */
+/* Binds a string or NULL at index i, not copied (a fetch binds eight per record): text must
+ * stay as it is until the statement is given back (ss_state_done, sqlite3_finalize). */
 int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text);
 
 /* Frees a string held in a const field of a public struct. */

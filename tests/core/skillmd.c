@@ -210,7 +210,7 @@ static void test_skillmd__emitted_strings_read_back_exactly(void **state)
 
 		ss_value_map_append(map, tricky[i],
 		                    ss_value_new_string(tricky[i], strlen(tricky[i])));
-		ss_skillmd_emit(map, "B", 1, &out);
+		ss_skillmd_emit(map, NULL, "B", 1, &out);
 		if (ss_skillmd_parse(out.ptr, out.len, "x/SKILL.md", &back, &off, r) != 0)
 			fail_msg("cannot read back %s", out.ptr);
 		if (!ss_value_equal(map, back) || ss_report_count(r))
@@ -236,7 +236,7 @@ static void test_skillmd__emit_is_block_yaml_in_order(void **state)
 	ss_value_map_append(map, "list", list);
 	ss_value_map_append(map, "flag", ss_value_new_bool(false));
 	ss_value_map_append(map, "none", ss_value_new_null());
-	ss_skillmd_emit(map, "body\n", 5, &out);
+	ss_skillmd_emit(map, NULL, "body\n", 5, &out);
 	assert_string_equal(out.ptr, "---\n"
 	                             "name: pdf\n"
 	                             "list:\n"

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ss_skillmd_parse((const char *)data, size, "fuzz/SKILL.md", &fm, &off, report) == 0) {
 		fuzz_check(off <= size, "the body starts past the end");
-		ss_skillmd_emit(fm, (const char *)data + off, size - off, &out);
+		ss_skillmd_emit(fm, NULL, (const char *)data + off, size - off, &out);
 		fuzz_check(
 		    ss_skillmd_parse(out.ptr, out.len, "fuzz/SKILL.md", &again, &off2, report) == 0,
 		    "a written SKILL.md does not read back");
