@@ -18,22 +18,15 @@
 /* Writes skill number i (two files, one nested, content unique to i) and returns its tree. */
 static ss_oid skill(ss_repo *repo, int i)
 {
-	ss_tree_builder *b;
-	ss_buf text = SS_BUF_INIT;
-	ss_oid oid = {0};
-	ss_error err;
+	ss_buf text = SS_BUF_INIT, notes = SS_BUF_INIT;
+	ss_oid oid;
 
-	ss_tree_builder_new(&b, repo);
 	ss_buf_printf(&text, "---\nname: s%d\ndescription: skill %d\n---\nbody %d\n", i, i, i);
-	if (ss_tree_builder_add(b, "SKILL.md", text.ptr, text.len, false, &err) < 0)
-		fail_msg("%s", err.message);
-	ss_buf_clear(&text);
-	ss_buf_printf(&text, "notes of skill %d\n", i);
-	if (ss_tree_builder_add(b, "references/notes.md", text.ptr, text.len, false, &err) < 0 ||
-	    ss_tree_builder_write(b, &oid, &err) < 0)
-		fail_msg("%s", err.message);
-	ss_tree_builder_free(b);
+	ss_buf_printf(&notes, "notes of skill %d\n", i);
+	oid = ss_test_tree(repo, (const char *const[]){"SKILL.md", text.ptr, "references/notes.md",
+	                                               notes.ptr, NULL});
 	ss_buf_release(&text);
+	ss_buf_release(&notes);
 	return oid;
 }
 

@@ -4,6 +4,7 @@
  * that result. An input that starts with '{' is a record's JSON text, turned into its block
  * first (so the JSON seeds reach the scanner); any other input is a block as it is. */
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/record_summary.h"
 
 #include <jansson.h>
 
@@ -18,27 +19,11 @@ static int summary(const unsigned char *block, size_t size, ss_record_path path,
 	ss_report *r = ss_report_new();
 	ss_skill *s = NULL;
 	ss_record_meta meta;
-	ss_error err;
 	int ret;
 
 	ss_record_meta_init(&meta);
 	ret = ss_record_decode_block_path(block, size, "fuzz", &s, &meta, r, path);
-	ss_buf_printf(out, "%d\n", ret);
-	for (size_t i = 0; i < ss_report_count(r); i++) {
-		ss_report_format(ss_report_at(r, i), out);
-		ss_buf_putc(out, '\n');
-	}
-	if (ret == 0) {
-		fuzz_check(ss_record_encode(s, meta.created_at, meta.updated_at, meta.note, out,
-		                            &err) == 0,
-		           "a decoded record does not encode");
-		ss_buf_printf(out, "\n%lld %lld", (long long)meta.created_us,
-		              (long long)meta.updated_us);
-	}
-	ss_record_meta_release(&meta);
-	ss_skill_free(s);
-	ss_report_free(r);
-	return ret;
+	return fuzz_record_summary(ret, r, s, &meta, out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
