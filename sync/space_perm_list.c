@@ -1,10 +1,8 @@
 /* space_perm_list.c: a writer's records in the space: all of them (getRepo) or what changed
  * since a revision (listRepoOps); see sync/space_perm.h. */
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cbor.h"
 #include "core/crash.h"
 #include "core/mem.h"
 #include "core/record.h"
