@@ -342,10 +342,11 @@ out:
 }
 
 /*
- * A block's JSON form is at most this many times its size: a byte of text becomes at most
- * \u00XX, and every other item's text (a head of one byte or more) is at most six times its
- * head ("false", a map's braces, a pair's ':' and ','). So a block this many times under a limit
- * has a JSON form under it.
+ * The JSON form of a block the block scanner takes (no bytes, no links: their JSON objects can
+ * be longer) is at most this many times its size: a byte of text becomes at most \u00XX, and
+ * the rest of each item's text is at most six times its head of one byte or more ("false" and
+ * a ',', a string's quotes, a map's braces, a pair's ':' and ','). So such a block this many
+ * times under a limit has a JSON form under it.
  */
 #define BLOCK_JSON_GROWTH 6
 
