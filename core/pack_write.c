@@ -49,7 +49,12 @@ typedef struct pack_out {
 	unsigned char *buf;              /* bytes not written yet */
 	size_t len, alloc;               /* of buf */
 	uint64_t off;                    /* bytes written before buf */
-	struct libdeflate_compressor *z; /* the pack's only */
+	struct libdeflate_compressor *z; /* the pack's, for all but trees */
+	/* trees: stored, not compressed (libdeflate's level 0, still the zlib format git reads).
+	 * A tree is mostly binary ids, which deflate cannot shrink: the 15,099 trees of a 3x3000
+	 * clone came to 108% of their size at the fastest level, for 0.026 s of CPU, and to 115%
+	 * stored, in no time. */
+	struct libdeflate_compressor *store;
 	pack_entry *e;
 	size_t n;
 	ss_error *err;
@@ -184,6 +189,7 @@ static int put_object(pack_out *po, const ss_repo_pack_obj *o)
 {
 	pack_entry *e = &po->e[po->n];
 	unsigned char head[16];
+	struct libdeflate_compressor *zc;
 	size_t h, bound, z;
 
 	e->id = o->id;
@@ -206,9 +212,10 @@ static int put_object(pack_out *po, const ss_repo_pack_obj *o)
 			                    git_oid_tostr_s(&o->id));
 	}
 	h = entry_head(head, o->type, o->len);
-	bound = libdeflate_zlib_compress_bound(po->z, o->len);
+	zc = o->type == GIT_OBJECT_TREE ? po->store : po->z;
+	bound = libdeflate_zlib_compress_bound(zc, o->len);
 	memcpy(out_room(po, h + bound), head, h);
-	z = libdeflate_zlib_compress(po->z, o->data, o->len, po->buf + po->len + h, bound);
+	z = libdeflate_zlib_compress(zc, o->data, o->len, po->buf + po->len + h, bound);
 	if (!z)
 		return ss_error_set(po->err, SS_ERROR, "cannot compress object %s",
 		                    git_oid_tostr_s(&o->id));
@@ -286,8 +293,9 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 	po.err = err;
 	po.e = ss_xcalloc(count ? count : 1, sizeof(*po.e));
 	po.z = libdeflate_alloc_compressor(1);
+	po.store = libdeflate_alloc_compressor(0);
 	po.sum = EVP_MD_CTX_new();
-	if (!po.z || !po.sum || count > UINT32_MAX) {
+	if (!po.z || !po.store || !po.sum || count > UINT32_MAX) {
 		ss_error_set(err, SS_ERROR, "cannot write a pack of %zu objects", count);
 		goto out;
 	}
@@ -323,6 +331,7 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 out:
 	out_drop(&po);
 	libdeflate_free_compressor(po.z);
+	libdeflate_free_compressor(po.store);
 	EVP_MD_CTX_free(po.sum);
 	ss_buf_release(&po.tmp);
 	free(po.buf);
