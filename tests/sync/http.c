@@ -5,10 +5,15 @@
 #include <stdint.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -302,6 +307,83 @@ static int canned_stop(canned *c)
 	return c->connections;
 }
 
+/*
+ * An answer to a file (body_fd, as getRepo's CAR) sent in HTTP chunks of a few bytes, as the
+ * reference PDS sends a CAR (each block's length, CID and bytes), with one chunk larger than
+ * the client's write buffer among them: the file holds exactly the body, and file_len says
+ * its size. Then the same answer where the file cannot take it (a file size limit): one line
+ * saying so, not a truncated answer taken for whole.
+ */
+static void test_http__chunked_answer_to_a_file_whole_or_an_error(void **state)
+{
+	ss_buf answer = SS_BUF_INIT, body = SS_BUF_INIT, url = SS_BUF_INIT, path = SS_BUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	ss_http_options o = {.backoff_ms = 10, .max_retries = -1};
+	ss_http_request req = {0};
+	ss_http_response resp;
+	struct rlimit was, small;
+	struct stat st;
+	ss_http *http;
+	ss_error err;
+	canned c;
+	char *got;
+	int fd;
+
+	(void)state;
+	ss_buf_puts(&answer, "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.ipld.car\r\n"
+	                     "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+	for (size_t i = 0; body.len < 700 * 1024; i++) {
+		size_t len = i == 100 ? 300 * 1024 : (size_t[]){2, 36, 1500}[i % 3];
+		size_t at = body.len;
+
+		for (size_t k = 0; k < len; k++)
+			ss_buf_putc(&body, (char)('a' + (at + k) % 26));
+		ss_buf_printf(&answer, "%zx\r\n", len);
+		ss_buf_put(&answer, body.ptr + at, len);
+		ss_buf_puts(&answer, "\r\n");
+	}
+	ss_buf_puts(&answer, "0\r\n\r\n");
+	ss_buf_printf(&path, "%s/ss-http-file-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path.ptr);
+	assert_true(fd > 0);
+	unlink(path.ptr);
+	canned_start(&c, answer.ptr);
+	ss_buf_printf(&url, "http://127.0.0.1:%d/xrpc/com.atproto.sync.getRepo", c.port);
+	req.url = url.ptr;
+	req.body_fd = fd;
+	assert_int_equal(ss_http_new(&http, &o, &err), 0);
+	ss_http_response_init(&resp);
+	assert_int_equal(ss_http_perform(http, &req, &resp, &err), 0);
+	assert_int_equal(resp.status, 200);
+	assert_int_equal(resp.file_len, body.len);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, body.len);
+	got = malloc(body.len);
+	assert_int_equal(pread(fd, got, body.len, 0), body.len);
+	assert_memory_equal(got, body.ptr, body.len);
+	free(got);
+
+	/* The same answer where the file may not grow past 100,000 bytes. */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+	small = was;
+	small.rlim_cur = 100000;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	SS_ASSERT_FAILS(ss_http_perform(http, &req, &resp, &err), err, SS_ERROR);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_non_null(strstr(err.message, "cannot keep the answer of"));
+	assert_non_null(strstr(err.message, strerror(EFBIG)));
+	canned_stop(&c);
+	ss_http_response_release(&resp);
+	ss_http_free(http);
+	close(fd);
+	ss_buf_release(&answer);
+	ss_buf_release(&body);
+	ss_buf_release(&url);
+	ss_buf_release(&path);
+}
+
 /* Performs method on the canned server (once: a one-time request); returns the code, fills
  * status and cut. */
 static int canned_send(canned *c, const char *method, bool once, long *status, bool *cut,
@@ -494,6 +576,7 @@ int test_http_run(void)
 	    cmocka_unit_test(test_http__silent_server_times_out),
 	    cmocka_unit_test(test_http__response_over_cap_is_refused),
 	    cmocka_unit_test(test_http__get_counts_requests_and_bytes),
+	    cmocka_unit_test(test_http__chunked_answer_to_a_file_whole_or_an_error),
 	    cmocka_unit_test(test_http__batch_runs_requests_added_while_running),
 	    cmocka_unit_test(test_http__5xx_retried_for_get_not_for_post),
 	    cmocka_unit_test(test_http__dropped_connection_retried_for_get_only),
