@@ -1,6 +1,7 @@
 #include "core/repo.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,24 +105,39 @@ static int finish(ss_repo *repo, bool init, ss_error *err)
 #define SS_REPO_MAPPED_LIMIT (8u * 1024 * 1024)
 
 /*
- * libgit2's global state, one reference per open repository. The first also bounds the pack
- * windows libgit2 keeps mapped (its default: 8 GB): mapped pack bytes count in the process's
- * memory, and without a bound a clone kept every pack it wrote and read mapped, so its peak
- * RSS grew with the space's bytes (3x30,000: over 100 MB of it) instead of staying flat. And
- * the size of one window (its default: 1 GB), which the bound does not cap: once packs are
- * merged into one (core/repo_pack.c), a window over the whole pack made `status` in a
- * 3x30,000 clone peak at 347 MB instead of 244 MB. And no SHA-1 of every object read
+ * libgit2's global state: started at the first repository the process opens and kept until it
+ * exits. Starting it costs ~8 ms (libgit2 reads and parses the system's CA certificates, for
+ * transports skillsync never uses), which a reference per open repository paid again each time
+ * the count fell to zero: a clone paid it twice (its repository, then the merge of its packs).
+ * It also bounds the pack windows libgit2 keeps mapped (its default: 8 GB): mapped pack bytes
+ * count in the process's memory, and without a bound a clone kept every pack it wrote and read
+ * mapped, so its peak RSS grew with the space's bytes (3x30,000: over 100 MB of it) instead of
+ * staying flat. And the size of one window (its default: 1 GB), which the bound does not cap:
+ * once packs are merged into one (core/repo_pack.c), a window over the whole pack made `status`
+ * in a 3x30,000 clone peak at 347 MB instead of 244 MB. And no SHA-1 of every object read
  * (libgit2's strict hash verification, on by default): git does not rehash what it reads
  * either (fsck does), and a clone's checkout spent a tenth of its time rehashing the blobs it
  * had just written.
  */
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+
+static void libgit2_stop(void)
+{
+	git_libgit2_shutdown();
+}
+
+static void libgit2_start(void)
+{
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)SS_REPO_MAPPED_LIMIT);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)SS_REPO_MAPPED_LIMIT / 2);
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	atexit(libgit2_stop);
+}
+
 static void libgit2_init(void)
 {
-	if (git_libgit2_init() == 1) {
-		git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)SS_REPO_MAPPED_LIMIT);
-		git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)SS_REPO_MAPPED_LIMIT / 2);
-		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-	}
+	pthread_once(&libgit2_once, libgit2_start);
 }
 
 int ss_repo_init(ss_repo **out, const char *path, ss_error *err)
@@ -192,7 +208,6 @@ void ss_repo_free(ss_repo *repo)
 	free(repo->gitdir);
 	free(repo->statedir);
 	free(repo);
-	git_libgit2_shutdown();
 }
 
 const char *ss_repo_workdir(const ss_repo *repo)

@@ -7,9 +7,9 @@
  * (cmd/: cli_open_clone, after its options) and passes it to the tree, commit, worktree and
  * merge modules.
  *
- * Rules: each open ss_repo holds one reference on libgit2's global state (git_libgit2_init in
- * ss_repo_init/ss_repo_open, git_libgit2_shutdown in ss_repo_free), so nobody else initialises
- * libgit2. An ss_repo is used by one thread at a time.
+ * Rules: the first ss_repo_init/ss_repo_open starts libgit2's global state, which stays until
+ * the process exits (core/repo.c says why), so nobody else initialises libgit2. An ss_repo is
+ * used by one thread at a time.
  */
 #ifndef SS_REPO_H
 #define SS_REPO_H
