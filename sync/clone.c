@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,49 +151,74 @@ static int member_add_resolved(ss_state *st, ss_identity *id, ss_clone_named *ou
 	return ret;
 }
 
-/* Step 4's members: the authority and me, then each name of opts->members, every name
- * resolved at once (over a network, one round trip or two for all instead of for each). */
-static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, const char *me,
-                       ss_error *err)
+/* Step 4's names: the authority and me, then each name of opts->members. */
+typedef struct names {
+	size_t n, first; /* first: the index of opts->members[0] */
+	const char **names;
+	ss_identity *ids;
+	int *rcs;
+	ss_error *errs;
+} names;
+
+static void names_init(names *r, const ss_clone_opts *o, const char *me)
 {
-	size_t n = 1 + (me ? 1 : 0) + o->nmembers, first = me ? 2 : 1;
-	const char **names = ss_xcalloc(n, sizeof(*names));
-	ss_identity *ids = ss_xcalloc(n, sizeof(*ids));
-	int *rcs = ss_xcalloc(n, sizeof(*rcs));
-	ss_error *errs = ss_xcalloc(n, sizeof(*errs));
+	r->n = 1 + (me ? 1 : 0) + o->nmembers;
+	r->first = me ? 2 : 1;
+	r->names = ss_xcalloc(r->n, sizeof(*r->names));
+	r->ids = ss_xcalloc(r->n, sizeof(*r->ids));
+	r->rcs = ss_xcalloc(r->n, sizeof(*r->rcs));
+	r->errs = ss_xcalloc(r->n, sizeof(*r->errs));
+	r->names[0] = o->authority;
+	if (me)
+		r->names[1] = me;
+	for (size_t i = 0; i < o->nmembers; i++)
+		r->names[r->first + i] = o->members[i];
+}
+
+static void names_release(names *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		ss_identity_release(&r->ids[i]);
+	free(r->names);
+	free(r->ids);
+	free(r->rcs);
+	free(r->errs);
+}
+
+/* The first name that could not be resolved, in the order given, fails the clone. */
+static int names_failed(const names *r, ss_error *err)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rcs[i] < 0) {
+			*err = r->errs[i];
+			return ss_error_prefix(err, "cannot resolve '%s'", r->names[i]);
+		}
+	return 0;
+}
+
+/* Step 4's members, resolved, into the state. */
+static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, names *r, ss_error *err)
+{
 	ss_state_member am, mm;
 	ss_clone_named named = {NULL, false, SS_ROLE_MEMBER};
 	ss_idcache *cache = NULL;
-	int ret = 0;
+	bool me = r->first == 2;
+	int ret;
 
-	names[0] = o->authority;
+	am = (ss_state_member){r->ids[0].did, r->ids[0].handle, r->ids[0].pds, NULL,
+	                       NULL,          SS_ROLE_AUTHORITY};
 	if (me)
-		names[1] = me;
-	for (size_t i = 0; i < o->nmembers; i++)
-		names[first + i] = o->members[i];
-	ss_identity_resolve_many(http, names, n, ids, rcs, errs);
-	/* the first name that failed, in the order given */
-	for (size_t i = 0; i < n && ret == 0; i++)
-		if ((ret = rcs[i]) < 0) {
-			*err = errs[i];
-			ss_error_prefix(err, "cannot resolve '%s'", names[i]);
-		}
-	if (ret < 0)
-		goto out;
-	am =
-	    (ss_state_member){ids[0].did, ids[0].handle, ids[0].pds, NULL, NULL, SS_ROLE_AUTHORITY};
-	if (me)
-		mm = (ss_state_member){ids[1].did, ids[1].handle, ids[1].pds,
-		                       NULL,       NULL,          SS_ROLE_ME};
+		mm = (ss_state_member){r->ids[1].did, r->ids[1].handle, r->ids[1].pds, NULL,
+		                       NULL,          SS_ROLE_ME};
 	if ((ret = ss_members_init(st, &am, me ? &mm : NULL, err)) < 0)
 		goto out;
 	/* the documents just read give the keys: the sync does not read them again */
 	cache = ss_idcache_new(http, st);
-	for (size_t i = 0; i < n; i++)
-		if (ids[i].doc)
-			ss_idcache_keep_doc(cache, ids[i].did, ids[i].handle, ids[i].doc);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ids[i].doc)
+			ss_idcache_keep_doc(cache, r->ids[i].did, r->ids[i].handle, r->ids[i].doc);
 	for (size_t i = 0; i < o->nmembers; i++) {
-		if ((ret = member_add_resolved(st, &ids[first + i], &named, err)) < 0)
+		if ((ret = member_add_resolved(st, &r->ids[r->first + i], &named, err)) < 0)
 			goto out;
 		if (!named.added && o->kept)
 			o->kept(o->payload, o->members[i], named.role);
@@ -201,13 +227,42 @@ static int add_members(const ss_clone_opts *o, ss_http *http, ss_state *st, cons
 out:
 	ss_idcache_free(cache);
 	ss_clone_named_release(&named);
-	for (size_t i = 0; i < n; i++)
-		ss_identity_release(&ids[i]);
-	free(names);
-	free(ids);
-	free(rcs);
-	free(errs);
 	return ret;
+}
+
+/*
+ * Step 4's local start, run on a thread of its own while the names resolve (a clone's first
+ * ~30 ms went to each in turn): the repository at path, the partial marker, the lock (*lock,
+ * also on failure), the state with its transaction begun.
+ */
+typedef struct local_start {
+	const char *path;
+	ss_lock **lock;
+	ss_repo *repo;
+	ss_state *st;
+	int rc;
+	ss_error err;
+} local_start;
+
+static void *local_start_run(void *arg)
+{
+	local_start *l = arg;
+	ss_buf file = SS_BUF_INIT;
+	ss_error *err = &l->err;
+
+	ss_fs_join(&file, l->path, PARTIAL_MARKER);
+	if ((l->rc = ss_repo_init(&l->repo, l->path, err)) < 0 ||
+	    (l->rc = ss_fs_write_atomic(file.ptr, "", 0, 0600, err)) < 0)
+		goto out;
+	ss_buf_clear(&file);
+	ss_fs_join(&file, ss_repo_statedir(l->repo), "lock");
+	if ((l->rc = ss_lock_take(l->lock, file.ptr, err)) < 0 ||
+	    (l->rc = ss_state_open(&l->st, ss_repo_gitdir(l->repo), err)) < 0)
+		goto out;
+	l->rc = ss_state_begin(l->st, err);
+out:
+	ss_buf_release(&file);
+	return NULL;
 }
 
 /* Step 4 in the partial clone at path, holding its lock (*lock, also on failure: released
@@ -225,23 +280,37 @@ static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const cha
 	ss_fetch_opts fo;
 	ss_http_stats stats;
 	ss_oid zero;
+	local_start ls;
+	names r;
+	pthread_t thread;
+	bool threaded;
 	int ret;
 
 	memset(&fo, 0, sizeof(fo));
+	memset(&ls, 0, sizeof(ls));
+	memset(&r, 0, sizeof(r));
 	if (o->fetch)
 		fo = *o->fetch;
 	fo.subject = "clone";
-	ss_fs_join(&file, path, PARTIAL_MARKER);
-	if ((ret = ss_http_new(&http, NULL, err)) < 0 || (ret = pick_me(o->as, &me, err)) < 0 ||
-	    (ret = ss_repo_init(&repo, path, err)) < 0 ||
-	    (ret = ss_fs_write_atomic(file.ptr, "", 0, 0600, err)) < 0)
+	if ((ret = ss_http_new(&http, NULL, err)) < 0 || (ret = pick_me(o->as, &me, err)) < 0)
 		goto out;
-	ss_buf_clear(&file);
-	ss_fs_join(&file, ss_repo_statedir(repo), "lock");
-	if ((ret = ss_lock_take(lock, file.ptr, err)) < 0 ||
-	    (ret = ss_state_open(&st, ss_repo_gitdir(repo), err)) < 0 ||
-	    (ret = ss_state_begin(st, err)) < 0 ||
-	    (ret = add_members(o, http, st, me.did, err)) < 0)
+	ls.path = path;
+	ls.lock = lock;
+	threaded = pthread_create(&thread, NULL, local_start_run, &ls) == 0;
+	names_init(&r, o, me.did);
+	/* every name at once: over a network, one round trip or two for all instead of each */
+	ss_identity_resolve_many(http, r.names, r.n, r.ids, r.rcs, r.errs);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		local_start_run(&ls);
+	repo = ls.repo;
+	st = ls.st;
+	if ((ret = ls.rc) < 0) {
+		*err = ls.err;
+		goto out;
+	}
+	if ((ret = names_failed(&r, err)) < 0 || (ret = add_members(o, http, st, &r, err)) < 0)
 		goto out;
 	if (su)
 		space = ss_space_uri_format(ss_state_authority(st), su->type, su->skey);
@@ -267,6 +336,7 @@ static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const cha
 		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", file.ptr,
 		                   strerror(errno));
 out:
+	names_release(&r);
 	free(space);
 	ss_buf_release(&file);
 	ss_space_free(sp);

@@ -213,6 +213,16 @@ rc=0
 grep -q "^skillsync: '$m2_handle' is not signed in" err1 || fail "--as not signed in said: $(cat err1)"
 ! grep -q "partial clone" err1 || fail "--as not signed in spoke of a partial clone: $(cat err1)"
 [ ! -e nobody ] && [ ! -e nobody.skillsync-partial ] || fail "--as not signed in left a directory"
+# A member name that does not resolve: said in one line naming it, then where the partial clone
+# stays (its repository is made while the names resolve); the next clone starts it over.
+rc=0
+"$SKILLSYNC" clone "$auth_handle" unres --member nosuch-member.test >/dev/null 2>err6 || rc=$?
+[ "$rc" = 1 ] && [ "$(grep -c "^skillsync:" err6)" = 2 ] || fail "unresolvable member: exit $rc: $(cat err6)"
+grep -q "^skillsync: cannot resolve 'nosuch-member.test': " err6 || fail "unresolvable said: $(cat err6)"
+grep -q "^skillsync: the partial clone stays in 'unres.skillsync-partial'" err6 ||
+	fail "unresolvable: no partial clone named: $(cat err6)"
+"$SKILLSYNC" clone "$auth_handle" unres --member "$m1_handle" >/dev/null 2>err6 || { cat err6; fail "rerun after unresolvable"; }
+[ -d unres/.git ] && [ ! -e unres.skillsync-partial ] || fail "unresolvable: partial clone not started over"
 "$SKILLSYNC" clone "$auth_handle" space 2>err2 && fail "cloned into a non-empty directory"
 grep -q "destination path 'space' already exists and is not an empty directory" err2 || fail "message: $(cat err2)"
 # A directory of that name that no clone made (no marker inside) is refused, left as it is.
