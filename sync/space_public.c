@@ -1,6 +1,7 @@
 /* space_public.c: the public-repos transport (see sync/space_public.h). */
 #include "sync/space_public.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,10 @@ typedef struct pub_member {
 	char *pds;
 	ss_xrpc *client; /* unauthenticated, on the member's PDS */
 	char *head;      /* the commit heads() saw last; NULL: not asked yet */
+	/* its collections, asked with its head when no signed tree of it is kept (its listing, if
+	 * any, is then the full one, which needs them: list_whole), taken by that listing */
+	ss_xrpc_repo_info info;
+	bool described;
 } pub_member;
 
 typedef struct pub_space {
@@ -65,20 +70,68 @@ static void moved(pub_space *ps, pub_member *m, ss_xrpc_head_job *job)
 	free(pds);
 }
 
-/* One getLatestCommit per member, all in flight at once (bounded) over the shared connections. */
+/* Whether the member's signed tree is kept (sync/verify.h): then a listing of it is incremental. */
+static bool tree_kept(const pub_space *ps, const pub_member *m)
+{
+	ss_buf path = SS_BUF_INIT;
+	bool kept;
+
+	ss_verify_cache_path(&path, ps->cache_dir, m->did, "car");
+	kept = access(path.ptr, F_OK) == 0;
+	ss_buf_release(&path);
+	return kept;
+}
+
+static void forget_info(pub_member *m)
+{
+	if (m->described)
+		ss_xrpc_repo_info_release(&m->info);
+	m->described = false;
+}
+
+/*
+ * One getLatestCommit per member, all in flight at once (bounded) over the shared connections,
+ * and in the same batch a describeRepo for each member whose signed tree is not kept (a clone:
+ * every member), which its full listing asks first: one round trip less before the first
+ * getRepo.
+ */
 static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err)
 {
 	pub_space *ps = (pub_space *)sp;
 	ss_xrpc_head_job *jobs = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*jobs));
+	ss_xrpc_describe_job *dj = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*dj));
+	size_t *dof = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*dof));
 	ss_space_head *heads;
+	size_t nd = 0;
 
 	for (size_t i = 0; i < ps->nmembers; i++) {
-		jobs[i].client = ps->members[i].client;
-		jobs[i].did = ps->members[i].did;
+		pub_member *m = &ps->members[i];
+
+		jobs[i].client = m->client;
+		jobs[i].did = m->did;
+		forget_info(m);
+		if (ps->cache_dir && !tree_kept(ps, m)) {
+			dj[nd] = (ss_xrpc_describe_job){.client = m->client, .did = m->did};
+			dof[nd++] = i;
+		}
 	}
 	/* Each job ends with its own rc and err: the members that failed are named below. */
 	if (ps->nmembers)
-		ss_xrpc_get_latest_commit_many(jobs, ps->nmembers, 0, err);
+		ss_xrpc_heads_describe_many(jobs, ps->nmembers, dj, nd, 0, err);
+	for (size_t d = 0; d < nd; d++) {
+		pub_member *m = &ps->members[dof[d]];
+
+		/* a description that failed is asked again by the listing, as is one of a member
+		 * whose head failed (its PDS may have moved: moved() below) */
+		if (dj[d].rc == 0 && jobs[dof[d]].rc == 0) {
+			m->info = dj[d].info;
+			m->described = true;
+		} else if (dj[d].rc == 0) {
+			ss_xrpc_repo_info_release(&dj[d].info);
+		}
+	}
+	free(dj);
+	free(dof);
 	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		pub_member *m = &ps->members[i];
@@ -308,24 +361,38 @@ static int spool_file(const char *dir)
 static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
 {
 	ss_xrpc_describe_job *dj = ss_xcalloc(n ? n : 1, sizeof(*dj));
+	ss_xrpc_describe_job *aj = ss_xcalloc(n ? n : 1, sizeof(*aj));
 	ss_xrpc_repo_job *rj = ss_xcalloc(n ? n : 1, sizeof(*rj));
 	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
 	ss_xrpc_repo_stream *stream = NULL;
-	size_t k = 0, nd = 0;
+	size_t *aof = ss_xcalloc(n ? n : 1, sizeof(*aof)); /* aj[a] is for dj[aof[a]] */
+	size_t k = 0, nd = 0, na = 0;
 	ss_error ignored;
 	int ret = 0;
 
+	/* the collections heads() read are taken; the others are asked now, all at once */
 	for (size_t i = 0; i < n; i++) {
 		struct list_job *job = &jobs[i];
 
 		if (!job->full || job->failed || job->unverified || !ps->cache_dir)
 			continue;
-		dj[nd] = (ss_xrpc_describe_job){.client = job->m->client, .did = job->m->did};
+		if (job->m->described) {
+			dj[nd].info = job->m->info;
+			job->m->described = false;
+		} else {
+			aj[na] =
+			    (ss_xrpc_describe_job){.client = job->m->client, .did = job->m->did};
+			aof[na++] = nd;
+		}
 		of[nd++] = job;
 	}
 	/* a repo whose collections cannot be read is listed */
-	if (nd)
-		(void)ss_xrpc_describe_repo_many(dj, nd, 0, &ignored);
+	if (na)
+		(void)ss_xrpc_describe_repo_many(aj, na, 0, &ignored);
+	for (size_t a = 0; a < na; a++)
+		dj[aof[a]] = aj[a];
+	free(aj);
+	free(aof);
 	for (size_t i = 0; i < nd; i++) {
 		int fd;
 
@@ -604,6 +671,7 @@ static void pub_free(ss_space *sp)
 		free(ps->members[i].handle);
 		free(ps->members[i].pds);
 		free(ps->members[i].head);
+		forget_info(&ps->members[i]);
 		ss_xrpc_free(ps->members[i].client);
 	}
 	free(ps->members);

@@ -214,6 +214,10 @@ typedef struct ss_xrpc_head_job {
 } ss_xrpc_head_job;
 int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
                                    ss_error *err);
+/* Both at once, in one batch (one round trip instead of two): the nh heads, then the nd
+ * describeRepo; returns the first failed job's rc, heads first. */
+int ss_xrpc_heads_describe_many(ss_xrpc_head_job *heads, size_t nh, ss_xrpc_describe_job *descs,
+                                size_t nd, int max_parallel, ss_error *err);
 
 /* ---- com.atproto.sync: repository blocks as CAR files (sync/xrpc_sync.c) ---- */
 

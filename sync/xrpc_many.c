@@ -110,19 +110,6 @@ static int read_head(void *out, const json_t *v, ss_error *err)
 	return 0;
 }
 
-int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
-                                   ss_error *err)
-{
-	query *qs = ss_xcalloc(n ? n : 1, sizeof(*qs));
-
-	for (size_t i = 0; i < n; i++) {
-		jobs[i].commit.cid = jobs[i].commit.rev = NULL;
-		qs[i] = (query){jobs[i].client,  NSID_LATEST, "did",        jobs[i].did, read_head,
-		                &jobs[i].commit, &jobs[i].rc, &jobs[i].err, false};
-	}
-	return run_queries(qs, n, max_parallel, err);
-}
-
 static int read_info(void *out, const json_t *v, ss_error *err)
 {
 	(void)err;
@@ -130,15 +117,34 @@ static int read_info(void *out, const json_t *v, ss_error *err)
 	return 0;
 }
 
+int ss_xrpc_heads_describe_many(ss_xrpc_head_job *heads, size_t nh, ss_xrpc_describe_job *descs,
+                                size_t nd, int max_parallel, ss_error *err)
+{
+	query *qs = ss_xcalloc(nh + nd ? nh + nd : 1, sizeof(*qs));
+
+	for (size_t i = 0; i < nh; i++) {
+		heads[i].commit.cid = heads[i].commit.rev = NULL;
+		qs[i] =
+		    (query){heads[i].client,  NSID_LATEST,  "did",         heads[i].did, read_head,
+		            &heads[i].commit, &heads[i].rc, &heads[i].err, false};
+	}
+	for (size_t i = 0; i < nd; i++) {
+		memset(&descs[i].info, 0, sizeof(descs[i].info));
+		qs[nh + i] =
+		    (query){descs[i].client, NSID_DESCRIBE, "repo",        descs[i].did, read_info,
+		            &descs[i].info,  &descs[i].rc,  &descs[i].err, false};
+	}
+	return run_queries(qs, nh + nd, max_parallel, err);
+}
+
+int ss_xrpc_get_latest_commit_many(ss_xrpc_head_job *jobs, size_t n, int max_parallel,
+                                   ss_error *err)
+{
+	return ss_xrpc_heads_describe_many(jobs, n, NULL, 0, max_parallel, err);
+}
+
 int ss_xrpc_describe_repo_many(ss_xrpc_describe_job *jobs, size_t n, int max_parallel,
                                ss_error *err)
 {
-	query *qs = ss_xcalloc(n ? n : 1, sizeof(*qs));
-
-	for (size_t i = 0; i < n; i++) {
-		memset(&jobs[i].info, 0, sizeof(jobs[i].info));
-		qs[i] = (query){jobs[i].client, NSID_DESCRIBE, "repo",       jobs[i].did, read_info,
-		                &jobs[i].info,  &jobs[i].rc,   &jobs[i].err, false};
-	}
-	return run_queries(qs, n, max_parallel, err);
+	return ss_xrpc_heads_describe_many(NULL, 0, jobs, n, max_parallel, err);
 }
