@@ -18,8 +18,9 @@ typedef struct pub_member {
 	char *pds;
 	ss_xrpc *client; /* unauthenticated, on the member's PDS */
 	char *head;      /* the commit heads() saw last; NULL: not asked yet */
-	/* its collections, asked with its head when no signed tree of it is kept (its listing, if
-	 * any, is then the full one, which needs them: list_whole), taken by that listing */
+	/* its collections (describeRepo), when described: asked with its head when no signed tree
+	 * of it is kept (its listing, if any, is then the full one, which needs them: list_whole),
+	 * else by that listing, and dropped once it used them */
 	ss_xrpc_repo_info info;
 	bool described;
 } pub_member;
@@ -89,6 +90,20 @@ static void forget_info(pub_member *m)
 	m->described = false;
 }
 
+/* The collections that came back kept on their members; a description that failed is none. */
+static void keep_info(pub_space *ps, ss_xrpc_describe_job *dj, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		pub_member *m = find_member(ps, dj[i].did);
+
+		if (dj[i].rc < 0)
+			continue;
+		forget_info(m);
+		m->info = dj[i].info;
+		m->described = true;
+	}
+}
+
 /*
  * One getLatestCommit per member, all in flight at once (bounded) over the shared connections,
  * and in the same batch a describeRepo for each member whose signed tree is not kept (a clone:
@@ -100,7 +115,6 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 	pub_space *ps = (pub_space *)sp;
 	ss_xrpc_head_job *jobs = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*jobs));
 	ss_xrpc_describe_job *dj = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*dj));
-	size_t *dof = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*dof));
 	ss_space_head *heads;
 	size_t nd = 0;
 
@@ -110,34 +124,22 @@ static int pub_heads(ss_space *sp, ss_space_head **out, size_t *n, ss_error *err
 		jobs[i].client = m->client;
 		jobs[i].did = m->did;
 		forget_info(m);
-		if (ps->cache_dir && !tree_kept(ps, m)) {
-			dj[nd] = (ss_xrpc_describe_job){.client = m->client, .did = m->did};
-			dof[nd++] = i;
-		}
+		if (ps->cache_dir && !tree_kept(ps, m))
+			dj[nd++] = (ss_xrpc_describe_job){.client = m->client, .did = m->did};
 	}
 	/* Each job ends with its own rc and err: the members that failed are named below. */
 	if (ps->nmembers)
 		ss_xrpc_heads_describe_many(jobs, ps->nmembers, dj, nd, 0, err);
-	for (size_t d = 0; d < nd; d++) {
-		pub_member *m = &ps->members[dof[d]];
-
-		/* a description that failed is asked again by the listing, as is one of a member
-		 * whose head failed (its PDS may have moved: moved() below) */
-		if (dj[d].rc == 0 && jobs[dof[d]].rc == 0) {
-			m->info = dj[d].info;
-			m->described = true;
-		} else if (dj[d].rc == 0) {
-			ss_xrpc_repo_info_release(&dj[d].info);
-		}
-	}
+	keep_info(ps, dj, nd);
 	free(dj);
-	free(dof);
 	heads = ss_xcalloc(ps->nmembers ? ps->nmembers : 1, sizeof(*heads));
 	for (size_t i = 0; i < ps->nmembers; i++) {
 		pub_member *m = &ps->members[i];
 
-		if (jobs[i].rc < 0)
+		if (jobs[i].rc < 0) {
+			forget_info(m); /* its PDS may have moved: the listing asks again */
 			moved(ps, m, &jobs[i]);
+		}
 		heads[i].pds = ss_xstrdup(m->pds);
 
 		heads[i].did = ss_xstrdup(m->did);
@@ -324,14 +326,14 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 	return 0;
 }
 
-/* Whether a repo holds skills and nothing else (its describeRepo answer): then the whole repo
- * is no bigger than its skills, and getRepo is the cheap way to read them all. */
-static bool skills_only(const ss_xrpc_describe_job *d)
+/* Whether a repo holds skills and nothing else (its describeRepo answer, kept on m): then the whole
+ * repo is no bigger than its skills, and getRepo is the cheap way to read them all. */
+static bool skills_only(const pub_member *m)
 {
-	if (d->rc < 0 || !d->info.collections)
+	if (!m->described || !m->info.collections)
 		return false;
-	for (size_t i = 0; d->info.collections[i]; i++)
-		if (strcmp(d->info.collections[i], SS_SKILL_COLLECTION))
+	for (size_t i = 0; m->info.collections[i]; i++)
+		if (strcmp(m->info.collections[i], SS_SKILL_COLLECTION))
 			return false;
 	return true;
 }
@@ -361,11 +363,9 @@ static int spool_file(const char *dir)
 static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *err)
 {
 	ss_xrpc_describe_job *dj = ss_xcalloc(n ? n : 1, sizeof(*dj));
-	ss_xrpc_describe_job *aj = ss_xcalloc(n ? n : 1, sizeof(*aj));
 	ss_xrpc_repo_job *rj = ss_xcalloc(n ? n : 1, sizeof(*rj));
 	struct list_job **of = ss_xcalloc(n ? n : 1, sizeof(*of));
 	ss_xrpc_repo_stream *stream = NULL;
-	size_t *aof = ss_xcalloc(n ? n : 1, sizeof(*aof)); /* aj[a] is for dj[aof[a]] */
 	size_t k = 0, nd = 0, na = 0;
 	ss_error ignored;
 	int ret = 0;
@@ -376,34 +376,26 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 
 		if (!job->full || job->failed || job->unverified || !ps->cache_dir)
 			continue;
-		if (job->m->described) {
-			dj[nd].info = job->m->info;
-			job->m->described = false;
-		} else {
-			aj[na] =
+		if (!job->m->described)
+			dj[na++] =
 			    (ss_xrpc_describe_job){.client = job->m->client, .did = job->m->did};
-			aof[na++] = nd;
-		}
 		of[nd++] = job;
 	}
 	/* a repo whose collections cannot be read is listed */
 	if (na)
-		(void)ss_xrpc_describe_repo_many(aj, na, 0, &ignored);
-	for (size_t a = 0; a < na; a++)
-		dj[aof[a]] = aj[a];
-	free(aj);
-	free(aof);
+		(void)ss_xrpc_describe_repo_many(dj, na, 0, &ignored);
+	keep_info(ps, dj, na);
+	free(dj);
 	for (size_t i = 0; i < nd; i++) {
+		pub_member *m = of[i]->m;
 		int fd;
 
-		if (skills_only(&dj[i]) && (fd = spool_file(ps->cache_dir)) >= 0) {
-			rj[k] = (ss_xrpc_repo_job){
-			    .client = of[i]->m->client, .did = of[i]->m->did, .fd = fd};
+		if (skills_only(m) && (fd = spool_file(ps->cache_dir)) >= 0) {
+			rj[k] = (ss_xrpc_repo_job){.client = m->client, .did = m->did, .fd = fd};
 			of[k++] = of[i];
 		}
-		ss_xrpc_repo_info_release(&dj[i].info);
+		forget_info(m);
 	}
-	free(dj);
 	/* each repo read as soon as it has arrived, while the others are on their way */
 	if (k && ss_xrpc_get_repo_stream(rj, k, &stream, err) < 0)
 		ret = -1;
