@@ -190,17 +190,23 @@ long ss_http_retry_wait_s(const char *retry_after, const char *ratelimit_reset, 
  */
 #define FILE_CHUNK (256u * 1024)
 
-/* Writes the body's bytes kept so far to its file; -1 (write_errno set) when it cannot. */
+/* Writes len bytes to the body's file; -1 (write_errno set) when it cannot. */
+static int write_out(ss_http_xfer *x, const void *data, size_t len)
+{
+	if (len && ss_fs_write_all(x->fd, data, len) < 0) {
+		x->write_errno = errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the body's bytes kept so far. */
 static int flush_file(ss_http_xfer *x)
 {
 	size_t n = x->flen;
 
 	x->flen = 0;
-	if (n && ss_fs_write_all(x->fd, x->fbuf, n) < 0) {
-		x->write_errno = errno;
-		return -1;
-	}
-	return 0;
+	return write_out(x, x->fbuf, n);
 }
 
 /* A 2xx body into the request's file: whole, within the cap; 0 when it cannot be. */
@@ -213,10 +219,8 @@ static size_t write_file(ss_http_xfer *x, const char *data, size_t len)
 	if (x->flen + len > FILE_CHUNK && flush_file(x) < 0)
 		return 0;
 	if (len >= FILE_CHUNK) {
-		if (ss_fs_write_all(x->fd, data, len) < 0) {
-			x->write_errno = errno;
+		if (write_out(x, data, len) < 0)
 			return 0;
-		}
 	} else {
 		if (!x->fbuf)
 			x->fbuf = ss_xmalloc(FILE_CHUNK);
