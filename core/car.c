@@ -149,6 +149,7 @@ static void release_pages(const unsigned char **from, const unsigned char *to)
 static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped, ss_error *err)
 {
 	const unsigned char *start = data, *p = start, *end = start + len, *released = start;
+	bool release = dropped && len > SS_CAR_RESIDENT_MAX; /* mapped, and too large to keep */
 	ss_car *car = ss_xcalloc(1, sizeof(*car));
 	uint64_t n;
 	int ret = -1;
@@ -181,7 +182,7 @@ static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped,
 		b.len = (size_t)n - used;
 		p += n;
 		good = ss_cid_matches(&b.cid, b.data, b.len);
-		if (dropped && (size_t)(p - released) >= RELEASE_EVERY)
+		if (release && (size_t)(p - released) >= RELEASE_EVERY)
 			release_pages(&released, p);
 		if (!good && dropped) {
 			(*dropped)++;
@@ -204,7 +205,7 @@ static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped,
 	car = NULL;
 	ret = 0;
 out:
-	if (dropped)
+	if (release)
 		release_pages(&released, end);
 	ss_car_free(car);
 	return ret;

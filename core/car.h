@@ -30,10 +30,20 @@ int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err);
 /*
  * The same for a CAR mapped read-only from a file (mmap), as a whole repo is read
  * (sync/verify.h): a block that does not hash to its CID is dropped, counted in *dropped, so
- * one bad block costs only itself; the framing must hold all the same. The mapped pages are
- * released (madvise) as the reader moves on, so the file is never all resident at once.
+ * one bad block costs only itself; the framing must hold all the same. A file larger than
+ * SS_CAR_RESIDENT_MAX has its mapped pages released (madvise) as the reader moves on, so it is
+ * never all resident at once.
  */
 int ss_car_open_mapped(ss_car **out, const void *map, size_t len, size_t *dropped, ss_error *err);
+/*
+ * A mapped CAR of at most this many bytes stays resident until it is unmapped: its pages are
+ * mapped once. A repo is read twice, its blocks in the file's order, then its tree and records
+ * in key order, which is no order in the file: released as the reader moved on, its pages were
+ * mapped again and again, a page fault each time (a third of a 3x3000-skill clone's faults,
+ * docs/BENCHMARKS.md). They are clean pages of a file, which the kernel can take back under
+ * memory pressure.
+ */
+#define SS_CAR_RESIDENT_MAX (32u * 1024 * 1024)
 /* Releases the resident pages of a mapping (map and len as mapped): they are read again from
  * the file when next used. */
 void ss_car_release_pages(const void *map, size_t len);

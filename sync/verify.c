@@ -35,9 +35,10 @@ typedef struct sources {
 	bool recording;
 	ss_car_block *seen;
 	size_t nseen, aseen;
-	/* a whole repo's CAR mapped from its file (ss_verify_member_full), else NULL: the pages
-	 * read are released every RELEASE_EVERY blocks served (the kernel maps a read's
-	 * neighbours too, so a walk would otherwise map most of the file) */
+	/* a whole repo's CAR mapped from its file (ss_verify_member_full) larger than
+	 * SS_CAR_RESIDENT_MAX, else NULL: the pages read are released every RELEASE_EVERY blocks
+	 * served (the kernel maps a read's neighbours too, so a walk would otherwise map most of
+	 * the file) */
 	const void *map;
 	size_t map_len, served;
 } sources;
@@ -650,8 +651,10 @@ int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
 		ss_error_set(err, SS_ERROR, "cannot read the repo's CAR: %s", strerror(errno));
 		goto out;
 	}
-	r.src.map = map;
-	r.src.map_len = (size_t)len;
+	if (len > SS_CAR_RESIDENT_MAX) {
+		r.src.map = map;
+		r.src.map_len = (size_t)len;
+	}
 	if (ss_car_open_mapped(&car, map, (size_t)len, &dropped, err) < 0) {
 		ss_error_prefix(err, "com.atproto.sync.getRepo");
 		goto out;

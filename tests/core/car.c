@@ -1,7 +1,9 @@
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -171,6 +173,94 @@ static void test_car__mapped_drops_a_bad_block(void **state)
 	close(fd);
 	ss_car_free(whole);
 	ss_buf_release(&bytes);
+}
+
+/* Appends n raw blocks of size bytes each, all different, to the CAR in bytes. */
+static void append_raw_blocks(ss_buf *bytes, size_t n, size_t size)
+{
+	unsigned char *data = malloc(size), cid[SS_CID_BINSZ];
+
+	assert_non_null(data);
+	for (size_t i = 0; i < n; i++) {
+		ss_cid c;
+		uint64_t len = SS_CID_BINSZ + size;
+
+		memset(data, (int)(i & 0xff), size);
+		memcpy(data, &i, sizeof(i));
+		ss_cid_compute(&c, SS_CID_RAW, data, size);
+		ss_cid_to_bytes(cid, &c);
+		for (; len >= 0x80; len >>= 7) /* the block's length, a varint */
+			ss_buf_put(bytes, &(unsigned char){(unsigned char)(len | 0x80)}, 1);
+		ss_buf_put(bytes, &(unsigned char){(unsigned char)len}, 1);
+		ss_buf_put(bytes, cid, sizeof(cid));
+		ss_buf_put(bytes, data, size);
+	}
+	free(data);
+}
+
+/* The bytes of the mapping at map this process holds resident (its Rss in /proc/self/smaps). */
+static size_t mapping_rss(const void *map)
+{
+	char line[512], start[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	bool in = false;
+	size_t kb = SIZE_MAX;
+
+	assert_non_null(f);
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)(uintptr_t)map);
+	while (kb == SIZE_MAX && fgets(line, sizeof(line), f)) {
+		size_t hex = strspn(line, "0123456789abcdef");
+
+		if (hex && line[hex] == '-') /* a mapping's first line: its address range */
+			in = !strncmp(line, start, strlen(start));
+		else if (in && !strncmp(line, "Rss:", 4))
+			kb = strtoul(line + 4, NULL, 10);
+	}
+	fclose(f);
+	assert_true(kb != SIZE_MAX);
+	return kb * 1024;
+}
+
+/* A whole repo's CAR mapped from its file: one of at most SS_CAR_RESIDENT_MAX bytes stays
+ * resident once read (its tree and records are read again, in no order of the file), a larger
+ * one is released as it is read, and reads the same. */
+static void test_car__mapped_resident_up_to_a_bound(void **state)
+{
+	const size_t sizes[] = {8u << 20, SS_CAR_RESIDENT_MAX + (8u << 20)};
+
+	for (size_t k = 0; k < 2; k++) {
+		ss_buf bytes = SS_BUF_INIT;
+		char path[] = "/tmp/ss-car-XXXXXX";
+		const ss_car_block *last;
+		size_t dropped, rss;
+		ss_car *car;
+		ss_error err;
+		void *map;
+		int fd;
+
+		ss_test_cbor_file(&bytes, "car-pds-before.car");
+		append_raw_blocks(&bytes, sizes[k] >> 20, 1u << 20);
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		unlink(path);
+		assert_int_equal(ss_fs_write_all(fd, bytes.ptr, bytes.len), 0);
+		map = mmap(NULL, bytes.len, PROT_READ, MAP_SHARED, fd, 0);
+		assert_true(map != MAP_FAILED);
+		assert_int_equal(ss_car_open_mapped(&car, map, bytes.len, &dropped, &err), 0);
+		assert_int_equal(dropped, 0);
+		rss = mapping_rss(map);
+		if (bytes.len <= SS_CAR_RESIDENT_MAX)
+			assert_true(rss >= bytes.len - (64u << 10));
+		else
+			assert_true(rss <= (2u << 20));
+		last = ss_car_block_at(car, ss_car_block_count(car) - 1);
+		assert_int_equal(last->len, 1u << 20);
+		assert_memory_equal(last->data, bytes.ptr + bytes.len - last->len, last->len);
+		ss_car_free(car);
+		munmap(map, bytes.len);
+		close(fd);
+		ss_buf_release(&bytes);
+	}
 }
 
 /* Every proper prefix of a CAR either reads as the blocks before the cut or is refused: never
@@ -357,6 +447,7 @@ int test_car_run(void)
 	    cmocka_unit_test(test_car__commit_signed_by_the_account),
 	    cmocka_unit_test(test_car__tampered_block_refused),
 	    cmocka_unit_test(test_car__mapped_drops_a_bad_block),
+	    cmocka_unit_test(test_car__mapped_resident_up_to_a_bound),
 	    cmocka_unit_test(test_car__every_cut_is_safe),
 	    cmocka_unit_test(test_car__refuses_bad_framing),
 	    cmocka_unit_test(test_car__space_repo_layout),
