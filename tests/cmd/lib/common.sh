@@ -8,6 +8,17 @@ fail() {
 	exit 1
 }
 
+# python3: Debian's (scripts/setup.sh installs it) rather than whatever comes first on PATH: a
+# version manager's shim there (pyenv's: a bash script that runs pyenv, which runs python)
+# takes ~0.35 s a start, and the scripts start python3 often (cmd_pull and cmd_push: 156
+# times; those two tests took 65 s with pyenv's shim first on PATH, 21 s with Debian's).
+# Through PATH (lib/bin/python3), not a shell function, so that child processes get it too
+# and `python3 ... &` leaves $! naming python itself.
+if [ -x /usr/bin/python3 ]; then
+	PATH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bin:$PATH
+	export PATH
+fi
+
 # ss_json <file> <key>: one top-level field of a JSON file.
 ss_json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
