@@ -126,12 +126,26 @@ static void test_car__tampered_block_refused(void **state)
 	ss_buf_release(&bytes);
 }
 
+/* The bytes in an unlinked temporary file (*fd), mapped read-only as a whole repo's CAR is. */
+static void *map_file_of(const ss_buf *bytes, int *fd)
+{
+	char path[] = "/tmp/ss-car-XXXXXX";
+	void *map;
+
+	*fd = mkstemp(path);
+	assert_true(*fd >= 0);
+	unlink(path);
+	assert_int_equal(ss_fs_write_all(*fd, bytes->ptr, bytes->len), 0);
+	map = mmap(NULL, bytes->len, PROT_READ, MAP_SHARED, *fd, 0);
+	assert_true(map != MAP_FAILED);
+	return map;
+}
+
 /* A CAR mapped from its file (a whole repo): a block that does not hash to its CID is dropped
  * alone, counted, and every other block reads as from memory; the framing is still checked. */
 static void test_car__mapped_drops_a_bad_block(void **state)
 {
 	ss_buf bytes = SS_BUF_INIT;
-	char path[] = "/tmp/ss-car-XXXXXX";
 	ss_car *whole, *car;
 	size_t dropped;
 	ss_error err;
@@ -141,12 +155,7 @@ static void test_car__mapped_drops_a_bad_block(void **state)
 	ss_test_cbor_file(&bytes, "car-pds-before.car");
 	assert_int_equal(ss_car_open(&whole, bytes.ptr, bytes.len, &err), 0);
 	bytes.ptr[bytes.len - 5] ^= 0x20; /* inside the last block's data */
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	unlink(path);
-	assert_int_equal(ss_fs_write_all(fd, bytes.ptr, bytes.len), 0);
-	map = mmap(NULL, bytes.len, PROT_READ, MAP_SHARED, fd, 0);
-	assert_true(map != MAP_FAILED);
+	map = map_file_of(&bytes, &fd);
 	assert_int_equal(ss_car_open_mapped(&car, map, bytes.len, &dropped, &err), 0);
 	assert_int_equal(dropped, 1);
 	assert_int_equal(ss_car_block_count(car), ss_car_block_count(whole) - 1);
@@ -230,7 +239,6 @@ static void test_car__mapped_resident_up_to_a_bound(void **state)
 
 	for (size_t k = 0; k < 2; k++) {
 		ss_buf bytes = SS_BUF_INIT;
-		char path[] = "/tmp/ss-car-XXXXXX";
 		const ss_car_block *last;
 		size_t dropped, rss;
 		ss_car *car;
@@ -240,12 +248,7 @@ static void test_car__mapped_resident_up_to_a_bound(void **state)
 
 		ss_test_cbor_file(&bytes, "car-pds-before.car");
 		append_raw_blocks(&bytes, sizes[k] >> 20, 1u << 20);
-		fd = mkstemp(path);
-		assert_true(fd >= 0);
-		unlink(path);
-		assert_int_equal(ss_fs_write_all(fd, bytes.ptr, bytes.len), 0);
-		map = mmap(NULL, bytes.len, PROT_READ, MAP_SHARED, fd, 0);
-		assert_true(map != MAP_FAILED);
+		map = map_file_of(&bytes, &fd);
 		assert_int_equal(ss_car_open_mapped(&car, map, bytes.len, &dropped, &err), 0);
 		assert_int_equal(dropped, 0);
 		rss = mapping_rss(map);
