@@ -80,8 +80,9 @@ static void end_progress(clone_out *co)
 }
 
 static void report(void *payload, const char *did, const char *handle, const char *rkey,
-                   const char *reason)
+                   const char *reason, bool refused)
 {
+	(void)refused; /* a clone takes what verifies; the next pull asks for the rest again */
 	end_progress(payload);
 	cli_print_skip(did, handle, rkey, reason);
 }

@@ -24,7 +24,7 @@
 #include "sync/space.h"
 
 static void on_skip(void *payload, const char *did, const char *handle, const char *rkey,
-                    const char *reason)
+                    const char *reason, bool refused)
 {
 	cli_pull_run *run = payload;
 	cli_pull_skip *s;
@@ -35,6 +35,7 @@ static void on_skip(void *payload, const char *did, const char *handle, const ch
 	s->handle = handle ? ss_xstrdup(handle) : NULL;
 	s->rkey = ss_xstrdup(rkey ? rkey : "");
 	s->reason = ss_xstrdup(reason ? reason : "");
+	s->refused = refused;
 }
 
 /* A member that could not be read: said at once, the run goes on (exit status 4 at the end). */
@@ -184,8 +185,9 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 		return cli_fail(&ctx->err);
 	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
 	code = cli_exit_code(r.code);
-	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. */
-	if (code == SS_EXIT_OK && r.result.fetch.unreachable)
+	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. A
+	 * record refused because what the server sent does not verify is a failed read too. */
+	if (code == SS_EXIT_OK && (r.result.fetch.unreachable || r.result.fetch.refused))
 		code = SS_EXIT_NETWORK;
 	if (r.json) {
 		if (!r.quiet || r.code < 0 || cli_pull_changed(&r))

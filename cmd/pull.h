@@ -15,6 +15,7 @@
 
 typedef struct cli_pull_skip {
 	char *did, *handle, *rkey, *reason;
+	bool refused; /* what the server sent did not verify (sync/fetch.h) */
 } cli_pull_skip;
 
 /* What a run did, for printing. */

@@ -188,6 +188,20 @@ static void json_reads(const ss_fetch_result *f)
 	putchar(']');
 }
 
+/* "failed": each member that could not be read, or whose read was refused, and why. */
+static void json_failed(const ss_fetch_result *f)
+{
+	printf(",\"failed\":[");
+	for (size_t i = 0; i < f->nfailed; i++) {
+		printf("%s{\"did\":", i ? "," : "");
+		cli_print_json_string(f->failed[i].did);
+		printf(",\"reason\":");
+		cli_print_json_string(f->failed[i].why);
+		putchar('}');
+	}
+	putchar(']');
+}
+
 void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 {
 	const ss_pull_result *r = &run->result;
@@ -198,9 +212,10 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 	       run->recovered.merge ? "true" : "false", run->recovered.fetch ? "true" : "false",
 	       run->recovered.push);
 	printf("\"fetch\":{\"changed\":%s,\"listed\":%zu,\"records\":%zu,\"skipped\":%zu,"
+	       "\"refused\":%zu,"
 	       "\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"tracking\":",
-	       f->changed ? "true" : "false", f->listed, f->records, f->skipped, f->added,
-	       f->updated, f->removed);
+	       f->changed ? "true" : "false", f->listed, f->records, f->skipped, f->refused,
+	       f->added, f->updated, f->removed);
 	if (ss_oid_is_zero(&r->tracking)) {
 		printf("null");
 	} else {
@@ -218,11 +233,12 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 		cli_print_json_string(s->rkey);
 		printf(",\"reason\":");
 		cli_print_json_string(s->reason);
-		putchar('}');
+		printf(",\"refused\":%s}", s->refused ? "true" : "false");
 	}
 	printf("],\"listings\":{\"full\":%zu,\"incremental\":%zu,\"fallback\":%zu},",
 	       f->full_listings, f->incremental_listings, f->fallbacks);
 	json_reads(f);
+	json_failed(f);
 	putchar('}');
 	if (run->merge) {
 		printf(",\"merge\":{\"result\":\"%s\",\"head\":", merge_word(run, err));

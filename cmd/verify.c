@@ -87,7 +87,8 @@ static int check_member(ss_ctx *ctx, ss_http *http, ss_idcache *ids, const char 
                         const cli_member_list *ml, const ss_state_member *m, bool json,
                         size_t *problems, result *res, int *worst)
 {
-	ss_verify_member vm = {NULL, m->did, cli_who(ml, m->did), dir, NULL, 0, NULL, NULL, ids};
+	ss_verify_member vm = {NULL, m->did, cli_who(ml, m->did), dir, NULL, 0, NULL, NULL,
+	                       ids,  NULL};
 	ss_verify_tree tree;
 	ss_xrpc *x = NULL;
 	ss_error why;

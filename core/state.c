@@ -36,6 +36,7 @@ static const char *const migrations[] = {
     ss_state_journal_notes_schema,
     ss_state_space_schema, /* v4: each space writer's set hash (core/state_space.c) */
     ss_state_ident_schema, /* v5: the identity cache (core/state_ident.c) */
+    ss_state_floor_schema, /* v6: each member's verified revision (core/state_floor.c) */
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -412,7 +413,9 @@ int ss_state_member_remove(ss_state *st, const char *did, ss_error *err)
 	    0)
 		return -1;
 	if (ss_state_exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL, NULL) <
-	    0)
+	        0 ||
+	    ss_state_exec(st, err, "DELETE FROM floors WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	        0)
 		return -1;
 	return ss_state_mirror_changed(st, err);
 }

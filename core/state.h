@@ -98,7 +98,8 @@ void ss_state_member_release(ss_state_member *m);
 int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err);
 /* SS_ENOTFOUND when did is not a member. */
 int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_error *err);
-/* Removes a member and all its records; a missing member is fine. */
+/* Removes a member, all its records and its verified revision (core/state_floor.h: a member
+ * added again starts fresh); a missing member is fine. */
 int ss_state_member_remove(ss_state *st, const char *did, ss_error *err);
 /* Records that the state now holds the member's records as of commit/rev. */
 int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,

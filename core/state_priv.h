@@ -94,5 +94,6 @@ extern const char ss_state_journal_schema[];       /* core/state_journal.c: the 
 extern const char ss_state_journal_notes_schema[]; /* core/state_journal.c: kept notes */
 extern const char ss_state_space_schema[];         /* core/state_space.c: space writers */
 extern const char ss_state_ident_schema[];         /* core/state_ident.c: identities */
+extern const char ss_state_floor_schema[];         /* core/state_floor.c: verified revisions */
 
 #endif

@@ -27,12 +27,16 @@ static bool tree_usable(ss_fetch_run_ctx *f, const ss_state_record *old)
 	       ss_tree_exists(f->repo, &oid);
 }
 
-/* Tells opts->report about a skipped record. */
-static void report(ss_fetch_run_ctx *f, const char *did, const char *rkey, const char *reason)
+/* Tells opts->report about a skipped record (refused: the server's data did not verify). */
+static void report(ss_fetch_run_ctx *f, const char *did, const char *rkey, const char *reason,
+                   bool refused)
 {
 	f->res->skipped++;
+	if (refused)
+		f->res->refused++;
 	if (f->opts && f->opts->report)
-		f->opts->report(f->opts->payload, did, ss_fetch_handle(f, did), rkey, reason);
+		f->opts->report(f->opts->payload, did, ss_fetch_handle(f, did), rkey, reason,
+		                refused);
 }
 
 /*
@@ -47,7 +51,7 @@ static int keep_last_good(ss_fetch_run_ctx *f, const ss_space_record *rec, const
 
 	if (rc == 0) {
 		ss_buf_printf(&why, "%s (its last good version is kept)", reason);
-		report(f, rec->did, rec->rkey, why.ptr);
+		report(f, rec->did, rec->rkey, why.ptr, rec->refused);
 	}
 	ss_buf_release(&why);
 	return rc;
@@ -68,7 +72,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	memset(&r, 0, sizeof(r));
 	f->res->records++;
 	if (!rec->rkey) { /* an entry with no key: said, nothing stored */
-		report(f, rec->did, "?", rec->problem);
+		report(f, rec->did, "?", rec->problem, rec->refused);
 		return 0;
 	}
 	rc = ss_state_record_get(f->st, rec->did, rec->rkey, &old, err);
@@ -107,7 +111,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	sr.note = r.note;
 	rc = ss_state_record_put(f->st, &sr, err);
 	if (rc == 0 && !r.valid)
-		report(f, rec->did, rec->rkey, r.reason);
+		report(f, rec->did, rec->rkey, r.reason, rec->refused);
 out:
 	ss_render_release(&r);
 progress:
@@ -156,6 +160,26 @@ void ss_fetch_result_release(ss_fetch_result *r)
 	free(r->reads);
 	r->reads = NULL;
 	r->nreads = 0;
+	for (size_t i = 0; i < r->nfailed; i++) {
+		free(r->failed[i].did);
+		free(r->failed[i].why);
+	}
+	free(r->failed);
+	r->failed = NULL;
+	r->nfailed = 0;
+}
+
+/* A member that could not be read, or whose read was refused: counted, kept with why, said. */
+static void note_failed(ss_fetch_run_ctx *f, const char *did, const char *handle, const char *why)
+{
+	ss_fetch_failed *x;
+
+	f->res->failed = ss_xrealloc(f->res->failed, (f->res->nfailed + 1) * sizeof(*x));
+	x = &f->res->failed[f->res->nfailed++];
+	x->did = ss_xstrdup(did);
+	x->why = ss_xstrdup(why ? why : "");
+	f->res->unreachable++;
+	f->opts->unreachable(f->opts->payload, did, handle, why);
 }
 
 static int on_done(void *payload, const char *did, const ss_space_read *how, ss_error *err)
@@ -200,9 +224,8 @@ static int on_failed(void *payload, const char *did, const ss_space_read *how, c
 	(void)err;
 	if (how)
 		note_read(f, did, how, false);
-	f->res->unreachable++;
 	f->members_done++;
-	f->opts->unreachable(f->opts->payload, did, ss_fetch_handle(f, did), why->message);
+	note_failed(f, did, ss_fetch_handle(f, did), why->message);
 	return 0;
 }
 
@@ -237,8 +260,7 @@ static int plan(ss_fetch_run_ctx *f, ss_space_want **wants, size_t *nwants, ss_e
 		int rc;
 
 		if (h->rc < 0) {
-			f->res->unreachable++;
-			f->opts->unreachable(f->opts->payload, h->did, h->handle, h->error);
+			note_failed(f, h->did, h->handle, h->error);
 			continue;
 		}
 		memset(&m, 0, sizeof(m));

@@ -28,9 +28,11 @@
 #include "sync/space.h"
 
 typedef struct ss_fetch_opts {
-	/* One skipped record: who wrote it, its key, why (one line). May be NULL. */
+	/* One skipped record: who wrote it, its key, why (one line), and whether it was refused
+	 * because what the server sent does not verify (sync/space.h: ss_space_record.refused)
+	 * rather than for being invalid itself. May be NULL. */
 	void (*report)(void *payload, const char *did, const char *handle, const char *rkey,
-	               const char *reason);
+	               const char *reason, bool refused);
 	/*
 	 * A member that could not be read this time (why: one line naming it). Its last known
 	 * versions stay in the view and the others sync. NULL: such a member fails the run.
@@ -51,12 +53,19 @@ typedef struct ss_fetch_read {
 	char *fallback; /* NULL when the incremental way was taken or not asked */
 } ss_fetch_read;
 
+/* A member that could not be read this run, or whose read was refused (strings owned). */
+typedef struct ss_fetch_failed {
+	char *did;
+	char *why; /* one line naming it */
+} ss_fetch_failed;
+
 typedef struct ss_fetch_result {
 	bool changed;       /* a new tracking commit was written */
 	ss_oid commit;      /* the tracking commit after the run (zero when there is none) */
 	size_t listed;      /* members whose records were listed */
 	size_t records;     /* records received */
 	size_t skipped;     /* invalid records received */
+	size_t refused;     /* ... of which refused as what the server sent does not verify */
 	size_t unreachable; /* members that could not be read (opts->unreachable) */
 	size_t added, updated, removed; /* view changes */
 	/* members listed in full, listed since their last revision, and listed in full although
@@ -67,6 +76,9 @@ typedef struct ss_fetch_result {
 	 * false); release with ss_fetch_result_release */
 	ss_fetch_read *reads;
 	size_t nreads;
+	/* the members counted in unreachable, with why, in the order they failed */
+	ss_fetch_failed *failed;
+	size_t nfailed;
 } ss_fetch_result;
 
 void ss_fetch_result_release(ss_fetch_result *r);

@@ -69,6 +69,10 @@ typedef struct ss_space_record {
 	 * record decoder takes either, core/record.h: ss_record_value) */
 	const unsigned char *value_cbor;
 	size_t value_cbor_len;
+	/* problem is the server's: what it sent does not verify against the member's signed
+	 * commit (a block missing or not hashing, a listing entry the signed tree does not name),
+	 * as opposed to a record of the member's that is invalid by itself */
+	bool refused;
 } ss_space_record; /* rkey is NULL for an entry with nothing to keep it by (problem says why) */
 
 /*

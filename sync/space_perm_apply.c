@@ -160,8 +160,13 @@ static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 	if (clean && ps->my_rev) {
 		ss_error ignored; /* a set hash that does not check out is dropped: a full read */
 
-		ss_space_verify__ops(ps, ss_space_perm__writer(ps, ps->base.me), ps->my_rev, ops,
-		                     nops, &body, &ignored);
+		perm_writer *me = ss_space_perm__writer(ps, ps->base.me);
+		ss_space_kept kept;
+
+		if (ss_space_verify__ops(ps, me, ps->my_rev, ops, nops, &body, &kept, &ignored) ==
+		        0 &&
+		    ps->st)
+			(void)ss_space_verify__keep(ps, me, &kept);
 	}
 	free(ps->my_rev);
 	ps->my_rev = NULL;

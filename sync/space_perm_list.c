@@ -53,7 +53,7 @@ static const char *check_cid(const ss_space_record *r, ss_buf *why)
 static int emit_block(struct walk *w, const ss_space_repo_entry *e, ss_error *err)
 {
 	char cid[SS_CID_STRSZ];
-	ss_space_record r = {w->did, e->rkey, cid, NULL, 0, NULL, e->data, e->len};
+	ss_space_record r = {w->did, e->rkey, cid, NULL, 0, NULL, e->data, e->len, false};
 	int ret;
 
 	ss_cid_fmt(cid, &e->cid);
@@ -67,8 +67,7 @@ static int emit_block(struct walk *w, const ss_space_repo_entry *e, ss_error *er
  * anything reaches w's listener; then its skill records. A repo that fails the check is
  * refused whole (w->refused, err says what failed).
  */
-static int list_car(perm_space *ps, perm_writer *wr, const char *since, struct walk *w,
-                    ss_error *err)
+static int list_car(perm_space *ps, perm_writer *wr, struct walk *w, ss_error *err)
 {
 	const char *params[] = {"space", ps->uri, "repo", wr->did, NULL};
 	ss_buf body = SS_BUF_INIT;
@@ -86,7 +85,7 @@ static int list_car(perm_space *ps, perm_writer *wr, const char *since, struct w
 	if (ret < 0)
 		goto out;
 	if ((ret = ss_space_proto_repo_car(body.ptr, body.len, &car, err)) < 0 ||
-	    (ret = ss_space_verify__car(ps, wr, since, &car, err)) < 0) {
+	    (ret = ss_space_verify__car(ps, wr, &car, err)) < 0) {
 		w->refused = true;
 		goto out;
 	}
@@ -137,15 +136,16 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 		                     idx[i]->value_len,
 		                     NULL,
 		                     NULL,
-		                     0};
+		                     0,
+		                     false};
 
 		if (idx[i]->cid && check_cid(&r, &w->fallback))
 			k = 0; /* nothing told */
 	}
 	for (size_t i = 0; i < k && ret == 0; i++) {
 		const ss_space_op *op = idx[i];
-		ss_space_record r = {w->did,        op->rkey, op->cid, op->value_json,
-		                     op->value_len, NULL,     NULL,    0};
+		ss_space_record r = {w->did, op->rkey, op->cid, op->value_json, op->value_len,
+		                     NULL,   NULL,     0,       false};
 
 		if (!op->cid)
 			ret = l->deleted ? l->deleted(l->payload, w->did, op->rkey, err) : 0;
@@ -169,8 +169,10 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 	ss_buf body = SS_BUF_INIT;
 	char *cursor = NULL;
 	size_t nops = 0;
+	ss_space_kept kept;
 	int ret = 0;
 
+	memset(&kept, 0, sizeof(kept));
 	for (size_t page = 0;; page++) {
 		const char *params[] = {"space",  ps->uri, "repo",  wr->did,
 		                        "since",  since,   "limit", SS_SPACE_OPS_LIMIT,
@@ -202,13 +204,16 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 		if (!cursor || nops == before)
 			break;
 	}
-	if (ret == 0 && ss_space_verify__ops(ps, wr, since, ops, nops, &body, err) < 0)
+	if (ret == 0 && ss_space_verify__ops(ps, wr, since, ops, nops, &body, &kept, err) < 0)
 		ss_buf_puts(&w->fallback, err->message);
-	else if (ret == 0 && (ret = emit_ops(w, ops, nops, err)) == 0 && !w->fallback.len)
+	else if (ret == 0 && (ret = emit_ops(w, ops, nops, err)) == 0 && !w->fallback.len) {
+		/* what the set hash vouches for was taken in: its position is kept */
 		w->verified = ps->st != NULL;
+		(void)ss_space_verify__keep(ps, wr, &kept);
+	}
 	if (ret == 0 && w->fallback.len) {
 		*full = true;
-		ret = list_car(ps, wr, since, w, err);
+		ret = list_car(ps, wr, w, err);
 	}
 	ss_space_ops_free(ops, nops);
 	free(cursor);
@@ -237,7 +242,7 @@ static int read_writer(perm_space *ps, perm_writer *wr, const char *since, struc
                        bool *full, ss_error *err)
 {
 	*full = !since || !*since;
-	return *full ? list_car(ps, wr, NULL, w, err) : list_since(ps, wr, since, w, full, err);
+	return *full ? list_car(ps, wr, w, err) : list_since(ps, wr, since, w, full, err);
 }
 
 int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,

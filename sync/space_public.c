@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/mem.h"
+#include "core/state_floor.h"
 #include "sync/space_priv.h"
 #include "sync/identity_cache.h"
 #include "sync/verify.h"
@@ -33,6 +34,7 @@ typedef struct pub_space {
 	size_t nmembers;
 	char *cache_dir; /* the verified trees (sync/verify.h); NULL: none */
 	ss_idcache *ids; /* the members' keys (sync/identity_cache.h) */
+	ss_state *st;    /* the members' verified revisions (core/state_floor.h); NULL: none */
 } pub_space;
 
 static pub_member *find_member(pub_space *ps, const char *did)
@@ -175,21 +177,31 @@ struct list_job {
 	bool refused;          /* a record of the listing was refused: no node cache kept */
 	bool unverified;       /* SKILLSYNC_TEST_NO_VERIFY=1: listed as the PDS says (tests only) */
 	char *fallback;        /* why the incremental way was not taken (sync/verify.h) */
+	ss_state_floor floor;  /* the member's highest verified revision */
 };
 
 static ss_verify_member verify_member(pub_space *ps, struct list_job *job)
 {
-	ss_verify_member vm = {job->m->client, job->m->did,    who(job->m),
-	                       ps->cache_dir,  job->since,     job->repo.rc,
-	                       &job->repo.err, &job->repo.car, ps->ids};
+	ss_verify_member vm = {job->m->client, job->m->did,  who(job->m),    ps->cache_dir,
+	                       job->since,     job->repo.rc, &job->repo.err, &job->repo.car,
+	                       ps->ids,        &job->floor};
 	return vm;
+}
+
+/* A commit of job's member verified: its floor rises to it (core/state_floor.h). */
+static int raise_floor(pub_space *ps, struct list_job *job, const char *rev, const char *commit,
+                       ss_error *err)
+{
+	if (!ps->st || job->unverified || !rev)
+		return 0;
+	return ss_state_floor_raise(ps->st, job->m->did, rev, commit, err);
 }
 
 static int sink_record(void *payload, const char *rkey, const char *cid, const unsigned char *block,
                        size_t len, const char *problem, ss_error *err)
 {
 	struct list_job *job = payload;
-	ss_space_record r = {job->m->did, rkey, cid, NULL, 0, problem, block, len};
+	ss_space_record r = {job->m->did, rkey, cid, NULL, 0, problem, block, len, problem != NULL};
 
 	return job->l->record(job->l->payload, &r, err);
 }
@@ -206,7 +218,8 @@ static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {
 	struct list_job *job = payload;
 	ss_space_record r = {job->m->did,    rec->rkey,    rec->cid, rec->value_json,
-	                     rec->value_len, rec->problem, NULL,     0};
+	                     rec->value_len, rec->problem, NULL,     0,
+	                     false};
 	ss_buf why = SS_BUF_INIT;
 	const char *refused;
 	int ret;
@@ -218,6 +231,7 @@ static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 		r.rkey = NULL;
 		r.value_json = NULL;
 		r.problem = why.ptr;
+		r.refused = !job->unverified;
 	} else if (!job->unverified &&
 	           (refused = ss_verify_listed(&job->tree, rec->rkey, rec->cid, rec->value_json,
 	                                       rec->value_len))) {
@@ -226,6 +240,7 @@ static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 		r.cid = "";
 		r.value_json = NULL;
 		r.problem = why.ptr;
+		r.refused = true;
 		job->refused = true;
 	}
 	ret = job->l->record(job->l->payload, &r, err);
@@ -246,7 +261,8 @@ static int left_out(struct list_job *job, ss_error *err)
 		                     "the listing left it out, though the member's signed tree "
 		                     "holds it",
 		                     NULL,
-		                     0};
+		                     0,
+		                     true};
 
 		if (e->seen)
 			continue;
@@ -310,10 +326,18 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 			o.fallback = NULL;
 		} else if (rc < 0) {
 			job->failed = true;
-		} else if (job->l->done) {
+		} else {
 			ss_space_read how = {false, "since", true, NULL};
 
-			if (job->l->done(job->l->payload, job->m->did, &how, err) < 0)
+			/* A refused record: the next sync is a full one, which asks for it again.
+			 */
+			if (o.refused)
+				ss_verify_forget(ps->cache_dir, job->m->did);
+			if (raise_floor(ps, job, o.rev, o.commit, err) < 0 ||
+			    (job->l->done &&
+			     job->l->done(job->l->payload, job->m->did, &how, err) < 0) ||
+			    (o.refused && job->l->incomplete &&
+			     job->l->incomplete(job->l->payload, job->m->did, err) < 0))
 				rc = -2;
 		}
 		ss_verify_outcome_release(&o);
@@ -420,8 +444,9 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 			 * full one, so that it converges once the PDS serves the signed version. */
 			if (o.refused)
 				ss_verify_forget(ps->cache_dir, job->m->did);
-			if (job->l->done &&
-			    job->l->done(job->l->payload, job->m->did, &how, err) < 0)
+			if (raise_floor(ps, job, o.rev, o.commit, err) < 0 ||
+			    (job->l->done &&
+			     job->l->done(job->l->payload, job->m->did, &how, err) < 0))
 				ret = -1;
 			else if (o.refused && job->l->incomplete &&
 			         job->l->incomplete(job->l->payload, job->m->did, err) < 0)
@@ -482,15 +507,6 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 
 		if (!job->full || job->whole || job->failed)
 			continue;
-		if (!job->unverified && job->since && strcmp(job->tree.rev, job->since) < 0) {
-			ss_error_set(
-			    &job->why, SS_EINVALID,
-			    "'%s' not synced: the repo's revision went backwards, from %s to "
-			    "%s (a replayed older commit)",
-			    who(job->m), job->since, job->tree.rev);
-			job->failed = true;
-			continue;
-		}
 		lj[k].client = job->m->client;
 		lj[k].repo = job->m->did;
 		lj[k].collection = SS_SKILL_COLLECTION;
@@ -510,7 +526,8 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 			ss_error_prefix(&job->why, "cannot list the skills of '%s'", who(job->m));
 			continue;
 		}
-		if (left_out(job, err) < 0)
+		if (left_out(job, err) < 0 ||
+		    raise_floor(ps, job, job->tree.rev, job->tree.commit, err) < 0)
 			goto out;
 		/* A refused record is kept at its last good version: the next sync is a full
 		 * one, so that it converges once the member's PDS serves the signed version. */
@@ -538,6 +555,35 @@ out:
 }
 
 /*
+ * Once, in a clone made by an earlier build (config "floor_seed", core/state_floor.c): each
+ * member's floor from its node cache, the commit verified last; never from members.rev, which
+ * the servers' answers set.
+ */
+static int seed_floors(pub_space *ps, ss_error *err)
+{
+	char *seed = NULL;
+	int rc;
+
+	if (!ps->st)
+		return 0;
+	rc = ss_state_config_get(ps->st, "floor_seed", &seed, err);
+	free(seed);
+	if (rc < 0)
+		return err->code == SS_ENOTFOUND ? 0 : rc;
+	for (size_t i = 0; ps->cache_dir && i < ps->nmembers; i++) {
+		char *rev = NULL, *commit = NULL;
+
+		if (ss_verify_cache_commit(ps->cache_dir, ps->members[i].did, &rev, &commit) == 0)
+			rc = ss_state_floor_raise(ps->st, ps->members[i].did, rev, commit, err);
+		free(rev);
+		free(commit);
+		if (rc < 0)
+			return rc;
+	}
+	return ss_state_config_set(ps->st, "floor_seed", NULL, err);
+}
+
+/*
  * The wanted members' records, verified (sync/verify.h): the incremental way for those with a
  * revision to start from, the full way for the others and for those it could not serve.
  */
@@ -560,6 +606,11 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 		jobs[i].unverified = unverified;
 		jobs[i].since = ps->cache_dir && !unverified ? wants[i].since_rev : NULL;
 	}
+	if (!unverified && seed_floors(ps, err) < 0)
+		goto out;
+	for (size_t i = 0; ps->st && !unverified && i < n; i++)
+		if (ss_state_floor_get(ps->st, jobs[i].m->did, &jobs[i].floor, err) < 0)
+			goto out;
 	/* every member's commit is checked with its key: the documents to read, all at once */
 	if (!unverified) {
 		const char **dids = ss_xcalloc(n ? n : 1, sizeof(*dids));
@@ -587,6 +638,7 @@ out:
 	for (size_t i = 0; i < n; i++) {
 		ss_verify_tree_release(&jobs[i].tree);
 		free(jobs[i].fallback);
+		ss_state_floor_release(&jobs[i].floor);
 	}
 	free(jobs);
 	return ret;
@@ -720,6 +772,7 @@ void ss_space_public_set_cache(ss_space *sp, const char *dir, ss_state *st)
 	ps->cache_dir = dir ? ss_xstrdup(dir) : NULL;
 	ss_idcache_free(ps->ids);
 	ps->ids = ss_idcache_new(ps->http, st);
+	ps->st = st;
 	/* Before the identity cache (schema 5), keys were files beside the nodes: gone now. */
 	for (size_t i = 0; dir && i < ps->nmembers; i++) {
 		ss_buf path = SS_BUF_INIT;

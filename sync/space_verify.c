@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/cid.h"
 #include "core/multikey.h"
 #include "core/space_commit.h"
+#include "core/state_floor.h"
 #include "core/state_space.h"
 #include "sync/identity.h"
 #include "sync/space_perm_priv.h"
@@ -50,8 +52,46 @@ static int check_sig(perm_space *ps, const perm_writer *wr, const ss_space_commi
 	return ss_idcache_verify(ps->ids, wr->did, check_with, &k, err);
 }
 
+/*
+ * A commit of wr verified (MAC, set hash, signature) against its highest verified revision
+ * (core/state_floor.h; the commit's id is its set hash): refused when older, or another commit
+ * at that revision; else the floor rises to it.
+ */
+static int floor_check_raise(perm_space *ps, const perm_writer *wr, const ss_space_commit *c,
+                             ss_error *err)
+{
+	ss_state_floor f;
+	ss_buf id = SS_BUF_INIT;
+	int ret;
+
+	if ((ret = ss_state_floor_get(ps->st, wr->did, &f, err)) < 0)
+		return ret;
+	ss_base64_encode(&id, c->hash, sizeof(c->hash), SS_BASE64_STD, true);
+	ret = ss_state_floor_check(&f, c->rev, id.ptr, err);
+	if (ret >= 0)
+		ret = ss_state_floor_raise(ps->st, wr->did, c->rev, id.ptr, err);
+	ss_state_floor_release(&f);
+	ss_buf_release(&id);
+	return ret < 0 ? -1 : 0;
+}
+
+int ss_space_verify__keep(perm_space *ps, const perm_writer *wr, const ss_space_kept *k)
+{
+	ss_error
+	    ignored; /* a set hash that cannot be kept is dropped: the next read is a full one */
+
+	if (!ps->st)
+		return 0;
+	if (ss_state_space_writer_put(ps->st, wr->did, k->rev, &k->h, &ignored) < 0) {
+		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+		return -1;
+	}
+	return 0;
+}
+
 int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
-                         const ss_space_op *ops, size_t n, const ss_buf *body, ss_error *err)
+                         const ss_space_op *ops, size_t n, const ss_buf *body, ss_space_kept *out,
+                         ss_error *err)
 {
 	ss_space_commit c;
 	uint8_t digest[SS_SHA256_LEN];
@@ -93,17 +133,19 @@ int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *sinc
 		                   since);
 	if (ret == 0)
 		ret = check_sig(ps, wr, &c, err);
+	if (ret == 0)
+		ret = floor_check_raise(ps, wr, &c, err);
 	if (ret < 0) {
 		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
 		return ret;
 	}
-	if (ss_state_space_writer_put(ps->st, wr->did, c.rev, &h, &ignored) < 0)
-		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
+	memcpy(out->rev, c.rev, sizeof(out->rev));
+	out->h = h;
 	return 0;
 }
 
-int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const char *since,
-                         const ss_space_repo_car *car, ss_error *err)
+int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const ss_space_repo_car *car,
+                         ss_error *err)
 {
 	const ss_space_commit *c = &car->commit;
 	bool kept = true;
@@ -127,17 +169,6 @@ int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const char *sinc
 	if (ret == 0 && c->ver != SS_SPACE_COMMIT_VERSION)
 		ret =
 		    ss_error_set(err, SS_EINVALID, "the signed commit is of version %lld", c->ver);
-	if (ret == 0 && since && *since && strcmp(c->rev, since) < 0)
-		ret = ss_error_set(err, SS_EINVALID,
-		                   "its revision went backwards, from %s to %s (a replayed older "
-		                   "commit)",
-		                   since, c->rev);
-	if (ret == 0 && wr->rev && *wr->rev && strcmp(c->rev, wr->rev) < 0)
-		ret =
-		    ss_error_set(err, SS_EINVALID,
-		                 "the signed commit is at revision %s, older than the %s the space "
-		                 "host lists",
-		                 c->rev, wr->rev);
 	if (ret == 0 && memcmp(digest, c->hash, sizeof(digest)))
 		ret = ss_error_set(err, SS_EINVALID,
 		                   "its records do not give the set hash of its signed commit");
@@ -145,6 +176,8 @@ int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const char *sinc
 		ret = ss_space_commit_verify_mac(c, ps->uri, wr->did, err);
 	if (ret == 0)
 		ret = check_sig(ps, wr, c, err);
+	if (ret == 0 && ps->st)
+		ret = floor_check_raise(ps, wr, c, err);
 	if (ret == 0 && ps->st &&
 	    ss_state_space_writer_put(ps->st, wr->did, c->rev, &h, &ignored) < 0)
 		kept = false;

@@ -504,6 +504,15 @@ static void run_release(run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The checked commit against the member's highest verified revision (core/state_floor.h). */
+static int check_floor(run *r, ss_error *err)
+{
+	char cid[SS_CID_STRSZ];
+
+	ss_cid_fmt(cid, &r->commit_cid);
+	return ss_state_floor_check(r->m->floor, r->rev, cid, err) < 0 ? -1 : 0;
+}
+
 static void set_outcome(run *r)
 {
 	r->out->commit = ss_xmalloc(SS_CID_STRSZ);
@@ -532,11 +541,8 @@ static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *er
 		r->out->fallback = ss_xstrdup("the repo moved on since");
 		return 1;
 	}
-	if (strcmp(r->rev, r->m->since_rev) < 0)
-		return ss_error_set(err, SS_EINVALID,
-		                    "the repo's revision went backwards, from %s to %s (a replayed "
-		                    "older commit)",
-		                    r->m->since_rev, r->rev);
+	if (check_floor(r, err) < 0)
+		return -1;
 	if (cached_tree(r, &old_root) != 0) {
 		r->out->fallback = ss_xstrdup("no local copy of the tree at the last revision");
 		return 1;
@@ -548,7 +554,9 @@ static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *er
 	}
 	if (ret < 0 || (sink && (fetch_records(r, err) < 0 || emit(r, sink, err) < 0)))
 		return -1;
-	save_tree(r);
+	/* a refused record leaves the cache at the previous tree: the next sync asks again */
+	if (!r->out->refused)
+		save_tree(r);
 	set_outcome(r);
 	return 0;
 }
@@ -667,13 +675,8 @@ int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
 	}
 	if (check_commit(&r, ss_car_root(car, 0), err) < 0)
 		goto out;
-	if (m->since_rev && strcmp(r.rev, m->since_rev) < 0) {
-		ss_error_set(err, SS_EINVALID,
-		             "the repo's revision went backwards, from %s to %s (a replayed older "
-		             "commit)",
-		             m->since_rev, r.rev);
+	if (check_floor(&r, err) < 0)
 		goto out;
-	}
 	ret = read_tree(&r, NULL, err);
 	if (ret == 1)
 		ret = ss_error_set(err, SS_EINVALID, "the repo's tree could not be completed");
@@ -681,7 +684,8 @@ int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
 		ret = -1;
 		goto out;
 	}
-	save_tree(&r);
+	if (!r.out->refused)
+		save_tree(&r);
 	set_outcome(&r);
 	ret = 0;
 out:
@@ -726,7 +730,7 @@ static int tree_step(run *r, int *phase, const ss_cid *commit, ss_verify_tree *o
 			*nneed = 1;
 			return 0;
 		}
-		if (check_commit(r, commit, err) < 0)
+		if (check_commit(r, commit, err) < 0 || check_floor(r, err) < 0)
 			return -1;
 		*phase = PHASE_TREE;
 	}
@@ -923,4 +927,25 @@ void ss_verify_outcome_release(ss_verify_outcome *o)
 	free(o->rev);
 	free(o->fallback);
 	memset(o, 0, sizeof(*o));
+}
+
+int ss_verify_cache_commit(const char *cache_dir, const char *did, char **rev, char **commit)
+{
+	ss_verify_member m = {0};
+	ss_cid cid, root;
+	run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	m.did = did;
+	m.cache_dir = cache_dir;
+	r.m = &m;
+	*rev = *commit = NULL;
+	ret = cache_head(&r, &cid, rev, &root);
+	if (ret == 0) {
+		*commit = ss_xmalloc(SS_CID_STRSZ);
+		ss_cid_fmt(*commit, &cid);
+	}
+	run_release(&r);
+	return ret;
 }

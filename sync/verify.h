@@ -35,6 +35,7 @@
 #include "core/buf.h"
 #include "core/cid.h"
 #include "core/error.h"
+#include "core/state_floor.h"
 #include "sync/http.h"
 #include "sync/identity_cache.h"
 #include "sync/xrpc.h"
@@ -57,6 +58,9 @@ typedef struct ss_verify_member {
 	const ss_error *car_err;
 	ss_buf *car;
 	ss_idcache *ids; /* the identity cache (sync/identity_cache.h); NULL: keys read fresh */
+	/* the member's highest verified revision (core/state_floor.h), NULL: none; every way
+	 * refuses a commit below it before anything is handed on */
+	const ss_state_floor *floor;
 } ss_verify_member;
 
 typedef struct ss_verify_outcome {
@@ -67,6 +71,7 @@ typedef struct ss_verify_outcome {
 	char *fallback;  /* why the incremental way could not be taken; NULL otherwise */
 	size_t refused;  /* records handed on refused: no block of theirs hashed to their CID */
 } ss_verify_outcome;
+/* (When records were refused, the node cache is left as it was: the next sync asks again.) */
 
 void ss_verify_outcome_release(ss_verify_outcome *o);
 
@@ -77,7 +82,7 @@ int ss_verify_member_sync(const ss_verify_member *m, const ss_verify_sink *sink,
 /*
  * The full way from the member's whole repo (com.atproto.sync.getRepo without since): its CAR
  * in the file fd, len bytes, mapped and never all resident (core/car.h). The commit and its
- * signature, the revision against m->since_rev when set, the tree over the skill range (a node
+ * signature, the revision against m->floor, the tree over the skill range (a node
  * the CAR lacks is fetched with getBlocks) are checked before anything is handed on; then every
  * record goes to the sink, in key order, as its block (DAG-CBOR). A record whose block is
  * missing or does not hash to its CID is handed on with a problem, alone (out->refused counts
@@ -135,6 +140,9 @@ const char *ss_verify_listed(const ss_verify_tree *t, const char *rkey, const ch
                              const char *json, size_t len);
 /* Drops did's node cache: its next sync is a full one. */
 void ss_verify_forget(const char *cache_dir, const char *did);
+/* The commit did's node cache holds (written only once verified): its revision and CID
+ * (*rev and *commit, the caller's to free); 1 when there is no usable cache. */
+int ss_verify_cache_commit(const char *cache_dir, const char *did, char **rev, char **commit);
 
 /*
  * Checks that sig (64 bytes) is did's signature of msg with its `#atproto` key, through the

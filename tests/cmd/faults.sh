@@ -16,8 +16,9 @@
 # push's batches (on a PDS of its own).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 4
 # per command); SS_FAULTS_FULL=1 runs every fault at every index (the full matrix,
-# docs/RELIABILITY.md); SS_FAULT_COMMANDS (default "clone pull push restart") picks the
-# commands; SS_FAULT_VERBOSE=1 prints each case.
+# docs/RELIABILITY.md); SS_FAULT_COMMANDS (default "clone pull push restart rollback withheld")
+# picks the commands; SS_FAULT_VERBOSE=1 prints each case. "rollback" and "withheld" are the
+# lying servers of docs/SECURITY.md, "The verified floor" (see rollback_case, withheld_case).
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
 fill=$(dirname "$SKILLSYNC")/ss-fill
@@ -80,7 +81,7 @@ for who in me twin; do
 	SKILLSYNC_PASSWORD=$(ss_json "$who.json" password) as "$who" login \
 		"$(ss_json "$who.json" handle)" >/dev/null
 done
-commands=" ${SS_FAULT_COMMANDS:-clone pull push restart} "
+commands=" ${SS_FAULT_COMMANDS:-clone pull push restart rollback withheld} "
 
 passed=0 xfail=0 injected=0
 declare -A survived stopped done_by stopped_by xfail_by
@@ -420,6 +421,102 @@ for k, v in recs.items():
 	) || exit 1
 }
 [[ $commands != *" restart "* ]] || restart_case
+
+# -- The verified floor (docs/SECURITY.md): answers that lie, through the proxy's tampering.
+# tamper <kind> [<did> [<rkey>]]: the proxy tampers with the answers about <did> (none: stops).
+tamper() {
+	curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
+		--data-urlencode "did=${2:-}" --data-urlencode "rkey=${3:-}" >/dev/null || fail "tamper $1"
+}
+# floor_pull <dir> <rc> [--json]: a pull in clone <dir> that must exit <rc>, its stdout in
+# $work/out, its stderr in $work/err.
+floor_pull() {
+	local rc=0
+	(cd "$1" && as me pull ${3:-}) >"$work/out" 2>"$work/err" || rc=$?
+	[ "$rc" = "$2" ] || fail "$1: the pull exited $rc, not $2: $(cat "$work/err")"
+}
+# floor_line <words>: the last pull's stderr is one line naming the authority, saying <words>.
+floor_line() {
+	[ "$(grep -c . "$work/err")" = 1 ] && grep -q "'$auth_handle'" "$work/err" &&
+		grep -q -- "$1" "$work/err" ||
+		fail "not one line naming the authority saying '$1': $(cat "$work/err")"
+	echo "  refused: $(cat "$work/err")"
+}
+# floor_json <python expression on j, the pull's --json>: true, else the test fails.
+floor_json() {
+	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+		"$work/out" "$1" || fail "the pull's --json: not $1: $(cat "$work/out")"
+}
+
+# -- rollback: a lying head, then a replay. The proxy keeps the authority's repo as it is
+# (an older, genuinely signed commit); the authority writes; a pull takes it (the floor rises
+# to it). The authority writes again, and a pull whose getLatestCommit names the real head with
+# a low revision takes it (the low revision is only a hint where to look); the next pull is served the older repo on every getRepo (with since and without): refused,
+# one line, exit 4, the old version does not come back; an honest pull after it is clean.
+rollback_case() {
+	skill src/rb rb "version old"
+	put auth src/rb
+	as me clone "$auth_handle" rb >/dev/null 2>&1 || fail "rollback: clone"
+	tamper record "$auth_did"
+	skill src/rb rb "version new"
+	put auth src/rb
+	floor_pull rb 0
+	grep -qx "version new" rb/rb/SKILL.md || fail "rollback: the new version did not arrive"
+	skill src/rb rb "version newest"
+	put auth src/rb
+	tamper low-rev "$auth_did"
+	floor_pull rb 0
+	grep -qx "version newest" rb/rb/SKILL.md || fail "rollback: the newest version did not arrive"
+	tamper replay-all "$auth_did"
+	floor_pull rb 4
+	floor_line "older than the verified revision"
+	grep -qx "version newest" rb/rb/SKILL.md || fail "rollback: the old version came back"
+	# the same with --json: the member and why in "failed"
+	floor_pull rb 4 --json
+	floor_json "[f['did'] for f in j['fetch']['failed']] == ['$auth_did'] and 'older than the verified revision' in j['fetch']['failed'][0]['reason']"
+	grep -qx "version newest" rb/rb/SKILL.md || fail "rollback: the old version came back"
+	tamper ""
+	floor_pull rb 0
+	grep -qx "version newest" rb/rb/SKILL.md || fail "rollback: the honest pull after the replay"
+	(cd rb && as me verify) >"$work/out" 2>&1 || fail "rollback: verify: $(cat "$work/out")"
+	rm -rf rb
+}
+[[ $commands != *" rollback "* ]] || rollback_case
+
+# -- withheld: the block of a record the signed tree names left out of an incremental pull's
+# answers, once. That record is refused (one line naming it, exit 4: a failed read), its last
+# good version kept, the rest synced; the next honest pull asks again and brings it, and
+# verify finds the clone in line with the signed tree.
+withheld_case() {
+	skill src/wh wh "withheld 0"
+	skill src/wh2 wh2 "beside 0"
+	put auth src/wh src/wh2
+	as me clone "$auth_handle" wh >/dev/null 2>&1 || fail "withheld: clone"
+	skill src/wh wh "withheld 1"
+	skill src/wh2 wh2 "beside 1"
+	put auth src/wh src/wh2
+	tamper withhold "$auth_did" wh
+	floor_pull wh 4
+	floor_line "skipped 'wh' of"
+	grep -qx "withheld 0" wh/wh/SKILL.md || fail "withheld: the last good version did not stay"
+	grep -qx "beside 1" wh/wh2/SKILL.md || fail "withheld: the rest did not sync"
+	tamper ""
+	floor_pull wh 0
+	grep -qx "withheld 1" wh/wh/SKILL.md || fail "withheld: the next pull did not bring the record"
+	(cd wh && as me verify) >"$work/out" 2>&1 || fail "withheld: verify: $(cat "$work/out")"
+	# again, with --json: the record refused, and by whom
+	skill src/wh wh "withheld 2"
+	put auth src/wh
+	tamper withhold "$auth_did" wh
+	floor_pull wh 4 --json
+	floor_json "j['fetch']['refused'] == 1 and [(s['did'], s['rkey'], s['refused']) for s in j['fetch']['skips']] == [('$auth_did', 'wh', True)]"
+	tamper ""
+	floor_pull wh 0
+	grep -qx "withheld 2" wh/wh/SKILL.md || fail "withheld: the pull after the second refusal"
+	(cd wh && as me verify) >"$work/out" 2>&1 || fail "withheld: verify: $(cat "$work/out")"
+	rm -rf wh
+}
+[[ $commands != *" withheld "* ]] || withheld_case
 
 # One line per command and kind: cases that completed, stopped with one line, known failures.
 for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do

@@ -22,7 +22,7 @@
 # (the shared HTTP layer's wait, which tests/cmd/faults.sh runs at every index).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 3
 # per command); SS_FAULTS_FULL=1 runs every fault at every index; SS_FAULT_COMMANDS (default
-# "clone pull push") picks the commands; SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
+# "clone pull push rollback") picks the commands ("rollback": see rollback_cases); SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
 # reports a failed case and goes on; SS_FAULT_CASES="<kind> <index>,..." runs those cases only.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
@@ -390,10 +390,45 @@ print(" ".join(str(i + 1) for i, l in enumerate(log)
                if " /xrpc/com.atproto.space." in l or "refreshSession" in l))'
 }
 
-commands=" ${SS_FAULT_COMMANDS:-clone pull push} "
+# -- rollback: a host that replays a writer's older, genuinely signed state (docs/SECURITY.md,
+# "The verified floor"). m1's clone takes m2's newer version; then the host (the snapshot and
+# rollback knobs of tests/spaces/host.js) lists m2 at the older revision, answers listRepoOps
+# with ops that fold the kept set back to the older set under that set's signed commit, and
+# serves the older repo on getRepo: refused, one line naming m2, exit 4, the newer version
+# stays; once the host is honest again, the pulls are clean and m2's next write arrives.
+rollback_cases() {
+	local knob="{\"space\":\"$uri\",\"repo\":\"$(did m2)\""
+	space_pull() {
+		local rc=0
+		(cd rbk && "$SKILLSYNC" pull) >"$work/out" 2>"$work/err" || rc=$?
+		[ "$rc" = "$1" ] || fail "rollback: the pull exited $rc, not $1: $(cat "$work/err")"
+	}
+	ss_fault_clear
+	"$SKILLSYNC" clone "$uri" rbk "${as_m1[@]}" >/dev/null 2>&1 || fail "rollback: clone"
+	sp_knob snapshot "$knob}" >/dev/null
+	sp_put m2 "$uri" m2-s1 2026-03-01T00:00:00Z "rolled forward"
+	space_pull 0
+	[ "$(sp_line rbk m2-s1)" = "rolled forward" ] || fail "rollback: the newer version did not arrive"
+	sp_knob rollback "$knob,\"on\":true}" >/dev/null
+	space_pull 4
+	[ "$(grep -c . "$work/err")" = 1 ] && grep -q "'$(handle m2)'.*older than the verified revision" "$work/err" ||
+		fail "rollback: not one line naming m2 saying 'older than the verified revision': $(cat "$work/err")"
+	echo "  refused: $(cat "$work/err")"
+	[ "$(sp_line rbk m2-s1)" = "rolled forward" ] || fail "rollback: the older version came back"
+	sp_knob rollback "$knob,\"on\":false}" >/dev/null
+	space_pull 0
+	[ "$(sp_line rbk m2-s1)" = "rolled forward" ] || fail "rollback: the honest pull after the rollback"
+	sp_put m2 "$uri" m2-s1 2026-03-02T00:00:00Z "after the rollback"
+	space_pull 0
+	[ "$(sp_line rbk m2-s1)" = "after the rollback" ] || fail "rollback: m2's next write did not arrive"
+	rm -rf rbk
+}
+
+commands=" ${SS_FAULT_COMMANDS:-clone pull push rollback} "
 [[ $commands != *" clone "* ]] || clone_cases
 [[ $commands != *" pull "* ]] || pull_cases
 [[ $commands != *" push "* ]] || push_cases
+[[ $commands != *" rollback "* ]] || rollback_cases
 sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":null}" >/dev/null
 
 for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do

@@ -154,7 +154,8 @@ is_read m1 "car True *no set hash is kept*"
 
 # A tampered record (value changed, CID kept, in every read): the ops catch it and the whole
 # repo is read, whose block does not hash to its CID either: refused, the last good version
-# stays; m1's next write converges.
+# stays, and the kept set hash stays where it was (a refused fold never moves it); m1's next
+# write converges, folding the ops since that position.
 m1_edit sixth
 sp_knob tamper "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"tool\"}" >/dev/null
 ss_run 4 "$SKILLSYNC" pull --json
@@ -164,7 +165,7 @@ grep -rq tampered . && fail "a tampered value reached the working tree"
 [ "$(sp_line . tool)" = fifth ] || fail "the last good version did not stay"
 m1_edit seventh
 ss_run 0 "$SKILLSYNC" pull --json
-is_read m1 "car True *"
+is_read m1 "ops True None"
 [ "$(sp_line . tool)" = seventh ] || fail "the pull after a tampered record did not converge"
 
 # A repo that also holds another collection's records: its ops fold into the set hash, and its

@@ -3,7 +3,8 @@
 # A clone made by an earlier release opens with this one: testdata/state/fabd418.tar.gz is a
 # clone in use made by the build of commit fabd418 (state schema version 2; how it was made:
 # testdata/state/make-fixture.sh), which the open brings to version 3 (the kept notes of an
-# interrupted push, core/state_journal.h). Its accounts lived on a throwaway PDS, so the
+# interrupted push, core/state_journal.h), and on to the newest (up to 6: the verified floor,
+# core/state_floor.h). Its accounts lived on a throwaway PDS, so the
 # script points the state at fresh accounts on the test PDS holding the same records, then
 # checks that ls, status, pull and push work on it and that the schema is brought up to date.
 # A state made by a newer skillsync than this one is refused with one line.
@@ -46,8 +47,13 @@ cd space
 "$SKILLSYNC" ls >"$work/out" 2>&1 || fail "ls: $(cat "$work/out")"
 grep -q "^pdf-forms " "$work/out" && grep -q "^mine-pushed  *mine" "$work/out" || fail "ls: $(cat "$work/out")"
 # Brought up to date: version 3 keeps the notes of an interrupted push's writes, version 4 each
-# space writer's set hash, version 5 the identity cache (whose keys replace space_writers' key).
-[ "$(version)" = 5 ] || fail "schema version after the open: $(version)"
+# space writer's set hash, version 5 the identity cache (whose keys replace space_writers' key),
+# version 6 each member's verified revision (none yet: seeded from the node caches at the first
+# read, never from members.rev).
+[ "$(version)" = 6 ] || fail "schema version after the open: $(version)"
+[ "$(ss_sql "$db" "SELECT count(*) FROM floors")" = 0 ] || fail "floors after the open"
+[ "$(ss_sql "$db" "SELECT count(*) FROM config WHERE key = 'floor_seed'")" = 1 ] ||
+	fail "no floor seeding pending after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM push_notes")" = 0 ] || fail "push_notes after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM space_writers")" = 0 ] || fail "space_writers after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM identities")" = 0 ] || fail "identities after the open"
@@ -63,6 +69,11 @@ ss_auth_change "Changed after the upgrade."
 grep -q "Changed after the upgrade." pdf-forms/SKILL.md || fail "the pull did not bring the change"
 case "$(ss_sql "$db" "SELECT key FROM identities WHERE did = '$(ss_json "$work/auth.json" did)'")" in
 did:key:z*) ;; *) fail "the pull kept no signing key for the authority" ;; esac
+[ "$(ss_sql "$db" "SELECT rev FROM floors WHERE did = '$(ss_json "$work/auth.json" did)'")" = \
+	"$(ss_sql "$db" "SELECT rev FROM members WHERE did = '$(ss_json "$work/auth.json" did)'")" ] ||
+	fail "the pull did not raise the authority's floor to the commit it verified"
+[ "$(ss_sql "$db" "SELECT count(*) FROM config WHERE key = 'floor_seed'")" = 0 ] ||
+	fail "the floor seeding was not done by the pull"
 [ -f local-draft/SKILL.md ] && [ -f mine-pushed/SKILL.md ] && [ -f README.md ] ||
 	fail "the pull lost files: $(ls)"
 "$SKILLSYNC" push >"$work/out" 2>&1 || fail "push: $(cat "$work/out")"

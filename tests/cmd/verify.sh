@@ -154,7 +154,7 @@ pull_json
 edit auth mine "after the replay"
 tamper replay "$auth_did"
 pull_err
-refused . "went backwards"
+refused . "older than the verified revision"
 grep -qx "before the replay" mine/SKILL.md || fail "the replayed pull wrote something"
 tamper ""
 pull_json

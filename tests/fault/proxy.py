@@ -42,6 +42,10 @@ Tampering (T), on the way from the PDS:
   whole-sig     getRepo without `since`: the commit signed again by another key, as `sig`
   record        nothing changed; the repo's full CAR now is kept for replay
   replay        getRepo with `since`: the CAR the last `record` kept (an older commit)
+  replay-all    every getRepo, with `since` or without: the CAR the last `record` kept
+  low-rev       getLatestCommit: the real head's CID with a low revision (a lying head)
+  withhold      getRepo with `since` and getBlocks: the block of record R (the one whose name
+                is R) left out
 Faults (K):
   drop-before   the connection is closed without an answer; the PDS never sees the request
   drop-after    the request reaches the PDS (which acts on it), then the connection is closed
@@ -112,7 +116,8 @@ class State:
 STATE = State()
 
 TAMPER_KINDS = {"value", "cid", "refuse-since", "sig", "swap", "record", "replay", "block",
-                "whole-sig"}
+                "whole-sig", "replay-all", "low-rev", "withhold"}
+LOW_REV = "2222222222222"
 
 
 def varint(b, i):
@@ -242,6 +247,13 @@ def tamper_block(car, rkey):
         if name in b[1]:
             b[1] = b[1][:-1] + bytes([b[1][-1] ^ 1])
     return car_join(header, blocks)
+
+
+def withhold(car, rkey):
+    """The CAR without the block of record rkey (the one whose name is rkey)."""
+    header, blocks = car_split(car)
+    name = b"\x64name" + bytes([0x60 + len(rkey)]) + rkey.encode()
+    return car_join(header, [b for b in blocks if name not in b[1]])
 
 
 def tamper_listing(data, kind, rkey):
@@ -418,6 +430,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(400, b'{"error":"InvalidRequest","message":"since refused"}')
         if since and tamper["kind"] == "replay":
             return self.reply(200, tamper["car"], "application/vnd.ipld.car")
+        if (about and url.path == "/xrpc/com.atproto.sync.getRepo" and
+                tamper["kind"] == "replay-all"):
+            return self.reply(200, tamper["car"], "application/vnd.ipld.car")
         with STATE.lock:
             held = STATE.hold is not None and url.path.startswith(STATE.hold)
             if held:
@@ -449,6 +464,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = resign(data)
         if status == 200 and since and tamper["kind"] == "swap":
             data = swap_nodes(data)
+        if (status == 200 and about and tamper["kind"] == "withhold" and
+                (since or url.path == "/xrpc/com.atproto.sync.getBlocks")):
+            data = withhold(data, tamper["rkey"])
+        if (status == 200 and about and tamper["kind"] == "low-rev" and
+                url.path == "/xrpc/com.atproto.sync.getLatestCommit"):
+            head = json.loads(data)
+            head["rev"] = LOW_REV
+            data = json.dumps(head).encode()
         whole = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" not in q
         if status == 200 and whole and tamper["kind"] == "block":
             data = tamper_block(data, tamper["rkey"])

@@ -601,10 +601,36 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return out
   })
 
+  // The rollback knob's answer: one op per record whose version differs between the repo now
+  // and its snapshot, at the snapshot's revision, taking the set back to the snapshot's, and
+  // the snapshot's signed commit.
+  async function rollbackOps(r, excludeValues) {
+    const snap = r.snapshot
+    const keys = new Set([...r.records.keys(), ...snap.records.keys()])
+    const ops = []
+    for (const k of [...keys].sort()) {
+      const cur = r.records.get(k)
+      const old = snap.records.get(k)
+      if ((cur && cur.cid) === (old && old.cid)) continue
+      const any = old || cur
+      const e = {
+        rev: snap.rev,
+        collection: any.collection,
+        rkey: any.rkey,
+        cid: old ? old.cid : null,
+        prev: cur ? cur.cid : null,
+      }
+      if (!excludeValues && old) e.value = recordJson(old.value)
+      ops.push(e)
+    }
+    return { ops, commit: lexJson.lexToJson(await signedCommit(snap)) }
+  }
+
   // since exclusive; cursor "<rev>/<idx>" wins over since; a full page gives a cursor and no
   // commit, a short one the commit and no cursor. Compacted ops are simply gone.
   def(S('listRepoOps'), 'GET', async ({ req, res, params }) => {
     const r = await readableRepo(req, res, params)
+    if (r.rollback) return rollbackOps(r, boolParam(params.excludeValues))
     const limit = limitParam(params.limit, 100, 1000)
     const excludeValues = boolParam(params.excludeValues)
     let after = null
@@ -643,7 +669,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
 
   // CAR v1: roots [commit, index]; blocks commit, index, then the records in index order.
   def(S('getRepo'), 'GET', async ({ req, res, params }) => {
-    const r = requireCommitted(await readableRepo(req, res, params))
+    const live = requireCommitted(await readableRepo(req, res, params))
+    const r = live.rollback ? live.snapshot : live
     const commit = await kit.block(await signedCommit(r))
     const index = {}
     const cids = {}
@@ -789,6 +816,34 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     r.ops = r.ops.filter((o) => o.rev > through)
     return { dropped: before - r.ops.length, through }
   })
+  // The rollback knobs (a host that replays a writer's older, genuinely signed state):
+  // snapshot keeps the repo as it is now (its rev, records and set); rollback {on: true}
+  // makes listRepoOps answer with ops that fold the repo's current set back to the
+  // snapshot's, under the snapshot's signed commit, getRepo serve the snapshot, and
+  // listRepos list it; {on: false} ends it.
+  knobs.set('snapshot', async (b) => {
+    const r = knobRepo(b)
+    r.snapshot = {
+      space: r.space,
+      did: r.did,
+      rev: r.rev,
+      records: new Map(r.records),
+      state: r.state.slice(),
+      badHash: null,
+    }
+    return { rev: r.rev }
+  })
+  knobs.set('rollback', async (b) => {
+    const r = knobRepo(b)
+    if (b.on && !r.snapshot) throw P.bad('InvalidRequest', 'no snapshot of this repo')
+    r.rollback = !!b.on
+    const sp = spaces.get(r.space)
+    const shown = r.rollback ? r.snapshot : r
+    if (sp && sp.writers.has(r.did))
+      sp.writers.set(r.did, { repoRev: shown.rev, hash: repoHash(shown), spaceRev: P.nextTid() })
+    return { rollback: r.rollback, rev: shown.rev }
+  })
+
   knobs.set('rawWrite', async (b) => {
     if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo))
       throw P.bad('InvalidRequest', 'space and repo are required')
