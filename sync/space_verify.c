@@ -77,8 +77,8 @@ static int floor_check_raise(perm_space *ps, const perm_writer *wr, const ss_spa
 
 int ss_space_verify__keep(perm_space *ps, const perm_writer *wr, const ss_space_kept *k)
 {
-	ss_error
-	    ignored; /* a set hash that cannot be kept is dropped: the next read is a full one */
+	/* a set hash that cannot be kept is dropped: the next read is a full one */
+	ss_error ignored;
 
 	if (!ps->st)
 		return 0;
