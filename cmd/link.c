@@ -202,6 +202,101 @@ static bool folder_done(ss_buf *done, const char *dir)
 	return false;
 }
 
+/*
+ * The agent's folder into dir, walked from the base the person chose with no symbolic link
+ * followed below it (ss_link_folder; made when create): "refusing to link: '<path>' is a
+ * symbolic link" when one is.
+ */
+static int agent_folder(const ss_agent *a, bool global, const char *project, bool create,
+                        ss_buf *dir, ss_error *err)
+{
+	ss_buf base = SS_BUF_INIT, rel = SS_BUF_INIT;
+	int rc;
+
+	ss_buf_clear(dir);
+	rc = ss_agent_dir_parts(a, global, project, &base, &rel, err);
+	if (rc == 0)
+		rc = ss_fs_join(dir, base.ptr, rel.ptr) < 0
+		         ? ss_error_set(err, SS_ERROR, "out of memory")
+		         : ss_link_folder(base.ptr, rel.ptr, create, err);
+	if (rc < 0 && err->code == SS_EINVALID)
+		ss_error_prefix(err, "refusing to link");
+	ss_buf_release(&base);
+	ss_buf_release(&rel);
+	return rc;
+}
+
+/* Whether s ends with "/" tail; *at set to where that "/" is. */
+static bool ends_with(const char *s, const char *tail, size_t *at)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	if (n <= t || s[n - t - 1] != '/' || strcmp(s + n - t, tail))
+		return false;
+	*at = n - t - 1;
+	return true;
+}
+
+/*
+ * Whether the remembered folder dir (a target of l) can be written to: none of the components
+ * its agent's table put below the base is a symbolic link now (ss_link_folder). When one is,
+ * names it in *why (free()) and returns false. The base comes from where the agent's folder
+ * is now, or, when that moved since (another $HOME, $CODEX_HOME), from the folder's own path.
+ */
+static bool folder_safe(const ss_links *l, const char *dir, char **why)
+{
+	const ss_link_target *t = NULL;
+	const ss_agent *a;
+	ss_buf base = SS_BUF_INIT, rel = SS_BUF_INIT, now = SS_BUF_INIT;
+	const char *tails[3];
+	ss_error err;
+	size_t at = 0;
+	bool found = false, ok = true;
+
+	*why = NULL;
+	for (size_t i = 0; i < l->ntargets && !t; i++)
+		if (!strcmp(l->targets[i].dir, dir))
+			t = &l->targets[i];
+	if (!t || !(a = ss_agent_find(t->agent)))
+		return true; /* written by a later version, or not a folder link made */
+	ss_error_clear(&err);
+	if (ss_agent_dir_parts(a, t->global, "/", &base, &rel, &err) == 0 &&
+	    ss_fs_join(&now, base.ptr, rel.ptr) == 0 && !strcmp(now.ptr, dir)) {
+		found = true;
+	} else {
+		tails[0] = t->global ? a->global : a->project;
+		tails[1] = rel.len ? rel.ptr : "skills";
+		tails[2] = "skills";
+		for (size_t i = 0; i < 3 && !found; i++)
+			found = ends_with(dir, tails[i], &at);
+		if (found) {
+			ss_buf_clear(&rel);
+			ss_buf_puts(&rel, dir + at + 1);
+			ss_buf_clear(&base);
+			ss_buf_put(&base, dir, at);
+		}
+	}
+	ss_error_clear(&err);
+	if (found && ss_link_folder(base.ptr, rel.ptr, false, &err) < 0 &&
+	    err.code == SS_EINVALID) {
+		*why = ss_xstrdup(err.message);
+		ok = false;
+	}
+	ss_buf_release(&base);
+	ss_buf_release(&rel);
+	ss_buf_release(&now);
+	return ok;
+}
+
+/* The folder of the link at path (path up to its last "/"), into out. */
+static void folder_of(ss_buf *out, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	ss_buf_clear(out);
+	ss_buf_put(out, path, slash ? (size_t)(slash - path) : strlen(path));
+}
+
 /* The clone's working tree as an absolute, resolved path (free()). */
 static char *workdir_of(ss_ctx *ctx)
 {
@@ -250,6 +345,17 @@ static int default_agents(ss_ctx *ctx, char **out)
 	return ret;
 }
 
+/* Whether link puts the agent's folder in: named by --agent, else by link.agents (dflt), else
+ * a default of the table. */
+static bool chosen(const link_opts *o, const char *dflt, const ss_agent *a)
+{
+	bool yes = !o->nagents && (dflt ? in_list(dflt, a->name) : a->default_target);
+
+	for (size_t j = 0; j < o->nagents; j++)
+		yes = yes || !strcmp(o->agents[j], a->name);
+	return yes;
+}
+
 static int do_link(ss_ctx *ctx, const link_opts *o)
 {
 	char *dflt = NULL;
@@ -280,13 +386,16 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 	    ss_links_load(ctx->state, &l, &ctx->err) < 0 ||
 	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
 		goto out;
+	/* Every folder first: one that would follow a symbolic link refuses the whole run before
+	 * anything is made in any folder. */
+	for (size_t i = 0; i < ss_agent_count(); i++)
+		if (chosen(o, dflt, ss_agent_at(i)) &&
+		    agent_folder(ss_agent_at(i), o->global, project, false, &dir, &ctx->err) < 0)
+			goto out;
 	for (size_t i = 0; i < ss_agent_count(); i++) {
 		const ss_agent *a = ss_agent_at(i);
-		bool chosen = !o->nagents && (dflt ? in_list(dflt, a->name) : a->default_target);
 
-		for (size_t j = 0; j < o->nagents; j++)
-			chosen = chosen || !strcmp(o->agents[j], a->name);
-		if (!chosen)
+		if (!chosen(o, dflt, a))
 			continue;
 		if (ss_agent_dir(a, o->global, project, &dir, &ctx->err) < 0)
 			goto out;
@@ -294,7 +403,7 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 		if (folder_done(&done, dir.ptr))
 			continue;
 		report_release(&r);
-		if (ss_fs_mkdir_p(dir.ptr, 0755, &ctx->err) < 0 ||
+		if (agent_folder(a, o->global, project, true, &dir, &ctx->err) < 0 ||
 		    link_folder(&l, workdir, skills, nskills, dir.ptr, o->copy, &r, &ctx->err) < 0)
 			goto out;
 		ss_links_add_target(&l, a->name, dir.ptr, o->global, o->copy);
@@ -346,10 +455,12 @@ const ss_command cmd_link_def = {
     "project the clone sits in (its parent directory), or in the user's home with --global.\n"
     "Without --agent: claude (.claude/skills) and agents (the cross-agent .agents/skills).\n"
     "A file or folder of the same name that skillsync did not make is reported and skipped,\n"
-    "never replaced. What it made is remembered in the clone's state: 'skillsync unlink'\n"
-    "removes exactly that, 'skillsync status' says when a link is missing or points\n"
-    "elsewhere, and 'skillsync pull' keeps the folders current (refreshes copies, removes\n"
-    "the links of skills that left the view) and names the new skills it did not link.\n"
+    "never replaced. A folder with a symbolic link in its path below the project or the\n"
+    "home (a project's .claude that is a link) is refused, and nothing is linked anywhere.\n"
+    "What it made is remembered in the clone's state: 'skillsync unlink' removes exactly\n"
+    "that, 'skillsync status' says when a link is missing or points elsewhere, and\n"
+    "'skillsync pull' keeps the folders current (refreshes copies, removes the links of\n"
+    "skills that left the view) and names the new skills it did not link.\n"
     "\n"
     "    --agent <name>   an agent whose folder gets the links (repeat for each): claude,\n"
     "                     agents, codex, cursor and more (docs/AGENTS.md; an unknown\n"
@@ -397,15 +508,23 @@ static int do_unlink(ss_ctx *ctx, const link_opts *o)
 {
 	ss_links l;
 	link_report r = LINK_REPORT_INIT;
-	ss_buf removed = SS_BUF_INIT;
+	ss_buf removed = SS_BUF_INIT, dir = SS_BUF_INIT;
+	char *why = NULL;
 	int ret = -1;
 
 	if (ss_links_load(ctx->state, &l, &ctx->err) < 0)
 		return -1;
 	for (size_t i = 0; i < l.nlinks; i++) {
 		ss_link *k = &l.links[i];
-		ss_link_status s = ss_link_check(k);
+		ss_link_status s;
 
+		folder_of(&dir, k->path);
+		if (!folder_safe(&l, dir.ptr, &why)) {
+			warn_path(&r, "left", k->path, why);
+			free(why);
+			continue;
+		}
+		s = ss_link_check(k);
 		if (s == SS_LINK_ELSEWHERE) {
 			warn_path(&r, "left", k->path, NOT_OURS);
 			continue;
@@ -433,6 +552,7 @@ static int do_unlink(ss_ctx *ctx, const link_opts *o)
 out:
 	ss_links_release(&l);
 	ss_buf_release(&removed);
+	ss_buf_release(&dir);
 	report_release(&r);
 	return ret;
 }
@@ -489,10 +609,29 @@ static bool has_skill(char **skills, size_t n, const char *skill)
 	return false;
 }
 
+/* Whether pull may write in the folder dir (folder_safe); when not, says so once a run (refused
+ * lists the folders named). */
+static bool pull_may_write(const ss_links *l, const char *dir, ss_buf *refused)
+{
+	ss_buf a = SS_BUF_INIT, b = SS_BUF_INIT;
+	char *why = NULL;
+
+	if (folder_safe(l, dir, &why))
+		return true;
+	if (!folder_done(refused, dir))
+		fprintf(stderr, "warning: not keeping '%s' current: %s\n", cli_safe(&a, dir),
+		        cli_safe(&b, why));
+	free(why);
+	ss_buf_release(&a);
+	ss_buf_release(&b);
+	return false;
+}
+
 int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 {
 	ss_links l;
 	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT, fresh = SS_BUF_INIT, safe = SS_BUF_INIT;
+	ss_buf dir = SS_BUF_INIT, refused = SS_BUF_INIT;
 	char *workdir = NULL, **skills = NULL;
 	size_t nskills = 0;
 	int ret = -1;
@@ -508,9 +647,13 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 		goto out;
 	for (size_t i = l.nlinks; i > 0; i--) {
 		ss_link *k = &l.links[i - 1];
-		ss_link_status s = ss_link_check(k);
+		ss_link_status s;
 		bool gone = !has_skill(skills, nskills, k->skill);
 
+		folder_of(&dir, k->path);
+		if (!pull_may_write(&l, dir.ptr, &refused))
+			continue; /* left as it is, and remembered, until the folder is one again */
+		s = ss_link_check(k);
 		if (gone) {
 			if (s == SS_LINK_OK && ss_link_remove(k, &ctx->err) < 0)
 				goto out;
@@ -539,6 +682,8 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 		ss_buf_clear(&source);
 		ss_fs_join(&source, workdir, skills[s]);
 		for (size_t t = 0; t < l.ntargets; t++) {
+			if (!pull_may_write(&l, l.targets[t].dir, &refused))
+				continue;
 			ss_buf_clear(&path);
 			ss_fs_join(&path, l.targets[t].dir, skills[s]);
 			if (ss_link_make(source.ptr, path.ptr, l.targets[t].copy, &ctx->err) < 0) {
@@ -562,6 +707,8 @@ out:
 	ss_buf_release(&source);
 	ss_buf_release(&fresh);
 	ss_buf_release(&safe);
+	ss_buf_release(&dir);
+	ss_buf_release(&refused);
 	free(workdir);
 	return ret;
 }

@@ -66,24 +66,50 @@ static int join(ss_buf *out, const char *dir, const char *a, const char *b, ss_e
 	return 0;
 }
 
-int ss_agent_dir(const ss_agent *a, bool global, const char *project, ss_buf *out, ss_error *err)
+/* base and rel (both cleared first) set to dir and a, b ("a/b" when b). */
+static int parts(ss_buf *base, ss_buf *rel, const char *dir, const char *a, const char *b,
+                 ss_error *err)
+{
+	ss_buf_clear(base);
+	ss_buf_clear(rel);
+	if (ss_buf_puts(base, dir) < 0 || ss_buf_puts(rel, a) < 0 ||
+	    (b && (ss_buf_putc(rel, '/') < 0 || ss_buf_puts(rel, b) < 0)))
+		return ss_error_set(err, SS_ERROR, "out of memory");
+	return 0;
+}
+
+int ss_agent_dir_parts(const ss_agent *a, bool global, const char *project, ss_buf *base,
+                       ss_buf *rel, ss_error *err)
 {
 	const char *dir = NULL;
 	int rc;
 
-	ss_buf_clear(out);
 	if (!global)
-		return join(out, project, a->project, NULL, err);
+		return parts(base, rel, project, a->project, NULL, err);
 	if (a->env && (rc = env_dir(a->env, &dir, err)) != 0)
-		return rc < 0 ? rc : join(out, dir, "skills", NULL, err);
+		return rc < 0 ? rc : parts(base, rel, dir, "skills", NULL, err);
 	if (a->base == SS_AGENT_XDG && (rc = env_dir("XDG_CONFIG_HOME", &dir, err)) != 0)
-		return rc < 0 ? rc : join(out, dir, a->global, NULL, err);
+		return rc < 0 ? rc : parts(base, rel, dir, a->global, NULL, err);
 	if ((rc = env_dir("HOME", &dir, err)) <= 0)
 		return rc < 0 ? rc
 		              : ss_error_set(err, SS_EINVALID,
 		                             "$HOME is not set: no global skills folder for %s",
 		                             a->title);
 	if (a->base == SS_AGENT_XDG)
-		return join(out, dir, ".config", a->global, err);
-	return join(out, dir, a->global, NULL, err);
+		return parts(base, rel, dir, ".config", a->global, err);
+	return parts(base, rel, dir, a->global, NULL, err);
+}
+
+int ss_agent_dir(const ss_agent *a, bool global, const char *project, ss_buf *out, ss_error *err)
+{
+	ss_buf base = SS_BUF_INIT, rel = SS_BUF_INIT;
+	int rc;
+
+	ss_buf_clear(out);
+	rc = ss_agent_dir_parts(a, global, project, &base, &rel, err);
+	if (rc == 0)
+		rc = join(out, base.ptr, rel.ptr, NULL, err);
+	ss_buf_release(&base);
+	ss_buf_release(&rel);
+	return rc;
 }

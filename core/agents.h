@@ -43,4 +43,13 @@ const ss_agent *ss_agent_find(const char *name);
  */
 int ss_agent_dir(const ss_agent *a, bool global, const char *project, ss_buf *out, ss_error *err);
 
+/*
+ * The same folder in two parts, the folder being base "/" rel: base is what the person chose
+ * (project, $HOME, $XDG_CONFIG_HOME or the agent's variable), rel the folders below it that
+ * come from the agent's table ("skills", ".claude/skills", ".config/goose/skills"), whose
+ * every component `link` refuses to follow when it is a symbolic link (core/link.h).
+ */
+int ss_agent_dir_parts(const ss_agent *a, bool global, const char *project, ss_buf *base,
+                       ss_buf *rel, ss_error *err);
+
 #endif

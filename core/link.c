@@ -170,6 +170,59 @@ int ss_links_save(ss_state *st, const ss_links *l, ss_error *err)
 	return rc;
 }
 
+int ss_link_folder(const char *base, const char *rel, bool create, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT, name = SS_BUF_INIT;
+	int fd, next, ret = 0;
+
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT && !create
+		           ? 0
+		           : ss_error_set(err, SS_ERROR, "cannot open '%s': %s", base,
+		                          strerror(errno));
+	ss_buf_puts(&path, base);
+	for (const char *p = rel; *p; p += strspn(p, "/")) {
+		size_t n = strcspn(p, "/");
+		struct stat sb;
+		int e;
+
+		ss_buf_clear(&name);
+		ss_buf_put(&name, p, n);
+		p += n;
+		ss_fs_join(&path, "/", name.ptr);
+		next = openat(fd, name.ptr, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && !create)
+			break;
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(fd, name.ptr, 0755) < 0 && errno != EEXIST) {
+				ret = ss_error_set(err, SS_ERROR, "cannot create '%s': %s",
+				                   path.ptr, strerror(errno));
+				break;
+			}
+			next =
+			    openat(fd, name.ptr, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			e = errno;
+			if (fstatat(fd, name.ptr, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(sb.st_mode))
+				ret = ss_error_set(err, SS_EINVALID, "'%s' is a symbolic link",
+				                   path.ptr);
+			else
+				ret = ss_error_set(err, SS_ERROR, "cannot open '%s': %s", path.ptr,
+				                   strerror(e));
+			break;
+		}
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	ss_buf_release(&path);
+	ss_buf_release(&name);
+	return ret;
+}
+
 /* The marker of the copy at path names source. */
 static bool marker_names(const char *path, const char *source)
 {

@@ -68,6 +68,16 @@ typedef enum ss_link_status {
 
 ss_link_status ss_link_check(const ss_link *l);
 
+/*
+ * The folder base "/" rel (core/agents.h: ss_agent_dir_parts), walked from base one component
+ * of rel at a time, each opened with O_NOFOLLOW: SS_EINVALID ("'<base>/<part>' is a symbolic
+ * link") when one is a symbolic link, so that nothing is linked or copied to wherever a link
+ * a project ships points. base itself is followed: the person chose it. With create, missing
+ * components are made (0755); without, a missing one ends the walk with 0 (nothing below it
+ * can be a link yet).
+ */
+int ss_link_folder(const char *base, const char *rel, bool create, ss_error *err);
+
 /* Makes the link (or copy) of source at path; SS_EEXISTS, with nothing touched, when path
  * exists (even as a dangling link). */
 int ss_link_make(const char *source, const char *path, bool copy, ss_error *err);

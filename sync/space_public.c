@@ -175,7 +175,7 @@ struct list_job {
 	ss_error why;          /* ... why */
 	ss_verify_tree tree;   /* the full way: the signed tree */
 	bool refused;          /* a record of the listing was refused: no node cache kept */
-	bool unverified;       /* SKILLSYNC_TEST_NO_VERIFY=1: listed as the PDS says (tests only) */
+	bool unverified;       /* no_verify(): listed as the PDS says (test builds only) */
 	char *fallback;        /* why the incremental way was not taken (sync/verify.h) */
 	ss_state_floor floor;  /* the member's highest verified revision */
 };
@@ -584,6 +584,22 @@ static int seed_floors(pub_space *ps, ss_error *err)
 }
 
 /*
+ * SKILLSYNC_TEST_NO_VERIFY=1: listings taken as the PDS gives them, for the tests of the
+ * listing reader against fake servers. A test hook that turns checks off: it exists only in
+ * a build with SS_TEST_HOOKS (docs/RELIABILITY.md); any other build has no such variable.
+ */
+static bool no_verify(void)
+{
+#ifdef SS_TEST_HOOKS
+	const char *off = getenv("SKILLSYNC_TEST_NO_VERIFY");
+
+	return off && !strcmp(off, "1");
+#else
+	return false;
+#endif
+}
+
+/*
  * The wanted members' records, verified (sync/verify.h): the incremental way for those with a
  * revision to start from, the full way for the others and for those it could not serve.
  */
@@ -592,8 +608,7 @@ static int pub_list(ss_space *sp, const ss_space_want *wants, size_t n, const ss
 {
 	pub_space *ps = (pub_space *)sp;
 	struct list_job *jobs = ss_xcalloc(n ? n : 1, sizeof(*jobs));
-	const char *off = getenv("SKILLSYNC_TEST_NO_VERIFY");
-	bool unverified = off && !strcmp(off, "1");
+	bool unverified = no_verify();
 	int ret = -1;
 
 	for (size_t i = 0; i < n; i++) {
@@ -689,12 +704,11 @@ static void pub_landed(ss_space *sp, const char *commit)
 {
 	pub_space *ps = (pub_space *)sp;
 	pub_member *m = sp->me ? find_member(ps, sp->me) : NULL;
-	const char *off = getenv("SKILLSYNC_TEST_NO_VERIFY");
 	ss_verify_member vm = {0};
 	ss_verify_outcome o;
 	ss_error ignored; /* the writes landed: a cache left stale costs a full listing, no more */
 
-	if (!m || !ps->cache_dir || (off && !strcmp(off, "1")))
+	if (!m || !ps->cache_dir || no_verify())
 		return;
 	vm.client = m->client;
 	vm.did = m->did;

@@ -1,11 +1,18 @@
 # bash completion for skillsync: the commands, each command's options and, for the commands
-# that take skills, the skill directories of the clone around the current directory. The
-# commands and options come from the binary itself (`skillsync help --commands`,
+# that take skills, the skill directories of the skillsync clone around the current directory.
+# The commands and options come from the binary itself (`skillsync help --commands`,
 # `skillsync help --options <command>`), so they are those of the installed version.
+#
+# Directory names are whatever a repository holds, e.g. `$(some command)`: they are matched
+# by prefix here, never handed to `compgen -W` (which expands them, and would run that), and
+# offered quoted (printf %q), so that taking one does not run it either. Skill names come only
+# from a skillsync clone (its git directory holds skillsync/state.db), not from any git
+# repository.
 _skillsync() {
-	local cur=${COMP_WORDS[COMP_CWORD]} bin=${COMP_WORDS[0]} cmd="" i top d
-	local -a words=()
+	local cur=${COMP_WORDS[COMP_CWORD]} bin=${COMP_WORDS[0]} cmd="" i d w q top gitdir
+	local -a words=() info=()
 
+	COMPREPLY=()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		-*) ;;
@@ -32,7 +39,9 @@ _skillsync() {
 			words=(add remove)
 			;;
 		show | diff | commit | log)
-			top=$(git rev-parse --show-toplevel 2>/dev/null) || return 0
+			mapfile -t info < <(git rev-parse --show-toplevel --absolute-git-dir 2>/dev/null)
+			top=${info[0]-} gitdir=${info[1]-}
+			[[ -n $top && -n $gitdir && -f $gitdir/skillsync/state.db ]] || return 0
 			for d in "$top"/*/SKILL.md; do
 				[[ -f $d ]] || continue
 				d=${d%/SKILL.md}
@@ -45,6 +54,11 @@ _skillsync() {
 			;;
 		esac
 	fi
-	mapfile -t COMPREPLY < <(compgen -W "${words[*]}" -- "$cur")
+	for w in "${words[@]}"; do
+		printf -v q %q "$w"
+		if [[ $w == "$cur"* || $q == "$cur"* ]]; then
+			COMPREPLY+=("$q")
+		fi
+	done
 }
 complete -F _skillsync skillsync

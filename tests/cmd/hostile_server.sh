@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # needs: pds
+# needs: test-hooks
 # Members on a hostile PDS (tests/support/hostile_pds.py on loopback, which also fronts the
 # PLC so that did:plc:hostile<mode> points at it): bad records skipped one by one with their
 # reasons while the rest syncs, ~60 MB junk pages read in bounded memory (peak RSS measured),

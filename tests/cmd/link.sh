@@ -3,7 +3,8 @@
 # link and unlink on a fake home and a project holding folders of the same names as skills
 # (never overwritten), status on missing and replaced links, and pull keeping the folders
 # current: a refreshed copy, the link of a skill that left the view removed, a new skill
-# named and not linked, then linked under --auto (docs/AGENTS.md).
+# named and not linked, then linked under --auto; agent folders that are symbolic links, refused
+# (docs/AGENTS.md).
 set -euo pipefail
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 unset CLAUDE_CONFIG_DIR CODEX_HOME XDG_CONFIG_HOME SKILLSYNC_LOCK_WAIT SKILLSYNC_TEST_CRASH
@@ -137,3 +138,58 @@ ss_run 0 "$SKILLSYNC" status
 auth_put epsilon "first"
 ss_run 0 "$SKILLSYNC" pull
 ! grep -q "not linked" "$work/stderr" || fail "pull after unlink still links: $(cat "$work/stderr")"
+
+# Agent folders that are symbolic links (a project repository can ship `.claude` as one): link
+# walks the folder from the project (or the home) without following any, refuses in one line
+# with exit 1, makes nothing in any folder, and writes nothing where the link points; with
+# --copy, --global, and a link that points nowhere yet. pull and unlink leave a remembered
+# folder alone once a link has replaced a part of it.
+ss_run 0 "$SKILLSYNC" unlink
+out=$work/elsewhere
+refused() { # refused <path> <link args>...: link exits 1 naming <path> as a symbolic link
+	local path=$1
+	shift
+	ss_run 1 "$SKILLSYNC" link "$@"
+	[ "$(cat "$work/stderr")" = "skillsync: refusing to link: '$path' is a symbolic link" ] ||
+		fail "link $*: $(cat "$work/stderr")"
+	[ -z "$(find "$out" -mindepth 2)" ] || fail "link $* wrote where a link points: $(find "$out")"
+	[ -z "$(find "$work" -path "$out" -prune -o -lname "$space/*" -print)" ] ||
+		fail "link $* linked: $(find "$work" -lname "$space/*")"
+}
+mkdir -p "$out/a" "$out/b" "$out/c" "$work/p1" "$work/p2/.claude" "$work/home2" "$work/p3"
+ln -s "$out/a" "$work/p1/.claude"
+for copy in "" --copy; do
+	refused "$work/p1/.claude" --project "$work/p1" $copy
+	refused "$work/p1/.claude" --project "$work/p1" --agent claude $copy
+done
+# Refused before any folder is made: .agents/skills comes before .goose/skills.
+mkdir -p "$work/p4" && ln -s "$out/a" "$work/p4/.goose"
+refused "$work/p4/.goose" --project "$work/p4" --agent agents --agent goose
+[ ! -e "$work/p4/.agents" ] || fail "link made the project's .agents/skills before refusing"
+ln -s "$out/b" "$work/p2/.claude/skills"
+refused "$work/p2/.claude/skills" --project "$work/p2" --agent claude
+refused "$work/p2/.claude/skills" --project "$work/p2" --agent claude --copy
+ln -s "$out/c" "$work/home2/.claude"
+HOME=$work/home2 refused "$work/home2/.claude" --global --agent claude
+HOME=$work/home2 refused "$work/home2/.claude" --global --agent claude --copy
+ln -s "$out/none" "$work/p3/.agents"
+refused "$work/p3/.agents" --project "$work/p3" --agent agents
+[ ! -e "$out/none" ] || fail "link made the folder a dangling link points to"
+rm "$work/p3/.agents"
+
+# Linked while a real folder; then the project's .claude becomes a link to it elsewhere.
+ss_run 0 "$SKILLSYNC" link --project "$work/p3" --agent claude --copy
+[ -f "$work/p3/.claude/skills/alpha/.skillsync-copy" ] || fail "no copy in p3"
+mv "$work/p3/.claude" "$out/moved"
+ln -s "$out/moved" "$work/p3/.claude"
+auth_put alpha "third"
+ss_run 0 "$SKILLSYNC" pull
+grep -qx "warning: not keeping '$work/p3/.claude/skills' current: '$work/p3/.claude' is a symbolic link" \
+	"$work/stderr" || fail "pull: $(cat "$work/stderr")"
+! grep -q third "$out/moved/skills/alpha/SKILL.md" || fail "pull refreshed a copy through a link"
+grep -q third "$space/alpha/SKILL.md" || fail "the pull did not bring alpha"
+ss_run 0 "$SKILLSYNC" unlink
+grep -q "warning: left '$work/p3/.claude/skills/alpha': '$work/p3/.claude' is a symbolic link" \
+	"$work/stderr" || fail "unlink: $(cat "$work/stderr")"
+[ -f "$out/moved/skills/alpha/.skillsync-copy" ] || fail "unlink removed a copy through a link"
+echo ok

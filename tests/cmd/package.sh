@@ -64,8 +64,9 @@ if command -v systemd-analyze >/dev/null; then
 	[ -z "$out" ] || fail "systemd-analyze verify: $out"
 fi
 
-# bash completion: commands, options, skill names in a clone (a git working tree whose
-# top-level directories hold SKILL.md).
+# bash completion: commands, options, skill names in a clone (a git working tree whose git
+# directory holds skillsync/state.db, whose top-level directories hold SKILL.md; hostile
+# names: tests/cmd/bash_completion.sh).
 complete_line() { # <words>...: what completing the last word offers, one a line
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _skillsync; printf "%s\n" "${COMPREPLY[@]}" | sort' \
 		_ "$prefix/share/bash-completion/completions/skillsync" "$@"
@@ -76,6 +77,7 @@ export PATH="$prefix/bin:$PATH"
 mkdir -p "$tmp/clone/pdf-forms" "$tmp/clone/pdf-tools" "$tmp/clone/.github" "$tmp/clone/notes"
 touch "$tmp/clone/pdf-forms/SKILL.md" "$tmp/clone/pdf-tools/SKILL.md"
 git -C "$tmp/clone" init -q
+mkdir "$tmp/clone/.git/skillsync" && touch "$tmp/clone/.git/skillsync/state.db"
 got=$(cd "$tmp/clone/notes" && complete_line skillsync show pd)
 [ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing a skill name: '$got'"
 

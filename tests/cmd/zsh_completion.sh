@@ -4,7 +4,9 @@
 # directory in fpath and compinit binds it to skillsync; called as the completion system calls
 # it (words, CURRENT, PREFIX), with compadd replaced by a function that prints the candidates
 # compadd would keep (those starting with PREFIX), it completes a command, an option and the
-# skill names of the clone around the current directory. (The bash one: tests/cmd/package.sh.)
+# skill names of the skillsync clone around the current directory; it runs nothing a directory's
+# name holds, and offers none outside a clone. (The bash one: tests/cmd/bash_completion.sh,
+# tests/cmd/package.sh.)
 set -euo pipefail
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
@@ -50,15 +52,27 @@ complete_zsh() {
 [ "$(complete_zsh skillsync pull --f)" = "--ff-only" ] || fail "completing 'pull --f': $(complete_zsh skillsync pull --f)"
 [ "$(complete_zsh skillsync push --q)" = "--quiet" ] || fail "completing 'push --q': $(complete_zsh skillsync push --q)"
 
-# Skill names: the top-level directories holding SKILL.md of the git working tree around.
-mkdir -p "$tmp/clone/pdf-forms" "$tmp/clone/pdf-tools" "$tmp/clone/pdf-notes" "$tmp/clone/notes"
-touch "$tmp/clone/pdf-forms/SKILL.md" "$tmp/clone/pdf-tools/SKILL.md"
-git -C "$tmp/clone" init -q
+# Skill names: the top-level directories holding SKILL.md of the skillsync clone around (its
+# git directory holds skillsync/state.db), names that are shell code included: they are
+# offered as literal words and run nothing.
+for repo in clone plain; do
+	mkdir -p "$tmp/$repo/pdf-forms" "$tmp/$repo/pdf-tools" "$tmp/$repo/pdf-notes" "$tmp/$repo/notes" \
+		"$tmp/$repo/\$(touch PWNED)" "$tmp/$repo/\`touch PWNED2\`"
+	touch "$tmp/$repo/pdf-forms/SKILL.md" "$tmp/$repo/pdf-tools/SKILL.md" \
+		"$tmp/$repo/\$(touch PWNED)/SKILL.md" "$tmp/$repo/\`touch PWNED2\`/SKILL.md"
+	git -C "$tmp/$repo" init -q
+done
+mkdir -p "$tmp/clone/.git/skillsync"
+touch "$tmp/clone/.git/skillsync/state.db"
 got=$(cd "$tmp/clone/notes" && complete_zsh skillsync show pd)
 [ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing a skill name: '$got'"
 got=$(cd "$tmp/clone" && complete_zsh skillsync diff '')
-[ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing any skill name: '$got'"
-# Outside a clone: no skill names.
+want=$(printf '%s\n' '$(touch PWNED)' '`touch PWNED2`' pdf-forms pdf-tools | sort)
+[ "$got" = "$want" ] || fail "completing any skill name: '$got'"
+# Outside a clone (a plain git repository, no repository): no skill names.
+got=$(cd "$tmp/plain" && complete_zsh skillsync show '' || true)
+[ -z "$got" ] || fail "skill names in a repository that is not a clone: '$got'"
 got=$(cd "$tmp" && complete_zsh skillsync show pd || true)
 [ -z "$got" ] || fail "skill names outside a clone: '$got'"
+! find "$tmp" -name 'PWNED*' | grep -q . || fail "completing ran a directory's name"
 echo ok
