@@ -136,12 +136,12 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 			printf("    %s\n", why_text(v->why));
 		else if (v->valid)
 			print_shadowed(&members, v, &p.versions[0]);
-		if (v->valid && !space)
-			print_signed(&members, v, &text);
-		else {
+		if (!v->valid) {
 			printf("    invalid: ");
 			cli_print_safe(stdout, v->reason ? v->reason : "unknown");
 			putchar('\n');
+		} else if (!space) {
+			print_signed(&members, v, &text);
 		}
 	}
 out:

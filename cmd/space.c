@@ -17,6 +17,7 @@
 #include "sync/identity.h"
 #include "sync/session.h"
 #include "sync/space_admin.h"
+#include "sync/space_proto.h"
 #include "sync/settings.h"
 
 /* The state config key of a clone of a permissioned space: its at:// URI. */
@@ -154,7 +155,8 @@ static int admin_open(ss_ctx *ctx, const space_opts *o, admin *a)
 		space = from_clone;
 	if ((ret = ss_setting_http_new(&a->http, ctx->state, &ctx->err)) < 0)
 		goto out;
-	if (!strncmp(space, "at://", 5)) {
+	/* a URI: at://, or a newer alpha's spelling, which the parse refuses in one line */
+	if (ss_space_proto_uri_form(space) != SS_SPACE_URI_OTHER) {
 		if ((ret = ss_space_admin_ref_parse(space, NULL, &a->ref, &ctx->err)) < 0 ||
 		    (ret = authority_did(a, &ctx->err)) < 0)
 			goto out;

@@ -24,7 +24,21 @@
 #include "core/worktree.h"
 #include "sync/push.h"
 
-/* Problems of the changed skills in the working tree, as `commit` would find them. */
+/* Whether an interrupted pull was writing some path below the top-level name: its files
+ * may be half updated, so the skill is not checked until the pull is finished. */
+static bool pull_writes(const cli_status_run *r, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < r->s.napart; i++)
+		if (!strncmp(r->s.apart[i], name, len) &&
+		    (r->s.apart[i][len] == '/' || r->s.apart[i][len] == '\0'))
+			return true;
+	return false;
+}
+
+/* Problems of the changed skills in the working tree, as `commit` would find them (but
+ * those an interrupted pull was writing). */
 static void check_invalid(cli_status_run *r)
 {
 	const char *workdir = ss_repo_workdir(r->ctx->repo);
@@ -37,7 +51,7 @@ static void check_invalid(cli_status_run *r)
 		struct stat sb;
 		ss_error err;
 
-		if (e->outside)
+		if (e->outside || pull_writes(r, e->name))
 			continue;
 		ss_buf_clear(&path);
 		ss_fs_join(&path, workdir, e->name);
@@ -163,7 +177,8 @@ static int load(cli_status_run *r)
 	bool have_head;
 	int rc, ret = -1;
 
-	if (ss_worktree_status(r->ctx->repo, &r->s, &r->ctx->err) < 0 ||
+	if (ss_worktree_status_apart(r->ctx->repo, (const char *const *)r->pull, r->npull, &r->s,
+	                             &r->ctx->err) < 0 ||
 	    cli_members_load(r->ctx, &r->members) < 0)
 		return -1;
 	ss_state_tracking(r->ctx->state, &tracking);
@@ -213,11 +228,12 @@ out:
 }
 
 /*
- * Whether a pull was killed midway through its merge (the journal is there): its files are
- * half updated, so they are not shown as edits. The journal also exists while a running pull
- * writes the files: then wait for it, as a locked command would, and look again. When the
- * person changed a file the merge writes (or put a symbolic link on its way), say which: that
- * is the one edit status still shows, and what the next pull will stop at.
+ * Whether a pull was killed midway through its merge (the journal is there): the paths that
+ * hold its own content (half updated) are set apart from the person's edits, which are listed
+ * as usual, as git lists them during an interrupted merge. The journal also exists while a
+ * running pull writes the files: then wait for it, as a locked command would, and look again.
+ * When the person changed a file the merge writes (or put a symbolic link on its way), say
+ * which: that is what the next pull will stop at.
  */
 static int check_interrupted(cli_status_run *r)
 {
@@ -241,6 +257,7 @@ static int check_interrupted(cli_status_run *r)
 		memset(&why, 0, sizeof(why));
 		if (ss_merge_recover_check(r->ctx->repo, &why) < 0)
 			ss_buf_puts(&r->blocked, why.message);
+		return ss_merge_interrupted_paths(r->ctx->repo, &r->pull, &r->npull, &r->ctx->err);
 	}
 	return 0;
 }
@@ -257,15 +274,16 @@ const ss_command cmd_status_def = {
     "the conflicted files of a waiting merge and what each side did (fix them, then\n"
     "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
     "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
-    "they are never pushed. After a pull killed while it updated the files, status says only\n"
-    "that ('skillsync pull' finishes it): the half-written files are not your edits.\n"
+    "they are never pushed. After a pull killed while it updated the files, status says so\n"
+    "('skillsync pull' finishes it) and lists the files it was writing apart from your\n"
+    "changes: those are the pull's, half written, not your edits.\n"
     "\n"
     "    --color[=<when>]  colour the names: always, never or auto (the default: on a\n"
     "              terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
-    "              unpushedCommits, behind, notices, invalid (when interrupted is true,\n"
-    "              only branch, interrupted and blocked: the change of yours the pull\n"
-    "              will stop at, or null)\n"};
+    "              unpushedCommits, behind, notices, invalid; when interrupted is true,\n"
+    "              also blocked (the change of yours the pull will stop at, or null) and\n"
+    "              pullPaths (the files the pull was writing, not in changes)\n"};
 
 static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 {
@@ -280,7 +298,7 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 	if ((ret = cli_color_json_only(ctx, argc, argv, &r.json)) != SS_EXIT_OK)
 		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0 || check_interrupted(&r) < 0 ||
-	    (!r.interrupted && load(&r) < 0)) {
+	    load(&r) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
@@ -288,11 +306,12 @@ static int cmd_status(ss_ctx *ctx, int argc, char **argv)
 		cli_status_print_json(&r);
 	else
 		cli_status_print_text(&r);
-	if (!r.json && !r.interrupted)
+	if (!r.json)
 		cli_link_status(ctx, stdout);
 	ret = SS_EXIT_OK;
 out:
 	ss_worktree_status_release(&r.s);
+	ss_merge_paths_free(r.pull, r.npull);
 	ss_outgoing_free(r.out);
 	ss_commit_list_release(&r.ahead);
 	ss_buf_release(&r.notices);

@@ -17,10 +17,12 @@
 typedef struct cli_status_run {
 	ss_ctx *ctx;
 	bool json;
-	bool interrupted; /* a pull was killed midway: nothing else is gathered */
+	bool interrupted; /* a pull was killed midway while it updated the files */
 	ss_buf blocked;   /* interrupted: why it cannot finish by itself (a path of the person's) */
-	ss_status s;
-	ss_outgoing *out;     /* what push would send; NULL before the first commit */
+	char **pull;      /* interrupted: the paths holding the pull's own content (merge.h) */
+	size_t npull;
+	ss_status s;      /* the person's changes; s.apart: the pull's paths that show as changed */
+	ss_outgoing *out; /* what push would send; NULL before the first commit */
 	ss_commit_list ahead; /* commits not yet pushed (merges left out when printing) */
 	size_t behind;        /* tracking commits main has not merged (nor the waiting merge) */
 	size_t nconflicts;    /* conflicted paths, all entries together */

@@ -131,14 +131,15 @@ void cli_status_print_json(const cli_status_run *r)
 	char hex[SS_OID_HEXSZ + 1];
 	bool first = true;
 
-	if (r->interrupted) {
-		printf("{\"branch\":\"main\",\"interrupted\":true,\"blocked\":");
-		cli_print_json_string(r->blocked.len ? r->blocked.ptr : NULL);
-		printf("}\n");
-		return;
+	printf("{\"branch\":\"main\",\"interrupted\":%s,\"blocked\":",
+	       r->interrupted ? "true" : "false");
+	cli_print_json_string(r->blocked.len ? r->blocked.ptr : NULL);
+	printf(",\"pullPaths\":[");
+	for (size_t i = 0; i < r->s.napart; i++) {
+		printf("%s", i ? "," : "");
+		cli_print_json_string(r->s.apart[i]);
 	}
-	printf("{\"branch\":\"main\",\"interrupted\":false,\"merging\":%s,\"changes\":[",
-	       r->s.merging ? "true" : "false");
+	printf("],\"merging\":%s,\"changes\":[", r->s.merging ? "true" : "false");
 	for (size_t i = 0; i < r->s.count; i++) {
 		const ss_status_entry *e = &r->s.entries[i];
 		printf("%s{\"name\":", i ? "," : "");
@@ -215,26 +216,36 @@ static void print_branch(const cli_status_run *r)
 		printf("Your branch is up to date with the space.\n");
 }
 
+/* A pull killed while it updated the files: what the next pull stops at, and the files it
+ * was writing, set apart (they are the pull's, not the person's changes). */
+static void print_interrupted(const cli_status_run *r)
+{
+	ss_buf safe = SS_BUF_INIT;
+
+	printf("A pull was interrupted while it updated the files: run 'skillsync pull' to "
+	       "finish it.\n");
+	if (r->blocked.len)
+		printf("It will stop at a change of yours: %s\n", cli_safe(&safe, r->blocked.ptr));
+	if (r->s.napart) {
+		printf("Files the interrupted pull was writing (its own, not your changes; "
+		       "'skillsync pull' finishes them):\n");
+		for (size_t i = 0; i < r->s.napart; i++)
+			printf("  %s\n", cli_safe(&safe, r->s.apart[i]));
+	}
+	putchar('\n');
+	ss_buf_release(&safe);
+}
+
 void cli_status_print_text(const cli_status_run *r)
 {
-	if (r->interrupted) {
-		printf(
-		    "A pull was interrupted while it updated the files: run 'skillsync pull' to "
-		    "finish it.\n"
-		    "  (its files are half written, so the changes are not listed until then)\n");
-		if (r->blocked.len) {
-			ss_buf safe = SS_BUF_INIT;
-
-			printf("It will stop at a change of yours: %s\n",
-			       cli_safe(&safe, r->blocked.ptr));
-			ss_buf_release(&safe);
-		}
-		return;
-	}
+	if (r->interrupted)
+		print_interrupted(r);
 	print_branch(r);
 	if (r->notices.len)
 		printf("%s", r->notices.ptr);
-	if (!r->s.count) {
+	if (!r->s.count && r->s.napart) {
+		printf("nothing of yours to commit\n");
+	} else if (!r->s.count) {
 		printf("nothing to commit, working tree clean\n");
 	} else {
 		putchar('\n');

@@ -85,4 +85,16 @@ bool ss_merge_interrupted(ss_repo *repo);
  */
 int ss_merge_recover_check(ss_repo *repo, ss_error *err);
 
+/*
+ * The paths of the interrupted merge that hold its own content now, so that `status` lists
+ * them apart from the person's edits: each path the merge writes that ss_merge_recover may
+ * write (its old or new version, a part of the file it was writing, nothing where it removes
+ * one), and the temporary files it left. A path of the merge that holds anything else is the
+ * person's and is not listed. Sorted, one each, in *out (ss_merge_paths_free); none when no
+ * merge is interrupted or when only its journal is left (its files are all in place).
+ * Read-only.
+ */
+int ss_merge_interrupted_paths(ss_repo *repo, char ***out, size_t *count, ss_error *err);
+void ss_merge_paths_free(char **paths, size_t count);
+
 #endif

@@ -245,8 +245,7 @@ static int check_parents(const ss_merge_move *m, const char *workdir, const char
 	return ret;
 }
 
-/* One path of the move (merge_priv.h's rules). */
-static int check_path(ss_repo *repo, const ss_merge_move *m, const char *path, ss_error *err)
+int ss_merge_move_check_path(ss_repo *repo, const ss_merge_move *m, const char *path, ss_error *err)
 {
 	const char *workdir = ss_repo_workdir(repo);
 	ss_buf full = SS_BUF_INIT;
@@ -287,7 +286,7 @@ static int check_path(ss_repo *repo, const ss_merge_move *m, const char *path, s
 int ss_merge_move_check(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 {
 	for (size_t i = 0; i < m->paths.count; i++) {
-		int ret = check_path(repo, m, m->paths.strings[i], err);
+		int ret = ss_merge_move_check_path(repo, m, m->paths.strings[i], err);
 		if (ret < 0)
 			return ret;
 	}
@@ -412,17 +411,24 @@ static bool tracked(const ss_merge_move *m, const char *path)
  */
 static void temp_path(ss_buf *out, const ss_merge_move *m, const char *workdir, const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	ss_buf rel = SS_BUF_INIT;
 
-	if (slash)
-		ss_buf_printf(&rel, "%.*s/", (int)(slash - path), path);
-	ss_buf_puts(&rel, SS_MERGE_TEMP);
-	while (tracked(m, rel.ptr))
-		ss_buf_putc(&rel, '~');
+	ss_merge_move_temp_name(&rel, m, path);
 	ss_buf_clear(out);
 	ss_fs_join(out, workdir, rel.ptr);
 	ss_buf_release(&rel);
+}
+
+void ss_merge_move_temp_name(ss_buf *out, const ss_merge_move *m, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	ss_buf_clear(out);
+	if (slash)
+		ss_buf_printf(out, "%.*s/", (int)(slash - path), path);
+	ss_buf_puts(out, SS_MERGE_TEMP);
+	while (tracked(m, out->ptr))
+		ss_buf_putc(out, '~');
 }
 
 /* The OS's error for path (relative to the working tree), said with the path in full: a line

@@ -57,6 +57,10 @@ void ss_merge_move_release(ss_merge_move *m);
  * the way"). */
 int ss_merge_move_check(ss_repo *repo, const ss_merge_move *m, ss_error *err);
 
+/* The same for one path of m (a path of m->paths). */
+int ss_merge_move_check_path(ss_repo *repo, const ss_merge_move *m, const char *path,
+                             ss_error *err);
+
 /*
  * Writes m's paths as the old tree (undo) or the target tree (finish; not for a conflicting
  * merge) has them, files and index; check first. Removals first, then each file to
@@ -69,6 +73,10 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 /* The temporary file name of ss_merge_move_write; recovery removes it (ss_merge_move_clean)
  * in the directories of the move's paths, and the check does not count it as in the way. */
 #define SS_MERGE_TEMP ".skillsync-new"
+
+/* The temporary name ss_merge_move_write uses for path (relative to the working tree, in
+ * out): SS_MERGE_TEMP in its directory, '~' added while a side of m tracks that name. */
+void ss_merge_move_temp_name(ss_buf *out, const ss_merge_move *m, const char *path);
 
 /* Removes what a killed ss_merge_move_write left at SS_MERGE_TEMP beside m's paths. */
 void ss_merge_move_clean(ss_repo *repo, const ss_merge_move *m);

@@ -189,6 +189,77 @@ int ss_merge_recover_check(ss_repo *repo, ss_error *err)
 	return ret;
 }
 
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds to list the paths of m that hold what it may write, and the temporary files it left. */
+static void own_paths(ss_repo *repo, const ss_merge_move *m, char **list, size_t *n)
+{
+	ss_buf tmp = SS_BUF_INIT, full = SS_BUF_INIT;
+	struct stat st;
+	ss_error ignored;
+
+	for (size_t i = 0; i < m->paths.count; i++) {
+		const char *path = m->paths.strings[i];
+
+		if (ss_merge_move_check_path(repo, m, path, &ignored) == 0)
+			list[(*n)++] = ss_xstrdup(path);
+		ss_merge_move_temp_name(&tmp, m, path);
+		ss_buf_clear(&full);
+		ss_fs_join(&full, ss_repo_workdir(repo), tmp.ptr);
+		if (lstat(full.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			list[(*n)++] = ss_xstrdup(tmp.ptr);
+	}
+	ss_buf_release(&tmp);
+	ss_buf_release(&full);
+}
+
+int ss_merge_interrupted_paths(ss_repo *repo, char ***out, size_t *count, ss_error *err)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_merge_move m;
+	ss_oid old, target;
+	recover_step step;
+	char **list = NULL;
+	size_t n = 0, keep = 0;
+	int ret = read_step(repo, &path, &old, &target, &step, err);
+
+	*out = NULL;
+	*count = 0;
+	if (ret < 0 || (step != STEP_FINISH && step != STEP_CONFLICT))
+		goto out;
+	ret = journal_move(&m, repo, path.ptr, &old, &target, step == STEP_CONFLICT, err);
+	if (ret < 0)
+		goto out;
+	list = ss_xcalloc(2 * m.paths.count + 1, sizeof(char *));
+	own_paths(repo, &m, list, &n);
+	ss_merge_move_release(&m);
+	if (n)
+		qsort(list, n, sizeof(char *), cmp_path);
+	for (size_t i = 0; i < n; i++) {
+		if (keep && !strcmp(list[keep - 1], list[i]))
+			free(list[i]);
+		else
+			list[keep++] = list[i];
+	}
+	*out = list;
+	*count = keep;
+	list = NULL;
+out:
+	free(list);
+	ss_buf_release(&path);
+	return ret;
+}
+
+void ss_merge_paths_free(char **paths, size_t count)
+{
+	for (size_t i = 0; paths && i < count; i++)
+		free(paths[i]);
+	free(paths);
+}
+
 int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 {
 	ss_buf path = SS_BUF_INIT;

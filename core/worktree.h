@@ -80,10 +80,17 @@ typedef struct ss_status {
 	ss_status_entry *entries; /* sorted by name; skill directories and outside files mixed */
 	size_t count;
 	bool merging; /* a merge waits to be concluded (MERGE_HEAD exists) */
+	char **apart; /* ss_worktree_status_apart: the changed paths it set apart, sorted */
+	size_t napart;
 } ss_status;
 
 /* Status of the index vs HEAD and the working directory vs index; ignored files left out. */
 int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err);
+/* The same, with the changed paths that are in skip (sorted by strcmp, nskip of them) left out
+ * of the entries and listed in out->apart instead: the entries' kinds are those of the other
+ * paths alone. For `status` after an interrupted pull (ss_merge_interrupted_paths). */
+int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nskip, ss_status *out,
+                             ss_error *err);
 void ss_worktree_status_release(ss_status *status);
 
 /* What a diff compares. */

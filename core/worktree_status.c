@@ -134,7 +134,18 @@ static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t 
 		e->unstaged = kind_of(in_index > 0, in_index + wt_new > wt_deleted);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
+{
+	return ss_worktree_status_apart(repo, NULL, 0, out, err);
+}
+
+int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nskip, ss_status *out,
+                             ss_error *err)
 {
 	git_repository *git = ss_repo_git(repo);
 	git_status_options opts;
@@ -143,7 +154,8 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 	git_tree *head = NULL;
 	item *items = NULL;
 	size_t n = 0, count;
-	ss_status st = {NULL, 0, false};
+	ss_status st = {NULL, 0, false, NULL, 0};
+	const char *path;
 	int rc, ret;
 
 	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
@@ -164,12 +176,19 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 	}
 	count = git_status_list_entrycount(list);
 	items = ss_xcalloc(count ? count : 1, sizeof(*items));
+	st.apart = ss_xcalloc(nskip ? nskip : 1, sizeof(char *));
 	for (size_t i = 0; i < count; i++) {
 		const git_status_entry *s = git_status_byindex(list, i);
 		const git_diff_delta *d = s->head_to_index ? s->head_to_index : s->index_to_workdir;
 		if (!d || s->status == GIT_STATUS_CURRENT || (s->status & GIT_STATUS_IGNORED))
 			continue;
-		items[n].path = ss_xstrdup(d->new_file.path ? d->new_file.path : d->old_file.path);
+		path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		if (nskip && st.napart < nskip &&
+		    bsearch(&path, skip, nskip, sizeof(*skip), cmp_str)) {
+			st.apart[st.napart++] = ss_xstrdup(path);
+			continue;
+		}
+		items[n].path = ss_xstrdup(path);
 		items[n].flags = s->status;
 		n++;
 	}
@@ -189,9 +208,13 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 		i = j;
 	}
 	st.merging = git_repository_state(git) == GIT_REPOSITORY_STATE_MERGE;
+	if (st.napart)
+		qsort(st.apart, st.napart, sizeof(char *), cmp_str);
 	*out = st;
 	st.entries = NULL;
 	st.count = 0;
+	st.apart = NULL;
+	st.napart = 0;
 	ret = 0;
 out:
 	ss_worktree_status_release(&st);
@@ -216,6 +239,9 @@ void ss_worktree_status_release(ss_status *status)
 		free(status->entries[i].conflicts);
 	}
 	free(status->entries);
+	ss_git_strings_free(status->apart, status->napart);
 	status->entries = NULL;
 	status->count = 0;
+	status->apart = NULL;
+	status->napart = 0;
 }

@@ -389,6 +389,8 @@ int ss_clone_run(const ss_clone_opts *opts, ss_clone_result *out, ss_error *err)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (ss_space_proto_uri_form(opts->authority) == SS_SPACE_URI_NEWER)
+		return ss_space_proto_newer_uri(opts->authority, err);
 	if (space) {
 		if ((ret = space_of(opts, &su, err)) < 0)
 			goto out;

@@ -9,6 +9,7 @@
 
 #include "core/mem.h"
 #include "sync/identity.h"
+#include "sync/space_proto.h"
 #include "sync/xrpc_priv.h"
 
 #define NSID_CREATE "com.atproto.simplespace.createSpace"
@@ -123,6 +124,8 @@ int ss_space_admin_ref_parse(const char *s, const char *default_authority, ss_sp
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (ss_space_proto_uri_form(s) == SS_SPACE_URI_NEWER)
+		return ss_space_proto_newer_uri(s, err);
 	if (strncmp(s, "at://", 5)) {
 		if (strchr(s, '/'))
 			return bad_uri(s, "not an at:// URI", err);

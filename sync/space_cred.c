@@ -178,8 +178,11 @@ static int mint(ss_space_cred *c, ss_error *err)
 		}
 		return mint(c, err);
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		/* a host of another alpha: said in one line rather than as a parse error */
+		ss_space_proto_alpha_explain(c->http, host, SS_SPACE_NSID_CREDENTIAL, NULL, err);
 		return ret;
+	}
 	c->minted++;
 	if (ss_xrpc_jwt_exp(c->cred, &exp, err) < 0) {
 		drop(c);

@@ -83,6 +83,9 @@ static int list_repos(perm_space *ps, ss_space_repo **repos, size_t *n, ss_error
 		if (!cursor || *n == before)
 			break;
 	}
+	/* a host of another alpha: said in one line rather than as a parse error */
+	if (ret < 0 && ss_space_cred_host(ps->cred, &host, &why) == 0)
+		ss_space_proto_alpha_explain(ps->http, host, SS_SPACE_NSID_LIST_REPOS, &body, err);
 	if (ret < 0 && ss_space_cred_host(ps->cred, &host, &why) == 0 &&
 	    (err->code == SS_ENETWORK || err->code == SS_ERROR) && !strstr(err->message, host))
 		ss_error_prefix(err, "cannot list the writers of the space at '%s'", host);

@@ -200,6 +200,8 @@ int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *
 	if (resp.status < 200 || resp.status > 299) {
 		ret = ss_space_proto_error(SS_SPACE_NSID_CREDENTIAL, resp.status, &resp.body,
 		                           &renew, err);
+		ss_space_proto_alpha_unknown(host, SS_SPACE_NSID_CREDENTIAL, resp.status,
+		                             &resp.body, err);
 		*again = resp.status == 502 || resp.status == 503 || resp.status == 504 ||
 		         (resp.status == 401 && named(&resp.body, "JwtReplayed"));
 		goto out;
@@ -238,6 +240,7 @@ int ss_space_proto_get(ss_http *http, const char *service, const char *nsid,
 		goto out;
 	if (resp.status < 200 || resp.status > 299) {
 		ret = ss_space_proto_error(nsid, resp.status, &resp.body, renew, err);
+		ss_space_proto_alpha_unknown(service, nsid, resp.status, &resp.body, err);
 		goto out;
 	}
 	ss_buf_clear(body);

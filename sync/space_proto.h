@@ -50,6 +50,53 @@
 /* The URI text (malloc'd) of authority (a DID), type and skey. */
 char *ss_space_uri_format(const char *authority, const char *type, const char *skey);
 
+/* ---- which alpha a URI or a host speaks (sync/space_proto_alpha.c) ---- */
+
+/* The alpha skillsync speaks, as describeServer's spacesAlpha would name it. */
+#define SS_SPACE_PROTO_ALPHA "2026-10-01"
+
+/* How a text names a permissioned space, by the alpha whose spelling it is. */
+typedef enum ss_space_uri_form {
+	SS_SPACE_URI_OTHER = 0, /* not a space URI: a handle, a DID, anything else */
+	SS_SPACE_URI_OURS,  /* at://...: the 2026-10-01 form, at://<authority>/space/<type>/<key> */
+	SS_SPACE_URI_NEWER, /* at:space/<did>/<type>/<key> or ats://<did>/<type>/<key> */
+} ss_space_uri_form;
+
+/* The form of s (the scheme's case ignored, as URI schemes are); pure. */
+ss_space_uri_form ss_space_proto_uri_form(const char *s);
+
+/* SS_EINVALID with the one line for s, a space URI of a newer alpha: which protocol it is
+ * and which one skillsync speaks. */
+int ss_space_proto_newer_uri(const char *s, ss_error *err);
+
+/* Whether a non-2xx answer (status, its XRPC error name or NULL) is the unknown-method error
+ * of an XRPC server (501 MethodNotImplemented); pure. */
+bool ss_space_proto_unknown_method(long status, const char *error_name);
+
+/* When a non-2xx answer of nsid at service (status, body) is the unknown-method error, err
+ * becomes the line saying the server speaks a newer alpha (or none) and which one skillsync
+ * speaks (SS_EINVALID); else err stays. Returns err->code. */
+int ss_space_proto_alpha_unknown(const char *service, const char *nsid, long status,
+                                 const ss_buf *body, ss_error *err);
+
+/* Whether a 2xx answer of nsid has the shape of a newer alpha rather than 2026-10-01's
+ * (listRepos answering "writers", as listWriters would, and no "repos"); pure. */
+bool ss_space_proto_newer_shape(const char *nsid, const ss_buf *body);
+
+/* The alpha a describeServer answer names in spacesAlpha (malloc'd), or NULL; pure. */
+char *ss_space_proto_alpha_of(const ss_buf *body);
+
+/*
+ * After a call of nsid to the space host failed with err (an answer of the wrong shape, an
+ * unknown method: SS_ERROR or SS_EINVALID; other codes are left as they are): when the host's
+ * describeServer names another alpha in spacesAlpha, or body (the 2xx answer that did not
+ * read, or NULL) has a newer alpha's shape, err becomes one line naming the host, the alpha it
+ * speaks and the one skillsync speaks (SS_EINVALID). Asks describeServer once, without
+ * credentials; its failure leaves err as it was. Returns err->code.
+ */
+int ss_space_proto_alpha_explain(ss_http *http, const char *host, const char *nsid,
+                                 const ss_buf *body, ss_error *err);
+
 /* ---- signing (HTTP message signatures, label "atproto-space") ---- */
 
 /* The Signature-Input's inner list: ("authorization"[ "atproto-space-audience"]) with keyid

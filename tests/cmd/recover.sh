@@ -122,8 +122,12 @@ echo "my late edit" >a/mskill/notes.md
 (cd a && ss_run 0 "$SKILLSYNC" status)
 grep -q "^It will stop at a change of yours: cannot finish the interrupted pull: 'mskill/notes.md' has changes of yours" "$tmp/stdout" ||
 	fail "status after the kill hides my edit: $(cat "$tmp/stdout")"
+sed -n '/^Changes not staged for commit:$/,/^$/p' "$tmp/stdout" | grep -q "^  modified  mskill/$" ||
+	fail "status after the kill does not list my edit: $(cat "$tmp/stdout")"
+! sed -n '/^Files the interrupted pull was writing/,/^$/p' "$tmp/stdout" | grep -q "mskill/notes.md" ||
+	fail "status after the kill takes my edit for the pull's: $(cat "$tmp/stdout")"
 (cd a && ss_run 0 "$SKILLSYNC" status --json)
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["interrupted"] and "mskill/notes.md" in d["blocked"]))' "$tmp/stdout" ||
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["interrupted"] and "mskill/notes.md" in d["blocked"] and "mskill/notes.md" not in d["pullPaths"] and [c for c in d["changes"] if c["name"] == "mskill"]))' "$tmp/stdout" ||
 	fail "status --json after the kill: $(cat "$tmp/stdout")"
 [ "$(cat a/mskill/notes.md)" = "my late edit" ] || fail "status replaced my edit"
 for again in 1 2; do
@@ -147,8 +151,9 @@ same a b "after the recovery that waited"
 [ -z "$(git -C a status --porcelain)" ] || fail "not clean: $(git -C a status --porcelain)"
 
 # 3. Killed at every point of a pull, with my edit and symlinks where the pull does not write:
-# status right after the kill does not show the half-written files as edits; the next pull
-# converges, the edit and the symlinks stay, nothing is written outside.
+# status right after the kill lists my edit as usual and the half-written files apart, never
+# as edits; the next pull converges, the edit and the symlinks stay, nothing is written
+# outside.
 edit() { echo "my edit, round $1" >>a/alpha/SKILL.md; }
 plant_aside() { ln -sfn "$tmp/outside/o1" a/zlink && ln -sfn "$tmp/outside/o2" a/alpha/scripts; }
 kept() { # kept <round> <what>: my edit and symlinks are there
@@ -178,7 +183,8 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 			cmp -s -n "$(wc -c <a/mskill/.skillsync-new)" a/mskill/.skillsync-new "$tmp/want" ||
 			fail "the temporary file is not the first half of the new SKILL.md"
 	fi
-	# status right after the kill: a half-done merge is said first, not shown as edits
+	# status right after the kill: a half-done merge is said first; my edit is listed as
+	# usual, the files the pull was writing apart from it, never as edits
 	(cd a && ss_run 0 "$SKILLSYNC" status --json)
 	mv "$tmp/stdout" "$tmp/status.json"
 	(cd a && ss_run 0 "$SKILLSYNC" status)
@@ -189,8 +195,28 @@ for point in pull-recovered fetch-before-ref pull-fetched merge-journaled merge-
 			fail "status after a kill at $point: $(cat "$tmp/stdout")"
 		# the half-written files are the pull's own, not a change of mine it would stop at
 		! grep -q "will stop" "$tmp/stdout" || fail "status after a kill at $point: $(cat "$tmp/stdout")"
-		! grep -q "mskill\|modified\|Changes" "$tmp/stdout" || fail "status after a kill at $point lists files: $(cat "$tmp/stdout")"
+		sed -n '/^Changes not staged for commit:$/,/^$/p' "$tmp/stdout" | grep -q "^  modified  alpha/$" ||
+			fail "status after a kill at $point hides my edit: $(cat "$tmp/stdout")"
+		! sed -n '/^Changes/,$p' "$tmp/stdout" | grep -q "mskill" ||
+			fail "status after a kill at $point lists the pull's files as changes: $(cat "$tmp/stdout")"
+		# the pull's files, listed apart: those it had written by the kill
+		sed -n '/^Files the interrupted pull was writing/,/^$/p' "$tmp/stdout" | sed '1d;/^$/d' >"$tmp/apart"
+		case $point in
+		merge-checkout-midfile) [ "$(cat "$tmp/apart")" = "  mskill/.skillsync-new" ] ;;
+		merge-checkout-midway | merge-checked-out) [ -s "$tmp/apart" ] && ! grep -qv "^  mskill/" "$tmp/apart" ;;
+		*) [ ! -s "$tmp/apart" ] ;;
+		esac || fail "status after a kill at $point: the pull's files: $(cat "$tmp/stdout")"
 		[ "$interrupted" = True ] || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
+		python3 - "$tmp/status.json" "$tmp/apart" <<'PY' || fail "status --json after a kill at $point: $(cat "$tmp/status.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+apart = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+alpha = [c for c in d["changes"] if c["name"] == "alpha"]
+assert alpha and alpha[0]["unstaged"] == "modified", d["changes"]
+assert not [c for c in d["changes"] if c["name"] == "mskill"], d["changes"]
+assert d["pullPaths"] == apart, (d["pullPaths"], apart)
+assert d["blocked"] is None
+PY
 		[ -e a/.git/skillsync/merge ] || fail "status after a kill at $point removed the journal"
 		;;
 	*)

@@ -63,6 +63,16 @@ ss_run 0 "$SKILLSYNC" show auth-vs-m2
 grep -q "$(did m2)" "$tmp/stdout" || fail "show does not name the shadowed version: $(cat "$tmp/stdout")"
 # a full read is checked against the host's set hash, not a signed commit: no "signed by"
 ! grep -q "signed by" "$tmp/stdout" || fail "show claims a signature in a space clone: $(cat "$tmp/stdout")"
+# every version is valid: no "invalid" line under any of them
+! grep -q "invalid" "$tmp/stdout" || fail "show marks a valid version invalid in a space clone: $(cat "$tmp/stdout")"
+# m1 writes a version with no description: show names it invalid with its reason, and only it
+sp_xrpc m1 POST com.atproto.space.putRecord "$(python3 -c 'import json,sys; print(json.dumps({"space": sys.argv[1], "repo": sys.argv[2], "collection": "garden.engram.skill", "rkey": "auth-vs-m2", "record": {"$type": "garden.engram.skill", "name": "auth-vs-m2", "instructions": "by m1\n", "createdAt": "2026-02-01T00:00:00Z", "updatedAt": "2026-02-01T00:00:00Z"}}))' "$uri" "$(did m1)")" >/dev/null ||
+	fail "putRecord of an invalid version"
+ss_run 0 "$SKILLSYNC" pull
+ss_run 0 "$SKILLSYNC" show auth-vs-m2
+[ "$(grep -c "invalid" "$tmp/stdout")" = 1 ] || fail "show of one invalid version: $(cat "$tmp/stdout")"
+grep -A1 "^  $(handle m1)  $(did m1)  updated" "$tmp/stdout" | grep -q "^    invalid: .*description" ||
+	fail "show does not give the invalid version's reason: $(cat "$tmp/stdout")"
 ss_run 0 "$SKILLSYNC" members
 for w in auth m1 m2; do grep -q "$(did "$w")" "$tmp/stdout" || fail "members lacks $w"; done
 grep -q "$(did out)" "$tmp/stdout" && fail "members lists the non-member"

@@ -385,6 +385,38 @@ static void test_worktree__status_groups_by_skill(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* The paths set apart are left out of the entries (whose kinds then come from the other
+ * paths alone) and listed in st.apart, sorted. */
+static void test_worktree__status_sets_paths_apart(void **state)
+{
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	const char *skip[] = {"alpha/references/new.md", "beta/SKILL.md", "zeta/none.md"};
+	ss_status st = {0};
+	const ss_status_entry *e;
+	ss_error err;
+
+	(void)state;
+	ss_test_write(dir, "alpha/SKILL.md", "alpha 1\nchanged\n");
+	ss_test_write(dir, "alpha/references/new.md", "new\n");
+	ss_test_write(dir, "beta/SKILL.md", "beta changed\n");
+	assert_int_equal(ss_worktree_status_apart(repo, skip, 3, &st, &err), 0);
+	assert_int_equal(st.count, 1);
+	e = find(&st, "alpha");
+	assert_non_null(e);
+	assert_int_equal(e->unstaged, SS_STATUS_MODIFIED);
+	assert_int_equal(e->npaths, 1);
+	assert_string_equal(e->paths[0], "alpha/SKILL.md");
+	assert_null(find(&st, "beta"));
+	assert_int_equal(st.napart, 2);
+	assert_string_equal(st.apart[0], "alpha/references/new.md");
+	assert_string_equal(st.apart[1], "beta/SKILL.md");
+	ss_worktree_status_release(&st);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_worktree__diff_text_and_stat(void **state)
 {
 	char *dir;
@@ -429,6 +461,7 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__checkout_index_matches_git),
 	    cmocka_unit_test(test_worktree__checkout_refuses_odd_entries),
 	    cmocka_unit_test(test_worktree__status_groups_by_skill),
+	    cmocka_unit_test(test_worktree__status_sets_paths_apart),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
 	};
 	return cmocka_run_group_tests_name("core/worktree", tests, NULL, NULL);

@@ -924,6 +924,35 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return out
   })
 
+  // Virtual hosts that answer like a newer alpha of the protocol, at
+  // <host>/_test/alpha/<name>/xrpc/<nsid> (declare one as an authority's space host with
+  // spaceHostService): the space methods as usual, but those in `unknown` answer XRPC's
+  // 501 MethodNotImplemented, describeServer carries `spacesAlpha` when given, and with
+  // `shape: "writers"` listRepos answers {writers} for {repos} (as a listWriters would).
+  const alphas = new Map() // name -> {spacesAlpha, unknown: Set, shape}
+  knobs.set('alpha', async (b) => {
+    if (typeof b.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(b.name)) {
+      throw P.bad('InvalidRequest', 'name must be 1-64 of A-Za-z0-9._-')
+    }
+    if (b.clear) {
+      alphas.delete(b.name)
+      return { name: b.name, cleared: true }
+    }
+    const unknown = Array.isArray(b.unknown) ? b.unknown.filter((n) => typeof n === 'string') : []
+    if (b.spacesAlpha !== undefined && b.spacesAlpha !== null && typeof b.spacesAlpha !== 'string') {
+      throw P.bad('InvalidRequest', 'spacesAlpha must be a string or null')
+    }
+    if (b.shape !== undefined && b.shape !== null && b.shape !== 'writers') {
+      throw P.bad('InvalidRequest', 'shape must be "writers" or null')
+    }
+    alphas.set(b.name, {
+      spacesAlpha: b.spacesAlpha ?? null,
+      unknown: new Set(unknown),
+      shape: b.shape ?? null,
+    })
+    return { name: b.name, path: `/_test/alpha/${b.name}`, spacesAlpha: b.spacesAlpha ?? null, unknown, shape: b.shape ?? null }
+  })
+
   function knobAuth(req) {
     const m = /^Basic\s+(\S+)$/i.exec(req.headers.authorization || '')
     const want = Buffer.from(`admin:${adminPassword}`)
@@ -1026,9 +1055,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   }
 
   const router = express.Router()
-  router.all('/xrpc/:nsid', async (req, res, next) => {
-    const m = methods.get(req.params.nsid)
-    if (!m) return next()
+  // One space method; alpha: a virtual host's settings (the alpha knob), or undefined.
+  async function serve(req, res, m, alpha) {
     logRequest(req, res)
     try {
       if (req.method !== m.verb) throw P.bad('InvalidRequest', 'Incorrect HTTP method')
@@ -1036,7 +1064,11 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       const params = {}
       for (const [k, v] of Object.entries(req.query)) params[k] = Array.isArray(v) ? v[0] : v
       countRequest(params.space ?? body.space, req.params.nsid)
-      const out = await m.fn({ req, res, params, body })
+      let out = await m.fn({ req, res, params, body })
+      if (alpha && alpha.shape === 'writers' && req.params.nsid === 'com.atproto.space.listRepos') {
+        const { repos, ...rest } = out
+        out = { ...rest, writers: repos }
+      }
       if (out && out.car) {
         res.status(200).type('application/vnd.ipld.car').send(out.car)
       } else {
@@ -1045,6 +1077,28 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     } catch (err) {
       sendError(res, err)
     }
+  }
+  router.all('/xrpc/:nsid', async (req, res, next) => {
+    const m = methods.get(req.params.nsid)
+    if (!m) return next()
+    await serve(req, res, m)
+  })
+  router.all('/_test/alpha/:name/xrpc/:nsid', async (req, res, next) => {
+    const alpha = alphas.get(req.params.name)
+    if (!alpha) return next()
+    if (req.params.nsid === 'com.atproto.server.describeServer') {
+      logRequest(req, res)
+      const out = { did: `did:web:${req.hostname}`, availableUserDomains: [] }
+      if (alpha.spacesAlpha !== null) out.spacesAlpha = alpha.spacesAlpha
+      return sendJson(res, out)
+    }
+    const m = methods.get(req.params.nsid)
+    if (!m || alpha.unknown.has(req.params.nsid)) {
+      logRequest(req, res)
+      res.spaceError = 'MethodNotImplemented'
+      return res.status(501).json({ error: 'MethodNotImplemented', message: 'Method Not Implemented' })
+    }
+    await serve(req, res, m, alpha)
   })
   router.all('/_test/space/:knob', async (req, res, next) => {
     const k = knobs.get(req.params.knob)
