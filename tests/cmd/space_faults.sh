@@ -401,7 +401,7 @@ op_tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
 op_cases() {
 	local kind says rc n=0 line
 	ss_fault_clear
-	"$SKILLSYNC" clone "$uri" oref "${as_m1[@]}" >/dev/null 2>&1 || fail "clone oref"
+	"$SKILLSYNC" clone "$uri" oref "${as_m1[@]}" >/dev/null 2>"$work/err2" || fail "clone oref: $(cat "$work/err2")"
 	cp -a oref op
 	for kind in op-no-rev op-bad-rev op-bad-cid; do
 		case $kind in
