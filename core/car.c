@@ -18,6 +18,8 @@ struct ss_car {
 	size_t nblocks, alloc;
 	size_t *table; /* open addressing: block index + 1, 0 = empty; size a power of 2 */
 	size_t tsize;
+	ss_cid *bad; /* the CIDs of the blocks left out: they do not hash to them */
+	size_t nbad, bad_alloc;
 };
 
 /* Reads an unsigned varint: at most 9 bytes, in its shortest form. */
@@ -146,10 +148,22 @@ static void release_pages(const unsigned char **from, const unsigned char *to)
 /* Pages are released every this many bytes read (ss_car_open_mapped). */
 #define RELEASE_EVERY (1u << 20)
 
-static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped, ss_error *err)
+/* CIDs in a total order (the bad blocks are searched by halves). */
+static int cid_cmp(const void *a, const void *b)
+{
+	const ss_cid *x = a, *y = b;
+
+	return x->codec != y->codec ? (x->codec < y->codec ? -1 : 1)
+	                            : memcmp(x->digest, y->digest, sizeof(x->digest));
+}
+
+/* A CAR read (mapped: from a file's map) with its bad blocks left out and counted in *dropped,
+ * or (dropped NULL) refused on the first. */
+static int open_car(ss_car **out, const void *data, size_t len, bool mapped, size_t *dropped,
+                    ss_error *err)
 {
 	const unsigned char *start = data, *p = start, *end = start + len, *released = start;
-	bool release = dropped && len > SS_CAR_RESIDENT_MAX; /* mapped, and too large to keep */
+	bool release = mapped && len > SS_CAR_RESIDENT_MAX; /* too large to keep */
 	ss_car *car = ss_xcalloc(1, sizeof(*car));
 	uint64_t n;
 	int ret = -1;
@@ -186,6 +200,9 @@ static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped,
 			release_pages(&released, p);
 		if (!good && dropped) {
 			(*dropped)++;
+			ss_xgrow((void **)&car->bad, sizeof(*car->bad), car->nbad + 1,
+			         &car->bad_alloc);
+			car->bad[car->nbad++] = b.cid;
 			continue;
 		}
 		if (!good) {
@@ -201,6 +218,8 @@ static int open_car(ss_car **out, const void *data, size_t len, size_t *dropped,
 		car->blocks[car->nblocks++] = b;
 	}
 	build_table(car);
+	if (car->nbad)
+		qsort(car->bad, car->nbad, sizeof(*car->bad), cid_cmp);
 	*out = car;
 	car = NULL;
 	ret = 0;
@@ -213,13 +232,20 @@ out:
 
 int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err)
 {
-	return open_car(out, data, len, NULL, err);
+	return open_car(out, data, len, false, NULL, err);
+}
+
+int ss_car_open_keep_bad(ss_car **out, const void *data, size_t len, ss_error *err)
+{
+	size_t dropped = 0;
+
+	return open_car(out, data, len, false, &dropped, err);
 }
 
 int ss_car_open_mapped(ss_car **out, const void *map, size_t len, size_t *dropped, ss_error *err)
 {
 	*dropped = 0;
-	return open_car(out, map, len, dropped, err);
+	return open_car(out, map, len, true, dropped, err);
 }
 
 void ss_car_release_pages(const void *map, size_t len)
@@ -235,6 +261,7 @@ void ss_car_free(ss_car *car)
 		return;
 	free(car->roots);
 	free(car->blocks);
+	free(car->bad);
 	free(car->table);
 	free(car);
 }
@@ -252,6 +279,21 @@ const ss_cid *ss_car_root(const ss_car *car, size_t i)
 size_t ss_car_block_count(const ss_car *car)
 {
 	return car->nblocks;
+}
+
+size_t ss_car_bad_count(const ss_car *car)
+{
+	return car->nbad;
+}
+
+bool ss_car_is_bad(const ss_car *car, const ss_cid *cid)
+{
+	return car->nbad && bsearch(cid, car->bad, car->nbad, sizeof(*car->bad), cid_cmp);
+}
+
+const ss_cid *ss_car_bad(const ss_car *car, size_t i)
+{
+	return i < car->nbad ? &car->bad[i] : NULL;
 }
 
 const ss_car_block *ss_car_block_at(const ss_car *car, size_t i)

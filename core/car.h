@@ -12,6 +12,7 @@
 #ifndef SS_CAR_H
 #define SS_CAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/cid.h"
@@ -35,6 +36,18 @@ int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err);
  * never all resident at once.
  */
 int ss_car_open_mapped(ss_car **out, const void *map, size_t len, size_t *dropped, ss_error *err);
+/*
+ * The same as ss_car_open for bytes in memory, but a block that does not hash to its CID is
+ * left out instead of failing the CAR (ss_car_get does not find it), and its CID kept: a
+ * caller that knows what the block was (a record of its tree or index) says so
+ * (ss_car_is_bad). The framing must hold all the same.
+ */
+int ss_car_open_keep_bad(ss_car **out, const void *data, size_t len, ss_error *err);
+/* The blocks left out by ss_car_open_keep_bad or ss_car_open_mapped: how many, whether cid
+ * is one (by halves), the CID of the i-th (in CID order). */
+size_t ss_car_bad_count(const ss_car *car);
+bool ss_car_is_bad(const ss_car *car, const ss_cid *cid);
+const ss_cid *ss_car_bad(const ss_car *car, size_t i);
 /*
  * A mapped CAR of at most this many bytes stays resident until it is unmapped: its pages are
  * mapped once. A repo is read twice, its blocks in the file's order, then its tree and records

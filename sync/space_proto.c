@@ -364,24 +364,94 @@ int ss_space_proto_repos_page(const ss_buf *body, ss_space_repo **repos, size_t 
 	return 0;
 }
 
+static void op_release(ss_space_op *op)
+{
+	free(op->rev);
+	free(op->collection);
+	free(op->rkey);
+	free(op->cid);
+	free(op->prev);
+	free(op->value_json);
+}
+
 void ss_space_ops_free(ss_space_op *ops, size_t n)
 {
-	for (size_t i = 0; ops && i < n; i++) {
-		free(ops[i].rev);
-		free(ops[i].collection);
-		free(ops[i].rkey);
-		free(ops[i].cid);
-		free(ops[i].prev);
-		free(ops[i].value_json);
-	}
+	for (size_t i = 0; ops && i < n; i++)
+		op_release(&ops[i]);
 	free(ops);
+}
+
+/* A revision is a TID: 13 characters of base32-sortable, the first of the lower half (its top
+ * bit 0); TIDs compare as strings. */
+static bool is_tid(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s && json_string_length(v) == 13 && strchr("234567abcdefghij", s[0]) &&
+	       strspn(s, "234567abcdefghijklmnopqrstuvwxyz") == 13;
+}
+
+/* A non-empty string without a NUL. */
+static bool is_name(const json_t *v)
+{
+	return json_is_string(v) && json_string_length(v) > 0 &&
+	       strlen(json_string_value(v)) == json_string_length(v);
+}
+
+/* An op's cid or prev: a CID, or null (*is_null). An absent key is read as null, as a
+ * serializer that leaves nulls out writes it. */
+static bool is_cid_or_null(const json_t *v, bool *is_null)
+{
+	ss_cid cid;
+	ss_error ignored;
+
+	*is_null = !v || json_is_null(v);
+	return *is_null ||
+	       (json_is_string(v) &&
+	        ss_cid_parse(&cid, json_string_value(v), json_string_length(v), &ignored) == 0);
+}
+
+/*
+ * One op of a page into *op, checked before anything reads it (sync/space_verify.c folds and
+ * compares what it holds): an object with a TID rev, a collection and an rkey, and a cid and a
+ * prev that are CIDs or null, not both null (an op adds a record, removes one, or both). NULL
+ * when it is one, else what is wrong with it (*op then holds nothing).
+ */
+static const char *read_op(const json_t *e, ss_space_op *op)
+{
+	const json_t *value = json_object_get(e, "value");
+	bool no_cid, no_prev;
+
+	memset(op, 0, sizeof(*op));
+	if (!json_is_object(e))
+		return "is not an object";
+	if (!json_object_get(e, "rev"))
+		return "has no rev";
+	if (!is_tid(json_object_get(e, "rev")))
+		return "has a rev that is not a TID";
+	if (!is_name(json_object_get(e, "collection")) || !is_name(json_object_get(e, "rkey")))
+		return "names no record (collection and rkey)";
+	if (!is_cid_or_null(json_object_get(e, "cid"), &no_cid))
+		return "has a cid that is neither a CID nor null";
+	if (!is_cid_or_null(json_object_get(e, "prev"), &no_prev))
+		return "has a prev that is neither a CID nor null";
+	if (no_cid && no_prev)
+		return "has neither a cid nor a prev";
+	op->rev = ss_xrpc__str(e, "rev");
+	op->collection = ss_xrpc__str(e, "collection");
+	op->rkey = ss_xrpc__str(e, "rkey");
+	op->cid = ss_xrpc__str(e, "cid");
+	op->prev = ss_xrpc__str(e, "prev");
+	if (json_is_object(value))
+		op->value_json = ss_xrpc__dump(value, &op->value_len);
+	return NULL;
 }
 
 int ss_space_proto_ops_page(const ss_buf *body, ss_space_op **ops, size_t *n, char **cursor,
                             char **commit_rev, char **commit_hash, ss_error *err)
 {
 	json_t *v = NULL, *list, *e, *commit;
-	size_t i, alloc = *n;
+	size_t i, first = *n, alloc = *n;
 	int ret;
 
 	*cursor = *commit_rev = *commit_hash = NULL;
@@ -393,21 +463,25 @@ int ss_space_proto_ops_page(const ss_buf *body, ss_space_op **ops, size_t *n, ch
 		return ss_error_set(err, SS_ERROR,
 		                    SS_SPACE_NSID_LIST_OPS ": the server's answer has no ops");
 	}
+	/* a page with one op that is not an op is refused whole: none of it is handed out */
 	json_array_foreach(list, i, e)
 	{
-		ss_space_op *op;
-		json_t *value = json_object_get(e, "value");
+		const char *wrong;
 
 		ss_xgrow((void **)ops, sizeof(**ops), *n + 1, &alloc);
-		op = &(*ops)[(*n)++];
-		memset(op, 0, sizeof(*op));
-		op->rev = ss_xrpc__str(e, "rev");
-		op->collection = ss_xrpc__str(e, "collection");
-		op->rkey = ss_xrpc__str(e, "rkey");
-		op->cid = ss_xrpc__str(e, "cid");
-		op->prev = ss_xrpc__str(e, "prev");
-		if (json_is_object(value))
-			op->value_json = ss_xrpc__dump(value, &op->value_len);
+		if ((wrong = read_op(e, &(*ops)[*n]))) {
+			for (; *n > first; (*n)--)
+				op_release(&(*ops)[*n - 1]);
+			ret = ss_error_set(
+			    err, SS_EINVALID,
+			    SS_SPACE_NSID_LIST_OPS
+			    ": the server's op %zu (of %zu on the page) %s: the page is "
+			    "refused",
+			    i + 1, json_array_size(list), wrong);
+			json_decref(v);
+			return ret;
+		}
+		(*n)++;
 	}
 	take_cursor(v, cursor);
 	commit = json_object_get(v, "commit");

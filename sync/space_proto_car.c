@@ -95,7 +95,11 @@ static int cid_cmp(const void *a, const void *b)
 	                            : memcmp(x->digest, y->digest, sizeof(x->digest));
 }
 
-/* Every block but the roots is a record the index names; each entry gets its block. */
+/*
+ * Every block but the roots is a record the index names; each entry gets its block. A block
+ * that does not hash to its CID (left out by the reader) is named by the record the index says
+ * it is.
+ */
 static int records_of(ss_space_repo_car *out, const ss_cid *commit, const ss_cid *index,
                       ss_error *err)
 {
@@ -109,7 +113,24 @@ static int records_of(ss_space_repo_car *out, const ss_cid *commit, const ss_cid
 		if (b) {
 			out->entries[i].data = b->data;
 			out->entries[i].len = b->len;
+		} else if (ret == 0 && ss_car_is_bad(out->car, &out->entries[i].cid)) {
+			char s[SS_CID_STRSZ];
+
+			ss_cid_fmt(s, &out->entries[i].cid);
+			ret = ss_error_set(
+			    err, SS_EINVALID,
+			    "the block of the record '%s' (%s) does not hash to its CID "
+			    "%s (changed by the host or on the way)",
+			    out->entries[i].rkey, out->entries[i].collection, s);
 		}
+	}
+	/* a bad block the index does not name */
+	if (ret == 0 && ss_car_bad_count(out->car)) {
+		char s[SS_CID_STRSZ];
+
+		ss_cid_fmt(s, ss_car_bad(out->car, 0));
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "invalid CAR: a block does not hash to its CID %s", s);
 	}
 	qsort(named, out->n, sizeof(*named), cid_cmp);
 	for (size_t i = 0; i < ss_car_block_count(out->car) && ret == 0; i++) {
@@ -134,7 +155,7 @@ int ss_space_proto_repo_car(const void *data, size_t len, ss_space_repo_car *out
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = ss_car_open(&out->car, data, len, err)) < 0)
+	if ((ret = ss_car_open_keep_bad(&out->car, data, len, err)) < 0)
 		goto out;
 	if (ss_car_root_count(out->car) != CAR_ROOTS) {
 		ret = ss_error_set(err, SS_EINVALID, "the CAR has %zu roots, not [commit, index]",
@@ -144,8 +165,11 @@ int ss_space_proto_repo_car(const void *data, size_t len, ss_space_repo_car *out
 	commit = ss_car_get(out->car, ss_car_root(out->car, 0));
 	index = ss_car_get(out->car, ss_car_root(out->car, 1));
 	if (!commit || !index) {
-		ret = ss_error_set(err, SS_EINVALID, "the CAR lacks its %s block",
-		                   commit ? "index" : "commit");
+		const ss_cid *cid = ss_car_root(out->car, commit ? 1 : 0);
+
+		ret = ss_error_set(
+		    err, SS_EINVALID, "the CAR lacks its %s block%s", commit ? "index" : "commit",
+		    ss_car_is_bad(out->car, cid) ? ": it does not hash to its CID" : "");
 		goto out;
 	}
 	if ((ret = commit_of(commit, &out->commit, err)) < 0 ||

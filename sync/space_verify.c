@@ -13,23 +13,9 @@
 #include "core/state_floor.h"
 #include "core/state_space.h"
 #include "sync/identity.h"
+#include "sync/space_fold.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_public.h"
-
-/* The signed commit of a listRepoOps page. */
-static int page_commit(const ss_buf *body, ss_space_commit *c, ss_error *err)
-{
-	json_t *root = json_loadb(body->ptr ? body->ptr : "", body->len, 0, NULL);
-	const json_t *commit = root ? json_object_get(root, "commit") : NULL;
-	int ret;
-
-	if (!commit)
-		ret = ss_error_set(err, SS_EINVALID, "the host sent no signed commit");
-	else
-		ret = ss_space_commit_from_json(c, commit, err);
-	json_decref(root);
-	return ret;
-}
 
 typedef struct sig_check {
 	perm_space *ps;
@@ -94,7 +80,6 @@ int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *sinc
                          ss_error *err)
 {
 	ss_space_commit c;
-	uint8_t digest[SS_SHA256_LEN];
 	ss_lthash h;
 	char *rev = NULL;
 	ss_error ignored;
@@ -110,27 +95,7 @@ int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *sinc
 		                    since);
 	}
 	free(rev);
-	for (size_t i = 0; i < n; i++) {
-		if (!ops[i].collection || !ops[i].rkey)
-			return ss_error_set(err, SS_EINVALID, "an op names no record");
-		if (ops[i].prev)
-			ss_lthash_remove_record(&h, ops[i].collection, ops[i].rkey, ops[i].prev);
-		if (ops[i].cid)
-			ss_lthash_add_record(&h, ops[i].collection, ops[i].rkey, ops[i].cid);
-	}
-	ss_lthash_digest(&h, digest);
-	ret = page_commit(body, &c, err);
-	if (ret == 0 && n && strcmp(c.rev, ops[n - 1].rev))
-		ret = ss_error_set(err, SS_EINVALID,
-		                   "the signed commit is at revision %s, the last op at %s", c.rev,
-		                   ops[n - 1].rev);
-	if (ret == 0)
-		ret = ss_space_commit_verify_mac(&c, ps->uri, wr->did, err);
-	if (ret == 0 && memcmp(digest, c.hash, sizeof(digest)))
-		ret = ss_error_set(err, SS_EINVALID,
-		                   "the ops since %s do not give the set hash of its signed commit "
-		                   "(a compacted log or a bad hash)",
-		                   since);
+	ret = ss_space_fold_ops(ps->uri, wr->did, since, &h, ops, n, body, &c, err);
 	if (ret == 0)
 		ret = check_sig(ps, wr, &c, err);
 	if (ret == 0)

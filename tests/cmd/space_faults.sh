@@ -22,7 +22,8 @@
 # (the shared HTTP layer's wait, which tests/cmd/faults.sh runs at every index).
 # Environment: SS_FAULT_SEED (default 1) seeds the sample, SS_FAULT_SAMPLE sizes it (default 3
 # per command); SS_FAULTS_FULL=1 runs every fault at every index; SS_FAULT_COMMANDS (default
-# "clone pull push rollback") picks the commands ("rollback": see rollback_cases); SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
+# "clone pull push rollback ops") picks the commands ("rollback": see rollback_cases; "ops": see
+# op_cases); SS_FAULT_VERBOSE=1 prints each case; SS_FAULT_KEEP_GOING=1
 # reports a failed case and goes on; SS_FAULT_CASES="<kind> <index>,..." runs those cases only.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
@@ -424,11 +425,56 @@ rollback_cases() {
 	rm -rf rbk
 }
 
-commands=" ${SS_FAULT_COMMANDS:-clone pull push rollback} "
+# -- ops that are not ops (kept apart from the fault cases above): the proxy hands m1's pull
+# the authority's listRepoOps pages with their first op without a "rev", with a rev that is
+# not a TID, with a cid that is not a CID. Each time the pull does not crash (nothing of the
+# page is read before the page is checked), says one line naming the authority and what is
+# wrong with the op, and takes nothing of the authority's change; the next pull, untampered,
+# converges to a twin clone that pulled without tampering.
+op_tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
+	--data-urlencode "did=${2:-}" >/dev/null || fail "tamper $1"; }
+op_cases() {
+	local kind says rc n=0 line
+	ss_fault_clear
+	"$SKILLSYNC" clone "$uri" oref "${as_m1[@]}" >/dev/null 2>"$work/err2" || fail "clone oref: $(cat "$work/err2")"
+	cp -a oref op
+	for kind in op-no-rev op-bad-rev op-bad-cid; do
+		case $kind in
+		op-no-rev) says="has no rev" ;;
+		op-bad-rev) says="has a rev that is not a TID" ;;
+		op-bad-cid) says="has a cid that is neither a CID nor null" ;;
+		esac
+		n=$((n + 1))
+		sp_put auth "$uri" auth-s2 "2026-03-01T00:00:0${n}Z" "hostile $n"
+		(cd oref && "$SKILLSYNC" pull --quiet >/dev/null) || fail "$kind: the twin's pull"
+		op_tamper "$kind" "$(did auth)"
+		rc=0
+		(cd op && "$SKILLSYNC" pull) >/dev/null 2>err || rc=$?
+		op_tamper ""
+		! grep -q -e "AddressSanitizer" -e "runtime error" err || fail "$kind: the pull crashed: $(cat err)"
+		[ "$rc" = 4 ] || [ "$rc" = 1 ] || fail "$kind: the pull exited $rc: $(cat err)"
+		[ "$(grep -c . err)" = 1 ] || fail "$kind: not one line: $(cat err)"
+		line=$(cat err)
+		[[ $line == *"'$(handle auth)'"*"com.atproto.space.listRepoOps"*"$says"* ]] ||
+			fail "$kind: the line does not name the authority and say '$says': $line"
+		echo "$kind (exit $rc): $line"
+		[ "$(sp_line op auth-s2)" != "hostile $n" ] || fail "$kind: the refused change was taken"
+		(cd op && "$SKILLSYNC" pull) >/dev/null 2>"$work/err2" ||
+			fail "$kind: the next pull failed: $(cat "$work/err2")"
+		[ ! -s "$work/err2" ] || fail "$kind: the next pull warned: $(cat "$work/err2")"
+		problem=$(same op oref) || fail "$kind: no convergence: $problem"
+		[ "$(sp_line op auth-s2)" = "hostile $n" ] || fail "$kind: the change did not arrive"
+		passed=$((passed + 1))
+	done
+	rm -rf oref op
+}
+
+commands=" ${SS_FAULT_COMMANDS:-clone pull push rollback ops} "
 [[ $commands != *" clone "* ]] || clone_cases
 [[ $commands != *" pull "* ]] || pull_cases
 [[ $commands != *" push "* ]] || push_cases
 [[ $commands != *" rollback "* ]] || rollback_cases
+[[ $commands != *" ops "* ]] || op_cases
 sp_knob spaceHostService "{\"did\":\"$(did auth)\",\"endpoint\":null}" >/dev/null
 
 for key in $(printf '%s\n' "${!done_by[@]}" "${!stopped_by[@]}" "${!xfail_by[@]}" | tr ' ' : | sort -u); do

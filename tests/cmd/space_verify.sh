@@ -153,14 +153,16 @@ is_read m1 "car True *no set hash is kept*"
 [ "$(sp_line . tool)" = fifth ] || fail "the pull after a bad set hash did not converge"
 
 # A tampered record (value changed, CID kept, in every read): the ops catch it and the whole
-# repo is read, whose block does not hash to its CID either: refused, the last good version
-# stays, and the kept set hash stays where it was (a refused fold never moves it); m1's next
-# write converges, folding the ops since that position.
+# repo is read, whose block does not hash to its CID either: refused in one line naming the
+# record, the last good version stays, and the kept set hash stays where it was (a refused
+# fold never moves it); m1's next write converges, folding the ops since that position.
 m1_edit sixth
 sp_knob tamper "{\"space\":\"$uri\",\"repo\":\"$(did m1)\",\"collection\":\"garden.engram.skill\",\"rkey\":\"tool\"}" >/dev/null
 ss_run 4 "$SKILLSYNC" pull --json
 is_read m1 "car False *'tool'*CID*"
 refused m1 "not synced"
+# the line names the record whose block it is, as the index names it, and its CID
+refused m1 "the block of the record 'tool' (garden.engram.skill) does not hash to its CID bafyrei[a-z2-7]*"
 grep -rq tampered . && fail "a tampered value reached the working tree"
 [ "$(sp_line . tool)" = fifth ] || fail "the last good version did not stay"
 m1_edit seventh

@@ -46,6 +46,10 @@ Tampering (T), on the way from the PDS:
   low-rev       getLatestCommit: the real head's CID with a low revision (a lying head)
   withhold      getRepo with `since` and getBlocks: the block of record R (the one whose name
                 is R) left out
+  op-no-rev     com.atproto.space.listRepoOps of repo D: the first op of each page without
+                its "rev"
+  op-bad-rev    the same, the first op's "rev" not a TID
+  op-bad-cid    the same, the first op's "cid" not a CID
 Faults (K):
   drop-before   the connection is closed without an answer; the PDS never sees the request
   drop-after    the request reaches the PDS (which acts on it), then the connection is closed
@@ -118,6 +122,9 @@ STATE = State()
 TAMPER_KINDS = {"value", "cid", "refuse-since", "sig", "swap", "record", "replay", "block",
                 "whole-sig", "replay-all", "low-rev", "withhold"}
 LOW_REV = "2222222222222"
+# A space writer's listRepoOps answers with an op that is not one (see tamper_ops).
+OP_TAMPER_KINDS = {"op-no-rev", "op-bad-rev", "op-bad-cid"}
+TAMPER_KINDS |= OP_TAMPER_KINDS
 
 
 def varint(b, i):
@@ -265,6 +272,20 @@ def tamper_listing(data, kind, rkey):
             rec["value"]["description"] = "Changed on the way."
         else:
             rec["cid"] = cid_str(cid_bytes(b"another record"))
+    return json.dumps(page).encode()
+
+
+def tamper_ops(data, kind):
+    """A listRepoOps page with its first op made one that is not an op (kind: op-*)."""
+    page = json.loads(data)
+    ops = page.get("ops") or []
+    if ops:
+        if kind == "op-no-rev":
+            ops[0].pop("rev", None)
+        elif kind == "op-bad-rev":
+            ops[0]["rev"] = "not-a-tid"
+        else:
+            ops[0]["cid"] = "bafy-not-a-cid"
     return json.dumps(page).encode()
 
 
@@ -480,6 +501,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if (status == 200 and about and tamper["kind"] in ("value", "cid") and
                 url.path == "/xrpc/com.atproto.repo.listRecords"):
             data = tamper_listing(data, tamper["kind"], tamper["rkey"])
+        if (status == 200 and about and tamper["kind"] in OP_TAMPER_KINDS and
+                url.path == "/xrpc/com.atproto.space.listRepoOps"):
+            data = tamper_ops(data, tamper["kind"])
         if status == 200:
             data = self.served(data)
         ctype = dict((k.lower(), v) for k, v in rh).get("content-type", "application/json")

@@ -174,6 +174,11 @@ static void test_space_proto__list_repos_both_forms(void **state)
 	ss_buf_release(&b);
 }
 
+#define CID1 "bafyreidwslb22nkaxoadyaqlhlxgntmiq4jdenhkbrxhcq6avxlt75br5u"
+#define CID2 "bafyreib7ytgp45cyodrmbwm7ohzq74dfnsg63va4yhl5hu3wwdn6nbpc6m"
+#define REV1 "3m2abcdefgh22"
+#define REV2 "3m2abcdefgh23"
+
 static void test_space_proto__ops_page(void **state)
 {
 	ss_buf b = SS_BUF_INIT;
@@ -184,21 +189,101 @@ static void test_space_proto__ops_page(void **state)
 
 	(void)state;
 	ss_buf_puts(&b,
-	            "{\"ops\":[{\"rev\":\"r1\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":"
-	            "\"bafy1\",\"prev\":null,\"value\":{\"a\":1}},{\"rev\":\"r2\",\"collection\":"
-	            "\"c\",\"rkey\":\"k\",\"cid\":null,\"prev\":\"bafy1\"}],\"commit\":{\"rev\":"
-	            "\"r2\",\"hash\":{\"$bytes\":\"qqo=\"}}}");
+	            "{\"ops\":[{\"rev\":\"" REV1 "\",\"collection\":\"c\",\"rkey\":\"k\","
+	            "\"cid\":\"" CID1 "\",\"prev\":null,\"value\":{\"a\":1}},{\"rev\":\"" REV2
+	            "\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":null,\"prev\":\"" CID1
+	            "\"},{\"rev\":\"" REV2 "\",\"collection\":\"c\",\"rkey\":\"j\",\"cid\":\"" CID2
+	            "\"}],\"commit\":{\"rev\":\"" REV2 "\",\"hash\":{\"$bytes\":\"qqo=\"}}}");
 	assert_int_equal(ss_space_proto_ops_page(&b, &ops, &n, &cursor, &rev, &hash, &err), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 3);
+	assert_string_equal(ops[0].rev, REV1);
+	assert_string_equal(ops[0].cid, CID1);
 	assert_string_equal(ops[0].value_json, "{\"a\":1}");
 	assert_null(ops[0].prev);
 	assert_null(ops[1].cid); /* a delete */
+	assert_string_equal(ops[1].prev, CID1);
 	assert_null(ops[1].value_json);
+	assert_null(ops[2].prev); /* a prev left out: null, a create */
 	assert_null(cursor);
-	assert_string_equal(rev, "r2");
+	assert_string_equal(rev, REV2);
 	assert_string_equal(hash, "qqo");
 	free(rev);
 	free(hash);
+	ss_space_ops_free(ops, n);
+	ss_buf_release(&b);
+}
+
+/* An op without a rev, or whose rev, cid or prev is of another shape, refuses the whole page
+ * in one line saying which op and what, and hands out none of it (the ops of the pages before
+ * it stay as they were). */
+static void test_space_proto__ops_page_refuses_a_malformed_op(void **state)
+{
+	static const struct {
+		const char *op, *says;
+	} cases[] = {
+	    {"{\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1 "\",\"prev\":null}",
+	     "has no rev"},
+	    {"{\"rev\":null,\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1 "\"}",
+	     "rev that is not a TID"},
+	    {"{\"rev\":12,\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1 "\"}",
+	     "rev that is not a TID"},
+	    {"{\"rev\":\"r1\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1 "\"}",
+	     "rev that is not a TID"},
+	    {"{\"rev\":\"zm2abcdefgh22\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1 "\"}",
+	     "rev that is not a TID"}, /* the top bit set */
+	    {"{\"rev\":\"3m2abcdefgh2\\u0000\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1
+	     "\"}",
+	     "rev that is not a TID"},
+	    {"{\"rev\":\"" REV1 "\",\"rkey\":\"k\",\"cid\":\"" CID1 "\"}", "names no record"},
+	    {"{\"rev\":\"" REV1 "\",\"collection\":\"c\",\"rkey\":\"\",\"cid\":\"" CID1 "\"}",
+	     "names no record"},
+	    {"{\"rev\":\"" REV1 "\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"bafy1\"}",
+	     "cid that is neither a CID nor null"},
+	    {"{\"rev\":\"" REV1 "\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":{\"$link\":\"" CID1
+	     "\"}}",
+	     "cid that is neither a CID nor null"},
+	    {"{\"rev\":\"" REV1 "\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":\"" CID1
+	     "\",\"prev\":7}",
+	     "prev that is neither a CID nor null"},
+	    {"{\"rev\":\"" REV1
+	     "\",\"collection\":\"c\",\"rkey\":\"k\",\"cid\":null,\"prev\":null}",
+	     "neither a cid nor a prev"},
+	    {"[\"" REV1 "\"]", "is not an object"},
+	};
+	ss_buf b = SS_BUF_INIT;
+	ss_space_op *ops = NULL;
+	size_t n = 0;
+	char *cursor, *rev, *hash;
+	ss_error err;
+
+	(void)state;
+	/* a first page, taken */
+	ss_buf_puts(&b, "{\"ops\":[{\"rev\":\"" REV1 "\",\"collection\":\"c\",\"rkey\":\"k\","
+	                "\"cid\":\"" CID1 "\",\"prev\":null}],\"cursor\":\"" REV1 "/0\"}");
+	assert_int_equal(ss_space_proto_ops_page(&b, &ops, &n, &cursor, &rev, &hash, &err), 0);
+	assert_int_equal(n, 1);
+	free(cursor);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ss_buf_clear(&b);
+		ss_buf_printf(&b,
+		              "{\"ops\":[{\"rev\":\"" REV2 "\",\"collection\":\"c\",\"rkey\":\"j\","
+		              "\"cid\":\"" CID2 "\",\"prev\":null},%s],\"commit\":{\"rev\":\"" REV2
+		              "\",\"hash\":{\"$bytes\":\"qqo=\"}}}",
+		              cases[i].op);
+		assert_int_equal(ss_space_proto_ops_page(&b, &ops, &n, &cursor, &rev, &hash, &err),
+		                 SS_EINVALID);
+		if (!strstr(err.message, cases[i].says))
+			fail_msg("case %zu: '%s' does not say '%s'", i, err.message, cases[i].says);
+		assert_non_null(strstr(err.message,
+		                       "com.atproto.space.listRepoOps: the server's op "
+		                       "2 (of 2 on the page)"));
+		assert_null(strchr(err.message, '\n'));
+		assert_int_equal(n, 1); /* the first page's op alone */
+		assert_null(cursor);
+		assert_null(rev);
+		assert_null(hash);
+	}
+	assert_string_equal(ops[0].rev, REV1);
 	ss_space_ops_free(ops, n);
 	ss_buf_release(&b);
 }
@@ -419,6 +504,7 @@ int test_space_proto_run(void)
 	    cmocka_unit_test(test_space_proto__signed_headers_verify),
 	    cmocka_unit_test(test_space_proto__list_repos_both_forms),
 	    cmocka_unit_test(test_space_proto__ops_page),
+	    cmocka_unit_test(test_space_proto__ops_page_refuses_a_malformed_op),
 	    cmocka_unit_test(test_space_proto__space_host_of_a_did_doc),
 	    cmocka_unit_test(test_space_proto__errors_say_what_to_do),
 	    cmocka_unit_test(test_space_proto__repo_car),
