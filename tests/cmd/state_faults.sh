@@ -127,25 +127,31 @@ wait "$holder"
 (cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the lock"
 
-# 5. a disk that refuses writes past 64 KB (SIGXFSZ ignored: the write fails with EFBIG)
+# 5. a disk that refuses writes past a limit (SIGXFSZ ignored: the write fails with EFBIG), set
+# from the state database's size, so that the state's own writes fit (a fixed 64 KB broke when
+# schema 6 made the database larger): 16 KB more, which a skill that does not compress overflows
+# while its object is written
 python3 - "$work/big" <<'PY'
-import os, sys
+import base64, os, sys
 d = os.path.join(sys.argv[1], "big")
 os.makedirs(d)
 with open(os.path.join(d, "SKILL.md"), "w") as f:
     f.write("---\nname: big\ndescription: Skill big.\n---\n")
-    f.write("".join(f"line {i} {os.urandom(24).hex()}\n" for i in range(3000)))
+    # base64 of random bytes: its object does not compress below the room left
+    f.write("".join(f"{base64.b64encode(os.urandom(45)).decode()}\n" for i in range(3000)))
 PY
 SS_FILL_TOKEN=$(ss_field m2 accessJwt) "$fill" --pds "$pds" --did "$(ss_field m2 did)" --put "$work/big/big" >/dev/null
 before=$(git -C a rev-parse HEAD refs/remotes/space/main)
-(cd a && trap '' XFSZ && ulimit -f 64 && ss_run 1 "$SKILLSYNC" pull)
+room=$(( $(stat -c %s "$db") / 1024 + 16 ))
+(cd a && trap '' XFSZ && ulimit -f "$room" && ss_run 1 "$SKILLSYNC" pull)
 [ "$(grep -c . "$work/stderr")" = 1 ] || fail "the full disk printed: $(cat "$work/stderr")"
 [ "$(git -C a rev-parse HEAD refs/remotes/space/main)" = "$before" ] || fail "a failed pull moved a ref"
 [ ! -e a/big ] || fail "a failed pull wrote the tree"
 (cd a && ss_run 0 "$SKILLSYNC" pull)
 (cd b && ss_run 0 "$SKILLSYNC" pull)
 same a b "after the full disk"
-# ... while writing the working tree: a new file that compresses well (its object is written)
+# ... while writing the working tree: 64 KB more, and a new file that compresses well (its object
+# is written, the file is not)
 mkdir -p "$work/big/flat"
 python3 - "$work/big/flat" <<'PY'
 import os, sys
@@ -154,7 +160,8 @@ with open(os.path.join(sys.argv[1], "SKILL.md"), "w") as f:
 PY
 SS_FILL_TOKEN=$(ss_field m2 accessJwt) "$fill" --pds "$pds" --did "$(ss_field m2 did)" --put "$work/big/flat" >/dev/null
 before=$(git -C a rev-parse HEAD)
-(cd a && trap '' XFSZ && ulimit -f 64 && ss_run 1 "$SKILLSYNC" pull)
+room=$(( $(stat -c %s "$db") / 1024 + 64 ))
+(cd a && trap '' XFSZ && ulimit -f "$room" && ss_run 1 "$SKILLSYNC" pull)
 [ "$(grep -c . "$work/stderr")" = 1 ] && grep -q "'.*/a/flat/SKILL.md': File too large" "$work/stderr" ||
 	fail "the full disk in the tree printed: $(cat "$work/stderr")"
 [ "$(git -C a rev-parse HEAD)" = "$before" ] && [ -z "$(git -C a status --short)" ] &&
