@@ -33,6 +33,7 @@
 #include "core/time.h"
 #include "core/value.h"
 #include "sync/http.h"
+#include "sync/settings.h"
 #include "sync/xrpc.h"
 
 #define COLLECTION "garden.engram.skill"
@@ -283,7 +284,7 @@ static int send(fill *f)
 
 	if (!token || !*token)
 		return die("set SS_FILL_TOKEN to the account's access token", NULL);
-	if (ss_http_new(&f->http, NULL, &f->err) < 0 ||
+	if (ss_setting_http_new(&f->http, NULL, &f->err) < 0 ||
 	    ss_xrpc_new(&f->x, f->http, f->pds, &f->err) < 0)
 		return die("cannot reach the PDS", &f->err);
 	ss_xrpc_set_token(f->x, token);

@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "sync/http.h"
 #include "sync/session.h"
+#include "sync/settings.h"
 
 #define MAX_PASSWORD 1024
 
@@ -131,7 +132,7 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 		ss_error_set(&ctx->err, SS_EAUTH, "the password is empty");
 		goto fail;
 	}
-	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
 		goto fail;
 	printf("signed in as ");

@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "sync/http.h"
 #include "sync/session.h"
+#include "sync/settings.h"
 
 static int cmd_logout(ss_ctx *ctx, int argc, char **argv);
 
@@ -29,7 +30,7 @@ static int cmd_logout(ss_ctx *ctx, int argc, char **argv)
 			return cli_usage_error(ctx, "too many arguments");
 		who = argv[i];
 	}
-	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_logout(http, who, &info, &ctx->err) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;

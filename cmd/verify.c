@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "core/mem.h"
 #include "sync/http.h"
+#include "sync/settings.h"
 #include "sync/verify.h"
 #include "sync/xrpc.h"
 
@@ -183,7 +184,7 @@ static int cmd_verify(ss_ctx *ctx, int argc, char **argv)
 		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_members_load(ctx, &members) < 0)
 		return cli_fail(&ctx->err);
-	if (ss_http_new(&http, NULL, &ctx->err) < 0) {
+	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}

@@ -21,6 +21,7 @@
 #include "sync/identity.h"
 #include "sync/identity_cache.h"
 #include "sync/session.h"
+#include "sync/settings.h"
 #include "sync/space.h"
 #include "sync/space_admin.h"
 #include "sync/space_proto.h"
@@ -292,7 +293,8 @@ static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const cha
 	if (o->fetch)
 		fo = *o->fetch;
 	fo.subject = "clone";
-	if ((ret = ss_http_new(&http, NULL, err)) < 0 || (ret = pick_me(o->as, &me, err)) < 0)
+	if ((ret = ss_setting_http_new(&http, NULL, err)) < 0 ||
+	    (ret = pick_me(o->as, &me, err)) < 0)
 		goto out;
 	ls.path = path;
 	ls.lock = lock;

@@ -12,7 +12,6 @@
 #include "core/secret.h"
 #include "core/time.h"
 #include "sync/http_priv.h"
-#include "sync/settings.h"
 #include "sync/url.h"
 
 #define DEFAULT_CONNECT_MS   10000L
@@ -24,13 +23,12 @@
 #define MAX_BACKOFF_MS       8000L
 #define MAX_WAIT_S           (86400L * 365) /* the longest wait a server's headers can ask */
 
-/* env_ms: the timeout setting (sync/settings.h) in milliseconds. */
-static void fill_defaults(ss_http_options *o, long env_ms)
+static void fill_defaults(ss_http_options *o)
 {
 	if (o->connect_timeout_ms <= 0)
 		o->connect_timeout_ms = DEFAULT_CONNECT_MS;
 	if (o->timeout_ms <= 0)
-		o->timeout_ms = env_ms ? env_ms : DEFAULT_TIMEOUT_MS;
+		o->timeout_ms = DEFAULT_TIMEOUT_MS;
 	if (o->connect_timeout_ms > o->timeout_ms)
 		o->connect_timeout_ms = o->timeout_ms;
 	if (o->low_speed_time_s <= 0) {
@@ -55,17 +53,13 @@ static void fill_defaults(ss_http_options *o, long env_ms)
 int ss_http_new(ss_http **out, const ss_http_options *opts, ss_error *err)
 {
 	ss_http *h;
-	long env_s = 0;
-	int rc = ss_setting_seconds(NULL, "timeout", &env_s, err);
 
-	if (rc < 0)
-		return rc;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
 	h = ss_xcalloc(1, sizeof(*h));
 	if (opts)
 		h->opts = *opts;
-	fill_defaults(&h->opts, env_s * 1000);
+	fill_defaults(&h->opts);
 	h->share = curl_share_init();
 	h->easy = curl_easy_init();
 	if (!h->share || !h->easy) {
