@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "core/mem.h"
+#include "core/syntax.h"
 #include "sync/http.h"
 #include "sync/identity.h"
 #include "sync/session.h"
@@ -130,7 +131,7 @@ static int authority_did(admin *a, ss_error *err)
 	ss_buf uri = SS_BUF_INIT;
 	int ret;
 
-	if (ss_identity_is_did(a->ref.authority))
+	if (ss_syntax_is_did(a->ref.authority))
 		return 0;
 	if ((ret = ss_identity_resolve_handle(a->http, a->ref.authority, &did, err)) < 0)
 		return ret;
@@ -192,7 +193,7 @@ static int create(ss_ctx *ctx, const space_opts *o)
 	     ss_space_admin_policy_parse(o->write_policy, &write, &ctx->err) < 0) ||
 	    ss_space_admin_check_skey(o->arg, &ctx->err) < 0)
 		goto out;
-	if (ss_http_new(&http, NULL, &ctx->err) < 0 ||
+	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_open(http, o->as, &x, &me, &ctx->err) < 0 ||
 	    ss_space_admin_create(x, o->arg, read, write, &uri, &ctx->err) < 0)
 		goto out;
@@ -295,7 +296,7 @@ static int change(ss_ctx *ctx, const space_opts *o, bool adding)
 	if (admin_open(ctx, o, &a) < 0)
 		goto out;
 	/* A DID to remove needs no resolving: its document may be gone. */
-	if (!adding && ss_identity_is_did(o->arg))
+	if (!adding && ss_syntax_is_did(o->arg))
 		id.did = ss_xstrdup(o->arg);
 	else if (ss_identity_resolve(a.http, o->arg, &id, &ctx->err) < 0)
 		goto out;

@@ -11,11 +11,11 @@
 #include "core/buf.h"
 #include "core/mem.h"
 #include "core/multikey.h"
+#include "core/syntax.h"
 #include "sync/url.h"
 #include "sync/xrpc.h"
 
 #define DEFAULT_PLC  "https://plc.directory"
-#define MAX_DID      2048
 #define MAX_DID_DOC  (256 * 1024)
 #define MAX_DID_TEXT 4096
 
@@ -31,54 +31,6 @@ void ss_identity_release(ss_identity *id)
 	free(id->pds);
 	free(id->doc);
 	memset(id, 0, sizeof(*id));
-}
-
-static bool is_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-bool ss_identity_is_handle(const char *s)
-{
-	size_t len = strlen(s), labels = 0;
-	const char *label = s, *last = s;
-
-	if (!len || len > 253)
-		return false;
-	for (;;) {
-		size_t n = strcspn(label, ".");
-
-		if (n < 1 || n > 63 || label[0] == '-' || label[n - 1] == '-')
-			return false;
-		for (size_t i = 0; i < n; i++)
-			if (!is_alnum(label[i]) && label[i] != '-')
-				return false;
-		labels++;
-		last = label;
-		if (!label[n])
-			break;
-		label += n + 1;
-	}
-	/* A top-level domain does not start with a digit. */
-	return labels >= 2 && !(last[0] >= '0' && last[0] <= '9');
-}
-
-bool ss_identity_is_did(const char *s)
-{
-	const char *p = s + 4, *id;
-	size_t len = strlen(s);
-
-	if (len > MAX_DID || strncmp(s, "did:", 4))
-		return false;
-	while (*p >= 'a' && *p <= 'z')
-		p++;
-	if (p == s + 4 || *p != ':')
-		return false;
-	id = ++p;
-	for (; *p; p++)
-		if (!is_alnum(*p) && !strchr("._:%-", *p))
-			return false;
-	return p > id && p[-1] != ':' && p[-1] != '%';
 }
 
 bool ss_identity_is_special_handle(const char *handle)
@@ -107,7 +59,7 @@ static char *did_from_txt(const unsigned char *rdata, size_t len)
 		ss_buf_put(&text, rdata + i, n);
 		i += n;
 	}
-	if (!strncmp(text.ptr, "did=", 4) && ss_identity_is_did(text.ptr + 4))
+	if (!strncmp(text.ptr, "did=", 4) && ss_syntax_is_did(text.ptr + 4))
 		did = ss_xstrdup(text.ptr + 4);
 	ss_buf_release(&text);
 	return did;
@@ -179,7 +131,7 @@ static int resolve_well_known(ss_http *http, const char *handle, char **did)
 	if (!ret) {
 		while (body.len && strchr(" \t\r\n", body.ptr[body.len - 1]))
 			ss_buf_truncate(&body, body.len - 1);
-		if (ss_identity_is_did(body.ptr))
+		if (ss_syntax_is_did(body.ptr))
 			*did = ss_xstrdup(body.ptr);
 	}
 	ss_buf_release(&url);
@@ -194,7 +146,7 @@ int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss
 	ss_xrpc *x = NULL;
 	int ret;
 
-	if (!ss_identity_is_handle(handle))
+	if (!ss_syntax_is_handle(handle))
 		return ss_error_set(err, SS_EINVALID, "'%s' is not a valid handle", handle);
 	if (!special &&
 	    (resolve_dns(handle, did) == 0 || resolve_well_known(http, handle, did) == 0))
@@ -213,7 +165,7 @@ int ss_identity_resolve_handle(ss_http *http, const char *handle, char **did, ss
 	ss_xrpc_free(x);
 	if (ret < 0)
 		return ss_error_prefix(err, "cannot resolve handle '%s'", handle);
-	if (!ss_identity_is_did(*did)) {
+	if (!ss_syntax_is_did(*did)) {
 		ss_error_set(err, SS_EINVALID, "cannot resolve handle '%s': '%s' is not a DID",
 		             handle, *did);
 		free(*did);
@@ -320,7 +272,7 @@ int ss_identity_did_doc(ss_http *http, const char *did, ss_buf *out, ss_error *e
 	ss_buf url = SS_BUF_INIT, body = SS_BUF_INIT;
 	int ret;
 
-	if (!ss_identity_is_did(did)) {
+	if (!ss_syntax_is_did(did)) {
 		ret = ss_error_set(err, SS_EINVALID, "'%s' is not a DID", did);
 		goto out;
 	}
@@ -379,7 +331,7 @@ void ss_identity_did_docs(ss_http *http, const char *const *dids, size_t n, ss_b
 		jobs[i] = (doc_job){dids[i], SS_BUF_INIT, &out[i], &rcs[i], &errs[i]};
 		ss_error_clear(&errs[i]);
 		rcs[i] = 1; /* not ended yet */
-		if (!ss_identity_is_did(dids[i]))
+		if (!ss_syntax_is_did(dids[i]))
 			rcs[i] = ss_error_set(&errs[i], SS_EINVALID, "'%s' is not a DID", dids[i]);
 		else if ((rcs[i] = doc_url(dids[i], &jobs[i].url, &errs[i])) == 0) {
 			ss_http_request req = {.method = "GET", .url = jobs[i].url.ptr};
@@ -432,7 +384,7 @@ static char *verified_handle(ss_http *http, const char *did, const ss_xrpc_did_d
 	ss_error ignored;
 	char *handle, *back = NULL;
 
-	if (!doc->handle || !ss_identity_is_handle(doc->handle))
+	if (!doc->handle || !ss_syntax_is_handle(doc->handle))
 		return NULL;
 	handle = lowercase(doc->handle);
 	if (ss_identity_resolve_handle(http, handle, &back, &ignored) < 0 || strcmp(back, did)) {
@@ -451,14 +403,14 @@ int ss_identity_resolve(ss_http *http, const char *handle_or_did, ss_identity *o
 
 	memset(out, 0, sizeof(*out));
 	if (!strncmp(handle_or_did, "did:", 4)) {
-		if (!ss_identity_is_did(handle_or_did))
+		if (!ss_syntax_is_did(handle_or_did))
 			return ss_error_set(err, SS_EINVALID, "'%s' is not a valid DID",
 			                    handle_or_did);
 		did = ss_xstrdup(handle_or_did);
 	} else {
 		if (handle_or_did[0] == '@')
 			handle_or_did++;
-		if (!ss_identity_is_handle(handle_or_did))
+		if (!ss_syntax_is_handle(handle_or_did))
 			return ss_error_set(err, SS_EINVALID, "'%s' is not a valid handle or DID",
 			                    handle_or_did);
 		handle = lowercase(handle_or_did);
@@ -515,7 +467,7 @@ int ss_identity_past_keys(ss_http *http, const char *did, char ***keys, size_t *
 
 	*keys = NULL;
 	*n = 0;
-	if (!ss_identity_is_did(did) || strncmp(did, "did:plc:", 8))
+	if (!ss_syntax_is_did(did) || strncmp(did, "did:plc:", 8))
 		return ss_error_set(err, SS_ENOTFOUND, "'%s' keeps no key history", did);
 	if ((ret = doc_url(did, &url, err)) < 0)
 		goto out;

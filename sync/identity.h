@@ -29,10 +29,6 @@ typedef struct ss_identity {
 
 void ss_identity_release(ss_identity *id);
 
-/* Syntax only (ATProto's rules): a handle is a lowercase-insensitive domain name with a TLD. */
-bool ss_identity_is_handle(const char *s);
-/* did:<method>:<id>, id of [A-Za-z0-9._:%-], not ending with ':' or '%'. */
-bool ss_identity_is_did(const char *s);
 /* True for handles under a special-use TLD (see above). */
 bool ss_identity_is_special_handle(const char *handle);
 

@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/mem.h"
 #include "core/secret.h"
+#include "core/syntax.h"
 #include "sync/identity.h"
 
 #define SESSION_SUFFIX ".session"
@@ -140,7 +141,7 @@ static int parse_stored(const char *path, char *text, stored *s, ss_error *err)
 			*field = ss_xstrdup(sp + 1);
 		}
 	}
-	if (!s->did || !ss_identity_is_did(s->did) || !s->pds || !s->access || !s->refresh) {
+	if (!s->did || !ss_syntax_is_did(s->did) || !s->pds || !s->access || !s->refresh) {
 		stored_release(s);
 		return ss_error_set(err, SS_EAUTH,
 		                    "session file '%s' is damaged: run 'skillsync login' again",

@@ -2,6 +2,7 @@
  * space_admin.c: createSpace, listMembers, putMember and removeMember for a space's authority
  * (sync/space_admin.h).
  */
+#include "core/syntax.h"
 #include "sync/space_admin.h"
 
 #include <stdlib.h>
@@ -146,7 +147,7 @@ int ss_space_admin_ref_parse(const char *s, const char *default_authority, ss_sp
 	if (!slash || strncmp(slash, "/space/", 7))
 		return bad_uri(s, "no /space/ after the authority", err);
 	a = ss_xstrndup(auth, (size_t)(slash - auth));
-	if (!ss_identity_is_did(a) && !ss_identity_is_handle(a)) {
+	if (!ss_syntax_is_did(a) && !ss_syntax_is_handle(a)) {
 		ret = bad_uri(s, "the authority is not a DID or a handle", err);
 		goto fail;
 	}
@@ -282,7 +283,7 @@ int ss_space_admin_members_page(const char *json, size_t len, ss_space_admin_mem
 	{
 		const char *did = json_string_value(json_object_get(e, "did"));
 
-		if (!did || !ss_identity_is_did(did)) {
+		if (!did || !ss_syntax_is_did(did)) {
 			ret = ss_error_set(err, SS_ERROR,
 			                   NSID_LIST ": the server listed a member without a DID");
 			goto out;

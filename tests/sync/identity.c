@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/buf.h"
+#include "core/syntax.h"
 #include "sync/http.h"
 #include "sync/identity.h"
 #include "sync/pds.h"
@@ -20,33 +21,33 @@
 
 static void test_identity__handle_syntax(void **state)
 {
-	assert_true(ss_identity_is_handle("alice.test"));
-	assert_true(ss_identity_is_handle("Alice.Example.COM"));
-	assert_true(ss_identity_is_handle("a-1.b2.io"));
-	assert_false(ss_identity_is_handle("alice"));
-	assert_false(ss_identity_is_handle("-alice.test"));
-	assert_false(ss_identity_is_handle("alice-.test"));
-	assert_false(ss_identity_is_handle("alice..test"));
-	assert_false(ss_identity_is_handle("alice.test."));
-	assert_false(ss_identity_is_handle("alice.123"));
-	assert_false(ss_identity_is_handle("al/ice.test"));
-	assert_false(ss_identity_is_handle("alice.test/../x"));
-	assert_false(ss_identity_is_handle("alice.test?x=1"));
-	assert_false(ss_identity_is_handle(""));
+	assert_true(ss_syntax_is_handle("alice.test"));
+	assert_true(ss_syntax_is_handle("Alice.Example.COM"));
+	assert_true(ss_syntax_is_handle("a-1.b2.io"));
+	assert_false(ss_syntax_is_handle("alice"));
+	assert_false(ss_syntax_is_handle("-alice.test"));
+	assert_false(ss_syntax_is_handle("alice-.test"));
+	assert_false(ss_syntax_is_handle("alice..test"));
+	assert_false(ss_syntax_is_handle("alice.test."));
+	assert_false(ss_syntax_is_handle("alice.123"));
+	assert_false(ss_syntax_is_handle("al/ice.test"));
+	assert_false(ss_syntax_is_handle("alice.test/../x"));
+	assert_false(ss_syntax_is_handle("alice.test?x=1"));
+	assert_false(ss_syntax_is_handle(""));
 }
 
 static void test_identity__did_syntax(void **state)
 {
-	assert_true(ss_identity_is_did("did:plc:ewvi7nxzyoun6zhxrhs64oiz"));
-	assert_true(ss_identity_is_did("did:web:example.com"));
-	assert_true(ss_identity_is_did("did:web:localhost%3A8080"));
-	assert_false(ss_identity_is_did("did:plc:"));
-	assert_false(ss_identity_is_did("did:PLC:abc"));
-	assert_false(ss_identity_is_did("did:plc:abc/../x"));
-	assert_false(ss_identity_is_did("did:plc:abc?x"));
-	assert_false(ss_identity_is_did("did:web:example.com:"));
-	assert_false(ss_identity_is_did("did:web:example.com%"));
-	assert_false(ss_identity_is_did("plc:abc"));
+	assert_true(ss_syntax_is_did("did:plc:ewvi7nxzyoun6zhxrhs64oiz"));
+	assert_true(ss_syntax_is_did("did:web:example.com"));
+	assert_true(ss_syntax_is_did("did:web:localhost%3A8080"));
+	assert_false(ss_syntax_is_did("did:plc:"));
+	assert_false(ss_syntax_is_did("did:PLC:abc"));
+	assert_false(ss_syntax_is_did("did:plc:abc/../x"));
+	assert_false(ss_syntax_is_did("did:plc:abc?x"));
+	assert_false(ss_syntax_is_did("did:web:example.com:"));
+	assert_false(ss_syntax_is_did("did:web:example.com%"));
+	assert_false(ss_syntax_is_did("plc:abc"));
 }
 
 static void test_identity__special_use_handles(void **state)
