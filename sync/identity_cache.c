@@ -9,7 +9,6 @@
 
 #include "core/mem.h"
 #include "sync/identity.h"
-#include "sync/space_proto.h"
 #include "sync/xrpc.h"
 
 struct ss_idcache {
@@ -114,7 +113,7 @@ static int from_doc(const char *did, const ss_buf *text, const ss_state_ident *k
 	/* A document naming no key is kept as such: a signature then fails, saying so. */
 	if (ss_pubkey_from_did_doc(&pk, root, "#atproto", &ignored) == 0)
 		key = ss_pubkey_did_key(pk);
-	if (ss_space_proto_host(text->ptr, text->len, &host, &ignored) < 0)
+	if (ss_xrpc_did_doc_space_host(text->ptr, text->len, &host, &ignored) < 0)
 		host = NULL;
 	out->did = ss_xstrdup(did);
 	/* the verified handle stays while the document still names it */

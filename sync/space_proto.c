@@ -252,41 +252,6 @@ out:
 	return ret;
 }
 
-static char *service_of(const json_t *doc, const char *fragment)
-{
-	json_t *services = json_object_get(doc, "service"), *s;
-	size_t i, flen = strlen(fragment);
-
-	json_array_foreach(services, i, s)
-	{
-		const char *id = json_string_value(json_object_get(s, "id"));
-		size_t len = id ? strlen(id) : 0;
-
-		if (len >= flen && !strcmp(id + len - flen, fragment) &&
-		    json_is_string(json_object_get(s, "serviceEndpoint")))
-			return ss_xrpc__str(s, "serviceEndpoint");
-	}
-	return NULL;
-}
-
-int ss_space_proto_host(const char *doc, size_t len, char **host, ss_error *err)
-{
-	json_t *v = json_loadb(doc, len, 0, NULL);
-
-	*host = NULL;
-	if (json_is_object(v)) {
-		*host = service_of(v, "#atproto_space_host");
-		if (!*host)
-			*host = service_of(v, "#atproto_pds");
-	}
-	json_decref(v);
-	if (!*host)
-		return ss_error_set(err, SS_EINVALID,
-		                    "the authority's DID document names no space host "
-		                    "(#atproto_space_host) and no PDS");
-	return 0;
-}
-
 void ss_space_repos_free(ss_space_repo *r, size_t n)
 {
 	for (size_t i = 0; r && i < n; i++) {

@@ -147,12 +147,6 @@ int ss_space_proto_get(ss_http *http, const char *service, const char *nsid,
                        const char *cred, const char *audience, ss_buf *body, bool *renew,
                        ss_error *err);
 
-/*
- * The space host of a DID document (JSON text): its `#atproto_space_host` service, else its
- * `#atproto_pds` (malloc'd); SS_EINVALID when it names neither.
- */
-int ss_space_proto_host(const char *doc, size_t len, char **host, ss_error *err);
-
 /* A writer as listRepos names it (both forms read: rev or repoRev). */
 typedef struct ss_space_repo {
 	char *did;

@@ -325,5 +325,10 @@ typedef struct ss_xrpc_did_doc {
 } ss_xrpc_did_doc;
 int ss_xrpc_parse_did_doc(const char *json, size_t len, ss_xrpc_did_doc *out, ss_error *err);
 void ss_xrpc_did_doc_release(ss_xrpc_did_doc *doc);
+/*
+ * The space host of a DID document (JSON text): its `#atproto_space_host` service, else its
+ * `#atproto_pds` (malloc'd); SS_EINVALID when it names neither.
+ */
+int ss_xrpc_did_doc_space_host(const char *doc, size_t len, char **host, ss_error *err);
 
 #endif

@@ -29,21 +29,46 @@ void ss_xrpc_session_release(ss_xrpc_session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The PDS endpoint of a DID document object, or NULL. */
-static char *pds_of(const json_t *doc)
+/* The endpoint of a DID document object's service whose id ends with fragment, or NULL. */
+static char *service_of(const json_t *doc, const char *fragment)
 {
 	json_t *services = json_object_get(doc, "service"), *s;
-	size_t i;
+	size_t i, flen = strlen(fragment);
 
 	json_array_foreach(services, i, s)
 	{
 		const char *id = json_string_value(json_object_get(s, "id"));
 		size_t len = id ? strlen(id) : 0;
 
-		if (len >= 12 && !strcmp(id + len - 12, "#atproto_pds"))
+		if (len >= flen && !strcmp(id + len - flen, fragment) &&
+		    json_is_string(json_object_get(s, "serviceEndpoint")))
 			return ss_xrpc__str(s, "serviceEndpoint");
 	}
 	return NULL;
+}
+
+/* The PDS endpoint of a DID document object, or NULL. */
+static char *pds_of(const json_t *doc)
+{
+	return service_of(doc, "#atproto_pds");
+}
+
+int ss_xrpc_did_doc_space_host(const char *doc, size_t len, char **host, ss_error *err)
+{
+	json_t *v = json_loadb(doc, len, 0, NULL);
+
+	*host = NULL;
+	if (json_is_object(v)) {
+		*host = service_of(v, "#atproto_space_host");
+		if (!*host)
+			*host = pds_of(v);
+	}
+	json_decref(v);
+	if (!*host)
+		return ss_error_set(err, SS_EINVALID,
+		                    "the authority's DID document names no space host "
+		                    "(#atproto_space_host) and no PDS");
+	return 0;
 }
 
 static int session_from(const char *nsid, const json_t *v, ss_xrpc_session *out, ss_error *err)

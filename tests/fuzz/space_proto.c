@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			                                car.entries[i].len))),
 			           "an index entry without its names, or a block not its CID's");
 	ss_space_repo_car_release(&car);
-	if (ss_space_proto_host((const char *)data, size, &host, &err) == 0)
+	if (ss_xrpc_did_doc_space_host((const char *)data, size, &host, &err) == 0)
 		free(host);
 	ss_space_proto_error("com.atproto.space.listRepos", 401, &body, &renew, &err);
 	fuzz_check(renew, "a 401 that does not ask for a new credential");

@@ -299,13 +299,13 @@ static void test_space_proto__space_host_of_a_did_doc(void **state)
 	ss_error err;
 
 	(void)state;
-	assert_int_equal(ss_space_proto_host(both, strlen(both), &host, &err), 0);
+	assert_int_equal(ss_xrpc_did_doc_space_host(both, strlen(both), &host, &err), 0);
 	assert_string_equal(host, "https://space.example");
 	free(host);
-	assert_int_equal(ss_space_proto_host(pds, strlen(pds), &host, &err), 0);
+	assert_int_equal(ss_xrpc_did_doc_space_host(pds, strlen(pds), &host, &err), 0);
 	assert_string_equal(host, "https://pds.example");
 	free(host);
-	assert_int_equal(ss_space_proto_host("{}", 2, &host, &err), SS_EINVALID);
+	assert_int_equal(ss_xrpc_did_doc_space_host("{}", 2, &host, &err), SS_EINVALID);
 }
 
 static void test_space_proto__errors_say_what_to_do(void **state)
