@@ -8,9 +8,9 @@
 
 #include "core/crash.h"
 #include "core/mem.h"
+#include "core/record.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_proto.h"
-#include "sync/space_public.h"
 
 static bool same(const char *a, const char *b)
 {
@@ -85,7 +85,7 @@ static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, siz
 		const ss_space_op *last = NULL;
 
 		for (size_t k = 0; k < nops; k++)
-			if (ops[k].collection && !strcmp(ops[k].collection, SS_SKILL_COLLECTION) &&
+			if (ops[k].collection && !strcmp(ops[k].collection, SS_RECORD_TYPE) &&
 			    ops[k].rkey && !strcmp(ops[k].rkey, writes[i].rkey))
 				last = &ops[k];
 		if (!last)
@@ -107,7 +107,7 @@ static int check_records(perm_space *ps, const ss_space_write *writes, size_t n,
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const char *params[] = {"space",     ps->uri,        "repo",
-		                        ps->base.me, "collection",   SS_SKILL_COLLECTION,
+		                        ps->base.me, "collection",   SS_RECORD_TYPE,
 		                        "rkey",      writes[i].rkey, NULL};
 		int rc;
 
@@ -208,7 +208,7 @@ int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
 		xw[i].op = writes[i].op == SS_PLAN_CREATE   ? SS_XRPC_CREATE
 		           : writes[i].op == SS_PLAN_UPDATE ? SS_XRPC_UPDATE
 		                                            : SS_XRPC_DELETE;
-		xw[i].collection = SS_SKILL_COLLECTION;
+		xw[i].collection = SS_RECORD_TYPE;
 		xw[i].rkey = writes[i].rkey;
 		xw[i].value_json = writes[i].value_json;
 	}

@@ -8,7 +8,6 @@
 #include "core/record.h"
 #include "sync/space_perm_priv.h"
 #include "sync/space_proto.h"
-#include "sync/space_public.h"
 
 struct walk {
 	const ss_space_listener *l;
@@ -91,7 +90,7 @@ static int list_car(perm_space *ps, perm_writer *wr, struct walk *w, ss_error *e
 	}
 	w->verified = true;
 	for (size_t i = 0; i < car.n && ret == 0; i++)
-		if (!strcmp(car.entries[i].collection, SS_SKILL_COLLECTION))
+		if (!strcmp(car.entries[i].collection, SS_RECORD_TYPE))
 			ret = emit_block(w, &car.entries[i], err);
 out:
 	ss_space_repo_car_release(&car);
@@ -120,8 +119,7 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (ops[i].collection && !strcmp(ops[i].collection, SS_SKILL_COLLECTION) &&
-		    ops[i].rkey)
+		if (ops[i].collection && !strcmp(ops[i].collection, SS_RECORD_TYPE) && ops[i].rkey)
 			idx[m++] = &ops[i];
 	qsort(idx, m, sizeof(*idx), by_key);
 	/* a later op on the same key counts */

@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/mem.h"
+#include "core/record.h"
 #include "core/state_floor.h"
 #include "sync/space_priv.h"
 #include "sync/identity_cache.h"
@@ -357,7 +358,7 @@ static bool skills_only(const pub_member *m)
 	if (!m->described || !m->info.collections)
 		return false;
 	for (size_t i = 0; m->info.collections[i]; i++)
-		if (strcmp(m->info.collections[i], SS_SKILL_COLLECTION))
+		if (strcmp(m->info.collections[i], SS_RECORD_TYPE))
 			return false;
 	return true;
 }
@@ -509,7 +510,7 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 			continue;
 		lj[k].client = job->m->client;
 		lj[k].repo = job->m->did;
-		lj[k].collection = SS_SKILL_COLLECTION;
+		lj[k].collection = SS_RECORD_TYPE;
 		lj[k].fn = on_record;
 		lj[k].payload = job;
 		of[k++] = job;
@@ -673,7 +674,7 @@ static int pub_apply(ss_space *sp, const ss_space_write *writes, size_t n, const
 		xw[i].op = writes[i].op == SS_PLAN_CREATE   ? SS_XRPC_CREATE
 		           : writes[i].op == SS_PLAN_UPDATE ? SS_XRPC_UPDATE
 		                                            : SS_XRPC_DELETE;
-		xw[i].collection = SS_SKILL_COLLECTION;
+		xw[i].collection = SS_RECORD_TYPE;
 		xw[i].rkey = writes[i].rkey;
 		xw[i].value_json = writes[i].value_json;
 	}

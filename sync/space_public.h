@@ -20,8 +20,6 @@
 #include "sync/space.h"
 #include "sync/xrpc.h"
 
-#define SS_SKILL_COLLECTION "garden.engram.skill"
-
 /* A member, already resolved (identity.h): where its repo lives. */
 typedef struct ss_space_public_member {
 	const char *did;

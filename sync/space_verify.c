@@ -9,13 +9,13 @@
 #include "core/base64.h"
 #include "core/cid.h"
 #include "core/multikey.h"
+#include "core/record.h"
 #include "core/space_commit.h"
 #include "core/state_floor.h"
 #include "core/state_space.h"
 #include "sync/identity.h"
 #include "sync/space_fold.h"
 #include "sync/space_perm_priv.h"
-#include "sync/space_public.h"
 
 typedef struct sig_check {
 	perm_space *ps;
@@ -126,7 +126,7 @@ int ss_space_verify__car(perm_space *ps, const perm_writer *wr, const ss_space_r
 
 		ss_cid_fmt(cid, &e->cid);
 		ss_lthash_add_record(&h, e->collection, e->rkey, cid);
-		if (ret == 0 && !e->data && !strcmp(e->collection, SS_SKILL_COLLECTION))
+		if (ret == 0 && !e->data && !strcmp(e->collection, SS_RECORD_TYPE))
 			ret = ss_error_set(err, SS_EINVALID, "the CAR lacks the record '%s'",
 			                   e->rkey);
 	}

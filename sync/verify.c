@@ -17,9 +17,8 @@
 #include "core/mem.h"
 #include "core/mst.h"
 #include "core/record.h"
-#include "sync/space_public.h"
 
-#define PREFIX SS_SKILL_COLLECTION "/"
+#define PREFIX SS_RECORD_TYPE "/"
 /* getBlocks: CIDs per request, and rounds before a tree is called incomplete. */
 #define BLOCKS_PER_REQUEST 100
 #define MAX_ROUNDS         (SS_MST_MAX_DEPTH + 2)
