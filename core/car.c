@@ -10,6 +10,7 @@
 #include "core/cbor.h"
 #include "core/cbor_priv.h"
 #include "core/mem.h"
+#include "core/platform.h"
 
 struct ss_car {
 	ss_cid *roots;
@@ -141,7 +142,7 @@ static void release_pages(const unsigned char **from, const unsigned char *to)
 	uintptr_t hi = (uintptr_t)to & ~(page - 1);
 
 	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		ss_platform_release_pages((void *)lo, hi - lo);
 	*from = to;
 }
 

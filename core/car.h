@@ -32,8 +32,8 @@ int ss_car_open(ss_car **out, const void *data, size_t len, ss_error *err);
  * The same for a CAR mapped read-only from a file (mmap), as a whole repo is read
  * (sync/verify.h): a block that does not hash to its CID is dropped, counted in *dropped, so
  * one bad block costs only itself; the framing must hold all the same. A file larger than
- * SS_CAR_RESIDENT_MAX has its mapped pages released (madvise) as the reader moves on, so it is
- * never all resident at once.
+ * SS_CAR_RESIDENT_MAX has its mapped pages released (core/platform.h) as the reader moves on, so it
+ * is never all resident at once.
  */
 int ss_car_open_mapped(ss_car **out, const void *map, size_t len, size_t *dropped, ss_error *err);
 /*

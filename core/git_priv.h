@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/platform.h"
 #include "core/repo.h"
 
 git_repository *ss_repo_git(ss_repo *repo);
@@ -71,10 +72,12 @@ int ss_git_error(ss_error *err, int gitcode, const char *fmt, ...) SS_PRINTF(3, 
  */
 static inline void ss_git_index_stat(git_index_entry *e, const struct stat *st)
 {
-	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-	e->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-	e->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	struct timespec ctime = ss_platform_ctime(st), mtime = ss_platform_mtime(st);
+
+	e->ctime.seconds = (int32_t)ctime.tv_sec;
+	e->ctime.nanoseconds = (uint32_t)ctime.tv_nsec;
+	e->mtime.seconds = (int32_t)mtime.tv_sec;
+	e->mtime.nanoseconds = (uint32_t)mtime.tv_nsec;
 	e->dev = (uint32_t)st->st_rdev;
 	e->ino = (uint32_t)st->st_ino;
 	e->uid = (uint32_t)st->st_uid;

@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/mem.h"
 #include "core/merge_priv.h"
+#include "core/platform.h"
 
 void ss_merge_journal_path(ss_buf *out, ss_repo *repo)
 {
@@ -131,14 +132,14 @@ static bool was_cut(ss_repo *repo, const ss_merge_move *m, const char *full, con
 	const git_index_entry *a, *o, *t;
 	git_merge_file_result res;
 	ss_buf have = SS_BUF_INIT;
+	struct timespec mtime = ss_platform_mtime(st);
 	ss_error ignored;
 	bool yes = false;
 
 	memset(&res, 0, sizeof(res));
 	if (!m->cut_rule || (b != SIDE_BLOB && b != SIDE_CONFLICT) ||
-	    st->st_mtim.tv_sec < m->cut_since.tv_sec ||
-	    (st->st_mtim.tv_sec == m->cut_since.tv_sec &&
-	     st->st_mtim.tv_nsec < m->cut_since.tv_nsec))
+	    mtime.tv_sec < m->cut_since.tv_sec ||
+	    (mtime.tv_sec == m->cut_since.tv_sec && mtime.tv_nsec < m->cut_since.tv_nsec))
 		return false;
 	if (ss_fs_read_file(&have, full, (size_t)st->st_size + 1, &ignored) < 0)
 		goto out;

@@ -12,6 +12,7 @@
 #include "core/git_priv.h"
 #include "core/mem.h"
 #include "core/merge_priv.h"
+#include "core/platform.h"
 
 /* Parses "old <hex>\n<kind> <hex>\n". */
 static int parse_journal(const char *text, ss_oid *old, char kind[16], ss_oid *target)
@@ -90,7 +91,7 @@ static int journal_move(ss_merge_move *m, ss_repo *repo, const char *journal, co
 
 	if (ret == 0 && conflicting && stat(journal, &st) == 0) {
 		m->cut_rule = true;
-		m->cut_since = st.st_mtim;
+		m->cut_since = ss_platform_mtime(&st);
 	}
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "core/buf.h"
 #include "core/mem.h"
 #include "core/pack_read.h"
+#include "core/platform.h"
 
 #define IDX_HEAD  (8 + 256 * 4) /* magic, version, fan-out */
 #define PACK_HEAD 12            /* "PACK", version, count */
@@ -258,7 +259,7 @@ static int damaged(ss_error *err, const git_oid *id, const char *why)
 static void drop_pages(const ss_packs *packs)
 {
 	for (size_t i = 0; i < packs->n; i++)
-		(void)madvise(packs->p[i].pack_map, packs->p[i].pack_len, MADV_DONTNEED);
+		ss_platform_release_pages(packs->p[i].pack_map, packs->p[i].pack_len);
 }
 
 /* The entry at off of pack m, into obj: 0, *found false for a delta, -1 when damaged. */

@@ -2,10 +2,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include "core/mem.h"
+#include "core/platform.h"
 
 extern char **environ;
 
@@ -14,7 +14,7 @@ static const char *const secret_vars[] = {SS_SECRET_ENV_PASSWORD, NULL};
 void ss_secret_wipe(void *p, size_t n)
 {
 	if (p && n)
-		explicit_bzero(p, n);
+		ss_platform_wipe(p, n);
 }
 
 void ss_secret_free(char *s)
@@ -28,7 +28,7 @@ void ss_secret_no_dumps(void)
 {
 	struct rlimit none = {0, 0};
 
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	ss_platform_no_attach();
 	setrlimit(RLIMIT_CORE, &none);
 }
 
