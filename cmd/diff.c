@@ -120,9 +120,9 @@ static void set_change(diff_run *d, group *g)
 			if (!strcmp(it->write->name, g->name))
 				g->item = it;
 		}
-		g->change = g->item ? (g->item->write->op == SS_PLAN_CREATE   ? "created"
-		                       : g->item->write->op == SS_PLAN_UPDATE ? "updated"
-		                                                              : "deleted")
+		g->change = g->item ? (g->item->write->op == SS_WRITE_CREATE   ? "created"
+		                       : g->item->write->op == SS_WRITE_UPDATE ? "updated"
+		                                                               : "deleted")
 		                    : "deleted";
 		return;
 	}

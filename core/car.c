@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "core/cbor.h"
-#include "core/cbor_priv.h"
 #include "core/mem.h"
 #include "core/platform.h"
 

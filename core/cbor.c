@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "core/base64.h"
-#include "core/cbor_priv.h"
 #include "core/utf8.h"
 
 void ss_cbor_reader_init(ss_cbor_reader *r, const void *data, size_t len)

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "core/base64.h"
-#include "core/cbor_priv.h"
 #include "core/mem.h"
 
 int ss_cbor_put_head(ss_buf *out, int major, uint64_t arg)

@@ -8,7 +8,6 @@
 
 #include "core/base64.h"
 #include "core/cbor.h"
-#include "core/cbor_priv.h"
 
 static void put_string(ss_buf *out, const unsigned char *s, size_t len)
 {

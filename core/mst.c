@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "core/cbor.h"
-#include "core/cbor_priv.h"
 #include "core/crypto.h"
 #include "core/mem.h"
 #include "core/mst_priv.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cbor_priv.h"
+#include "core/cbor.h"
 #include "core/mem.h"
 #include "core/mst_priv.h"
 

@@ -219,7 +219,7 @@ static int history_read(ss_outgoing *o, history *h, ss_error *err)
 		const ss_plan_write *w = ss_plan_get(o->plan, i);
 
 		h->index[i] = h->n;
-		if (w->op != SS_PLAN_DELETE)
+		if (w->op != SS_WRITE_DELETE)
 			h->names[h->n++] = w->name;
 	}
 	if (ss_commit_log_paths(o->repo, from, &o->head, h->names, h->n, &h->log, &h->touched,
@@ -438,7 +438,7 @@ int ss_outgoing_fill(ss_outgoing *o, unsigned flags, ss_error *err)
 		if (c && (c->in_view || w->renamed_from) &&
 		    subtree(o, old_name, true, &it->old_tree, err) < 0)
 			goto out;
-		if (w->op == SS_PLAN_DELETE)
+		if (w->op == SS_WRITE_DELETE)
 			continue;
 		if (subtree(o, w->name, false, &it->tree, err) < 0)
 			goto out;

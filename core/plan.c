@@ -17,7 +17,7 @@ static char *dup_or_null(const char *s)
 	return s ? ss_xstrdup(s) : NULL;
 }
 
-static ss_plan_write *add_write(ss_plan *plan, ss_plan_op op, const char *name)
+static ss_plan_write *add_write(ss_plan *plan, ss_write_op op, const char *name)
 {
 	ss_plan_write *w;
 
@@ -63,18 +63,18 @@ static void plan_one(ss_plan *plan, const ss_plan_change *c, const ss_plan_owner
 			add_notice(plan, SS_PLAN_NOT_MINE, c->name, o->view_from);
 			return;
 		}
-		w = add_write(plan, SS_PLAN_DELETE, c->name);
+		w = add_write(plan, SS_WRITE_DELETE, c->name);
 		w->swap_cid = ss_xstrdup(o->my_cid);
 		if (o->next_from)
 			add_notice(plan, SS_PLAN_NEXT_APPLIES, c->name, o->next_from);
 		return;
 	}
 	if (o->my_cid) {
-		w = add_write(plan, SS_PLAN_UPDATE, c->name);
+		w = add_write(plan, SS_WRITE_UPDATE, c->name);
 		w->swap_cid = ss_xstrdup(o->my_cid);
 		w->created_at = ss_xstrdup(o->my_created_at ? o->my_created_at : push_time);
 	} else {
-		w = add_write(plan, SS_PLAN_CREATE, c->name);
+		w = add_write(plan, SS_WRITE_CREATE, c->name);
 		w->created_at = ss_xstrdup(push_time);
 		if (c->in_view && o->view_from)
 			w->based_on = ss_xstrdup(o->view_from);
@@ -155,14 +155,14 @@ const ss_plan_notice *ss_plan_notice_get(const ss_plan *plan, size_t i)
 	return i < plan->nnotices ? &plan->notices[i] : NULL;
 }
 
-const char *ss_plan_op_name(ss_plan_op op)
+const char *ss_plan_op_name(ss_write_op op)
 {
 	switch (op) {
-	case SS_PLAN_CREATE:
+	case SS_WRITE_CREATE:
 		return "create";
-	case SS_PLAN_UPDATE:
+	case SS_WRITE_UPDATE:
 		return "update";
-	case SS_PLAN_DELETE:
+	case SS_WRITE_DELETE:
 		return "delete";
 	}
 	return "?";

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/write.h"
 
 /* One top-level name that differs between the tracking tree and HEAD's tree. */
 typedef struct ss_plan_change {
@@ -43,14 +44,8 @@ typedef struct ss_plan_owner {
 typedef int (*ss_plan_lookup_fn)(void *payload, const char *name, ss_plan_owner *out,
                                  ss_error *err);
 
-typedef enum ss_plan_op {
-	SS_PLAN_CREATE,
-	SS_PLAN_UPDATE,
-	SS_PLAN_DELETE,
-} ss_plan_op;
-
 typedef struct ss_plan_write {
-	ss_plan_op op;
+	ss_write_op op;
 	char *name;
 	char *swap_cid;     /* UPDATE/DELETE: my record's current CID */
 	char *created_at;   /* CREATE/UPDATE */
@@ -86,6 +81,6 @@ size_t ss_plan_notice_count(const ss_plan *plan);
 const ss_plan_notice *ss_plan_notice_get(const ss_plan *plan, size_t i);
 
 /* "create", "update", "delete". */
-const char *ss_plan_op_name(ss_plan_op op);
+const char *ss_plan_op_name(ss_write_op op);
 
 #endif

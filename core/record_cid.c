@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/cbor.h"
-#include "core/cbor_priv.h"
 #include "core/cid.h"
 #include "core/mem.h"
 #include "core/record_cid_priv.h"

@@ -20,7 +20,6 @@
 
 #include "core/buf.h"
 #include "core/cbor.h"
-#include "core/cbor_priv.h"
 #include "core/skill.h"
 #include "core/skillmd.h"
 #include "core/validate.h"

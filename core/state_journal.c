@@ -133,7 +133,7 @@ static int read_writes(ss_state *st, ss_journal *j, ss_error *err)
 		ss_xgrow((void **)&j->writes, sizeof(*j->writes), j->nwrites + 1, &alloc);
 		w = &j->writes[j->nwrites++];
 		w->batch = (size_t)sqlite3_column_int64(s, 0);
-		w->op = (ss_plan_op)sqlite3_column_int(s, 1);
+		w->op = (ss_write_op)sqlite3_column_int(s, 1);
 		w->rkey = ss_state_column_dup(s, 2);
 		w->swap_cid = ss_state_column_dup(s, 3);
 		w->created_at = ss_state_column_dup(s, 4);
@@ -248,7 +248,7 @@ int ss_state_journal_clear(ss_state *st, ss_error *err)
 
 int ss_state_journal_keep_note(ss_state *st, const ss_journal_write *w, ss_error *err)
 {
-	if (w->op == SS_PLAN_DELETE || !w->tree || !w->note)
+	if (w->op == SS_WRITE_DELETE || !w->tree || !w->note)
 		return 0;
 	return ss_state_exec(
 	    st, err, "INSERT OR REPLACE INTO push_notes (rkey, tree, note) VALUES (?1, ?2, ?3)", 3,

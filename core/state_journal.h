@@ -25,11 +25,11 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "core/plan.h"
+#include "core/write.h"
 #include "core/state.h"
 
 typedef struct ss_journal_write {
-	ss_plan_op op;
+	ss_write_op op;
 	const char *rkey;
 	const char *swap_cid;   /* UPDATE/DELETE: the CID it replaces */
 	const char *created_at; /* CREATE/UPDATE */

@@ -207,7 +207,7 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		jw[i].swap_cid = it->write->swap_cid;
 		jw[i].created_at = it->write->created_at;
 		jw[i].note = it->note;
-		if (it->write->op != SS_PLAN_DELETE) {
+		if (it->write->op != SS_WRITE_DELETE) {
 			ss_oid_fmt(tree_hex, &it->tree);
 			jw[i].tree = ss_xstrdup(tree_hex);
 		}

@@ -149,7 +149,7 @@ int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_la
 		ss_buf_printf(&msg, "\n%s %s", ss_plan_op_name(w->op), w->rkey);
 		if (ss_state_journal_drop_note(st, w->rkey, err) < 0)
 			goto out;
-		if (w->op == SS_PLAN_DELETE
+		if (w->op == SS_WRITE_DELETE
 		        ? apply_delete(st, me, w->rkey, top, err) < 0
 		        : apply_put(st, me, w, l->push_time, top, &msg, err) < 0)
 			goto out;

@@ -164,7 +164,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	is_landed = ss_xcalloc(j.nwrites + 1, sizeof(*is_landed));
 	for (size_t i = 0; i < j.nwrites; i++) {
 		ss_journal_write *w = &j.writes[i];
-		bool put = w->op != SS_PLAN_DELETE;
+		bool put = w->op != SS_WRITE_DELETE;
 
 		if (put ? !(p.present[i] && p.updated[i] && !strcmp(p.updated[i], j.push_time))
 		        : p.present[i])

@@ -1,5 +1,5 @@
 /* space.c: dispatch of the transport interface to its implementation. */
-#include "sync/space_priv.h"
+#include "sync/space_impl.h"
 
 #include <stdlib.h>
 

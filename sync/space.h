@@ -26,8 +26,8 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "core/plan.h"
 #include "core/state.h"
+#include "core/write.h"
 
 typedef struct ss_space ss_space;
 typedef struct ss_http ss_http; /* sync/http.h */
@@ -111,9 +111,9 @@ typedef struct ss_space_listener {
 	int (*incomplete)(void *payload, const char *did, ss_error *err);
 } ss_space_listener;
 
-/* A write to my repo (the plan's op; each transport translates it once). */
+/* A write to my repo (a plan's write, core/plan.h; each transport translates it once). */
 typedef struct ss_space_write {
-	ss_plan_op op;
+	ss_write_op op;
 	const char *rkey;
 	const char *value_json; /* create/update: the record, JSON text */
 	const char *swap_cid;   /* update/delete: the CID my record must still have */

@@ -11,7 +11,7 @@
 #include "core/mem.h"
 #include "sync/identity.h"
 #include "sync/space_proto.h"
-#include "sync/xrpc_priv.h"
+#include "sync/xrpc_call.h"
 
 #define NSID_CREATE "com.atproto.simplespace.createSpace"
 #define NSID_LIST   "com.atproto.simplespace.listMembers"
@@ -184,7 +184,7 @@ void ss_space_admin_create_body(ss_buf *out, const char *skey, ss_space_admin_po
 
 	if (!v) /* only when out of memory, or skey is not UTF-8 (ss_space_admin_check_skey) */
 		abort();
-	s = ss_xrpc__dump(v, &len);
+	s = ss_xrpc_call_dump(v, &len);
 	ss_buf_clear(out);
 	ss_buf_put(out, s, len);
 	free(s);
@@ -235,11 +235,11 @@ int ss_space_admin_create(ss_xrpc *x, const char *skey, ss_space_admin_policy re
 	ss_space_admin_create_body(&body, skey, read, write);
 	call.body = body.ptr;
 	call.body_len = body.len;
-	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0) {
+	if ((ret = ss_xrpc_call_send(x, &call, &v, err)) < 0) {
 		explain(err, NSID_CREATE, skey);
 		goto out;
 	}
-	u = ss_xrpc__str(v, "uri");
+	u = ss_xrpc_call_str(v, "uri");
 	if (!u || strncmp(u, "at://", 5)) {
 		free(u);
 		ret = ss_error_set(err, SS_ERROR, NSID_CREATE ": the server's answer has no uri");
@@ -294,7 +294,7 @@ int ss_space_admin_members_page(const char *json, size_t len, ss_space_admin_mem
 		(*list)[*n].write = flag(e, "write");
 		(*n)++;
 	}
-	*cursor = ss_xrpc__str(v, "cursor");
+	*cursor = ss_xrpc_call_str(v, "cursor");
 	if (*cursor && !**cursor) {
 		free(*cursor);
 		*cursor = NULL;
@@ -361,7 +361,7 @@ static int post(ss_xrpc *x, const char *nsid, json_t *v, const char *space, ss_e
 
 	if (!v) /* a string that is not UTF-8 */
 		return ss_error_set(err, SS_EINVALID, "%s: '%s' is not UTF-8 text", nsid, space);
-	body = ss_xrpc__dump(v, &len);
+	body = ss_xrpc_call_dump(v, &len);
 	json_decref(v);
 	if ((ret = ss_xrpc_procedure(x, nsid, body, len, NULL, err)) < 0)
 		explain(err, nsid, space);

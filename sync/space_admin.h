@@ -7,8 +7,8 @@
  * Shapes sent: the October 2026 alpha's (createSpace `spaceType` + `readPolicy` +
  * `writePolicy`, each policy an object with its `$type`; putMember `{space, did, read,
  * write}`); listMembers entries are read as `{did, read?, write?}` (a missing flag reads as
- * true: the August form had none). The JSON stays in the XRPC module's family: this file is
- * the one outside sync/xrpc*.c that includes sync/xrpc_priv.h.
+ * true: the August form had none). The JSON stays in the XRPC module's family: this file and
+ * sync/space_proto.c speak through sync/xrpc_call.h.
  *
  * Errors: the server's SpaceAlreadyExists is SS_EEXISTS, SpaceNotFound SS_ENOTFOUND,
  * NotSpaceOwner SS_EAUTH, each one line saying what to do; the rest as sync/xrpc.h says.

@@ -90,8 +90,8 @@ static int check_ops(perm_space *ps, const ss_space_write *writes, size_t n, siz
 				last = &ops[k];
 		if (!last)
 			continue; /* untouched since my last revision: as the state says */
-		if (writes[i].op == SS_PLAN_CREATE ? last->cid != NULL
-		                                   : !same(last->cid, writes[i].swap_cid))
+		if (writes[i].op == SS_WRITE_CREATE ? last->cid != NULL
+		                                    : !same(last->cid, writes[i].swap_cid))
 			ret = pull_first(err, writes[i].rkey);
 	}
 	ss_space_ops_free(ops, nops);
@@ -111,7 +111,7 @@ static int check_records(perm_space *ps, const ss_space_write *writes, size_t n,
 		                        "rkey",      writes[i].rkey, NULL};
 		int rc;
 
-		if (writes[i].op == SS_PLAN_CREATE)
+		if (writes[i].op == SS_WRITE_CREATE)
 			continue; /* #create fails on an existing key */
 		ss_buf_clear(&body);
 		(*requests)++;
@@ -205,9 +205,9 @@ int ss_space_perm__apply(ss_space *sp, const ss_space_write *writes, size_t n,
 		return ret;
 	xw = ss_xcalloc(n ? n : 1, sizeof(*xw));
 	for (size_t i = 0; i < n; i++) {
-		xw[i].op = writes[i].op == SS_PLAN_CREATE   ? SS_XRPC_CREATE
-		           : writes[i].op == SS_PLAN_UPDATE ? SS_XRPC_UPDATE
-		                                            : SS_XRPC_DELETE;
+		xw[i].op = writes[i].op == SS_WRITE_CREATE   ? SS_XRPC_CREATE
+		           : writes[i].op == SS_WRITE_UPDATE ? SS_XRPC_UPDATE
+		                                             : SS_XRPC_DELETE;
 		xw[i].collection = SS_RECORD_TYPE;
 		xw[i].rkey = writes[i].rkey;
 		xw[i].value_json = writes[i].value_json;

@@ -10,7 +10,7 @@
 #include "sync/space_cred.h"
 #include "sync/space_proto.h"
 #include "sync/space_perm.h"
-#include "sync/space_priv.h"
+#include "sync/space_impl.h"
 
 typedef struct perm_writer {
 	char *did;

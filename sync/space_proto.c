@@ -8,7 +8,7 @@
 #include "core/base64.h"
 #include "core/mem.h"
 #include "core/secret.h"
-#include "sync/xrpc_priv.h"
+#include "sync/xrpc_call.h"
 
 #define URI_SCHEME   "at://"
 #define URI_SPACE    "/space/"
@@ -97,7 +97,7 @@ out:
 
 static int parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err)
 {
-	return ss_xrpc__parse(nsid, body, out, err);
+	return ss_xrpc_call_parse(nsid, body, out, err);
 }
 
 /* v[key], a secret string: copied out, and jansson's copy wiped. */
@@ -152,7 +152,7 @@ int ss_space_proto_delegation(ss_xrpc *mine, const char *space, char **token, ss
 	ss_xrpc_call call = {
 	    .nsid = SS_SPACE_NSID_DELEGATION, .params = params, .auth = true, .secret = true};
 	json_t *v = NULL;
-	int ret = ss_xrpc__call(mine, &call, &v, err);
+	int ret = ss_xrpc_call_send(mine, &call, &v, err);
 
 	if (ret < 0) {
 		/* the PDS's access check refuses an app password with 400 InvalidToken */
@@ -178,7 +178,7 @@ int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *
 	ss_buf url = SS_BUF_INIT;
 	ss_http_response resp;
 	json_t *in = json_pack("{s:s}", "space", space), *v = NULL;
-	char *body = in ? ss_xrpc__dump(in, NULL) : NULL;
+	char *body = in ? ss_xrpc_call_dump(in, NULL) : NULL;
 	char **lines = NULL;
 	bool renew;
 	int ret;
@@ -186,7 +186,7 @@ int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *
 	*again = false;
 	ss_http_response_init(&resp);
 	ss_buf_secret(&resp.body);
-	ss_xrpc__url(&url, host, SS_SPACE_NSID_CREDENTIAL, NULL);
+	ss_xrpc_call_url(&url, host, SS_SPACE_NSID_CREDENTIAL, NULL);
 	if (!body) {
 		ret = ss_error_set(err, SS_EINVALID, "the space URI is not valid UTF-8");
 		goto out;
@@ -206,7 +206,7 @@ int ss_space_proto_exchange(ss_http *http, const char *host, const ss_p256_key *
 		         (resp.status == 401 && named(&resp.body, "JwtReplayed"));
 		goto out;
 	}
-	if ((ret = ss_xrpc__parse(SS_SPACE_NSID_CREDENTIAL, &resp.body, &v, err)) < 0)
+	if ((ret = ss_xrpc_call_parse(SS_SPACE_NSID_CREDENTIAL, &resp.body, &v, err)) < 0)
 		goto out;
 	ret = secret_field(SS_SPACE_NSID_CREDENTIAL, v, "credential", cred, err);
 out:
@@ -234,7 +234,7 @@ int ss_space_proto_get(ss_http *http, const char *service, const char *nsid,
 
 	*renew = false;
 	ss_http_response_init(&resp);
-	ss_xrpc__url(&url, service, nsid, params);
+	ss_xrpc_call_url(&url, service, nsid, params);
 	if ((ret = ss_space_proto_sign(key, keyid, cred, audience, &lines, err)) < 0 ||
 	    (ret = send(http, "GET", url.ptr, (const char *const *)lines, NULL, &resp, err)) < 0)
 		goto out;
@@ -284,7 +284,7 @@ static int take_cursor(const json_t *v, char **cursor)
 {
 	json_t *c = json_object_get(v, "cursor");
 
-	*cursor = json_is_string(c) && json_string_length(c) ? ss_xrpc__str(v, "cursor") : NULL;
+	*cursor = json_is_string(c) && json_string_length(c) ? ss_xrpc_call_str(v, "cursor") : NULL;
 	return 0;
 }
 
@@ -307,12 +307,12 @@ int ss_space_proto_repos_page(const ss_buf *body, ss_space_repo **repos, size_t 
 	json_array_foreach(list, i, e)
 	{
 		/* August: {did, rev, hash}; October: {did, repoRev, hash, spaceRev} */
-		char *did = ss_xrpc__str(e, "did");
-		char *rev = ss_xrpc__str(e, "repoRev");
+		char *did = ss_xrpc_call_str(e, "did");
+		char *rev = ss_xrpc_call_str(e, "repoRev");
 		ss_space_repo *r;
 
 		if (!rev)
-			rev = ss_xrpc__str(e, "rev");
+			rev = ss_xrpc_call_str(e, "rev");
 		if (!did || !rev) {
 			free(did);
 			free(rev);
@@ -402,13 +402,13 @@ static const char *read_op(const json_t *e, ss_space_op *op)
 		return "has a prev that is neither a CID nor null";
 	if (no_cid && no_prev)
 		return "has neither a cid nor a prev";
-	op->rev = ss_xrpc__str(e, "rev");
-	op->collection = ss_xrpc__str(e, "collection");
-	op->rkey = ss_xrpc__str(e, "rkey");
-	op->cid = ss_xrpc__str(e, "cid");
-	op->prev = ss_xrpc__str(e, "prev");
+	op->rev = ss_xrpc_call_str(e, "rev");
+	op->collection = ss_xrpc_call_str(e, "collection");
+	op->rkey = ss_xrpc_call_str(e, "rkey");
+	op->cid = ss_xrpc_call_str(e, "cid");
+	op->prev = ss_xrpc_call_str(e, "prev");
 	if (json_is_object(value))
-		op->value_json = ss_xrpc__dump(value, &op->value_len);
+		op->value_json = ss_xrpc_call_dump(value, &op->value_len);
 	return NULL;
 }
 
@@ -451,7 +451,7 @@ int ss_space_proto_ops_page(const ss_buf *body, ss_space_op **ops, size_t *n, ch
 	take_cursor(v, cursor);
 	commit = json_object_get(v, "commit");
 	if (json_is_object(commit)) {
-		*commit_rev = ss_xrpc__str(commit, "rev");
+		*commit_rev = ss_xrpc_call_str(commit, "rev");
 		*commit_hash = bytes_of(json_object_get(commit, "hash"));
 	}
 	json_decref(v);
@@ -465,7 +465,7 @@ int ss_space_proto_record_cid(const ss_buf *body, char **cid, ss_error *err)
 
 	if ((ret = parse(SS_SPACE_NSID_GET_RECORD, body, &v, err)) < 0)
 		return ret;
-	*cid = ss_xrpc__str(v, "cid");
+	*cid = ss_xrpc_call_str(v, "cid");
 	json_decref(v);
 	if (!*cid)
 		return ss_error_set(err, SS_ERROR,
@@ -486,7 +486,7 @@ int ss_space_proto_error(const char *nsid, long status, const ss_buf *body, bool
 	json_t *v = json_loadb(body->ptr, body->len, 0, NULL);
 	const char *name = json_string_value(json_object_get(v, "error"));
 	const char *msg = json_string_value(json_object_get(v, "message"));
-	int code = ss_xrpc__error(nsid, status, body, 0, err);
+	int code = ss_xrpc_call_error(nsid, status, body, 0, err);
 
 	/* Whatever 401 the host gives (JwtExpired, BadJwt*, CredentialRevoked,
 	 * BadSpaceSignature), a new credential is the cure, tried once. */

@@ -87,7 +87,7 @@ char *ss_space_proto_alpha_of(const ss_buf *body)
 	char *alpha = NULL;
 
 	if (json_is_object(v))
-		alpha = ss_xrpc__str(v, "spacesAlpha");
+		alpha = ss_xrpc_call_str(v, "spacesAlpha");
 	json_decref(v);
 	return alpha;
 }
@@ -102,7 +102,7 @@ static char *ask_alpha(ss_http *http, const char *host)
 	char *alpha = NULL;
 
 	ss_http_response_init(&resp);
-	ss_xrpc__url(&url, host, DESCRIBE, NULL);
+	ss_xrpc_call_url(&url, host, DESCRIBE, NULL);
 	req.url = url.ptr;
 	req.max_response = 64 * 1024;
 	if (ss_http_perform(http, &req, &resp, &ignored) == 0 && resp.status >= 200 &&

@@ -10,7 +10,7 @@
 #include "core/mem.h"
 #include "core/record.h"
 #include "core/state_floor.h"
-#include "sync/space_priv.h"
+#include "sync/space_impl.h"
 #include "sync/identity_cache.h"
 #include "sync/verify.h"
 
@@ -671,9 +671,9 @@ static int pub_apply(ss_space *sp, const ss_space_write *writes, size_t n, const
 	memset(&res, 0, sizeof(res));
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
-		xw[i].op = writes[i].op == SS_PLAN_CREATE   ? SS_XRPC_CREATE
-		           : writes[i].op == SS_PLAN_UPDATE ? SS_XRPC_UPDATE
-		                                            : SS_XRPC_DELETE;
+		xw[i].op = writes[i].op == SS_WRITE_CREATE   ? SS_XRPC_CREATE
+		           : writes[i].op == SS_WRITE_UPDATE ? SS_XRPC_UPDATE
+		                                             : SS_XRPC_DELETE;
 		xw[i].collection = SS_RECORD_TYPE;
 		xw[i].rkey = writes[i].rkey;
 		xw[i].value_json = writes[i].value_json;

@@ -100,7 +100,7 @@ static void put_escaped(ss_buf *b, const char *s)
 	}
 }
 
-void ss_xrpc__url(ss_buf *url, const char *service, const char *nsid, const char *const *params)
+void ss_xrpc_call_url(ss_buf *url, const char *service, const char *nsid, const char *const *params)
 {
 	char sep = '?';
 
@@ -116,14 +116,14 @@ void ss_xrpc__url(ss_buf *url, const char *service, const char *nsid, const char
 	}
 }
 
-char *ss_xrpc__str(const json_t *obj, const char *key)
+char *ss_xrpc_call_str(const json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	return json_is_string(v) ? ss_xmemdup(json_string_value(v), json_string_length(v)) : NULL;
 }
 
-char *ss_xrpc__dump(const json_t *v, size_t *len)
+char *ss_xrpc_call_dump(const json_t *v, size_t *len)
 {
 	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 
@@ -149,7 +149,7 @@ int ss_xrpc__load_object(const char *what, const char *json, json_t **out, ss_er
 	return 0;
 }
 
-int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err)
+int ss_xrpc_call_parse(const char *nsid, const ss_buf *body, json_t **out, ss_error *err)
 {
 	json_error_t je;
 	json_t *v = json_loadb(body->ptr, body->len, JSON_ALLOW_NUL, &je);
@@ -163,8 +163,8 @@ int ss_xrpc__parse(const char *nsid, const ss_buf *body, json_t **out, ss_error 
 	return 0;
 }
 
-int ss_xrpc__error(const char *nsid, long status, const ss_buf *body, size_t request_len,
-                   ss_error *err)
+int ss_xrpc_call_error(const char *nsid, long status, const ss_buf *body, size_t request_len,
+                       ss_error *err)
 {
 	ss_buf name = SS_BUF_INIT, message = SS_BUF_INIT;
 	json_t *v = json_loadb(body->ptr, body->len, JSON_ALLOW_NUL, NULL);
@@ -229,7 +229,7 @@ static bool token_refused(const ss_buf *body)
 	return refused;
 }
 
-int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *err)
+int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *err)
 {
 	ss_http_response resp;
 	ss_buf url = SS_BUF_INIT;
@@ -239,7 +239,7 @@ int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *
 	ss_http_response_init(&resp);
 	if (call->secret)
 		ss_buf_secret(&resp.body);
-	ss_xrpc__url(&url, x->service, call->nsid, call->params);
+	ss_xrpc_call_url(&url, x->service, call->nsid, call->params);
 	if (hook && x->token && expiring(x->token) &&
 	    (ret = x->refresh(x, x->refresh_payload, err)) < 0)
 		goto out;
@@ -266,12 +266,12 @@ int ss_xrpc__call(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *
 				goto out;
 			continue;
 		}
-		ret = ss_xrpc__error(call->nsid, resp.status, &resp.body, call->body_len, err);
+		ret = ss_xrpc_call_error(call->nsid, resp.status, &resp.body, call->body_len, err);
 		goto out;
 	}
 	ret = 0;
 	if (out)
-		ret = ss_xrpc__parse(call->nsid, &resp.body, out, err);
+		ret = ss_xrpc_call_parse(call->nsid, &resp.body, out, err);
 out:
 	ss_http_response_release(&resp);
 	ss_buf_release(&url);
@@ -282,11 +282,11 @@ out:
 static int call_to_buf(ss_xrpc *x, const ss_xrpc_call *call, ss_buf *out, ss_error *err)
 {
 	json_t *v = NULL;
-	int ret = ss_xrpc__call(x, call, out ? &v : NULL, err);
+	int ret = ss_xrpc_call_send(x, call, out ? &v : NULL, err);
 
 	if (!ret && out) {
 		size_t len;
-		char *s = ss_xrpc__dump(v, &len);
+		char *s = ss_xrpc_call_dump(v, &len);
 
 		ret = ss_buf_put(out, s, len);
 		free(s);

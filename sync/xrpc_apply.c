@@ -56,7 +56,7 @@ static int write_text(const char *nsid, const ss_xrpc_write *w, size_t i, char *
 		}
 		json_object_set_new(o, "value", value);
 	}
-	*out = ss_xrpc__dump(o, len);
+	*out = ss_xrpc_call_dump(o, len);
 	json_decref(o);
 	return 0;
 }
@@ -83,13 +83,13 @@ static int take_results(const json_t *v, const ss_xrpc_write *writes, size_t n,
 
 		memset(rec, 0, sizeof(*rec));
 		rec->rkey = ss_xstrdup(writes[i].rkey);
-		rec->uri = ss_xrpc__str(r, "uri");
-		rec->cid = ss_xrpc__str(r, "cid");
+		rec->uri = ss_xrpc_call_str(r, "uri");
+		rec->cid = ss_xrpc_call_str(r, "cid");
 	}
 	if (json_is_object(commit)) {
 		ss_xrpc_commit_release(&out->commit);
-		out->commit.cid = ss_xrpc__str(commit, "cid");
-		out->commit.rev = ss_xrpc__str(commit, "rev");
+		out->commit.cid = ss_xrpc_call_str(commit, "cid");
+		out->commit.rev = ss_xrpc_call_str(commit, "rev");
 	}
 	return 0;
 }
@@ -104,7 +104,7 @@ static int apply(ss_xrpc *x, const char *nsid, const char *space, const char *re
 	size_t *sizes = ss_xcalloc(n ? n : 1, sizeof(size_t)); /* with the comma */
 	ss_buf body = SS_BUF_INIT;
 	json_t *jrepo = json_string(repo), *jspace = space ? json_string(space) : NULL;
-	char *space_text = jspace ? ss_xrpc__dump(jspace, NULL) : NULL, *repo_text = NULL,
+	char *space_text = jspace ? ss_xrpc_call_dump(jspace, NULL) : NULL, *repo_text = NULL,
 	     *swap = swap_commit ? ss_xstrdup(swap_commit) : NULL;
 	size_t alloc = 0, start = 0, repo_len;
 	int ret = 0;
@@ -114,7 +114,7 @@ static int apply(ss_xrpc *x, const char *nsid, const char *space, const char *re
 		ret = ss_error_set(err, SS_EINVALID, "repo '%s' is not valid UTF-8", repo);
 		goto out;
 	}
-	repo_text = ss_xrpc__dump(jrepo, &repo_len);
+	repo_text = ss_xrpc_call_dump(jrepo, &repo_len);
 	for (size_t i = 0; i < n; i++) {
 		if ((ret = write_text(nsid, &writes[i], i, &texts[i], &lens[i], err)) < 0)
 			goto out;
@@ -144,7 +144,7 @@ static int apply(ss_xrpc *x, const char *nsid, const char *space, const char *re
 		ss_buf_printf(&body, "\"repo\":%s,", repo_text);
 		if (swap) {
 			json_t *js = json_string(swap);
-			char *t = js ? ss_xrpc__dump(js, NULL) : ss_xstrdup("null");
+			char *t = js ? ss_xrpc_call_dump(js, NULL) : ss_xstrdup("null");
 
 			ss_buf_printf(&body, "\"swapCommit\":%s,", t);
 			free(t);
@@ -160,7 +160,7 @@ static int apply(ss_xrpc *x, const char *nsid, const char *space, const char *re
 		call.body = body.ptr;
 		call.body_len = body.len;
 		out->nrequests++;
-		if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+		if ((ret = ss_xrpc_call_send(x, &call, &v, err)) < 0)
 			goto out;
 		ret = take_results(v, writes + start, end - start, out, &alloc, err);
 		json_decref(v);

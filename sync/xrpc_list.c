@@ -56,7 +56,7 @@ static int queue_page(ss_http_batch *b, job_state *st, ss_error *err)
 	int ret;
 
 	snprintf(limit, sizeof(limit), "%d", st->limit);
-	ss_xrpc__url(&url, ss_xrpc_service(job->client), NSID_LIST, params);
+	ss_xrpc_call_url(&url, ss_xrpc_service(job->client), NSID_LIST, params);
 	req.url = url.ptr;
 	ret = ss_http_batch_add(b, &req, on_page, st, err);
 	ss_buf_release(&url);
@@ -123,7 +123,7 @@ static int on_page(ss_http_batch *b, void *payload, int rc, const ss_error *req_
 		return 0;
 	}
 	if (resp->status < 200 || resp->status >= 300) {
-		job->rc = ss_xrpc__error(NSID_LIST, resp->status, &resp->body, 0, &job->err);
+		job->rc = ss_xrpc_call_error(NSID_LIST, resp->status, &resp->body, 0, &job->err);
 		return 0;
 	}
 	job->pages++;

@@ -40,8 +40,8 @@ static int on_answer(ss_http_batch *b, void *payload, int rc, const ss_error *re
 		*q->err = *req_err;
 		*q->rc = rc;
 	} else if (resp->status < 200 || resp->status >= 300) {
-		*q->rc = ss_xrpc__error(q->nsid, resp->status, &resp->body, 0, q->err);
-	} else if ((*q->rc = ss_xrpc__parse(q->nsid, &resp->body, &v, q->err)) == 0) {
+		*q->rc = ss_xrpc_call_error(q->nsid, resp->status, &resp->body, 0, q->err);
+	} else if ((*q->rc = ss_xrpc_call_parse(q->nsid, &resp->body, &v, q->err)) == 0) {
 		*q->rc = q->read(q->out, v, q->err);
 	}
 	json_decref(v);
@@ -71,7 +71,7 @@ static int run_queries(query *qs, size_t n, int max_parallel, ss_error *err)
 		ss_buf url = SS_BUF_INIT;
 		ss_http_request req = {.method = "GET"};
 
-		ss_xrpc__url(&url, ss_xrpc_service(qs[i].client), qs[i].nsid, params);
+		ss_xrpc_call_url(&url, ss_xrpc_service(qs[i].client), qs[i].nsid, params);
 		req.url = url.ptr;
 		ret = ss_http_batch_add(b, &req, on_answer, &qs[i], &batch_err);
 		ss_buf_release(&url);
@@ -100,8 +100,8 @@ static int read_head(void *out, const json_t *v, ss_error *err)
 {
 	ss_xrpc_commit *c = out;
 
-	c->cid = ss_xrpc__str(v, "cid");
-	c->rev = ss_xrpc__str(v, "rev");
+	c->cid = ss_xrpc_call_str(v, "cid");
+	c->rev = ss_xrpc_call_str(v, "rev");
 	if (!c->cid || !c->rev) {
 		ss_xrpc_commit_release(c);
 		return ss_error_set(err, SS_ERROR, "%s: the server's answer has no cid or rev",

@@ -48,15 +48,15 @@ static int record_from(const char *nsid, const json_t *obj, ss_xrpc_record *rec,
 	json_t *value = json_object_get(obj, "value");
 
 	memset(rec, 0, sizeof(*rec));
-	rec->uri = ss_xrpc__str(obj, "uri");
-	rec->cid = ss_xrpc__str(obj, "cid");
+	rec->uri = ss_xrpc_call_str(obj, "uri");
+	rec->cid = ss_xrpc_call_str(obj, "cid");
 	if (!rec->uri || !rec->cid || !json_is_object(value)) {
 		ss_xrpc_record_release(rec);
 		return ss_error_set(err, SS_ERROR, "%s: the server sent a record without %s", nsid,
 		                    !json_is_object(value) ? "a value" : "a uri or cid");
 	}
 	rec->rkey = rkey_of(rec->uri);
-	rec->value_json = ss_xrpc__dump(value, &rec->value_len);
+	rec->value_json = ss_xrpc_call_dump(value, &rec->value_len);
 	return 0;
 }
 
@@ -64,8 +64,8 @@ static void commit_from(const json_t *obj, ss_xrpc_commit *c)
 {
 	if (!c)
 		return;
-	c->cid = ss_xrpc__str(obj, "cid");
-	c->rev = ss_xrpc__str(obj, "rev");
+	c->cid = ss_xrpc_call_str(obj, "cid");
+	c->rev = ss_xrpc_call_str(obj, "rev");
 }
 
 int ss_xrpc_get_record(ss_xrpc *x, const char *repo, const char *collection, const char *rkey,
@@ -76,7 +76,7 @@ int ss_xrpc_get_record(ss_xrpc *x, const char *repo, const char *collection, con
 	json_t *v = NULL;
 	int ret;
 
-	if ((ret = ss_xrpc__call(x, &call, &v, err)) == 0)
+	if ((ret = ss_xrpc_call_send(x, &call, &v, err)) == 0)
 		ret = record_from(NSID_GET, v, out, err);
 	json_decref(v);
 	return ret;
@@ -86,10 +86,10 @@ int ss_xrpc_get_record(ss_xrpc *x, const char *repo, const char *collection, con
 static int post(ss_xrpc *x, const char *nsid, json_t *body, json_t **answer, ss_error *err)
 {
 	size_t len;
-	char *text = ss_xrpc__dump(body, &len);
+	char *text = ss_xrpc_call_dump(body, &len);
 	ss_xrpc_call call = {
 	    .nsid = nsid, .post = true, .body = text, .body_len = len, .auth = true};
-	int ret = ss_xrpc__call(x, &call, answer, err);
+	int ret = ss_xrpc_call_send(x, &call, answer, err);
 
 	free(text);
 	json_decref(body);
@@ -116,8 +116,8 @@ int ss_xrpc_put_record(ss_xrpc *x, const ss_xrpc_put *put, ss_xrpc_record *out,
 		goto out;
 	if (out) {
 		memset(out, 0, sizeof(*out));
-		out->uri = ss_xrpc__str(v, "uri");
-		out->cid = ss_xrpc__str(v, "cid");
+		out->uri = ss_xrpc_call_str(v, "uri");
+		out->cid = ss_xrpc_call_str(v, "cid");
 		out->rkey = rkey_of(out->uri);
 	}
 	if (commit)
@@ -148,8 +148,8 @@ void ss_xrpc__repo_info_from(const json_t *v, ss_xrpc_repo_info *out)
 	size_t i, n = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->did = ss_xrpc__str(v, "did");
-	out->handle = ss_xrpc__str(v, "handle");
+	out->did = ss_xrpc_call_str(v, "did");
+	out->handle = ss_xrpc_call_str(v, "handle");
 	out->handle_is_correct = json_is_true(json_object_get(v, "handleIsCorrect"));
 	out->collections = ss_xcalloc(json_array_size(cols) + 1, sizeof(char *));
 	json_array_foreach(cols, i, c)
@@ -167,7 +167,7 @@ int ss_xrpc_describe_repo(ss_xrpc *x, const char *repo, ss_xrpc_repo_info *out, 
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+	if ((ret = ss_xrpc_call_send(x, &call, &v, err)) < 0)
 		return ret;
 	ss_xrpc__repo_info_from(v, out);
 	json_decref(v);
@@ -193,7 +193,7 @@ int ss_xrpc_get_latest_commit(ss_xrpc *x, const char *did, ss_xrpc_commit *out, 
 	json_t *v = NULL;
 	int ret;
 
-	if ((ret = ss_xrpc__call(x, &call, &v, err)) < 0)
+	if ((ret = ss_xrpc_call_send(x, &call, &v, err)) < 0)
 		return ret;
 	commit_from(v, out);
 	json_decref(v);

@@ -42,7 +42,7 @@ static char *service_of(const json_t *doc, const char *fragment)
 
 		if (len >= flen && !strcmp(id + len - flen, fragment) &&
 		    json_is_string(json_object_get(s, "serviceEndpoint")))
-			return ss_xrpc__str(s, "serviceEndpoint");
+			return ss_xrpc_call_str(s, "serviceEndpoint");
 	}
 	return NULL;
 }
@@ -76,10 +76,10 @@ static int session_from(const char *nsid, const json_t *v, ss_xrpc_session *out,
 	json_t *active = json_object_get(v, "active");
 
 	memset(out, 0, sizeof(*out));
-	out->did = ss_xrpc__str(v, "did");
-	out->handle = ss_xrpc__str(v, "handle");
-	out->access_jwt = ss_xrpc__str(v, "accessJwt");
-	out->refresh_jwt = ss_xrpc__str(v, "refreshJwt");
+	out->did = ss_xrpc_call_str(v, "did");
+	out->handle = ss_xrpc_call_str(v, "handle");
+	out->access_jwt = ss_xrpc_call_str(v, "accessJwt");
+	out->refresh_jwt = ss_xrpc_call_str(v, "refreshJwt");
 	out->pds = pds_of(json_object_get(v, "didDoc"));
 	out->active = active ? json_is_true(active) : true;
 	if (!out->did) {
@@ -118,7 +118,7 @@ static int session_call(ss_xrpc *x, ss_xrpc_call *call, ss_xrpc_session *out, ss
 	int ret;
 
 	call->secret = true;
-	ret = ss_xrpc__call(x, call, &v, err);
+	ret = ss_xrpc_call_send(x, call, &v, err);
 	if (!ret && !(ret = session_from(call->nsid, v, out, err)))
 		ret = tokens_present(call->nsid, out, err);
 	wipe_tokens(v);
@@ -164,14 +164,14 @@ int ss_xrpc_delete_session(ss_xrpc *x, const char *refresh_jwt, ss_error *err)
 	ss_xrpc_call call = {
 	    .nsid = NSID_DELETE, .post = true, .auth = true, .bearer = refresh_jwt};
 
-	return ss_xrpc__call(x, &call, NULL, err);
+	return ss_xrpc_call_send(x, &call, NULL, err);
 }
 
 int ss_xrpc_get_session(ss_xrpc *x, ss_xrpc_session *out, ss_error *err)
 {
 	ss_xrpc_call call = {.nsid = NSID_GET, .auth = true};
 	json_t *v = NULL;
-	int ret = ss_xrpc__call(x, &call, &v, err);
+	int ret = ss_xrpc_call_send(x, &call, &v, err);
 
 	if (!ret)
 		ret = session_from(NSID_GET, v, out, err);
@@ -184,10 +184,10 @@ int ss_xrpc_resolve_handle(ss_xrpc *x, const char *handle, char **did, ss_error 
 	const char *params[] = {"handle", handle, NULL};
 	ss_xrpc_call call = {.nsid = NSID_RESOLVE, .params = params};
 	json_t *v = NULL;
-	int ret = ss_xrpc__call(x, &call, &v, err);
+	int ret = ss_xrpc_call_send(x, &call, &v, err);
 
 	if (!ret) {
-		*did = ss_xrpc__str(v, "did");
+		*did = ss_xrpc_call_str(v, "did");
 		if (!*did)
 			ret = ss_error_set(err, SS_ERROR, "%s: the server's answer has no did",
 			                   NSID_RESOLVE);
@@ -219,7 +219,7 @@ int ss_xrpc_parse_did_doc(const char *json, size_t len, ss_xrpc_did_doc *out, ss
 		json_decref(v);
 		return ss_error_set(err, SS_EINVALID, "the DID document is not a JSON object");
 	}
-	out->id = ss_xrpc__str(v, "id");
+	out->id = ss_xrpc_call_str(v, "id");
 	out->pds = pds_of(v);
 	aka = json_object_get(v, "alsoKnownAs");
 	out->also_known_as = ss_xcalloc(json_array_size(aka) + 1, sizeof(char *));

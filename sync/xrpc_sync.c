@@ -29,7 +29,7 @@ static int take_car(const char *nsid, ss_http_response *resp, ss_buf *car, uint6
                     ss_error *err)
 {
 	if (resp->status < 200 || resp->status >= 300)
-		return ss_xrpc__error(nsid, resp->status, &resp->body, 0, err);
+		return ss_xrpc_call_error(nsid, resp->status, &resp->body, 0, err);
 	if (car_len) { /* the CAR is in the job's file */
 		*car_len = resp->file_len;
 		return 0;
@@ -118,7 +118,7 @@ static void repo_request(ss_xrpc_repo_job *job, car_job *cj, ss_buf *url)
 	                job->fd,
 	                job->fd > 0 ? &job->car_len : NULL};
 	ss_buf_init(url);
-	ss_xrpc__url(url, ss_xrpc_service(job->client), NSID_GET_REPO, params);
+	ss_xrpc_call_url(url, ss_xrpc_service(job->client), NSID_GET_REPO, params);
 }
 
 int ss_xrpc_get_repo_many(ss_xrpc_repo_job *jobs, size_t n, int max_parallel, ss_error *err)
@@ -338,7 +338,7 @@ static void blocks_url(ss_buf *url, ss_xrpc *x, const char *did, const char *con
 		params[2 + 2 * i] = "cids";
 		params[3 + 2 * i] = cids[i];
 	}
-	ss_xrpc__url(url, ss_xrpc_service(x), NSID_GET_BLOCKS, params);
+	ss_xrpc_call_url(url, ss_xrpc_service(x), NSID_GET_BLOCKS, params);
 	free(params);
 }
 

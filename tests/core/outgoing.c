@@ -124,7 +124,7 @@ static void test_outgoing__plan_notes_and_records(void **state)
 	assert_null(item(o, "same"));
 
 	it = item(o, "mine");
-	assert_int_equal(it->write->op, SS_PLAN_UPDATE);
+	assert_int_equal(it->write->op, SS_WRITE_UPDATE);
 	assert_string_equal(it->write->swap_cid, "cid-mine");
 	assert_string_equal(it->note, "Fix step 3\n\nSKILL.md: section 'Step 3' rewritten "
 	                              "(+2 -1 lines); added scripts/check.sh");
@@ -132,17 +132,17 @@ static void test_outgoing__plan_notes_and_records(void **state)
 	assert_non_null(strstr(it->record, "\"createdAt\":\"2026-01-01T00:00:00.000Z\""));
 
 	it = item(o, "bobs");
-	assert_int_equal(it->write->op, SS_PLAN_CREATE);
+	assert_int_equal(it->write->op, SS_WRITE_CREATE);
 	assert_string_equal(it->write->based_on, BOB);
 	assert_non_null(strstr(it->note, "my own version of " BOB "'s"));
 
 	it = item(o, "fresh");
-	assert_int_equal(it->write->op, SS_PLAN_CREATE);
+	assert_int_equal(it->write->op, SS_WRITE_CREATE);
 	assert_non_null(strstr(it->note, "new skill: SKILL.md"));
 	assert_non_null(strstr(it->record, "\"createdAt\":\"2026-11-30T22:37:00.000Z\""));
 
 	it = item(o, "gone");
-	assert_int_equal(it->write->op, SS_PLAN_DELETE);
+	assert_int_equal(it->write->op, SS_WRITE_DELETE);
 	assert_string_equal(it->write->swap_cid, "cid-gone");
 	assert_null(it->record);
 

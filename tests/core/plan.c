@@ -71,37 +71,37 @@ static void test_plan__each_kind_of_change(void **state)
 	assert_int_equal(ss_plan_count(plan), 8);
 
 	w = find(plan, "mine-edited");
-	assert_int_equal(w->op, SS_PLAN_UPDATE);
+	assert_int_equal(w->op, SS_WRITE_UPDATE);
 	assert_string_equal(w->swap_cid, "cid-mine-edited");
 	assert_string_equal(w->created_at, T_MINE);
 	assert_string_equal(w->updated_at, T_PUSH);
 
 	w = find(plan, "bobs-edited"); /* someone else's, edited: my own version */
-	assert_int_equal(w->op, SS_PLAN_CREATE);
+	assert_int_equal(w->op, SS_WRITE_CREATE);
 	assert_null(w->swap_cid);
 	assert_string_equal(w->created_at, T_PUSH);
 	assert_string_equal(w->based_on, "did:plc:bob");
 
 	w = find(plan, "brand-new");
-	assert_int_equal(w->op, SS_PLAN_CREATE);
+	assert_int_equal(w->op, SS_WRITE_CREATE);
 	assert_null(w->based_on);
 	assert_string_equal(w->created_at, T_PUSH);
 
 	w = find(plan, "mine-deleted");
-	assert_int_equal(w->op, SS_PLAN_DELETE);
+	assert_int_equal(w->op, SS_WRITE_DELETE);
 	assert_string_equal(w->swap_cid, "cid-mine-deleted");
 
 	w = find(plan, "shared-deleted");
-	assert_int_equal(w->op, SS_PLAN_DELETE);
+	assert_int_equal(w->op, SS_WRITE_DELETE);
 	assert_null(find(plan, "bobs-deleted")); /* never another member's */
 
-	assert_int_equal(find(plan, "old-name")->op, SS_PLAN_DELETE);
+	assert_int_equal(find(plan, "old-name")->op, SS_WRITE_DELETE);
 	w = find(plan, "new-name");
-	assert_int_equal(w->op, SS_PLAN_CREATE);
+	assert_int_equal(w->op, SS_WRITE_CREATE);
 	assert_string_equal(w->renamed_from, "old-name");
 
 	w = find(plan, "invalid-mine"); /* my record exists (invalid): update it, not create */
-	assert_int_equal(w->op, SS_PLAN_UPDATE);
+	assert_int_equal(w->op, SS_WRITE_UPDATE);
 	assert_string_equal(w->swap_cid, "cid-invalid");
 
 	/* writes in name order */
@@ -146,7 +146,7 @@ static void test_plan__lookup_failure_is_passed_on(void **state)
 	                SS_ERROR);
 	assert_null(plan);
 	assert_string_equal(err.message, "state unreadable");
-	assert_string_equal(ss_plan_op_name(SS_PLAN_DELETE), "delete");
+	assert_string_equal(ss_plan_op_name(SS_WRITE_DELETE), "delete");
 }
 
 int test_plan_run(void)

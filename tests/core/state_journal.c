@@ -23,9 +23,9 @@ static void test_state_journal__round_trip_and_progress(void **state)
 	assert_int_equal(ss_state_open(&st, dir, &err), 0);
 	memset(&j, 0, sizeof(j));
 	memset(w, 0, sizeof(w));
-	w[0] = (ss_journal_write){SS_PLAN_CREATE, "a", NULL, "T0", "1111", "note a", 0, NULL};
-	w[1] = (ss_journal_write){SS_PLAN_DELETE, "b", "cid-b", NULL, NULL, NULL, 0, NULL};
-	w[2] = (ss_journal_write){SS_PLAN_UPDATE, "c", "cid-c", "T1", "2222", "note c", 1, NULL};
+	w[0] = (ss_journal_write){SS_WRITE_CREATE, "a", NULL, "T0", "1111", "note a", 0, NULL};
+	w[1] = (ss_journal_write){SS_WRITE_DELETE, "b", "cid-b", NULL, NULL, NULL, 0, NULL};
+	w[2] = (ss_journal_write){SS_WRITE_UPDATE, "c", "cid-c", "T1", "2222", "note c", 1, NULL};
 	j.base_commit = "commit-0";
 	j.base_tracking = "tracking-0";
 	j.head = "head-0";
@@ -52,7 +52,7 @@ static void test_state_journal__round_trip_and_progress(void **state)
 	assert_int_equal(got.nwrites, 3);
 	assert_string_equal(got.writes[0].cid, "cid-a");
 	assert_null(got.writes[1].cid);
-	assert_int_equal(got.writes[1].op, SS_PLAN_DELETE);
+	assert_int_equal(got.writes[1].op, SS_WRITE_DELETE);
 	assert_string_equal(got.writes[1].swap_cid, "cid-b");
 	assert_null(got.writes[2].cid);
 	assert_int_equal(got.writes[2].batch, 1);
@@ -75,9 +75,9 @@ static void test_state_journal__kept_notes(void **state)
 	char *note = NULL;
 
 	assert_int_equal(ss_state_open(&st, dir, &err), 0);
-	w[0] = (ss_journal_write){SS_PLAN_CREATE, "a", NULL, "T0", "1111", "note a", 0, NULL};
-	w[1] = (ss_journal_write){SS_PLAN_DELETE, "b", "cid-b", NULL, NULL, NULL, 0, NULL};
-	w[2] = (ss_journal_write){SS_PLAN_UPDATE, "c", "cid-c", "T1", "2222", "note c", 1, NULL};
+	w[0] = (ss_journal_write){SS_WRITE_CREATE, "a", NULL, "T0", "1111", "note a", 0, NULL};
+	w[1] = (ss_journal_write){SS_WRITE_DELETE, "b", "cid-b", NULL, NULL, NULL, 0, NULL};
+	w[2] = (ss_journal_write){SS_WRITE_UPDATE, "c", "cid-c", "T1", "2222", "note c", 1, NULL};
 	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(ss_state_journal_keep_note(st, &w[i], &err), 0);
 	/* by name and tree; a delete keeps nothing */

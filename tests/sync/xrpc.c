@@ -89,7 +89,7 @@ static void test_xrpc__server_error_text_is_escaped(void **state)
 
 	ss_buf_puts(&body, "{\"error\":\"Bad\\u001b[2J\",\"message\":\"red \\u001b[31m\\u009b "
 	                   "text\\nskillsync: forged\"}");
-	SS_ASSERT_FAILS(ss_xrpc__error("com.atproto.repo.putRecord", 400, &body, 10, &err), err,
+	SS_ASSERT_FAILS(ss_xrpc_call_error("com.atproto.repo.putRecord", 400, &body, 10, &err), err,
 	                SS_ERROR);
 	assert_string_equal(err.message, "com.atproto.repo.putRecord: Bad\\x1b[2J: red "
 	                                 "\\x1b[31m\\xc2\\x9b text ...");

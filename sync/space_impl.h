@@ -1,11 +1,11 @@
 /*
- * space_priv.h: what a transport implements (sync/space_*.c only; callers use sync/space.h).
+ * space_impl.h: what a transport implements (the transports only; callers use sync/space.h).
  *
  * An implementation embeds `ss_space` as the first member of its own struct, fills `vt`, and
  * hands out a pointer to that member; sync/space.c dispatches through the table.
  */
-#ifndef SS_SPACE_PRIV_H
-#define SS_SPACE_PRIV_H
+#ifndef SS_SPACE_IMPL_H
+#define SS_SPACE_IMPL_H
 
 #include "sync/space.h"
 
