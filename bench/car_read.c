@@ -6,21 +6,21 @@
  *        ss-car-read --pages <listRecords-page>...
  *
  * For each file, what a full sync from getRepo would have to do before the records reach the
- * fetch: read the file, open the CAR (core/car.h: every block hashed against its CID), decode
- * the commit (its root) for the MST root, walk the garden.engram.skill/ range (core/mst.h:
- * every node checked) and decode each record's block into its JSON form (core/cbor.h), the
- * form the listRecords way gets from the network. The commit's signature is not checked: one
- * ECDSA check per member either way. Prints one line per file and a total line:
+ * fetch: read the file, open the CAR (core/atproto/car.h: every block hashed against its CID),
+ * decode the commit (its root) for the MST root, walk the garden.engram.skill/ range
+ * (core/atproto/mst.h: every node checked) and decode each record's block into its JSON form
+ * (core/atproto/cbor.h), the form the listRecords way gets from the network. The commit's signature
+ * is not checked: one ECDSA check per member either way. Prints one line per file and a total line:
  *   <file> blocks=<n> bytes=<n> skills=<n> wall=<s> cpu=<s>
  * The total line adds hash_cpu=<s>: the CPU of opening the CARs (every block hashed), or with
  * --pages of the records' CID checks alone (ss_record_cid_from_json: the value parsed, encoded
  * as DAG-CBOR and hashed, what a clone does per record; the page's parse here is jansson's, not
  * the clone's one-pass scanner, so the rest of --pages' CPU overstates the clone's).
  * --pages: the listRecords way's counterpart, on pages saved as the PDS sent them: parse each
- * page, and for each record compute its value's CID (core/record.h: the JSON encoded as
+ * page, and for each record compute its value's CID (core/skill/record.h: the JSON encoded as
  * canonical DAG-CBOR, hashed) and compare it with the listed one, as a full sync checks each
- * listed record (sync/verify.c); the MST nodes it fetches with getBlocks are not counted here
- * (a few hundred, against every record); blocks= is 0.
+ * listed record (sync/public/verify.c); the MST nodes it fetches with getBlocks are not counted
+ * here (a few hundred, against every record); blocks= is 0.
  */
 #include <jansson.h>
 #include <stdbool.h>
@@ -29,14 +29,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/buf.h"
-#include "core/car.h"
-#include "core/cbor.h"
-#include "core/cid.h"
-#include "core/error.h"
-#include "core/fs.h"
-#include "core/mst.h"
-#include "core/record.h"
+#include "core/atproto/car.h"
+#include "core/atproto/cbor.h"
+#include "core/atproto/cid.h"
+#include "core/atproto/mst.h"
+#include "core/skill/record.h"
+#include "core/util/buf.h"
+#include "core/util/error.h"
+#include "core/util/fs.h"
 
 #define PREFIX "garden.engram.skill/"
 

@@ -8,7 +8,7 @@
  *   ss-fill --print [--updated-at <datetime>] <skill-dir>
  *
  * The access token comes from $SS_FILL_TOKEN (never from argv). Records are encoded by
- * core/record.c, the same code `push` uses, and sent with applyWrites in batches of 200
+ * core/skill/record.c, the same code `push` uses, and sent with applyWrites in batches of 200
  * creates (--put: one putRecord each, which also replaces an existing record). --print writes
  * the record JSON of one directory to stdout and touches no network.
  *
@@ -24,17 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "core/record.h"
-#include "core/report.h"
-#include "core/skill.h"
-#include "core/skilldir.h"
-#include "core/time.h"
-#include "core/value.h"
-#include "sync/http.h"
+#include "core/skill/record.h"
+#include "core/skill/report.h"
+#include "core/skill/skill.h"
+#include "core/skill/skilldir.h"
+#include "core/skill/value.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
+#include "core/util/time.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
 #include "sync/settings.h"
-#include "sync/xrpc.h"
 
 #define COLLECTION "garden.engram.skill"
 

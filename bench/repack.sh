@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pack merge benchmark (not a test): what merging a clone's packs costs (core/repo_pack.c),
+# Pack merge benchmark (not a test): what merging a clone's packs costs (core/git/repo_pack.c),
 # and what it saves the commands that read objects. Per size, fills a local PDS with N members
 # x M real-shaped skills (ss-fill --real, members after the second write the second's names,
 # as bench/clone.sh --real), clones it once with gc.auto=0 (no merge: the fetch's packs as

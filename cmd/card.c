@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "cmd/card.h"
-#include "core/fs.h"
-#include "core/mem.h"
-#include "core/oid.h"
-#include "core/report.h"
-#include "core/skillmd.h"
-#include "core/time.h"
-#include "core/tree.h"
+#include "core/git/oid.h"
+#include "core/git/tree.h"
+#include "core/skill/report.h"
+#include "core/skill/skillmd.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
+#include "core/util/time.h"
 
 /* The settings kept in the clone's config, and the options that set them. */
 static const struct {

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 
 #include "cmd/cmd.h"
-#include "core/card.h"
-#include "sync/http.h"
-#include "sync/xrpc.h"
+#include "core/agent/card.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
 
 /* My repo's card as read before a publish. */
 typedef struct cli_card_remote {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "core/report.h"
-#include "core/utf8.h"
-#include "sync/identity.h"
-#include "sync/session.h"
+#include "core/skill/report.h"
+#include "core/util/mem.h"
+#include "core/util/utf8.h"
+#include "sync/identity/identity.h"
+#include "sync/identity/session.h"
 #include "sync/settings.h"
 
 void cli_card_remote_release(cli_card_remote *r)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/mem.h"
+#include "core/util/mem.h"
 #include "sync/clone.h"
 
 typedef struct clone_opts {

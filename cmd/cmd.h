@@ -19,11 +19,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/buf.h"
-#include "core/error.h"
-#include "core/plan.h"
-#include "core/provenance.h"
-#include "core/state.h"
+#include "core/diff/plan.h"
+#include "core/diff/provenance.h"
+#include "core/state/state.h"
+#include "core/util/buf.h"
+#include "core/util/error.h"
 
 /* Exit codes: documented in docs/EXIT-CODES.md; keep the two in step. */
 enum {
@@ -73,7 +73,7 @@ int cli_color_json_only(ss_ctx *ctx, int argc, char **argv, bool *json);
 
 /*
  * The shared helpers below (cli_open_clone, cmd_lock_*, cli_members_load, cli_commit_message)
- * follow core/error.h like the library: 0, or a negative value with ctx->err filled; they
+ * follow core/util/error.h like the library: 0, or a negative value with ctx->err filled; they
  * print nothing. The command turns a failure into its one line and exit code once, with
  * `return cli_fail(&ctx->err)`. Only option parsing returns exit codes (cli_usage_error).
  */
@@ -93,7 +93,7 @@ int cli_exit_code(int code);
 
 /*
  * Printing text that came from elsewhere (handles, notes, reasons, record keys, servers' words,
- * commit messages): always through these, which follow core/utf8.h's escape rule.
+ * commit messages): always through these, which follow core/util/utf8.h's escape rule.
  */
 /* s as a quoted JSON string on stdout (the commands' --json output); null when s is NULL. */
 void cli_print_json_string(const char *s);
@@ -172,7 +172,7 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new);
  * <when>.
  * cli_color_init, once the clone is open: ctx->color from --color, else never under
  * $NO_COLOR, else the color setting (auto: stdout is a terminal). cli_color(ctx, code): code
- * when colouring, else "". The two follow core/error.h (0 or -1, ctx->err set).
+ * when colouring, else "". The two follow core/util/error.h (0 or -1, ctx->err set).
  */
 #define CLI_RED    "\033[31m"
 #define CLI_GREEN  "\033[32m"

@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
-#include "core/commit.h"
-#include "core/fs.h"
-#include "core/lock.h"
-#include "core/mem.h"
-#include "core/report.h"
-#include "core/skill.h"
-#include "core/skilldir.h"
-#include "core/worktree.h"
+#include "core/git/commit.h"
+#include "core/git/worktree.h"
+#include "core/skill/report.h"
+#include "core/skill/skill.h"
+#include "core/skill/skilldir.h"
+#include "core/util/fs.h"
+#include "core/util/lock.h"
+#include "core/util/mem.h"
 
 /* A conflicted file is read this far when looking for markers. */
 #define MARKER_SCAN_MAX (4 * 1024 * 1024)

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/fs.h"
-#include "core/merge.h"
-#include "core/repo.h"
-#include "core/secret.h"
+#include "core/git/merge.h"
+#include "core/git/repo.h"
+#include "core/util/fs.h"
+#include "core/util/secret.h"
 
 /* A commit message read from a file or stdin is at most this long. */
 #define MESSAGE_MAX (1024 * 1024)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/lock.h"
+#include "core/util/lock.h"
 #include "sync/settings.h"
 
 static int cmd_config(ss_ctx *ctx, int argc, char **argv);

@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/commit.h"
-#include "core/mem.h"
-#include "core/time.h"
-#include "core/outgoing.h"
-#include "core/worktree.h"
+#include "core/diff/outgoing.h"
+#include "core/git/commit.h"
+#include "core/git/worktree.h"
+#include "core/util/mem.h"
+#include "core/util/time.h"
 #include "sync/push.h"
 
 typedef enum side { SIDE_WORKDIR, SIDE_STAGED, SIDE_PUSHED } side;

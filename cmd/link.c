@@ -1,6 +1,6 @@
 /*
  * link.c: `skillsync link` and `skillsync unlink`: the clone's skills in agents' skills
- * folders (core/agents.h: which folders; core/link.h: the links and their records), and
+ * folders (core/agent/agents.h: which folders; core/agent/link.h: the links and their records), and
  * what `status` and `pull` do with them (cli_link_status, cli_link_pull). docs/AGENTS.md.
  */
 #include <errno.h>
@@ -11,14 +11,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/agents.h"
+#include "core/agent/agents.h"
+#include "core/agent/link.h"
+#include "core/git/repo.h"
+#include "core/util/fs.h"
+#include "core/util/lock.h"
+#include "core/util/mem.h"
+#include "core/util/utf8.h"
 #include "sync/settings.h"
-#include "core/fs.h"
-#include "core/link.h"
-#include "core/lock.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/utf8.h"
 
 #define NOT_MADE "it exists and skillsync did not make it"
 #define NOT_OURS "it is no longer what skillsync made there"
@@ -30,7 +30,7 @@ typedef struct link_opts {
 	const char *project;
 } link_opts;
 
-/* The usage error naming the agents of the table (core/agents.c). */
+/* The usage error naming the agents of the table (core/agent/agents.c). */
 static int unknown_agent(ss_ctx *ctx, const char *name)
 {
 	ss_buf known = SS_BUF_INIT, safe = SS_BUF_INIT;
@@ -320,7 +320,7 @@ static bool in_list(const char *list, const char *name)
 }
 
 /* The agents of the link.agents setting (sync/settings.h) into *out, each one known; *out
- * NULL when it is not set: then the agents table's defaults (core/agents.c). */
+ * NULL when it is not set: then the agents table's defaults (core/agent/agents.c). */
 static int default_agents(ss_ctx *ctx, char **out)
 {
 	ss_setting_origin from;

@@ -5,14 +5,14 @@
  * it here: commit, push, fetch, pull, members add and remove (clone takes the new clone's
  * lock in sync/clone.c).
  *
- * The wait for another run is ss_lock_take's (core/lock.h).
+ * The wait for another run is ss_lock_take's (core/util/lock.h).
  */
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/fs.h"
-#include "core/lock.h"
-#include "core/repo.h"
+#include "core/git/repo.h"
+#include "core/util/fs.h"
+#include "core/util/lock.h"
 #include "sync/recover.h"
 
 int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered *recovered)

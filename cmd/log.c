@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "core/history.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/utf8.h"
+#include "core/git/history.h"
+#include "core/git/repo.h"
+#include "core/util/mem.h"
+#include "core/util/utf8.h"
 
 static void format_time(char out[32], int64_t t)
 {

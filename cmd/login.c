@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/secret.h"
-#include "core/buf.h"
-#include "sync/http.h"
-#include "sync/session.h"
+#include "core/util/buf.h"
+#include "core/util/secret.h"
+#include "sync/identity/session.h"
+#include "sync/net/http.h"
 #include "sync/settings.h"
 
 #define MAX_PASSWORD 1024

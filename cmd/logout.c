@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "sync/http.h"
-#include "sync/session.h"
+#include "sync/identity/session.h"
+#include "sync/net/http.h"
 #include "sync/settings.h"
 
 static int cmd_logout(ss_ctx *ctx, int argc, char **argv);

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/provenance.h"
-#include "core/state.h"
+#include "core/diff/provenance.h"
+#include "core/state/state.h"
 
 typedef struct ls_ctx {
 	ss_state *st;

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/commit.h"
-#include "core/repo.h"
-#include "core/secret.h"
-#include "core/state.h"
-#include "core/utf8.h"
+#include "core/git/commit.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/secret.h"
+#include "core/util/utf8.h"
 #include "ss_commit.h" /* generated at build time: cmake/version.cmake */
 
 static int cmd_help(ss_ctx *ctx, int argc, char **argv);

@@ -1,7 +1,7 @@
 /*
  * members.c: `skillsync members [--json]`, `skillsync members add|remove
  * <handle-or-did>`: who writes in the space this clone follows. Changes take
- * effect at the next fetch. Who may be in the space, in which role, is core/members.h's rule;
+ * effect at the next fetch. Who may be in the space, in which role, is core/diff/members.h's rule;
  * sync/clone.h resolves the name and applies it.
  */
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/lock.h"
+#include "core/util/lock.h"
 #include "sync/clone.h"
-#include "sync/http.h"
+#include "sync/net/http.h"
 #include "sync/settings.h"
 
 static const char *role_name(ss_state_role r)

@@ -9,15 +9,15 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/fs.h"
-#include "core/link.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/report.h"
-#include "core/skill.h"
-#include "core/skillmd.h"
-#include "core/utf8.h"
-#include "core/value.h"
+#include "core/agent/link.h"
+#include "core/git/repo.h"
+#include "core/skill/report.h"
+#include "core/skill/skill.h"
+#include "core/skill/skillmd.h"
+#include "core/skill/value.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
+#include "core/util/utf8.h"
 
 /* A SKILL.md is small; a bigger one is not a skill worth offering. */
 #define PROMPT_MAX_SKILLMD (1024 * 1024)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/members.h"
+#include "core/diff/members.h"
 
 const char *cli_who(const cli_member_list *m, const char *did)
 {

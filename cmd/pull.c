@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "cmd/pull.h"
-#include "core/lock.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "sync/http.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/lock.h"
+#include "core/util/mem.h"
+#include "sync/net/http.h"
 #include "sync/settings.h"
-#include "sync/space.h"
+#include "sync/transport/space.h"
 
 static void on_skip(void *payload, const char *did, const char *handle, const char *rkey,
                     const char *reason, bool refused)

@@ -5,15 +5,15 @@
 
 #include "cmd/card.h"
 #include "cmd/cmd.h"
-#include "core/lock.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "sync/http.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/lock.h"
+#include "core/util/mem.h"
+#include "sync/net/http.h"
 #include "sync/push.h"
 #include "sync/recover.h"
-#include "sync/space.h"
 #include "sync/settings.h"
+#include "sync/transport/space.h"
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 {

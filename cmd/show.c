@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/provenance.h"
-#include "core/state.h"
+#include "core/diff/provenance.h"
+#include "core/state/state.h"
 
 static const char *why_text(ss_view_why why)
 {
@@ -58,9 +58,9 @@ static void print_shadowed(const cli_member_list *m, const ss_provenance_version
 }
 
 /* "signed by <did> at rev <rev>": the member's commit every version of it was checked
- * against (sync/verify.h); nothing when the clone holds no verified revision for it. Only for
- * public repos: a permissioned space's full read is checked against the host's set hash, not
- * a signed commit (docs/SPACES.md), so there the line would claim too much. */
+ * against (sync/public/verify.h); nothing when the clone holds no verified revision for it. Only
+ * for public repos: a permissioned space's full read is checked against the host's set hash, not a
+ * signed commit (docs/SPACES.md), so there the line would claim too much. */
 static void print_signed(const cli_member_list *m, const ss_provenance_version *v, ss_buf *text)
 {
 	for (size_t i = 0; i < m->n; i++)

@@ -1,6 +1,6 @@
 /*
  * space.c: `skillsync space create|members ...`: what a permissioned space's authority does
- * to it, with its own session on its own PDS (sync/space_admin.h; docs/SPACE-ADMIN.md).
+ * to it, with its own session on its own PDS (sync/space/space_admin.h; docs/SPACE-ADMIN.md).
  *
  * The space is named with --space (a key of the signed-in account's own spaces, or an at://
  * URI); without it, a clone of a permissioned space names its own (state config "space").
@@ -12,14 +12,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/mem.h"
-#include "core/syntax.h"
-#include "sync/http.h"
-#include "sync/identity.h"
-#include "sync/session.h"
-#include "sync/space_admin.h"
-#include "sync/space_proto.h"
+#include "core/atproto/syntax.h"
+#include "core/util/mem.h"
+#include "sync/identity/identity.h"
+#include "sync/identity/session.h"
+#include "sync/net/http.h"
 #include "sync/settings.h"
+#include "sync/space/space_admin.h"
+#include "sync/space/space_proto.h"
 
 /* The state config key of a clone of a permissioned space: its at:// URI. */
 #define CONFIG_SPACE "space"

@@ -9,10 +9,10 @@
 #include <stddef.h>
 
 #include "cmd/cmd.h"
-#include "core/buf.h"
-#include "core/commit.h"
-#include "core/outgoing.h"
-#include "core/worktree.h"
+#include "core/diff/outgoing.h"
+#include "core/git/commit.h"
+#include "core/git/worktree.h"
+#include "core/util/buf.h"
 
 typedef struct cli_status_run {
 	ss_ctx *ctx;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd/status.h"
-#include "core/mem.h"
+#include "core/util/mem.h"
 
 static const char *kind_name(ss_status_kind k)
 {

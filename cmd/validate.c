@@ -1,7 +1,7 @@
 /*
  * validate.c: `skillsync validate [--json] [<path>...]`: checks skills against the Agent Skills
- * rules and the lexicon's limits (core/validate.h). A path is a skill directory, a SKILL.md, or
- * a directory of skills (each subdirectory not starting with '.'). Human output: one line per
+ * rules and the lexicon's limits (core/skill/validate.h). A path is a skill directory, a SKILL.md,
+ * or a directory of skills (each subdirectory not starting with '.'). Human output: one line per
  * problem ("error: " or "warning: " then the file, the field, the message), then a summary;
  * --json: one JSON object per skill per line (JSON Lines), no summary.
  */
@@ -14,12 +14,12 @@
 #include <dirent.h>
 
 #include "cmd/cmd.h"
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/mem.h"
-#include "core/report.h"
-#include "core/skill.h"
-#include "core/skilldir.h"
+#include "core/skill/report.h"
+#include "core/skill/skill.h"
+#include "core/skill/skilldir.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 
 typedef struct vstate {
 	bool json;

@@ -1,6 +1,6 @@
 /*
  * verify.c: `skillsync verify [--json]`: every version in the clone checked again against
- * its member's signed commit (sync/verify.h): the commit the state holds for the member,
+ * its member's signed commit (sync/public/verify.h): the commit the state holds for the member,
  * signed by the member's #atproto key, and each record's CID in its tree. Offline when the
  * node cache holds the trees; otherwise their blocks are asked of the members' PDS.
  */
@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/mem.h"
-#include "sync/http.h"
+#include "core/util/mem.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
+#include "sync/public/verify.h"
 #include "sync/settings.h"
-#include "sync/verify.h"
-#include "sync/xrpc.h"
 
 typedef struct check {
 	const ss_state_member *m;

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "sync/session.h"
+#include "sync/identity/session.h"
 
 static int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
 

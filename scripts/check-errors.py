@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks core/error.h's contract over cmd/, sync/, core/ and tests/:
+"""Checks core/util/error.h's contract over cmd/, sync/, core/ and tests/:
 
 - err is never NULL: no call passes NULL where a function takes `ss_error *` (a NULL there
   crashes on the first failure; a caller that does not care passes a local `ss_error ignored`);

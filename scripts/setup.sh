@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 # libssl-dev is named on purpose: libcrypto does skillsync's signature checks (docs/DEPENDENCIES.md),
 # so it must not depend on arriving with libgit2's or libcurl's dependencies. libicu-dev likewise:
-# ICU counts graphemes for the lexicons' maxGraphemes limits (core/grapheme.c).
+# ICU counts graphemes for the lexicons' maxGraphemes limits (core/util/grapheme.c).
 packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
 	libdeflate-dev libssl-dev

@@ -4,7 +4,7 @@
  *
  * The run:
  *   0. opts->authority may be a permissioned space's URI (at://<authority>/space/
- *      garden.engram.space/<skey>, sync/space_perm.h): then the writers come from the space
+ *      garden.engram.space/<skey>, sync/space/space_perm.h): then the writers come from the space
  *      host (no opts->members), and the state's config names transport "space" and the URI;
  *   1. the directory: opts->dir, else the authority's handle (or its DID's last part; a
  *      space's key for a space URI); one
@@ -16,7 +16,7 @@
  *      (waiting for its lock if another clone is building it) and the run starts over; any
  *      other is refused (SS_EEXISTS);
  *   3. me: opts->as, else the only signed-in account, else nobody (a read-only clone);
- *   4. under the new clone's lock: the state with the space's members by core/members.h's
+ *   4. under the new clone's lock: the state with the space's members by core/diff/members.h's
  *      rule (the authority, me, then each opts->members name), the first fetch
  *      (sync/fetch.h), main at its tracking commit, the checkout.
  * Nothing here prints: the callbacks and the result say what happened.
@@ -27,10 +27,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/error.h"
-#include "core/state.h"
+#include "core/state/state.h"
+#include "core/util/error.h"
 #include "sync/fetch.h"
-#include "sync/http.h"
+#include "sync/net/http.h"
 
 typedef struct ss_clone_opts {
 	const char *authority;      /* a handle or DID, or a space URI (step 0) */
@@ -75,12 +75,12 @@ typedef struct ss_clone_named {
 
 void ss_clone_named_release(ss_clone_named *n);
 
-/* Resolves who (a handle or DID) and adds it as a member by core/members.h's rule. */
+/* Resolves who (a handle or DID) and adds it as a member by core/diff/members.h's rule. */
 int ss_clone_member_add(ss_state *st, ss_http *http, const char *who, ss_clone_named *out,
                         ss_error *err);
 
 /*
- * Removes who (a DID or handle) by core/members.h's rule. The state's members are searched
+ * Removes who (a DID or handle) by core/diff/members.h's rule. The state's members are searched
  * first, without the network (a member whose DID no longer resolves can be removed); a handle
  * the state does not know is resolved.
  */

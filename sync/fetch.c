@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/commit.h"
-#include "core/mem.h"
-#include "core/members.h"
-#include "core/record.h"
-#include "core/repo.h"
-#include "core/render.h"
-#include "core/tree.h"
+#include "core/diff/members.h"
+#include "core/git/commit.h"
+#include "core/git/render.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
+#include "core/skill/record.h"
+#include "core/util/mem.h"
 #include "sync/fetch_priv.h"
 
 /* An unchanged record keeps its verdict, and its subtree when the object store still has it. */

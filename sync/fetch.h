@@ -6,9 +6,9 @@
  *   2. list only the members whose revision moved since the state last saw them (all members
  *      in flight at once); each record as it arrives: unchanged CID -> kept as is (its
  *      subtree OID stays: stable rendering); else decoded, validated and rendered into a
- *      subtree right away (core/render.h), its metadata saved in the state; an invalid
+ *      subtree right away (core/git/render.h), its metadata saved in the state; an invalid
  *      (hostile) record is saved as invalid and reported once through opts->report;
- *   3. the view, computed from the state's metadata alone (core/view.h), becomes the top tree
+ *   3. the view, computed from the state's metadata alone (core/diff/view.h), becomes the top tree
  *      of a new tracking commit (parent: the previous one) whose message says what changed,
  *      who changed it, and the records' notes; no commit when the view did not change.
  * Memory stays flat as the space grows: record bodies go straight into git objects, only
@@ -22,15 +22,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/error.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "sync/space.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/error.h"
+#include "sync/transport/space.h"
 
 typedef struct ss_fetch_opts {
 	/* One skipped record: who wrote it, its key, why (one line), and whether it was refused
-	 * because what the server sent does not verify (sync/space.h: ss_space_record.refused)
-	 * rather than for being invalid itself. May be NULL. */
+	 * because what the server sent does not verify (sync/transport/space.h:
+	 * ss_space_record.refused) rather than for being invalid itself. May be NULL. */
 	void (*report)(void *payload, const char *did, const char *handle, const char *rkey,
 	               const char *reason, bool refused);
 	/*
@@ -45,7 +45,7 @@ typedef struct ss_fetch_opts {
 	const char *subject;
 } ss_fetch_opts;
 
-/* How one member was read this run (sync/space.h: ss_space_read), strings owned. */
+/* How one member was read this run (sync/transport/space.h: ss_space_read), strings owned. */
 typedef struct ss_fetch_read {
 	char *did;
 	char *path;

@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/commit.h"
-#include "core/crash.h"
-#include "core/mem.h"
-#include "core/skilldir.h"
-#include "core/tree.h"
-#include "core/utf8.h"
-#include "core/view.h"
+#include "core/diff/view.h"
+#include "core/git/commit.h"
+#include "core/git/tree.h"
+#include "core/skill/skilldir.h"
+#include "core/util/buf.h"
+#include "core/util/crash.h"
+#include "core/util/mem.h"
+#include "core/util/utf8.h"
 #include "sync/fetch_priv.h"
 
 /* Past this size the tracking commit's message only counts the remaining

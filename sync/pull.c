@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/commit.h"
-#include "core/crash.h"
-#include "core/mem.h"
+#include "core/git/commit.h"
+#include "core/util/crash.h"
+#include "core/util/mem.h"
 
 #define MERGE_MESSAGE "Merge the space's changes (" SS_REPO_TRACKING_REF ")\n"
 

@@ -5,7 +5,7 @@
  * sync/recover.h). The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
  *   1. fetch (sync/fetch.h): one request per member, records listed only for members that
  *      moved, one new tracking commit when the view changed, nothing written otherwise;
- *   2. pull only: merge the tracking commit into main (core/merge.h): up to date,
+ *   2. pull only: merge the tracking commit into main (core/git/merge.h): up to date,
  *      fast-forward or three-way. A merge that would touch uncommitted changes stops before
  *      writing anything (SS_EEXISTS naming the files; the fetch stays); conflicts leave
  *      markers and the index conflicts (SS_EMERGE); --ff-only refuses to merge diverged
@@ -21,13 +21,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/error.h"
-#include "core/merge.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "core/tree.h"
+#include "core/git/merge.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
+#include "core/state/state.h"
+#include "core/util/error.h"
 #include "sync/fetch.h"
-#include "sync/space.h"
+#include "sync/transport/space.h"
 
 typedef struct ss_pull_opts {
 	bool merge;                 /* false: fetch only */

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/commit.h"
-#include "core/crash.h"
-#include "core/mem.h"
-#include "core/merge.h"
-#include "core/pds.h"
-#include "core/time.h"
-#include "core/validate.h"
+#include "core/atproto/pds.h"
+#include "core/git/commit.h"
+#include "core/git/merge.h"
+#include "core/skill/validate.h"
+#include "core/util/crash.h"
+#include "core/util/mem.h"
+#include "core/util/time.h"
 #include "sync/fetch.h"
 #include "sync/push_priv.h"
 
@@ -28,7 +28,7 @@ void ss_push_result_release(ss_push_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Assigns each write its request (core/pds.h); returns the number of requests. */
+/* Assigns each write its request (core/atproto/pds.h); returns the number of requests. */
 static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 {
 	size_t n = ss_outgoing_count(o), batch = 0;

@@ -3,7 +3,7 @@
  *
  * One run (what a killed run left was finished by ss_clone_recover, sync/recover.h, when the
  * caller took the lock): compute what HEAD changes against the tracking commit
- * (core/outgoing.h); journal the writes; send them in requests of at most 200 writes and
+ * (core/diff/outgoing.h); journal the writes; send them in requests of at most 200 writes and
  * ~1,000,000 bytes, the first guarded by my repo's commit as of the last fetch (moved
  * meanwhile: SS_ECONFLICT "pull first", nothing written), each next one by the commit the
  * previous made; then, in one state transaction, record the new CIDs, my repo's new commit,
@@ -12,13 +12,13 @@
  * whose tree is the new view, pushed skills keeping the exact subtrees HEAD has, which
  * ss_push_conclude merges into main; the ref follows.
  *
- * Crash safety: the journal (core/state_journal.h) is written before any request. A run killed
- * anywhere leaves it; the next push or pull (ss_clone_recover, before anything else reaches
+ * Crash safety: the journal (core/state/state_journal.h) is written before any request. A run
+ * killed anywhere leaves it; the next push or pull (ss_clone_recover, before anything else reaches
  * the space) asks the server which journaled writes landed (my records' CIDs and updatedAt),
  * and finishes exactly those: nothing sent twice, nothing lost, no false "pull first".
  *
  * Rules: the caller holds the clone's lock; nothing here prints or exits, except the test-only
- * kill points (core/crash.h: "before-batch-N", "after-batch-N", "before-state", "before-ref",
+ * kill points (core/util/crash.h: "before-batch-N", "after-batch-N", "before-state", "before-ref",
  * "before-main"; docs/PUSH.md), which also fire when a recovery finishes landed writes.
  */
 #ifndef SS_PUSH_H
@@ -28,11 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/outgoing.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "sync/space.h"
+#include "core/diff/outgoing.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/error.h"
+#include "sync/transport/space.h"
 
 typedef struct ss_push_opts {
 	bool dry_run;   /* compute and return the plan, send nothing */
@@ -62,7 +62,7 @@ typedef struct ss_push_plan {
 } ss_push_plan;
 
 /*
- * Computes, without writing anything, what pushing HEAD now would send (core/outgoing.h with
+ * Computes, without writing anything, what pushing HEAD now would send (core/diff/outgoing.h with
  * flags, push time now_ms): the one computation behind push, `push --dry-run`, `status` and
  * `diff --pushed`. SS_EINVALID when nothing is committed yet; SS_ECONFLICT "run 'skillsync
  * pull' first" when HEAD does not contain the tracking commit (a fetch brought changes not

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/commit.h"
-#include "core/merge.h"
+#include "core/git/commit.h"
+#include "core/git/merge.h"
 #include "sync/push_priv.h"
 
 int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,

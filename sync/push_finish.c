@@ -2,12 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/commit.h"
-#include "core/crash.h"
-#include "core/mem.h"
-#include "core/outgoing.h"
-#include "core/time.h"
-#include "core/tree.h"
+#include "core/diff/outgoing.h"
+#include "core/git/commit.h"
+#include "core/git/tree.h"
+#include "core/util/crash.h"
+#include "core/util/mem.h"
+#include "core/util/time.h"
 #include "sync/fetch.h"
 #include "sync/push_priv.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/commit.h"
+#include "core/git/commit.h"
 #include "sync/push_priv.h"
 
 void ss_push_plan_release(ss_push_plan *p)

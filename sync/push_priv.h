@@ -6,7 +6,7 @@
 #ifndef SS_PUSH_PRIV_H
 #define SS_PUSH_PRIV_H
 
-#include "core/state_journal.h"
+#include "core/state/state_journal.h"
 #include "sync/push.h"
 
 /* Landed writes to record (each with its cid; deletes without). */

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "core/mem.h"
-#include "core/record.h"
-#include "core/report.h"
-#include "core/skill.h"
+#include "core/skill/record.h"
+#include "core/skill/report.h"
+#include "core/skill/skill.h"
+#include "core/util/mem.h"
 #include "sync/push_priv.h"
 
 typedef struct probe {
@@ -92,7 +92,7 @@ static int count_mine(const ss_state_record *r, void *payload)
 /*
  * Keeps the notes of the journal's writes that did not land (landed: NULL, none did) and, when
  * nothing landed, drops the journal, in one transaction: the next push sends those writes
- * again with the notes this push made (core/state_journal.h).
+ * again with the notes this push made (core/state/state_journal.h).
  */
 static int keep_notes(ss_state *st, const ss_journal *j, const bool *landed, ss_error *err)
 {

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "core/commit.h"
-#include "core/merge.h"
+#include "core/git/commit.h"
+#include "core/git/merge.h"
 #include "sync/fetch.h"
 #include "sync/push.h"
 

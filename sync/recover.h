@@ -22,10 +22,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/error.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "sync/space.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/error.h"
+#include "sync/transport/space.h"
 
 /* What the recovery finished. */
 typedef struct ss_recovered {

@@ -4,18 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fs.h"
-#include "core/mem.h"
-#include "core/state.h"
-#include "sync/http.h"
-#include "sync/session.h"
+#include "core/state/state.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
+#include "sync/identity/session.h"
+#include "sync/net/http.h"
 
 #define FILE_MAX (64u * 1024)
 
 static const ss_setting_def table[] = {
     {"timeout", "SKILLSYNC_TIMEOUT", "60", "whole seconds from 1 to 3600"},
     {"pull.ff", "SKILLSYNC_PULL_FF", "true", "true or only"},
-    /* the default must name core/agents.c's default_target agents */
+    /* the default must name core/agent/agents.c's default_target agents */
     {"link.agents", "SKILLSYNC_LINK_AGENTS", "claude,agents", "agent names, comma-separated"},
     {"color", "SKILLSYNC_COLOR", "auto", "auto, always or never"},
     {"progress", "SKILLSYNC_PROGRESS", "auto", "auto or never"},
@@ -50,7 +50,7 @@ static bool one_of(const char *v, const char *const *list)
 }
 
 /* An agent name list: lowercase words and dashes, comma-separated, none empty. The agents
- * themselves are checked by link against its table (core/agents.h). */
+ * themselves are checked by link against its table (core/agent/agents.h). */
 static bool agent_list(const char *v)
 {
 	bool word = false;

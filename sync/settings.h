@@ -14,8 +14,8 @@
 
 #include <stdbool.h>
 
-#include "core/buf.h"
-#include "core/error.h"
+#include "core/util/buf.h"
+#include "core/util/error.h"
 
 struct ss_state;
 
@@ -58,7 +58,7 @@ int ss_setting_set(struct ss_state *st, const char *key, const char *value, ss_e
 /* key's value in the per-user file alone: 1 and *out (free()), or 0 when it has none. */
 int ss_setting_global_get(const char *key, char **out, ss_error *err);
 
-/* A new HTTP client (sync/http.h) whose request timeout is the timeout setting (docs/CONFIG.md)
+/* A new HTTP client (sync/net/http.h) whose request timeout is the timeout setting (docs/CONFIG.md)
  * of the clone st, or outside a clone (st NULL) of the environment and the per-user file. The
  * one way a command makes its client: ss_http_new itself reads no setting. */
 struct ss_http;

@@ -2,13 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "core/state_ident.h"
-#include "sync/session.h"
-#include "sync/space.h"
-#include "sync/space_perm.h"
-#include "sync/space_public.h"
-#include "sync/verify.h"
+#include "core/state/state_ident.h"
+#include "core/util/mem.h"
+#include "sync/identity/session.h"
+#include "sync/public/space_public.h"
+#include "sync/public/verify.h"
+#include "sync/space/space_perm.h"
+#include "sync/transport/space.h"
 
 /* Whether a session for did is stored (signed in, even if it may have ended since). */
 static bool session_stored(const char *did)

@@ -17,14 +17,14 @@ no() {
 }
 
 # The known hooks and where they are read. SKILLSYNC_TEST_CRASH and SKILLSYNC_TEST_DELAY
-# (core/crash.h) end or pause a run, which a kill or SIGSTOP can do to any build: they weaken no
+# (core/util/crash.h) end or pause a run, which a kill or SIGSTOP can do to any build: they weaken no
 # check and stay in every build.
 found=$(cd "$src" && grep -rnoE 'SKILLSYNC_TEST_[A-Z_]+' core sync cmd --include='*.c' --include='*.h')
 for hit in $found; do
 	file=${hit%%:*} name=${hit##*:}
 	case $name:$file in
-	SKILLSYNC_TEST_CRASH:core/crash.h | SKILLSYNC_TEST_DELAY:core/crash.h) ;;
-	"$weak":sync/space_public.c) ;;
+	SKILLSYNC_TEST_CRASH:core/util/crash.h | SKILLSYNC_TEST_DELAY:core/util/crash.h) ;;
+	"$weak":sync/public/space_public.c) ;;
 	*) no "$file names the test hook $name, which this check does not know: decide whether it weakens a check (then guard it with SS_TEST_HOOKS) and add it here" ;;
 	esac
 done
@@ -50,6 +50,6 @@ for obj; do
 	if grep -aq "$weak" "$obj"; then has=on; else has=off; fi
 	[ "$has" = "$hooks" ] || no "$obj: SS_TEST_HOOKS is $hooks, but $weak is $has in it"
 done
-[ "$seen" = 1 ] || no "this build has no object of sync/space_public.c"
+[ "$seen" = 1 ] || no "this build has no object of sync/public/space_public.c"
 [ "$fails" = 0 ] || exit 1
 echo "hooks_release: no $weak in a Release object; this build (SS_TEST_HOOKS $hooks) agrees"

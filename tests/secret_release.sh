@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: secret_release.sh <object>[;<object>...]: the objects of core/platform.c, core/secret.c
+# Usage: secret_release.sh <object>[;<object>...]: the objects of core/util/platform.c, core/util/secret.c
 # and of the modules that hold secrets, compiled with -O2 (tests/CMakeLists.txt). Fails unless
 # ss_platform_wipe still calls explicit_bzero, ss_secret_wipe wipes through it, and every other
 # object wipes through ss_secret_free, not a memset of its own.

@@ -94,7 +94,7 @@ py 'import json,sys; d=json.load(open(sys.argv[1])); assert [s["id"] for s in d[
 ss_run 1 "$SKILLSYNC" card --name "$(printf 'a%.0s' {1..51})"
 grep -q "graphemes" "$top/stderr" || fail "long name: $(cat "$top/stderr")"
 ss_run 0 "$SKILLSYNC" card
-# (text output escapes U+200D, an invisible format control, by core/utf8.h's rule)
+# (text output escapes U+200D, an invisible format control, by core/util/utf8.h's rule)
 zwj=$(printf '\342\200\215')
 grep -qF "name:         ${name/$zwj/'\xe2\x80\x8d'}" "$top/stdout" || fail "text: $(cat "$top/stdout")"
 

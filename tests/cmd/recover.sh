@@ -240,7 +240,7 @@ done
 # conflict, my edit and symlinks untouched. git_merge writes each file in place, so a kill
 # inside one leaves a part of it: "midway-cut" leaves the conflicted file holding only the
 # first line of what git_merge writes there, as that kill would (the cut rule of
-# core/merge_priv.h), and the next pull still ends in the conflict.
+# core/git/merge_priv.h), and the next pull still ends in the conflict.
 git -C a checkout -q -- alpha
 echo "local notes" >a/mskill/notes.md
 (cd a && ss_run 0 "$SKILLSYNC" commit -m "my notes" mskill)

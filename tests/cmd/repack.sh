@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # needs: pds
-# Packs merged when they pile up (core/repo_pack.c, docs/GIT-MODEL.md "Objects"): a clone and
+# Packs merged when they pile up (core/git/repo_pack.c, docs/GIT-MODEL.md "Objects"): a clone and
 # pulls that each write a pack, with git's own gc.autoPackLimit lowered to 3; the pull that
 # makes the fourth pack leaves one, with every object that was there before (loose ones too),
 # `git fsck --full` clean, and log and status as before. The merge runs after the pull has

@@ -2,7 +2,7 @@
 # needs: pds
 # build: plain
 # A push and a pull on a permissioned space killed at their points (SKILLSYNC_TEST_CRASH,
-# test-only; core/crash.h), each time with an uncommitted edit in the clone; then the next run
+# test-only; core/util/crash.h), each time with an uncommitted edit in the clone; then the next run
 # finishes cleanly. Push (m1's clone pm; each commit a new skill, an update and the previous
 # new skill deleted): killed before the writes (before-batch-1), after they landed in the space
 # but before the journal knows it (space-applied), after the journal knows it (after-batch-1)

@@ -3,8 +3,8 @@
 # A clone made by an earlier release opens with this one: testdata/state/fabd418.tar.gz is a
 # clone in use made by the build of commit fabd418 (state schema version 2; how it was made:
 # testdata/state/make-fixture.sh), which the open brings to version 3 (the kept notes of an
-# interrupted push, core/state_journal.h), and on to the newest (up to 6: the verified floor,
-# core/state_floor.h). Its accounts lived on a throwaway PDS, so the
+# interrupted push, core/state/state_journal.h), and on to the newest (up to 6: the verified floor,
+# core/state/state_floor.h). Its accounts lived on a throwaway PDS, so the
 # script points the state at fresh accounts on the test PDS holding the same records, then
 # checks that ls, status, pull and push work on it and that the schema is brought up to date.
 # A state made by a newer skillsync than this one is refused with one line.

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/base58.h"
+#include "core/atproto/base58.h"
 #include "support/support.h"
 
 /* Bitcoin Core's base58_encode_decode.json cases, both ways. */

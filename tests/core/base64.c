@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/base64.h"
+#include "core/util/base64.h"
 #include "support/support.h"
 
 static void check_encode(const char *in, ss_base64_alphabet a, bool pad, const char *want)

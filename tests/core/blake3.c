@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "core/blake3.h"
-#include "core/mem.h"
+#include "core/atproto/blake3.h"
+#include "core/util/mem.h"
 #include "support/support.h"
 
 #define XOF_LEN 131 /* the length of the official vectors' extended outputs */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
 #include "support/support.h"
 
 static void test_buf__append_and_detach(void **state)

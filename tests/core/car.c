@@ -10,13 +10,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/base64.h"
-#include "core/car.h"
-#include "core/cbor.h"
-#include "core/cid.h"
-#include "core/crypto.h"
-#include "core/fs.h"
-#include "core/multikey.h"
+#include "core/atproto/car.h"
+#include "core/atproto/cbor.h"
+#include "core/atproto/cid.h"
+#include "core/atproto/crypto.h"
+#include "core/atproto/multikey.h"
+#include "core/util/base64.h"
+#include "core/util/fs.h"
 #include "support/cborvec.h"
 #include "support/support.h"
 

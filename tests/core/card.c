@@ -8,10 +8,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/card.h"
-#include "core/grapheme.h"
-#include "core/utf8.h"
-#include "core/value.h"
+#include "core/agent/card.h"
+#include "core/skill/value.h"
+#include "core/util/grapheme.h"
+#include "core/util/utf8.h"
 #include "support/support.h"
 
 #define T0       "2026-11-30T12:00:00.000Z"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/cbor.h"
-#include "core/cid.h"
-#include "core/record.h"
+#include "core/atproto/cbor.h"
+#include "core/atproto/cid.h"
+#include "core/skill/record.h"
 #include "support/cborvec.h"
 #include "support/support.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/cid.h"
+#include "core/atproto/cid.h"
 #include "support/support.h"
 
 static void test_cid__parse_format_round_trip(void **state)

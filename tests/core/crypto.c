@@ -8,10 +8,10 @@
 
 #include <jansson.h>
 
-#include "core/base58.h"
-#include "core/base64.h"
-#include "core/crypto.h"
-#include "core/multikey.h"
+#include "core/atproto/base58.h"
+#include "core/atproto/crypto.h"
+#include "core/atproto/multikey.h"
+#include "core/util/base64.h"
 #include "support/support.h"
 
 static void assert_hex(const uint8_t *got, size_t n, const char *hex)

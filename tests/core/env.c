@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "core/env.h"
+#include "core/util/env.h"
 #include "support/support.h"
 
 #define VAR "SKILLSYNC_TEST_ENV_SECONDS"

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/fs.h"
+#include "core/util/fs.h"
 #include "support/support.h"
 
 #define EXCHANGE (1 << 1) /* renameat2's RENAME_EXCHANGE */

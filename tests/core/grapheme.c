@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/fs.h"
-#include "core/grapheme.h"
-#include "core/utf8.h"
+#include "core/util/fs.h"
+#include "core/util/grapheme.h"
+#include "core/util/utf8.h"
 #include "support/support.h"
 
 /* The test file is Unicode 15.0's; ICU must implement the same version. */

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/history.h"
-#include "core/repo.h"
+#include "core/git/commit.h"
+#include "core/git/history.h"
+#include "core/git/repo.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "core/base64.h"
-#include "core/jwt.h"
-#include "core/multikey.h"
+#include "core/atproto/jwt.h"
+#include "core/atproto/multikey.h"
+#include "core/util/base64.h"
 #include "support/support.h"
 
 static ss_pubkey *key_of(const char *did)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/linediff.h"
+#include "core/util/buf.h"
+#include "core/util/linediff.h"
 
 static void diff(ss_linediff *d, const char *a, const char *b)
 {

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/lock.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/lock.h"
 #include "support/support.h"
 
 static void test_lock__second_run_waits_then_fails_naming_the_holder(void **state)

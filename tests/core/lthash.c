@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "core/lthash.h"
+#include "core/atproto/lthash.h"
 #include "support/support.h"
 
 /* cocoon's reference-generated vectors: each list of adds and removes gives its digest. */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/members.h"
-#include "core/state.h"
+#include "core/diff/members.h"
+#include "core/state/state.h"
 #include "support/support.h"
 
 #define AUTH "did:plc:auth"

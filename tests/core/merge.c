@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/fs.h"
-#include "core/merge.h"
-#include "core/repo.h"
-#include "core/worktree.h"
+#include "core/git/commit.h"
+#include "core/git/merge.h"
+#include "core/git/repo.h"
+#include "core/git/worktree.h"
+#include "core/util/fs.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/car.h"
-#include "core/cbor.h"
-#include "core/cid.h"
-#include "core/mem.h"
-#include "core/mst.h"
-#include "core/mst_priv.h"
+#include "core/atproto/car.h"
+#include "core/atproto/cbor.h"
+#include "core/atproto/cid.h"
+#include "core/atproto/mst.h"
+#include "core/atproto/mst_priv.h"
+#include "core/util/mem.h"
 #include "support/cborvec.h"
 #include "support/support.h"
 

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "core/multikey.h"
+#include "core/atproto/multikey.h"
 #include "support/support.h"
 
 /* atproto-interop-tests crypto/w3c_didkey_K256.json's first key, as the reference PLC publishes

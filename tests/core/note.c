@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/note.h"
+#include "core/diff/note.h"
+#include "core/util/buf.h"
 
 static const char skill_old[] = "---\n"
                                 "name: pdf\n"

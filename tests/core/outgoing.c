@@ -6,10 +6,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/outgoing.h"
-#include "core/state.h"
-#include "core/tree.h"
+#include "core/diff/outgoing.h"
+#include "core/git/commit.h"
+#include "core/git/tree.h"
+#include "core/state/state.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

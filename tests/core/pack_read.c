@@ -12,13 +12,13 @@
 
 #include <libdeflate.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/git_priv.h"
-#include "core/pack_read.h"
-#include "core/repo.h"
-#include "core/tree.h"
-#include "core/worktree.h"
+#include "core/git/git_priv.h"
+#include "core/git/pack_read.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
+#include "core/git/worktree.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/pds.h"
+#include "core/atproto/pds.h"
 
 static void test_pds__batch_stops_at_the_write_limit(void **state)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/plan.h"
+#include "core/diff/plan.h"
 #include "support/support.h"
 
 #define T_PUSH "2026-11-29T22:37:00.000Z"

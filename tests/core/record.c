@@ -1,4 +1,5 @@
-/* record.c: the garden.engram.skill codec (core/record.h) and datetimes (core/time.h). */
+/* record.c: the garden.engram.skill codec (core/skill/record.h) and datetimes (core/util/time.h).
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,12 +9,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/cbor.h"
-#include "core/record.h"
-#include "core/record_priv.h"
-#include "core/skill.h"
-#include "core/time.h"
-#include "core/validate.h"
+#include "core/atproto/cbor.h"
+#include "core/skill/record.h"
+#include "core/skill/record_priv.h"
+#include "core/skill/skill.h"
+#include "core/skill/validate.h"
+#include "core/util/time.h"
 
 #define TIMES "\"createdAt\":\"2026-01-01T00:00:00Z\",\"updatedAt\":\"2026-01-02T00:00:00Z\""
 

@@ -1,5 +1,5 @@
-/* record_cid.c: a record's CID from its JSON text (core/record.h): the scanner that encodes the
- * common shape straight from the text must give the general (jansson) path's bytes, CID and
+/* record_cid.c: a record's CID from its JSON text (core/skill/record.h): the scanner that encodes
+ * the common shape straight from the text must give the general (jansson) path's bytes, CID and
  * refusal on every input, and must take the shape records have. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +12,8 @@
 #include <dirent.h>
 #include <jansson.h>
 
-#include "core/record.h"
-#include "core/record_cid_priv.h"
+#include "core/skill/record.h"
+#include "core/skill/record_cid_priv.h"
 #include "support/support.h"
 
 /* Runs both paths over the text; they must agree. Returns what the scanner did (0: took it). */

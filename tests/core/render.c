@@ -6,11 +6,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/record.h"
-#include "core/render.h"
-#include "core/repo.h"
-#include "core/tree.h"
+#include "core/git/render.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
+#include "core/skill/record.h"
+#include "core/util/buf.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/fs.h"
-#include "core/repo.h"
-#include "core/tree.h"
-#include "core/worktree.h"
+#include "core/git/commit.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
+#include "core/git/worktree.h"
+#include "core/util/fs.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -8,10 +8,10 @@
 #include <dirent.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/commit.h"
-#include "core/repo.h"
-#include "core/tree.h"
+#include "core/git/commit.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
+#include "core/util/buf.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/secret.h"
+#include "core/util/buf.h"
+#include "core/util/secret.h"
 
 static void test_secret__child_env_drops_the_password(void **state)
 {

@@ -13,12 +13,12 @@
 #include <dirent.h>
 #include <cmocka.h>
 
-#include "core/fs.h"
-#include "core/mem.h"
-#include "core/record.h"
-#include "core/skill.h"
-#include "core/skilldir.h"
-#include "core/skillmd.h"
+#include "core/skill/record.h"
+#include "core/skill/skill.h"
+#include "core/skill/skilldir.h"
+#include "core/skill/skillmd.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 #include "support/support.h"
 
 /* The report as the lines `skillsync validate` prints ("error: ..." / "warning: ..."). */
@@ -97,7 +97,7 @@ static void check_invalid(const char *casedir, const char *name)
 	case_skill(casedir, &skilldir);
 	expected_lines(casedir, &want);
 	ss_error_clear(&err);
-	/* the code is in err (core/error.h), where commit and validate read it */
+	/* the code is in err (core/util/error.h), where commit and validate read it */
 	assert_true(ss_skilldir_read(skilldir.ptr, &s, r, &err) < 0);
 	assert_int_equal(err.code, SS_EINVALID);
 	assert_null(s);

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/outgoing.h"
-#include "core/repo.h"
-#include "core/skilldir.h"
-#include "core/worktree.h"
+#include "core/diff/outgoing.h"
+#include "core/git/repo.h"
+#include "core/git/worktree.h"
+#include "core/skill/skilldir.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -1,4 +1,4 @@
-/* skillmd.c: SKILL.md parsing and writing (core/skillmd.h). */
+/* skillmd.c: SKILL.md parsing and writing (core/skill/skillmd.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/skillmd.h"
+#include "core/skill/skillmd.h"
 
 static ss_value *parse_ok(const char *text, size_t *body_off, ss_report *r)
 {

@@ -8,10 +8,10 @@
 
 #include <jansson.h>
 
-#include "core/base64.h"
-#include "core/lthash.h"
-#include "core/multikey.h"
-#include "core/space_commit.h"
+#include "core/atproto/lthash.h"
+#include "core/atproto/multikey.h"
+#include "core/atproto/space_commit.h"
+#include "core/util/base64.h"
 #include "support/support.h"
 
 /* {"$bytes": base64 of the hex field of v} */

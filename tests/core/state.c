@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/provenance.h"
-#include "core/repo.h"
-#include "core/state.h"
-#include "core/time.h"
+#include "core/diff/provenance.h"
+#include "core/git/repo.h"
+#include "core/state/state.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/time.h"
 #include "support/support.h"
 
 static ss_state *open_state(const char *dir)

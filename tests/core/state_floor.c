@@ -7,10 +7,10 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/state.h"
-#include "core/state_floor.h"
+#include "core/state/state.h"
+#include "core/state/state_floor.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
 #include "support/support.h"
 
 /* The comparison alone: no floor and a newer revision pass, the verified commit itself is

@@ -7,12 +7,12 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/lthash.h"
-#include "core/state.h"
-#include "core/state_ident.h"
-#include "core/state_space.h"
+#include "core/atproto/lthash.h"
+#include "core/state/state.h"
+#include "core/state/state_ident.h"
+#include "core/state/state_space.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
 #include "support/support.h"
 
 static void test_state_ident__round_trip(void **state)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/state.h"
-#include "core/state_journal.h"
+#include "core/state/state.h"
+#include "core/state/state_journal.h"
 #include "support/support.h"
 
 static void test_state_journal__round_trip_and_progress(void **state)

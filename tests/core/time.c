@@ -1,11 +1,11 @@
-/* time.c: datetimes (core/time.h) at the edges of what can be written back. */
+/* time.c: datetimes (core/util/time.h) at the edges of what can be written back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/time.h"
+#include "core/util/time.h"
 
 /* Every datetime that parses writes back as one that parses to the same instant (to the
  * millisecond); an offset that carries the instant outside years 0000-9999 is refused (found by

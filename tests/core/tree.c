@@ -6,9 +6,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/repo.h"
-#include "core/tree.h"
+#include "core/git/commit.h"
+#include "core/git/repo.h"
+#include "core/git/tree.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/utf8.h"
+#include "core/util/utf8.h"
 
 static void check(const char *in, size_t len, ss_escape_style style, const char *want)
 {

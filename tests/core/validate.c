@@ -1,4 +1,4 @@
-/* validate.c: the rules (core/validate.h) at their limits, and skill directories on disk. */
+/* validate.c: the rules (core/skill/validate.h) at their limits, and skill directories on disk. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/fs.h"
-#include "core/mem.h"
-#include "core/skill.h"
-#include "core/skilldir.h"
-#include "core/validate.h"
+#include "core/skill/skill.h"
+#include "core/skill/skilldir.h"
+#include "core/skill/validate.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 #include "support/support.h"
 
 static ss_skill *skill_named(const char *name)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/time.h"
-#include "core/view.h"
+#include "core/diff/view.h"
+#include "core/util/time.h"
 
 #define ME        "did:plc:me"
 #define AUTHORITY "did:plc:authority"

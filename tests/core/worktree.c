@@ -9,12 +9,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/fs.h"
-#include "core/git_priv.h"
-#include "core/mem.h"
-#include "core/repo.h"
-#include "core/worktree.h"
+#include "core/git/commit.h"
+#include "core/git/git_priv.h"
+#include "core/git/repo.h"
+#include "core/git/worktree.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

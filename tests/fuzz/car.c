@@ -3,9 +3,9 @@
  * blocks end without a crash (listing what is missing). */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/car.h"
-#include "core/cbor.h"
-#include "core/mst.h"
+#include "core/atproto/car.h"
+#include "core/atproto/cbor.h"
+#include "core/atproto/mst.h"
 
 static int leaf(void *ctx, const char *key, size_t key_len, const ss_cid *value, ss_error *err)
 {

@@ -4,7 +4,7 @@
  * jansson writes for the value decode gives. */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/cbor.h"
+#include "core/atproto/cbor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

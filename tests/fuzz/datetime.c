@@ -1,7 +1,7 @@
 /* The datetime parser: what parses is written back (milliseconds, UTC) and reads back the same. */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/time.h"
+#include "core/util/time.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,13 +1,13 @@
 /*
- * A compact JWT (core/jwt.h): parsed, its claims read, its signature checked with a P-256 and a
- * secp256k1 key. Properties: what is signed is the token up to its second '.', a prefix of
+ * A compact JWT (core/atproto/jwt.h): parsed, its claims read, its signature checked with a P-256
+ * and a secp256k1 key. Properties: what is signed is the token up to its second '.', a prefix of
  * it; the borrowed header fields are the header's strings; no token verifies under a key that
  * did not sign it (the keys here signed none).
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/jwt.h"
-#include "core/multikey.h"
+#include "core/atproto/jwt.h"
+#include "core/atproto/multikey.h"
 
 /* Two keys of the test data (testdata/), one of each curve. */
 static const char *const keys[] = {

@@ -6,10 +6,10 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/car.h"
-#include "core/mem.h"
-#include "core/mst.h"
-#include "core/mst_priv.h"
+#include "core/atproto/car.h"
+#include "core/atproto/mst.h"
+#include "core/atproto/mst_priv.h"
+#include "core/util/mem.h"
 
 typedef struct line {
 	char flag;

@@ -1,13 +1,13 @@
 /*
- * The text forms of public keys (core/multikey.h): a Multikey value, a did:key, each
+ * The text forms of public keys (core/atproto/multikey.h): a Multikey value, a did:key, each
  * verification method type of a DID document, and a DID document itself (when the input is
  * JSON). Properties: a Multikey value or did:key that is read comes back the same through the
  * writer (one text per key); a key read from any form is one the writer can write.
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/crypto.h"
-#include "core/multikey.h"
+#include "core/atproto/crypto.h"
+#include "core/atproto/multikey.h"
 
 static const char *const types[] = {
     "Multikey",

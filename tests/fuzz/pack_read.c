@@ -1,5 +1,5 @@
 /*
- * A pack and its version 2 index, read as a clone's checkout reads them (core/pack_read.h).
+ * A pack and its version 2 index, read as a clone's checkout reads them (core/git/pack_read.h).
  * An input is a 4-byte little-endian length, that many bytes of index, then the pack: the
  * index is parsed against the pack's size, every entry's offset and CRC read, then both are
  * written as the one pack of a scratch objects directory and every id the index names is read
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/pack_read.h"
+#include "core/git/pack_read.h"
 
 static char objects[64];
 
@@ -80,8 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (mkdir(sub, 0700) < 0)
 			abort();
 		atexit(clean);
-		/* a clone's checkout reads packs with libgit2 started (core/repo.c); its error line
-		 * formats the id through libgit2's per-thread buffer */
+		/* a clone's checkout reads packs with libgit2 started (core/git/repo.c); its error
+		 * line formats the id through libgit2's per-thread buffer */
 		git_libgit2_init();
 	}
 	put(".idx", ix, ilen);

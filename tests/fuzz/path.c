@@ -4,7 +4,7 @@
 
 #include <strings.h>
 
-#include "core/validate.h"
+#include "core/skill/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

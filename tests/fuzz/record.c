@@ -5,10 +5,10 @@
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/record_summary.h"
 
-#include "core/record.h"
-#include "core/record_cid_priv.h"
-#include "core/record_priv.h"
-#include "core/skill.h"
+#include "core/skill/record.h"
+#include "core/skill/record_cid_priv.h"
+#include "core/skill/record_priv.h"
+#include "core/skill/skill.h"
 
 /* One path's whole result as text: the return, the report's lines, the record encoded again. */
 static int summary(const uint8_t *data, size_t size, ss_record_path path, ss_buf *out)

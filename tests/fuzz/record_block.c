@@ -8,10 +8,10 @@
 
 #include <jansson.h>
 
-#include "core/cbor.h"
-#include "core/record.h"
-#include "core/record_priv.h"
-#include "core/skill.h"
+#include "core/atproto/cbor.h"
+#include "core/skill/record.h"
+#include "core/skill/record_priv.h"
+#include "core/skill/skill.h"
 
 /* One path's whole result as text. */
 static int summary(const unsigned char *block, size_t size, ss_record_path path, ss_buf *out)

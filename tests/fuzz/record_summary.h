@@ -6,8 +6,8 @@
 #ifndef SS_FUZZ_RECORD_SUMMARY_H
 #define SS_FUZZ_RECORD_SUMMARY_H
 
-#include "core/record.h"
-#include "core/skill.h"
+#include "core/skill/record.h"
+#include "core/skill/skill.h"
 #include "tests/fuzz/fuzz.h"
 
 static inline int fuzz_record_summary(int ret, ss_report *r, ss_skill *s, ss_record_meta *meta,

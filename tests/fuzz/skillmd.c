@@ -1,7 +1,7 @@
 /* The SKILL.md reader: parse; what parses is written back and must read back the same. */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/skillmd.h"
+#include "core/skill/skillmd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

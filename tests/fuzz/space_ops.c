@@ -1,18 +1,18 @@
 /*
  * A writer's listRepoOps answer, checked as a pull checks it without the network: the page read
- * (sync/space_proto.h), its ops folded from the empty set into a set hash and held against the
- * page's signed commit (sync/space_fold.h: the last op's revision, the MAC, the set hash), then
- * the commit's signature with the writer's key. An input is three lines, the space URI, the
- * writer's DID and its key as a DID document gives it ("<type> <publicKeyMultibase>"), then
- * the answer's body. Properties: every op handed out has a revision and names a record; a fold
- * that checks out gives the commit's hash, and the same set folded in the other order too.
+ * (sync/space/space_proto.h), its ops folded from the empty set into a set hash and held against
+ * the page's signed commit (sync/space/space_fold.h: the last op's revision, the MAC, the set
+ * hash), then the commit's signature with the writer's key. An input is three lines, the space URI,
+ * the writer's DID and its key as a DID document gives it ("<type> <publicKeyMultibase>"), then the
+ * answer's body. Properties: every op handed out has a revision and names a record; a fold that
+ * checks out gives the commit's hash, and the same set folded in the other order too.
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/lthash.h"
-#include "core/multikey.h"
-#include "sync/space_fold.h"
-#include "sync/space_proto.h"
+#include "core/atproto/lthash.h"
+#include "core/atproto/multikey.h"
+#include "sync/space/space_fold.h"
+#include "sync/space/space_proto.h"
 
 /* Splits the next line off *s (NUL-terminated in place); NULL when there is none. */
 static char *line(char **s)

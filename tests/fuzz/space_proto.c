@@ -1,11 +1,11 @@
 /*
- * The permissioned-space answers read from the network (sync/space_proto.h): a listRepos page
+ * The permissioned-space answers read from the network (sync/space/space_proto.h): a listRepos page
  * (both forms), a listRepoOps page, a getRecord answer, getRepo's CAR, the space host of a DID
  * document, and an error answer turned into its one line.
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "sync/space_proto.h"
+#include "sync/space/space_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 
 #include <strings.h>
 
-#include "sync/url.h"
+#include "sync/net/url.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

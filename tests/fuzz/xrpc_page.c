@@ -4,9 +4,9 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/record.h"
-#include "core/skill.h"
-#include "sync/xrpc_priv.h"
+#include "core/skill/record.h"
+#include "core/skill/skill.h"
+#include "sync/net/xrpc_priv.h"
 
 static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {

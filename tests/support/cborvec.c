@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/fs.h"
+#include "core/util/fs.h"
 #include "support.h"
 
 void ss_test_cbor_file(ss_buf *out, const char *name)

@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "core/buf.h"
-#include "core/cid.h"
-#include "core/error.h"
+#include "core/atproto/cid.h"
+#include "core/util/buf.h"
+#include "core/util/error.h"
 
 /* The bytes of testdata/vectors/<name>, into out. */
 void ss_test_cbor_file(ss_buf *out, const char *name);

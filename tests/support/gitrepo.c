@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "core/commit.h"
-#include "core/fs.h"
-#include "core/mem.h"
-#include "core/tree.h"
+#include "core/git/commit.h"
+#include "core/git/tree.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 #include "support.h"
 
 int ss_test_git(const char *dir, ss_buf *out, const char *args)

@@ -5,8 +5,8 @@
 #ifndef SS_TEST_GITREPO_H
 #define SS_TEST_GITREPO_H
 
-#include "core/buf.h"
-#include "core/repo.h"
+#include "core/git/repo.h"
+#include "core/util/buf.h"
 
 /* Runs `git -C dir <args>` (args is a shell fragment), appends its stdout to out (may be
  * NULL) and returns its exit status. Author/committer are fixed and no user config is read. */

@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "core/fs.h"
-#include "core/mem.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 
 char *ss_test_tmpdir(void)
 {

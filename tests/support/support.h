@@ -5,8 +5,8 @@
 #ifndef SS_TEST_SUPPORT_H
 #define SS_TEST_SUPPORT_H
 
-#include "core/buf.h"
-#include "core/error.h"
+#include "core/util/buf.h"
+#include "core/util/error.h"
 
 /* Creates a fresh empty directory under $TMPDIR and returns its path (free() it). */
 char *ss_test_tmpdir(void);
@@ -23,8 +23,8 @@ void ss_test_hex(void *out, size_t n, const char *hex);
 struct json_t *ss_test_json(const char *rel);
 
 /*
- * Asserts that call fails with the code want, read where core/error.h puts it: err.code (err is
- * cleared first, so a failure that does not fill it shows).
+ * Asserts that call fails with the code want, read where core/util/error.h puts it: err.code (err
+ * is cleared first, so a failure that does not fill it shows).
  */
 #define SS_ASSERT_FAILS(call, err, want)                                                           \
 	do {                                                                                       \

@@ -7,14 +7,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sync/http.h"
-#include "sync/http_priv.h"
-#include "sync/identity.h"
+#include "sync/identity/identity.h"
+#include "sync/identity/session.h"
+#include "sync/net/http.h"
+#include "sync/net/http_priv.h"
+#include "sync/net/xrpc.h"
 #include "sync/pull.h"
 #include "sync/push.h"
-#include "sync/session.h"
-#include "sync/space.h"
-#include "sync/xrpc.h"
+#include "sync/transport/space.h"
 
 static void test_free__every_free_accepts_null(void **state)
 {

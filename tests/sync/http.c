@@ -18,12 +18,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "sync/http.h"
-#include "sync/settings.h"
-#include "sync/url.h"
-#include "sync/pds.h"
+#include "core/util/buf.h"
 #include "support/support.h"
+#include "sync/net/http.h"
+#include "sync/net/url.h"
+#include "sync/pds.h"
+#include "sync/settings.h"
 
 static double now_s(void)
 {

@@ -12,12 +12,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/syntax.h"
-#include "sync/http.h"
-#include "sync/identity.h"
-#include "sync/pds.h"
+#include "core/atproto/syntax.h"
+#include "core/util/buf.h"
 #include "support/support.h"
+#include "sync/identity/identity.h"
+#include "sync/net/http.h"
+#include "sync/pds.h"
 
 static void test_identity__handle_syntax(void **state)
 {

@@ -9,10 +9,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "sync/http.h"
-#include "sync/xrpc.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
 #include "sync/pds.h"
 
 static json_t *info;

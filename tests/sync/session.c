@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "core/base64.h"
-#include "core/buf.h"
-#include "core/fs.h"
-#include "core/mem.h"
-#include "sync/http.h"
-#include "sync/session.h"
-#include "sync/xrpc.h"
+#include "core/util/base64.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
 #include "support/support.h"
+#include "sync/identity/session.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
 #include "sync/pds.h"
 
 typedef struct fixture {

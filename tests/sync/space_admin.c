@@ -1,6 +1,6 @@
 /*
  * space_admin.c: the requests an authority sends for its space and how it reads the answers
- * (sync/space_admin.h), without a server: tests/cmd/space_admin.sh runs them against the test
+ * (sync/space/space_admin.h), without a server: tests/cmd/space_admin.sh runs them against the test
  * space host.
  */
 #include <stdarg.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "sync/space_admin.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
 #include "support/support.h"
+#include "sync/space/space_admin.h"
 
 #define DID "did:plc:abcdefghijklmnopqrstuvwx"
 

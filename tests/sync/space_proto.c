@@ -1,5 +1,5 @@
 /*
- * space_proto.c: the permissioned-space protocol details of sync/space_proto.h without a
+ * space_proto.c: the permissioned-space protocol details of sync/space/space_proto.h without a
  * server: the signature base against the reference-generated HTTP signatures (cocoon's
  * vectors, testdata/vectors/cocoon-space.json), the headers it signs, and the answer shapes
  * (listRepos in its August and October forms, listRepoOps, getRepo's CAR, the space host of a
@@ -15,14 +15,14 @@
 
 #include <jansson.h>
 
-#include "core/base64.h"
-#include "core/buf.h"
-#include "core/cbor.h"
-#include "core/cid.h"
-#include "core/crypto.h"
-#include "core/multikey.h"
-#include "sync/space_proto.h"
+#include "core/atproto/cbor.h"
+#include "core/atproto/cid.h"
+#include "core/atproto/crypto.h"
+#include "core/atproto/multikey.h"
+#include "core/util/base64.h"
+#include "core/util/buf.h"
 #include "support/support.h"
+#include "sync/space/space_proto.h"
 
 static const char *header(json_t *h, const char *name)
 {
@@ -334,7 +334,7 @@ static void test_space_proto__errors_say_what_to_do(void **state)
 	ss_buf_release(&b);
 }
 
-/* ---- getRepo's CAR, built here with core/cbor.h and core/cid.h ---- */
+/* ---- getRepo's CAR, built here with core/atproto/cbor.h and core/atproto/cid.h ---- */
 
 struct block {
 	ss_cid cid;

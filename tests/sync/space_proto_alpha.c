@@ -1,6 +1,6 @@
 /*
  * space_proto_alpha.c: which alpha of the permissioned-space protocol a URI or an answer
- * belongs to (sync/space_proto.h), without a server: the URI spellings (the 2026-10-01
+ * belongs to (sync/space/space_proto.h), without a server: the URI spellings (the 2026-10-01
  * at://<authority>/space/<type>/<key>, the newer at:space/... and ats://...), the lines said
  * for them, XRPC's unknown-method error, the newer listRepos shape and describeServer's
  * spacesAlpha. tests/cmd/space_alpha.sh runs them against the test space host.
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "sync/space_proto.h"
+#include "core/util/buf.h"
 #include "support/support.h"
+#include "sync/space/space_proto.h"
 
 static void test_space_proto_alpha__uri_forms(void **state)
 {

@@ -12,13 +12,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "sync/http.h"
-#include "sync/space_public.h"
-#include "sync/xrpc.h"
-#include "sync/pds.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
 #include "support/support.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
+#include "sync/pds.h"
+#include "sync/public/space_public.h"
 
 #define UNREACHABLE "http://127.0.0.1:1" /* nothing listens there */
 #define NOBODY      "did:plc:nobodyhere000000000000"

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/record.h"
-#include "sync/verify.h"
+#include "core/skill/record.h"
+#include "core/util/buf.h"
+#include "sync/public/verify.h"
 
 static const char value[] = "{\"$type\":\"garden.engram.skill\",\"name\":\"a\","
                             "\"description\":\"d\",\"instructions\":\"x\"}";

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "sync/http.h"
-#include "sync/xrpc.h"
-#include "sync/xrpc_priv.h"
-#include "sync/pds.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
 #include "support/support.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
+#include "sync/net/xrpc_priv.h"
+#include "sync/pds.h"
 
 #define COLL "garden.engram.skill"
 

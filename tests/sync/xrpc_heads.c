@@ -11,12 +11,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "sync/http.h"
-#include "sync/xrpc.h"
-#include "sync/pds.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
 #include "support/support.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
+#include "sync/pds.h"
 
 #define NACCOUNTS 4
 /* Nothing listens on port 1 of loopback: connections are refused at once. */

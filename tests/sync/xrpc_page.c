@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/buf.h"
-#include "core/mem.h"
-#include "core/record.h"
-#include "core/report.h"
-#include "core/skill.h"
-#include "sync/http.h"
-#include "sync/xrpc.h"
+#include "core/skill/record.h"
+#include "core/skill/report.h"
+#include "core/skill/skill.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
+#include "sync/net/http.h"
+#include "sync/net/xrpc.h"
 
 #define COLL "garden.engram.skill"
 

@@ -1,0 +1,59 @@
+#include "core/git/oid.h"
+
+#include <string.h>
+
+static const char hexdigits[] = "0123456789abcdef";
+
+void ss_oid_fmt(char out[SS_OID_HEXSZ + 1], const ss_oid *oid)
+{
+	for (size_t i = 0; i < SS_OID_RAWSZ; i++) {
+		out[2 * i] = hexdigits[oid->id[i] >> 4];
+		out[2 * i + 1] = hexdigits[oid->id[i] & 0xf];
+	}
+	out[SS_OID_HEXSZ] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err)
+{
+	ss_oid oid;
+
+	if (!hex || strlen(hex) != SS_OID_HEXSZ)
+		return ss_error_set(err, SS_EINVALID, "invalid object id '%s'", hex ? hex : "");
+	for (size_t i = 0; i < SS_OID_RAWSZ; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return ss_error_set(err, SS_EINVALID, "invalid object id '%s'", hex);
+		oid.id[i] = (unsigned char)(hi << 4 | lo);
+	}
+	*out = oid;
+	return 0;
+}
+
+bool ss_oid_equal(const ss_oid *a, const ss_oid *b)
+{
+	return memcmp(a->id, b->id, SS_OID_RAWSZ) == 0;
+}
+
+bool ss_oid_is_zero(const ss_oid *oid)
+{
+	for (size_t i = 0; i < SS_OID_RAWSZ; i++)
+		if (oid->id[i])
+			return false;
+	return true;
+}
+
+void ss_oid_clear(ss_oid *oid)
+{
+	memset(oid->id, 0, SS_OID_RAWSZ);
+}

@@ -1,0 +1,27 @@
+/*
+ * oid.h: git object ids (SHA-1) as plain bytes, so that callers need not see libgit2's types.
+ */
+#ifndef SS_OID_H
+#define SS_OID_H
+
+#include <stdbool.h>
+
+#include "core/util/error.h"
+
+/* A git object id (SHA-1), without exposing libgit2's types. */
+#define SS_OID_RAWSZ 20
+#define SS_OID_HEXSZ 40
+typedef struct ss_oid {
+	unsigned char id[SS_OID_RAWSZ];
+} ss_oid;
+
+/* Writes the 40 hex digits and a NUL into out. */
+void ss_oid_fmt(char out[SS_OID_HEXSZ + 1], const ss_oid *oid);
+/* Parses exactly 40 hex digits; SS_EINVALID otherwise. */
+int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err);
+bool ss_oid_equal(const ss_oid *a, const ss_oid *b);
+/* The all-zero id means "no object" (e.g. "the ref must not exist yet"). */
+bool ss_oid_is_zero(const ss_oid *oid);
+void ss_oid_clear(ss_oid *oid);
+
+#endif

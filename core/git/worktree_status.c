@@ -1,0 +1,247 @@
+/* worktree_status.c: status of the index and the working directory, by top-level name. */
+#include "core/git/worktree.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/git/git_priv.h"
+#include "core/skill/skilldir.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
+
+/* One changed path, before grouping. */
+typedef struct item {
+	char *path;
+	unsigned flags; /* git_status_t */
+} item;
+
+static int cmp_item(const void *a, const void *b)
+{
+	return strcmp(((const item *)a)->path, ((const item *)b)->path);
+}
+
+/* Length of the top-level name of path; *file when path is a top-level file. */
+static size_t top_len(const char *path, bool *file)
+{
+	const char *slash = strchr(path, '/');
+
+	*file = slash == NULL;
+	return slash ? (size_t)(slash - path) : strlen(path);
+}
+
+/* Stage-0 index entries at name (a file) or below name/ (a directory). */
+static size_t index_count(git_index *index, const char *name, bool file)
+{
+	ss_buf prefix = SS_BUF_INIT;
+	size_t pos, n = 0, total = git_index_entrycount(index);
+
+	if (file)
+		return git_index_get_bypath(index, name, 0) ? 1 : 0;
+	ss_buf_printf(&prefix, "%s/", name);
+	if (git_index_find_prefix(&pos, index, prefix.ptr) == 0) {
+		for (; pos < total; pos++) {
+			const git_index_entry *e = git_index_get_byindex(index, pos);
+			if (strncmp(e->path, prefix.ptr, prefix.len) != 0)
+				break;
+			if (git_index_entry_stage(e) == 0)
+				n++;
+		}
+	}
+	ss_buf_release(&prefix);
+	return n;
+}
+
+static ss_status_kind kind_of(bool before, bool after)
+{
+	if (before && after)
+		return SS_STATUS_MODIFIED;
+	if (after)
+		return SS_STATUS_NEW;
+	if (before)
+		return SS_STATUS_DELETED;
+	return SS_STATUS_NONE;
+}
+
+const char *ss_worktree_conflict_kind_name(ss_conflict_kind kind)
+{
+	switch (kind) {
+	case SS_CONFLICT_BOTH_MODIFIED:
+		return "both modified";
+	case SS_CONFLICT_BOTH_ADDED:
+		return "both added";
+	case SS_CONFLICT_DELETED_HERE:
+		return "deleted here";
+	case SS_CONFLICT_DELETED_THERE:
+		return "deleted there";
+	default:
+		return "conflict";
+	}
+}
+
+static ss_conflict_kind conflict_kind(git_index *index, const char *path)
+{
+	const git_index_entry *base = NULL, *ours = NULL, *theirs = NULL;
+
+	if (git_index_conflict_get(&base, &ours, &theirs, index, path) < 0)
+		return SS_CONFLICT_OTHER;
+	if (ours && theirs)
+		return base ? SS_CONFLICT_BOTH_MODIFIED : SS_CONFLICT_BOTH_ADDED;
+	if (base && theirs)
+		return SS_CONFLICT_DELETED_HERE;
+	if (base && ours)
+		return SS_CONFLICT_DELETED_THERE;
+	return SS_CONFLICT_OTHER;
+}
+
+/* Fills e from the items [lo, hi) that share its top-level name. */
+static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t hi, git_tree *head,
+                       git_index *index)
+{
+	const unsigned idx = GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
+	                     GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED |
+	                     GIT_STATUS_INDEX_TYPECHANGE;
+	const unsigned wt = GIT_STATUS_WT_NEW | GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED |
+	                    GIT_STATUS_WT_RENAMED | GIT_STATUS_WT_TYPECHANGE;
+	bool any_idx = false, any_wt = false;
+	size_t wt_new = 0, wt_deleted = 0, in_index;
+	git_tree_entry *te = NULL;
+	bool in_head;
+
+	e->paths = ss_xcalloc(hi - lo, sizeof(char *));
+	e->conflicts = ss_xcalloc(hi - lo, sizeof(*e->conflicts));
+	for (size_t i = lo; i < hi; i++) {
+		unsigned f = items[i].flags;
+		e->paths[e->npaths++] = ss_xstrdup(items[i].path);
+		if (f & GIT_STATUS_CONFLICTED) {
+			ss_conflict *c = &e->conflicts[e->nconflicts++];
+			c->path = ss_xstrdup(items[i].path);
+			c->kind = conflict_kind(index, items[i].path);
+		}
+		any_idx |= (f & idx) != 0;
+		any_wt |= (f & wt) != 0;
+		e->conflicted |= (f & GIT_STATUS_CONFLICTED) != 0;
+		wt_new += (f & GIT_STATUS_WT_NEW) != 0;
+		wt_deleted += (f & GIT_STATUS_WT_DELETED) != 0;
+	}
+	in_head = head && git_tree_entry_bypath(&te, head, e->name) == 0;
+	git_tree_entry_free(te);
+	in_index = index_count(index, e->name, e->file);
+	if (any_idx)
+		e->staged = kind_of(in_head, in_index > 0);
+	if (any_wt)
+		e->unstaged = kind_of(in_index > 0, in_index + wt_new > wt_deleted);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
+{
+	return ss_worktree_status_apart(repo, NULL, 0, out, err);
+}
+
+int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nskip, ss_status *out,
+                             ss_error *err)
+{
+	git_repository *git = ss_repo_git(repo);
+	git_status_options opts;
+	git_status_list *list = NULL;
+	git_index *index = NULL;
+	git_tree *head = NULL;
+	item *items = NULL;
+	size_t n = 0, count;
+	ss_status st = {NULL, 0, false, NULL, 0};
+	const char *path;
+	int rc, ret;
+
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+	             GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
+	ret = ss_git_head_tree(&head, repo, err);
+	if (ret < 0)
+		goto out;
+	rc = git_repository_index(&index, git);
+	if (rc == 0)
+		rc = git_index_read(index, 0);
+	if (rc == 0)
+		rc = git_status_list_new(&list, git, &opts);
+	if (rc < 0) {
+		ret = ss_git_error(err, rc, "cannot read the status");
+		goto out;
+	}
+	count = git_status_list_entrycount(list);
+	items = ss_xcalloc(count ? count : 1, sizeof(*items));
+	st.apart = ss_xcalloc(nskip ? nskip : 1, sizeof(char *));
+	for (size_t i = 0; i < count; i++) {
+		const git_status_entry *s = git_status_byindex(list, i);
+		const git_diff_delta *d = s->head_to_index ? s->head_to_index : s->index_to_workdir;
+		if (!d || s->status == GIT_STATUS_CURRENT || (s->status & GIT_STATUS_IGNORED))
+			continue;
+		path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		if (nskip && st.napart < nskip &&
+		    bsearch(&path, skip, nskip, sizeof(*skip), cmp_str)) {
+			st.apart[st.napart++] = ss_xstrdup(path);
+			continue;
+		}
+		items[n].path = ss_xstrdup(path);
+		items[n].flags = s->status;
+		n++;
+	}
+	if (n)
+		qsort(items, n, sizeof(*items), cmp_item);
+	st.entries = ss_xcalloc(n ? n : 1, sizeof(*st.entries));
+	for (size_t i = 0; i < n;) {
+		ss_status_entry *e = &st.entries[st.count++];
+		size_t len = top_len(items[i].path, &e->file), j = i + 1;
+
+		e->name = ss_xstrndup(items[i].path, len);
+		e->outside = ss_skilldir_outside(e->name, !e->file);
+		while (j < n && strncmp(items[j].path, e->name, len) == 0 &&
+		       (items[j].path[len] == '/' || items[j].path[len] == '\0'))
+			j++;
+		fill_entry(e, items, i, j, head, index);
+		i = j;
+	}
+	st.merging = git_repository_state(git) == GIT_REPOSITORY_STATE_MERGE;
+	if (st.napart)
+		qsort(st.apart, st.napart, sizeof(char *), cmp_str);
+	*out = st;
+	st.entries = NULL;
+	st.count = 0;
+	st.apart = NULL;
+	st.napart = 0;
+	ret = 0;
+out:
+	ss_worktree_status_release(&st);
+	for (size_t i = 0; i < n; i++)
+		free(items[i].path);
+	free(items);
+	git_status_list_free(list);
+	git_index_free(index);
+	git_tree_free(head);
+	return ret;
+}
+
+void ss_worktree_status_release(ss_status *status)
+{
+	if (!status)
+		return;
+	for (size_t i = 0; i < status->count; i++) {
+		free(status->entries[i].name);
+		ss_git_strings_free(status->entries[i].paths, status->entries[i].npaths);
+		for (size_t j = 0; j < status->entries[i].nconflicts; j++)
+			free(status->entries[i].conflicts[j].path);
+		free(status->entries[i].conflicts);
+	}
+	free(status->entries);
+	ss_git_strings_free(status->apart, status->napart);
+	status->entries = NULL;
+	status->count = 0;
+	status->apart = NULL;
+	status->napart = 0;
+}

@@ -1,0 +1,502 @@
+/* state.c: opening, migrations, transactions and members of the local state. */
+#include "core/state/state_priv.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
+
+/* Schema version 1: config, members, records, view. */
+static const char schema_v1[] =
+    "CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE members ("
+    " did TEXT PRIMARY KEY, handle TEXT, pds TEXT, commit_cid TEXT, rev TEXT,"
+    " role INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE records ("
+    " did TEXT NOT NULL, rkey TEXT NOT NULL, cid TEXT NOT NULL,"
+    " created_at TEXT, updated_at TEXT, updated_us INTEGER NOT NULL DEFAULT 0,"
+    " valid INTEGER NOT NULL, reason TEXT, tree TEXT, note TEXT,"
+    " sweep INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (did, rkey));"
+    "CREATE INDEX records_by_rkey ON records (rkey, did);"
+    "CREATE TABLE view ("
+    " rkey TEXT PRIMARY KEY, did TEXT NOT NULL, cid TEXT NOT NULL, tree TEXT NOT NULL);";
+
+/*
+ * migrations[i] takes the schema from version i to i + 1. Append only; a sibling file's
+ * tables come in as an entry pointing at SQL it declares in core/state/state_priv.h.
+ */
+static const char *const migrations[] = {
+    schema_v1,
+    ss_state_journal_schema,
+    ss_state_journal_notes_schema,
+    ss_state_space_schema, /* v4: each space writer's set hash (core/state/state_space.c) */
+    ss_state_ident_schema, /* v5: the identity cache (core/state/state_ident.c) */
+    ss_state_floor_schema, /* v6: each member's verified revision (core/state/state_floor.c) */
+};
+
+#define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+
+/*
+ * The one place SQLite's failures become ss_error. Another process holding the database
+ * (SQLITE_BUSY past the busy timeout) is SS_ELOCKED; a damaged file names itself.
+ */
+static int sqlite_fail(ss_state *st, ss_error *err, const char *what, const char *msg)
+{
+	int rc = st && st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM;
+	const char *path = st && st->path ? st->path : "state.db";
+
+	if (!msg)
+		msg = rc == SQLITE_NOMEM ? "out of memory" : "unknown";
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return ss_error_set(err, SS_ELOCKED,
+		                    "local state '%s' is locked by another process (%s): try again "
+		                    "once it is done",
+		                    path, what);
+	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+		return ss_error_set(err, SS_ERROR,
+		                    "local state '%s' is damaged (%s): the next skillsync command "
+		                    "rebuilds it",
+		                    path, msg);
+	if (rc == SQLITE_FULL || rc == SQLITE_IOERR)
+		return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s (is the disk full?)",
+		                    path, what, msg);
+	return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s", path, what, msg);
+}
+
+int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what)
+{
+	return sqlite_fail(st, err, what, st && st->db ? sqlite3_errmsg(st->db) : NULL);
+}
+
+int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err)
+{
+	return sqlite3_step(s) == SQLITE_DONE ? 0 : ss_state_sqlite_error(st, err, what);
+}
+
+int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
+{
+	*out = NULL;
+	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
+		return ss_state_sqlite_error(st, err, "cannot prepare a query");
+	return 0;
+}
+
+int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
+{
+	size_t max = sizeof(st->cached) / sizeof(st->cached[0]);
+
+	for (size_t i = 0; i < st->ncached; i++)
+		if (!strcmp(st->cached[i].sql, sql)) {
+			*out = st->cached[i].stmt;
+			return 0;
+		}
+	*out = NULL;
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
+		return ss_state_sqlite_error(st, err, "cannot prepare a query");
+	if (st->ncached == max) { /* full: the oldest goes (none is in use: see state_priv.h) */
+		sqlite3_finalize(st->cached[0].stmt);
+		free(st->cached[0].sql);
+		memmove(&st->cached[0], &st->cached[1], (max - 1) * sizeof(st->cached[0]));
+		st->ncached--;
+	}
+	st->cached[st->ncached].sql = ss_xstrdup(sql);
+	st->cached[st->ncached++].stmt = *out;
+	return 0;
+}
+
+void ss_state_done(ss_state *st, sqlite3_stmt *s)
+{
+	for (size_t i = 0; i < st->ncached; i++)
+		if (st->cached[i].stmt == s) {
+			sqlite3_reset(s);
+			sqlite3_clear_bindings(s);
+			return;
+		}
+	sqlite3_finalize(s);
+}
+
+int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text)
+{
+	if (!text)
+		return sqlite3_bind_null(s, i);
+	return sqlite3_bind_text(s, i, text, -1, SQLITE_STATIC);
+}
+
+void ss_state_free_str(const char *s)
+{
+	free((void *)(uintptr_t)s);
+}
+
+char *ss_state_column_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? ss_xstrdup((const char *)t) : NULL;
+}
+
+int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
+                  const char *p2, const char *p3, const char *p4)
+{
+	const char *params[4] = {p1, p2, p3, p4};
+	sqlite3_stmt *s = NULL;
+	int ret;
+
+	if (ss_state_prepare_cached(st, &s, sql, err) < 0)
+		return -1;
+	for (int i = 0; i < nparams && i < 4; i++)
+		ss_state_bind_text(s, i + 1, params[i]);
+	ret = ss_state_step_done(st, s, "cannot write", err);
+	ss_state_done(st, s);
+	return ret;
+}
+
+static int exec_script(ss_state *st, const char *sql, ss_error *err)
+{
+	char *msg = NULL;
+
+	int rc;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		rc = sqlite_fail(st, err, "cannot run a query", msg);
+		sqlite3_free(msg);
+		return rc;
+	}
+	return 0;
+}
+
+static int migrate(ss_state *st, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	ss_buf sql = SS_BUF_INIT;
+	int version, ret = -1;
+
+	if (exec_script(st, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (ss_state_prepare(st, &s, "PRAGMA user_version", err) < 0)
+		goto out;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		ss_state_sqlite_error(st, err, "cannot read the schema version");
+		goto out;
+	}
+	version = sqlite3_column_int(s, 0);
+	if (version < 0 || (size_t)version > NMIGRATIONS) {
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "local state '%s' was made by a newer skillsync (schema version "
+		                   "%d, this one knows up to %zu): upgrade skillsync",
+		                   st->path, version, NMIGRATIONS);
+		goto out;
+	}
+	for (size_t i = (size_t)version; i < NMIGRATIONS; i++)
+		if (exec_script(st, migrations[i], err) < 0)
+			goto out;
+	if ((size_t)version < NMIGRATIONS) {
+		ss_buf_printf(&sql, "PRAGMA user_version = %zu", NMIGRATIONS);
+		if (exec_script(st, sql.ptr, err) < 0)
+			goto out;
+	}
+	ret = exec_script(st, "COMMIT", err);
+out:
+	sqlite3_finalize(s);
+	ss_buf_release(&sql);
+	if (ret < 0)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
+/* Appends to why what makes the file damaged when SQLite's last error says it is. */
+static void damage_from_sqlite(const ss_state *st, ss_buf *why)
+{
+	int rc = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_OK;
+
+	if (!why->len && (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB))
+		ss_buf_puts(why, sqlite3_errmsg(st->db));
+}
+
+/* PRAGMA quick_check: "ok", or its first finding in why (and err). */
+static int quick_check(ss_state *st, ss_buf *why, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	const unsigned char *v;
+	int ret = 0;
+
+	if (ss_state_prepare(st, &s, "PRAGMA quick_check(1)", err) < 0)
+		return -1;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		ret = ss_state_sqlite_error(st, err, "cannot check the database");
+	} else if ((v = sqlite3_column_text(s, 0)) && strcmp((const char *)v, "ok")) {
+		ss_buf_puts(why, (const char *)v);
+		ret = ss_error_set(err, SS_ERROR, "local state '%s' is damaged (%s)", st->path,
+		                   why->ptr);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
+{
+	if (sqlite3_open_v2(st->path, &st->db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+	                    NULL) != SQLITE_OK)
+		return ss_error_set(err, SS_ERROR, "cannot open local state '%s': %s", st->path,
+		                    st->db ? sqlite3_errmsg(st->db) : "out of memory");
+	chmod(st->path, 0600);
+	sqlite3_busy_timeout(st->db, 5000);
+	if ((check && quick_check(st, why, err) < 0) ||
+	    exec_script(st, "PRAGMA foreign_keys = ON", err) < 0 || migrate(st, err) < 0 ||
+	    ss_state_reload(st, err) < 0) {
+		damage_from_sqlite(st, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* A new struct for <gitdir>/skillsync/state.db (create: its directory created). */
+static ss_state *state_new(const char *gitdir, bool create, ss_error *err)
+{
+	ss_buf dir = SS_BUF_INIT;
+	ss_state *st = NULL;
+
+	ss_fs_join(&dir, gitdir, "skillsync");
+	if (!create || ss_fs_mkdir_p(dir.ptr, 0700, err) == 0) {
+		st = ss_xcalloc(1, sizeof(*st));
+		ss_buf_puts(&dir, "/state.db");
+		st->path = ss_buf_detach(&dir, NULL);
+	}
+	ss_buf_release(&dir);
+	return st;
+}
+
+int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_state *st = state_new(gitdir, true, err);
+	ss_buf why = SS_BUF_INIT;
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = ss_state_open_db(st, false, &why, err);
+	ss_buf_release(&why);
+	if (rc < 0) {
+		ss_state_free(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
+void ss_state_free(ss_state *st)
+{
+	if (!st)
+		return;
+	if (st->in_transaction)
+		ss_state_rollback(st);
+	for (size_t i = 0; i < st->ncached; i++) {
+		sqlite3_finalize(st->cached[i].stmt);
+		free(st->cached[i].sql);
+	}
+	sqlite3_close(st->db);
+	ss_state_config_release(st);
+	free(st->rebuilt);
+	free(st->path);
+	free(st);
+}
+
+int ss_state_begin(ss_state *st, ss_error *err)
+{
+	if (st->in_transaction)
+		return ss_error_set(err, SS_ERROR, "local state: a transaction is already open");
+	if (exec_script(st, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	st->in_transaction = true;
+	return 0;
+}
+
+int ss_state_commit(ss_state *st, ss_error *err)
+{
+	if (!st->in_transaction)
+		return ss_error_set(err, SS_ERROR, "local state: no transaction to commit");
+	if ((st->mirror_dirty && ss_state_mirror_write(st, err) < 0) ||
+	    exec_script(st, "COMMIT", err) < 0)
+		return -1;
+	st->in_transaction = false;
+	return 0;
+}
+
+void ss_state_rollback(ss_state *st)
+{
+	ss_error ignored; /* on failure the cache keeps what it had */
+
+	if (!st || !st->in_transaction)
+		return;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->in_transaction = false;
+	st->mirror_dirty = false;
+	ss_state_reload(st, &ignored); /* the cached values as the table has them again */
+}
+
+void ss_state_member_release(ss_state_member *m)
+{
+	if (!m)
+		return;
+	ss_state_free_str(m->did);
+	ss_state_free_str(m->handle);
+	ss_state_free_str(m->pds);
+	ss_state_free_str(m->commit);
+	ss_state_free_str(m->rev);
+	memset(m, 0, sizeof(*m));
+}
+
+int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int ret = 0;
+
+	if (ss_state_prepare(
+	        st, &s,
+	        "INSERT OR REPLACE INTO members (did, handle, pds, commit_cid, rev, role)"
+	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	        err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, m->did);
+	ss_state_bind_text(s, 2, m->handle);
+	ss_state_bind_text(s, 3, m->pds);
+	ss_state_bind_text(s, 4, m->commit);
+	ss_state_bind_text(s, 5, m->rev);
+	sqlite3_bind_int(s, 6, (int)m->role);
+	ret = ss_state_step_done(st, s, "cannot save a member", err);
+	sqlite3_finalize(s);
+	return ret < 0 ? ret : ss_state_mirror_changed(st, err);
+}
+
+#define MEMBER_SELECT "SELECT did, handle, pds, commit_cid, rev, role FROM members"
+
+static void member_from_row(sqlite3_stmt *s, ss_state_member *m)
+{
+	m->did = ss_state_column_dup(s, 0);
+	m->handle = ss_state_column_dup(s, 1);
+	m->pds = ss_state_column_dup(s, 2);
+	m->commit = ss_state_column_dup(s, 3);
+	m->rev = ss_state_column_dup(s, 4);
+	m->role = (ss_state_role)sqlite3_column_int(s, 5);
+}
+
+int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, ret;
+
+	if (ss_state_prepare(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
+		return -1;
+	ss_state_bind_text(s, 1, did);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		memset(out, 0, sizeof(*out));
+		member_from_row(s, out);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space", did);
+	} else {
+		ret = ss_state_sqlite_error(st, err, "cannot read members");
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int ss_state_member_remove(ss_state *st, const char *did, ss_error *err)
+{
+	if (ss_state_exec(st, err, "DELETE FROM records WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	    0)
+		return -1;
+	if (ss_state_exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	        0 ||
+	    ss_state_exec(st, err, "DELETE FROM floors WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	        0)
+		return -1;
+	return ss_state_mirror_changed(st, err);
+}
+
+int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
+                             ss_error *err)
+{
+	return ss_state_exec(st, err, "UPDATE members SET commit_cid = ?2, rev = ?3 WHERE did = ?1",
+	                     3, did, commit, rev, NULL);
+}
+
+int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	ss_state_member *list = NULL;
+	size_t count = 0, alloc = 0;
+	int rc;
+
+	if (ss_state_prepare(st, &s, MEMBER_SELECT " ORDER BY did", err) < 0)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ss_xgrow((void **)&list, sizeof(*list), count + 1, &alloc);
+		memset(&list[count], 0, sizeof(*list));
+		member_from_row(s, &list[count++]);
+	}
+	if (rc != SQLITE_DONE) {
+		ss_state_sqlite_error(st, err, "cannot read members");
+		sqlite3_finalize(s);
+		ss_state_members_free(list, count);
+		return SS_ERROR;
+	}
+	sqlite3_finalize(s);
+	*out = list;
+	*n = count;
+	return 0;
+}
+
+void ss_state_members_free(ss_state_member *members, size_t n)
+{
+	for (size_t i = 0; members && i < n; i++)
+		ss_state_member_release(&members[i]);
+	free(members);
+}
+
+int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err)
+{
+	ss_state *st;
+	struct stat sb;
+	int rc;
+
+	if (!(st = state_new(gitdir, false, err)))
+		return -1;
+	if (lstat(st->path, &sb) < 0) {
+		rc = ss_error_set(err, SS_ENOTFOUND, "no local state '%s'", st->path);
+	} else if (S_ISREG(sb.st_mode) && sb.st_size == 0) { /* SQLite would take it as new */
+		ss_buf_puts(why, "an empty file");
+		rc = ss_error_set(err, SS_ERROR, "local state '%s' is an empty file", st->path);
+	} else {
+		rc = ss_state_open_db(st, true, why, err);
+	}
+	if (rc == 0 && ss_state_mirror_write_missing(st, err) < 0) /* a clone from before it */
+		rc = -1;
+	if (rc == 0)
+		*out = st;
+	else
+		ss_state_free(st);
+	return rc;
+}
+
+int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
+{
+	ss_buf why = SS_BUF_INIT;
+	int rc = ss_state_try_open(out, gitdir, &why, err);
+
+	if (rc < 0 && why.len)
+		rc = ss_state_rebuild(out, gitdir, why.ptr, err);
+	ss_buf_release(&why);
+	return rc;
+}
+
+const char *ss_state_rebuilt(const ss_state *st)
+{
+	return st->rebuilt;
+}

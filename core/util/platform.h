@@ -1,0 +1,29 @@
+/*
+ * platform.h: the few calls skillsync makes that are not plain POSIX.1-2008, each with its
+ * portable fallback beside it (core/util/platform.c), so that a build for another system (macOS,
+ * the BSDs: docs/INSTALL.md) is a matter of this one file. Nothing else calls prctl,
+ * explicit_bzero or madvise, or reads a stat's nanosecond times by their Linux names.
+ */
+#ifndef SS_PLATFORM_H
+#define SS_PLATFORM_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Zeroes n bytes at p in a way the compiler may not drop as a dead store. */
+void ss_platform_wipe(void *p, size_t n);
+
+/* No debugger may attach to this process from now on, where the system can refuse it (Linux:
+ * not dumpable, which also stops core dumps; macOS: PT_DENY_ATTACH); a no-op elsewhere. */
+void ss_platform_no_attach(void);
+
+/* Tells the kernel the pages of [addr, addr + len) of a read-only file mapping are not needed
+ * now: they are read from the file again when touched. Best effort. */
+void ss_platform_release_pages(void *addr, size_t len);
+
+/* A file's modification and status-change times, to the nanosecond where the system keeps it. */
+struct timespec ss_platform_mtime(const struct stat *st);
+struct timespec ss_platform_ctime(const struct stat *st);
+
+#endif

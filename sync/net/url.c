@@ -1,0 +1,83 @@
+/* url.c: which service URLs skillsync will talk to (see sync/net/url.h); part of the HTTP module,
+ * so the URL is parsed by the same library that will send the request (curl's URL API). */
+#include "sync/net/url.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <string.h>
+#include <strings.h>
+
+bool ss_url_host_is_loopback(const char *host)
+{
+	struct in_addr v4;
+	struct in6_addr v6;
+
+	if (!strcasecmp(host, "localhost"))
+		return true;
+	if (inet_pton(AF_INET, host, &v4) == 1)
+		return (ntohl(v4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &v6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&v6);
+	return false;
+}
+
+/* Whether the URL has part (a user name or password). */
+static bool has_part(CURLU *u, CURLUPart part)
+{
+	char *v = NULL;
+	bool has = curl_url_get(u, part, &v, 0) == CURLUE_OK;
+
+	curl_free(v);
+	return has;
+}
+
+int ss_url_check(const char *url, ss_error *err)
+{
+	CURLU *u;
+	const char *sep = strstr(url, "://");
+	char *scheme = NULL, *host = NULL;
+	size_t len;
+	int ret = 0;
+
+	/* the spelling itself first: curl also reads "https:/h" and "https:h" as https URLs */
+	if (strncasecmp(url, "https://", 8) && strncasecmp(url, "http://", 7))
+		return ss_error_set(err, SS_EINVALID, "'%s' is not an http(s) URL", url);
+	u = curl_url();
+	if (!u)
+		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' is not a valid URL", url);
+		goto out;
+	}
+	if (strcasecmp(scheme, "https") && strcasecmp(scheme, "http")) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' is not an http(s) URL", url);
+		goto out;
+	}
+	if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD)) {
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "'%s' holds a user name or password: refusing it", url);
+		goto out;
+	}
+	/* curl reads "https:///x" as host x: a URL with an empty authority has no host. */
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host ||
+	    (sep && sep[3] == '/')) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' has no host", url);
+		goto out;
+	}
+	len = strlen(host);
+	if (host[0] == '[' && len > 2) { /* an IPv6 address: without its brackets */
+		memmove(host, host + 1, len - 2);
+		host[len - 2] = '\0';
+	}
+	if (!strcasecmp(scheme, "http") && !ss_url_host_is_loopback(host))
+		ret = ss_error_set(err, SS_EINVALID,
+		                   "refusing plain http to '%s': only loopback addresses may use "
+		                   "http, use https",
+		                   url);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ret;
+}
