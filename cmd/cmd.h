@@ -109,7 +109,7 @@ void cli_print_note(FILE *out, const char *note, size_t max);
 /*
  * Takes the lock of the open clone (ctx->repo, ctx->state; waiting $SKILLSYNC_LOCK_WAIT
  * seconds, default SS_LOCK_WAIT_MS; then SS_ELOCKED naming the holder), then finishes what a
- * killed run left (ss_clone_recover, sync/recover.h; sp, the space, may be NULL: an
+ * killed run left (ss_recover_clone, sync/recover.h; sp, the space, may be NULL: an
  * interrupted push then waits for a command that has one). *recovered (may be NULL) says what
  * was finished; the state's cached values are read again (ss_state_reload: another run may
  * have changed them while this one waited). Release *out with ss_lock_free.

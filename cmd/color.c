@@ -1,6 +1,6 @@
 /*
  * color.c: what goes to the terminal beside the text: progress lines and colour, each
- * decided once per run from the person's settings (sync/settings.h, docs/CONFIG.md).
+ * decided once per run from the person's settings (sync/setting.h, docs/CONFIG.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 int cli_progress(ss_ctx *ctx, bool quiet, bool *out)
 {

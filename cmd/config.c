@@ -1,6 +1,6 @@
 /*
  * config.c: `skillsync config [--global] [--list | --unset <key> | <key> [<value>]]`: the
- * person's settings (sync/settings.h, docs/CONFIG.md), in the clone's state or, with
+ * person's settings (sync/setting.h, docs/CONFIG.md), in the clone's state or, with
  * --global, in the per-user file.
  */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "core/util/lock.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 static int cmd_config(ss_ctx *ctx, int argc, char **argv);
 

@@ -1,6 +1,6 @@
 /*
  * link.c: `skillsync link` and `skillsync unlink`: the clone's skills in agents' skills
- * folders (core/agent/agents.h: which folders; core/agent/link.h: the links and their records), and
+ * folders (core/agent/agent.h: which folders; core/agent/link.h: the links and their records), and
  * what `status` and `pull` do with them (cli_link_status, cli_link_pull). docs/AGENTS.md.
  */
 #include <errno.h>
@@ -11,14 +11,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/agent/agents.h"
+#include "core/agent/agent.h"
 #include "core/agent/link.h"
 #include "core/git/repo.h"
 #include "core/util/fs.h"
 #include "core/util/lock.h"
 #include "core/util/mem.h"
 #include "core/util/utf8.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 #define NOT_MADE "it exists and skillsync did not make it"
 #define NOT_OURS "it is no longer what skillsync made there"
@@ -30,7 +30,7 @@ typedef struct link_opts {
 	const char *project;
 } link_opts;
 
-/* The usage error naming the agents of the table (core/agent/agents.c). */
+/* The usage error naming the agents of the table (core/agent/agent.c). */
 static int unknown_agent(ss_ctx *ctx, const char *name)
 {
 	ss_buf known = SS_BUF_INIT, safe = SS_BUF_INIT;
@@ -139,7 +139,7 @@ static void warn_path(link_report *r, const char *what, const char *path, const 
 }
 
 /* Links every skill into dir; r counts (and names) what it made and what was there. */
-static int link_folder(ss_links *l, const char *workdir, char **skills, size_t nskills,
+static int link_folder(ss_link_set *l, const char *workdir, char **skills, size_t nskills,
                        const char *dir, bool copy, link_report *r, ss_error *err)
 {
 	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT;
@@ -152,7 +152,7 @@ static int link_folder(ss_links *l, const char *workdir, char **skills, size_t n
 		ss_buf_clear(&source);
 		ss_fs_join(&path, dir, skills[i]);
 		ss_fs_join(&source, workdir, skills[i]);
-		rec = ss_links_find(l, path.ptr);
+		rec = ss_link_set_find(l, path.ptr);
 		if (rec && ss_link_check(rec) == SS_LINK_OK) {
 			/* a copy takes the clone's version, with edits not pulled yet */
 			if (rec->copy && (ret = ss_link_refresh(rec, err)) < 0)
@@ -176,7 +176,7 @@ static int link_folder(ss_links *l, const char *workdir, char **skills, size_t n
 		if (rec) {
 			rec->copy = copy;
 		} else {
-			ss_links_add(l, skills[i], source.ptr, path.ptr, copy);
+			ss_link_set_add(l, skills[i], source.ptr, path.ptr, copy);
 		}
 		r->made++;
 		json_item(&r->made_json, skills[i]);
@@ -243,7 +243,7 @@ static bool ends_with(const char *s, const char *tail, size_t *at)
  * names it in *why (free()) and returns false. The base comes from where the agent's folder
  * is now, or, when that moved since (another $HOME, $CODEX_HOME), from the folder's own path.
  */
-static bool folder_safe(const ss_links *l, const char *dir, char **why)
+static bool folder_safe(const ss_link_set *l, const char *dir, char **why)
 {
 	const ss_link_target *t = NULL;
 	const ss_agent *a;
@@ -319,8 +319,8 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-/* The agents of the link.agents setting (sync/settings.h) into *out, each one known; *out
- * NULL when it is not set: then the agents table's defaults (core/agent/agents.c). */
+/* The agents of the link.agents setting (sync/setting.h) into *out, each one known; *out
+ * NULL when it is not set: then the agents table's defaults (core/agent/agent.c). */
 static int default_agents(ss_ctx *ctx, char **out)
 {
 	ss_setting_origin from;
@@ -359,7 +359,7 @@ static bool chosen(const link_opts *o, const char *dflt, const ss_agent *a)
 static int do_link(ss_ctx *ctx, const link_opts *o)
 {
 	char *dflt = NULL;
-	ss_links l;
+	ss_link_set l;
 	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT, json = SS_BUF_INIT;
 	link_report r = LINK_REPORT_INIT;
 	char *workdir = NULL, *project = NULL, **skills = NULL;
@@ -383,7 +383,7 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 		free(tmp);
 	}
 	if ((!o->nagents && default_agents(ctx, &dflt) < 0) ||
-	    ss_links_load(ctx->state, &l, &ctx->err) < 0 ||
+	    ss_link_set_load(ctx->state, &l, &ctx->err) < 0 ||
 	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
 		goto out;
 	/* Every folder first: one that would follow a symbolic link refuses the whole run before
@@ -406,7 +406,7 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 		if (agent_folder(a, o->global, project, true, &dir, &ctx->err) < 0 ||
 		    link_folder(&l, workdir, skills, nskills, dir.ptr, o->copy, &r, &ctx->err) < 0)
 			goto out;
-		ss_links_add_target(&l, a->name, dir.ptr, o->global, o->copy);
+		ss_link_set_add_target(&l, a->name, dir.ptr, o->global, o->copy);
 		if (o->json) {
 			ss_buf_puts(&json, json.len ? ",{" : "{");
 			json_field(&json, "agent", a->name);
@@ -424,7 +424,7 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 	}
 	if (o->auto_link)
 		l.auto_link = true;
-	ret = ss_links_save(ctx->state, &l, &ctx->err);
+	ret = ss_link_set_save(ctx->state, &l, &ctx->err);
 	if (ret == 0 && o->json)
 		printf("{\"copy\":%s,\"global\":%s,\"auto\":%s,\"folders\":[%s]}\n",
 		       o->copy ? "true" : "false", o->global ? "true" : "false",
@@ -432,7 +432,7 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 out:
 	report_release(&r);
 	ss_buf_release(&json);
-	ss_links_release(&l);
+	ss_link_set_release(&l);
 	ss_link_skills_free(skills, nskills);
 	ss_buf_release(&dir);
 	ss_buf_release(&done);
@@ -506,13 +506,13 @@ static int cmd_link(ss_ctx *ctx, int argc, char **argv)
 
 static int do_unlink(ss_ctx *ctx, const link_opts *o)
 {
-	ss_links l;
+	ss_link_set l;
 	link_report r = LINK_REPORT_INIT;
 	ss_buf removed = SS_BUF_INIT, dir = SS_BUF_INIT;
 	char *why = NULL;
 	int ret = -1;
 
-	if (ss_links_load(ctx->state, &l, &ctx->err) < 0)
+	if (ss_link_set_load(ctx->state, &l, &ctx->err) < 0)
 		return -1;
 	for (size_t i = 0; i < l.nlinks; i++) {
 		ss_link *k = &l.links[i];
@@ -537,20 +537,20 @@ static int do_unlink(ss_ctx *ctx, const link_opts *o)
 		}
 	}
 	for (size_t i = l.nlinks; i > 0; i--)
-		ss_links_drop(&l, i - 1);
+		ss_link_set_drop(&l, i - 1);
 	for (size_t i = 0; i < l.ntargets; i++) {
 		free(l.targets[i].agent);
 		free(l.targets[i].dir);
 	}
 	l.ntargets = 0;
 	l.auto_link = false;
-	ret = ss_links_save(ctx->state, &l, &ctx->err);
+	ret = ss_link_set_save(ctx->state, &l, &ctx->err);
 	if (ret == 0 && o->json)
 		printf("{\"removed\":[%s],\"left\":[%s]}\n", removed.ptr, r.left_json.ptr);
 	else if (ret == 0)
 		printf("Removed %zu link%s\n", r.made, r.made == 1 ? "" : "s");
 out:
-	ss_links_release(&l);
+	ss_link_set_release(&l);
 	ss_buf_release(&removed);
 	ss_buf_release(&dir);
 	report_release(&r);
@@ -576,12 +576,12 @@ static int cmd_unlink(ss_ctx *ctx, int argc, char **argv)
 
 void cli_link_status(ss_ctx *ctx, FILE *out)
 {
-	ss_links l;
+	ss_link_set l;
 	ss_error ignored;
 	ss_buf safe = SS_BUF_INIT;
 	bool header = false;
 
-	if (ss_links_load(ctx->state, &l, &ignored) < 0)
+	if (ss_link_set_load(ctx->state, &l, &ignored) < 0)
 		return;
 	for (size_t i = 0; i < l.nlinks; i++) {
 		ss_link_status s = ss_link_check(&l.links[i]);
@@ -597,7 +597,7 @@ void cli_link_status(ss_ctx *ctx, FILE *out)
 		        cli_safe(&safe, l.links[i].path));
 	}
 	ss_buf_release(&safe);
-	ss_links_release(&l);
+	ss_link_set_release(&l);
 }
 
 /* Whether skill is in the sorted list. */
@@ -611,7 +611,7 @@ static bool has_skill(char **skills, size_t n, const char *skill)
 
 /* Whether pull may write in the folder dir (folder_safe); when not, says so once a run (refused
  * lists the folders named). */
-static bool pull_may_write(const ss_links *l, const char *dir, ss_buf *refused)
+static bool pull_may_write(const ss_link_set *l, const char *dir, ss_buf *refused)
 {
 	ss_buf a = SS_BUF_INIT, b = SS_BUF_INIT;
 	char *why = NULL;
@@ -629,14 +629,14 @@ static bool pull_may_write(const ss_links *l, const char *dir, ss_buf *refused)
 
 int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 {
-	ss_links l;
+	ss_link_set l;
 	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT, fresh = SS_BUF_INIT, safe = SS_BUF_INIT;
 	ss_buf dir = SS_BUF_INIT, refused = SS_BUF_INIT;
 	char *workdir = NULL, **skills = NULL;
 	size_t nskills = 0;
 	int ret = -1;
 
-	if (ss_links_load(ctx->state, &l, &ctx->err) < 0)
+	if (ss_link_set_load(ctx->state, &l, &ctx->err) < 0)
 		return -1;
 	if (!l.nlinks && !l.ntargets) {
 		ret = 0;
@@ -660,7 +660,7 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 			if (s == SS_LINK_OK)
 				fprintf(stderr, "unlinked '%s': it left the view\n",
 				        cli_safe(&safe, k->path));
-			ss_links_drop(&l, i - 1);
+			ss_link_set_drop(&l, i - 1);
 		} else if (changed && k->copy && s == SS_LINK_OK &&
 		           ss_link_refresh(k, &ctx->err) < 0) {
 			goto out;
@@ -692,16 +692,16 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 				warn_path(NULL, "skipped", path.ptr, NOT_MADE);
 				continue;
 			}
-			ss_links_add(&l, skills[s], source.ptr, path.ptr, l.targets[t].copy);
+			ss_link_set_add(&l, skills[s], source.ptr, path.ptr, l.targets[t].copy);
 			fprintf(stderr, "linked new skill '%s'\n", cli_safe(&safe, path.ptr));
 		}
 	}
 	if (fresh.len && say_new)
 		fprintf(stderr, "new skills not linked: %s ('skillsync link' links them)\n",
 		        cli_safe(&safe, fresh.ptr));
-	ret = ss_links_save(ctx->state, &l, &ctx->err);
+	ret = ss_link_set_save(ctx->state, &l, &ctx->err);
 out:
-	ss_links_release(&l);
+	ss_link_set_release(&l);
 	ss_link_skills_free(skills, nskills);
 	ss_buf_release(&path);
 	ss_buf_release(&source);

@@ -1,6 +1,6 @@
 /*
  * lock.c: taking the clone's lock for a command that writes, then finishing whatever a killed
- * run left behind (ss_clone_recover: a merge, a push, a tracking ref behind the state, in
+ * run left behind (ss_recover_clone: a merge, a push, a tracking ref behind the state, in
  * that order), once, here. Every command that writes the state, the refs or the files takes
  * it here: commit, push, fetch, pull, members add and remove (clone takes the new clone's
  * lock in sync/clone.c).
@@ -28,7 +28,7 @@ int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered
 	ss_buf_release(&path);
 	if (ret < 0)
 		return ret;
-	ret = ss_clone_recover(ctx->repo, ctx->state, sp, recovered, &ctx->err);
+	ret = ss_recover_clone(ctx->repo, ctx->state, sp, recovered, &ctx->err);
 	if (ret == 0 && ctx->state) /* another run may have changed it while this one waited */
 		ret = ss_state_reload(ctx->state, &ctx->err);
 	if (ret < 0) {

@@ -18,7 +18,7 @@
 #include "core/util/secret.h"
 #include "sync/identity/session.h"
 #include "sync/net/http.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 #define MAX_PASSWORD 1024
 

@@ -5,7 +5,7 @@
 #include "cmd/cmd.h"
 #include "sync/identity/session.h"
 #include "sync/net/http.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 static int cmd_logout(ss_ctx *ctx, int argc, char **argv);
 

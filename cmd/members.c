@@ -12,7 +12,7 @@
 #include "core/util/lock.h"
 #include "sync/clone.h"
 #include "sync/net/http.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 static const char *role_name(ss_state_role r)
 {

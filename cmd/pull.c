@@ -20,7 +20,7 @@
 #include "core/util/lock.h"
 #include "core/util/mem.h"
 #include "sync/net/http.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 #include "sync/transport/space.h"
 
 static void on_skip(void *payload, const char *did, const char *handle, const char *rkey,

@@ -12,7 +12,7 @@
 #include "sync/net/http.h"
 #include "sync/push.h"
 #include "sync/recover.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 #include "sync/transport/space.h"
 
 static const char *notice_text(const ss_plan_notice *n, ss_buf *b)

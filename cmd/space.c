@@ -17,7 +17,7 @@
 #include "sync/identity/identity.h"
 #include "sync/identity/session.h"
 #include "sync/net/http.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 #include "sync/space/space_admin.h"
 #include "sync/space/space_proto.h"
 

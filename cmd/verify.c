@@ -13,7 +13,7 @@
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
 #include "sync/public/verify.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 typedef struct check {
 	const ss_state_member *m;

@@ -35,7 +35,7 @@ static void report(ss_fetch_run_ctx *f, const char *did, const char *rkey, const
 	if (refused)
 		f->res->refused++;
 	if (f->opts && f->opts->report)
-		f->opts->report(f->opts->payload, did, ss_fetch_handle(f, did), rkey, reason,
+		f->opts->report(f->opts->payload, did, ss_fetch__handle(f, did), rkey, reason,
 		                refused);
 }
 
@@ -90,7 +90,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 		r.reason = ss_xstrdup(rec->problem);
 	} else if (ss_render_record(f->repo, rec->rkey, &value, &r, err) < 0) {
 		return ss_error_prefix(err, "cannot store '%s' of '%s'", rec->rkey,
-		                       ss_fetch_who(f, rec->did));
+		                       ss_fetch__who(f, rec->did));
 	}
 	if (!r.valid && had_good) {
 		rc = keep_last_good(f, rec, r.reason, err);
@@ -225,7 +225,7 @@ static int on_failed(void *payload, const char *did, const ss_space_read *how, c
 	if (how)
 		note_read(f, did, how, false);
 	f->members_done++;
-	note_failed(f, did, ss_fetch_handle(f, did), why->message);
+	note_failed(f, did, ss_fetch__handle(f, did), why->message);
 	return 0;
 }
 
@@ -385,7 +385,7 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 		if (ss_state_sweep_begin(st, wants[i].did, err) < 0)
 			goto out;
 	/* The rendered objects go into packs; they are on disk before the state or a ref
-	 * names them (ss_fetch_view_commit). */
+	 * names them (ss_fetch_view__commit). */
 	if (ss_repo_batch_begin(repo, 0, err) < 0)
 		goto out;
 	ret = ss_space_list(sp, wants, nwants, &l, err);
@@ -395,7 +395,7 @@ int ss_fetch_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_fetch_opts 
 	if (ret < 0)
 		goto out;
 	out->listed = nwants;
-	ret = ss_fetch_view_commit(&f, err);
+	ret = ss_fetch_view__commit(&f, err);
 out:
 	ss_repo_batch_abort(repo); /* a no-op once ended */
 	ss_state_rollback(st);     /* a no-op once committed */

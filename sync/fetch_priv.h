@@ -25,15 +25,15 @@ typedef struct ss_fetch_run_ctx {
 } ss_fetch_run_ctx;
 
 /* The member's handle, or NULL when unknown. */
-const char *ss_fetch_handle(const ss_fetch_run_ctx *f, const char *did);
+const char *ss_fetch__handle(const ss_fetch_run_ctx *f, const char *did);
 /* The handle when known, else the DID. */
-const char *ss_fetch_who(const ss_fetch_run_ctx *f, const char *did);
+const char *ss_fetch__who(const ss_fetch_run_ctx *f, const char *did);
 
 /*
  * Computes the view from the state's records, writes the tracking commit when the view
  * changed, saves the view table and commits the state's open transaction, then moves the
  * tracking ref.
  */
-int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err);
+int ss_fetch_view__commit(ss_fetch_run_ctx *f, ss_error *err);
 
 #endif

@@ -17,7 +17,7 @@
  * changes. */
 #define MESSAGE_MAX (64 * 1024)
 
-const char *ss_fetch_handle(const ss_fetch_run_ctx *f, const char *did)
+const char *ss_fetch__handle(const ss_fetch_run_ctx *f, const char *did)
 {
 	for (size_t i = 0; i < f->nmembers; i++)
 		if (!strcmp(f->members[i].did, did))
@@ -25,9 +25,9 @@ const char *ss_fetch_handle(const ss_fetch_run_ctx *f, const char *did)
 	return NULL;
 }
 
-const char *ss_fetch_who(const ss_fetch_run_ctx *f, const char *did)
+const char *ss_fetch__who(const ss_fetch_run_ctx *f, const char *did)
 {
-	const char *h = did ? ss_fetch_handle(f, did) : NULL;
+	const char *h = did ? ss_fetch__handle(f, did) : NULL;
 
 	return h ? h : did;
 }
@@ -162,11 +162,11 @@ static void change_line(changes *ch, const char *what, const char *rkey, const c
 	escape(&ch->body, rkey);
 	if (did) {
 		ss_buf_puts(&ch->body, " by ");
-		escape(&ch->body, ss_fetch_who(ch->f, did));
+		escape(&ch->body, ss_fetch__who(ch->f, did));
 	}
 	if (old_did && (!did || strcmp(old_did, did))) {
 		ss_buf_puts(&ch->body, " (was ");
-		escape(&ch->body, ss_fetch_who(ch->f, old_did));
+		escape(&ch->body, ss_fetch__who(ch->f, old_did));
 		ss_buf_putc(&ch->body, ')');
 	}
 	ss_buf_putc(&ch->body, '\n');
@@ -241,7 +241,7 @@ static int save_view(ss_fetch_run_ctx *f, const calc *c, ss_error *err)
 	return 0;
 }
 
-int ss_fetch_view_commit(ss_fetch_run_ctx *f, ss_error *err)
+int ss_fetch_view__commit(ss_fetch_run_ctx *f, ss_error *err)
 {
 	calc c;
 	changes ch;

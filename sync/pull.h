@@ -1,7 +1,7 @@
 /*
  * pull.h: `fetch` and `pull` as one run over a clone whose lock the caller holds.
  *
- * What a killed run left was finished when the caller took the lock (ss_clone_recover,
+ * What a killed run left was finished when the caller took the lock (ss_recover_clone,
  * sync/recover.h). The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
  *   1. fetch (sync/fetch.h): one request per member, records listed only for members that
  *      moved, one new tracking commit when the view changed, nothing written otherwise;

@@ -136,7 +136,7 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 	}
 	{
 		ss_push_landed l = {j->writes, j->nwrites, j->push_time, j->head, commit, rev, sp};
-		if (ss_push_finish(repo, st, me, &l, &out->tracking, err) < 0)
+		if (ss_push__finish(repo, st, me, &l, &out->tracking, err) < 0)
 			goto out;
 		out->changed = true;
 	}

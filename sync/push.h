@@ -1,7 +1,7 @@
 /*
  * push.h: send my committed skill changes to my repo in the space (DESIGN.md section 4).
  *
- * One run (what a killed run left was finished by ss_clone_recover, sync/recover.h, when the
+ * One run (what a killed run left was finished by ss_recover_clone, sync/recover.h, when the
  * caller took the lock): compute what HEAD changes against the tracking commit
  * (core/diff/outgoing.h); journal the writes; send them in requests of at most 200 writes and
  * ~1,000,000 bytes, the first guarded by my repo's commit as of the last fetch (moved
@@ -13,7 +13,7 @@
  * ss_push_conclude merges into main; the ref follows.
  *
  * Crash safety: the journal (core/state/state_journal.h) is written before any request. A run
- * killed anywhere leaves it; the next push or pull (ss_clone_recover, before anything else reaches
+ * killed anywhere leaves it; the next push or pull (ss_recover_clone, before anything else reaches
  * the space) asks the server which journaled writes landed (my records' CIDs and updatedAt),
  * and finishes exactly those: nothing sent twice, nothing lost, no false "pull first".
  *
@@ -78,7 +78,7 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 /*
  * Finishes an interrupted push, if the journal holds one: *landed (may be NULL) receives the
  * number of its writes found on the server. A no-op without a journal. Run by
- * ss_clone_recover only (sync/recover.h), which then concludes.
+ * ss_recover_clone only (sync/recover.h), which then concludes.
  */
 int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, ss_error *err);
 
@@ -89,7 +89,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
  * changes no file). Done only when the tracking ref is still the push's commit (config
  * "pushed_tracking"), main does not contain it yet, main contains the pushed HEAD (config
  * "pushed"), and no merge is in progress; a push runs it after its ref update, and
- * ss_clone_recover runs it to finish a push killed before. *concluded (may be NULL).
+ * ss_recover_clone runs it to finish a push killed before. *concluded (may be NULL).
  */
 int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err);
 

@@ -6,8 +6,8 @@
 #include "core/git/merge.h"
 #include "sync/push_priv.h"
 
-int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
-                     ss_error *err)
+int ss_push__contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
+                      ss_error *err)
 {
 	ss_commit_list l = {0};
 
@@ -61,9 +61,9 @@ int ss_push_conclude(ss_repo *repo, ss_state *st, bool *concluded, ss_error *err
 	if (rc < 0)
 		return rc;
 	/* already in main (a pull merged it), or main no longer holds what was pushed */
-	if ((rc = ss_push_contains(repo, &head, &tracking, &in, err)) < 0 || in)
+	if ((rc = ss_push__contains(repo, &head, &tracking, &in, err)) < 0 || in)
 		return rc;
-	if ((rc = ss_push_contains(repo, &head, &pushed, &in, err)) < 0 || !in)
+	if ((rc = ss_push__contains(repo, &head, &pushed, &in, err)) < 0 || !in)
 		return rc;
 	{
 		ss_oid parents[2] = {head, tracking};

@@ -65,7 +65,7 @@ static int apply_put(ss_state *st, const char *me, const ss_journal_write *w, co
 /*
  * Whether two top trees hold the same skills: every top-level name that differs between them
  * is outside the skills in both (a README on main, say), so the tracking ref may name the
- * commit with the other tree (see ss_push_finish).
+ * commit with the other tree (see ss_push__finish).
  */
 static int same_skills(ss_repo *repo, const ss_oid *a, const ss_oid *b, bool *same, ss_error *err)
 {
@@ -121,8 +121,8 @@ static int tracking_commit(ss_repo *repo, const ss_push_landed *l, const ss_oid 
 	return ss_commit_create(repo, &co, tree, old, old ? 1 : 0, msg, out, err);
 }
 
-int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
-                   ss_oid *tracking, ss_error *err)
+int ss_push__finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
+                    ss_oid *tracking, ss_error *err)
 {
 	ss_tree_top *top = NULL;
 	ss_buf msg = SS_BUF_INIT;

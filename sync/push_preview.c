@@ -38,7 +38,7 @@ int ss_push_preview(ss_repo *repo, ss_state *st, int64_t now_ms, unsigned flags,
 		           ? ss_error_set(err, SS_EINVALID, "nothing committed yet")
 		           : rc;
 	if (!ss_oid_is_zero(&out->tracking) &&
-	    (rc = ss_push_contains(repo, &out->head, &out->tracking, &in, err)) < 0)
+	    (rc = ss_push__contains(repo, &out->head, &out->tracking, &in, err)) < 0)
 		return rc;
 	if (!in) /* HEAD against a view it has not merged would undo the others' changes */
 		return ss_error_set(err, SS_ECONFLICT,

@@ -24,11 +24,11 @@ typedef struct ss_push_landed {
  * (parent: the state's current one) and "pushed"; the journal is cleared. Then the ref moves,
  * and l->sp (when set) hears where my repo is now.
  */
-int ss_push_finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
-                   ss_oid *tracking, ss_error *err);
+int ss_push__finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_landed *l,
+                    ss_oid *tracking, ss_error *err);
 
 /* *out: whether commit is tip or one of its ancestors. */
-int ss_push_contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
-                     ss_error *err);
+int ss_push__contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
+                      ss_error *err);
 
 #endif

@@ -194,7 +194,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 			l.commit = mine->commit;
 			l.rev = mine->rev;
 		}
-		if (ss_push_finish(repo, st, me, &l, &tracking, err) < 0)
+		if (ss_push__finish(repo, st, me, &l, &tracking, err) < 0)
 			goto out;
 	}
 	if (landed)

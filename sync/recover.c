@@ -20,7 +20,7 @@ static int tracking(ss_repo *repo, ss_oid *out, ss_error *err)
 	return ret;
 }
 
-int ss_clone_recover(ss_repo *repo, ss_state *st, ss_space *sp, ss_recovered *out, ss_error *err)
+int ss_recover_clone(ss_repo *repo, ss_state *st, ss_space *sp, ss_recovered *out, ss_error *err)
 {
 	ss_recovered r;
 	ss_oid before, after;

@@ -35,6 +35,6 @@ typedef struct ss_recovered {
 } ss_recovered;
 
 /* Runs the steps above for the clone repo/st; sp may be NULL (step 2 waits). out may be NULL. */
-int ss_clone_recover(ss_repo *repo, ss_state *st, ss_space *sp, ss_recovered *out, ss_error *err);
+int ss_recover_clone(ss_repo *repo, ss_state *st, ss_space *sp, ss_recovered *out, ss_error *err);
 
 #endif

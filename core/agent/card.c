@@ -47,7 +47,7 @@ static int set_text(json_t *obj, const char *key, const char *s, size_t len, ss_
 static int setting(ss_card *c, json_t *obj, const char *def, const char *prop, const char *option,
                    const char *value, ss_error *err)
 {
-	ss_card_limit l = ss_card_limit_of(c->lexicon, def, prop);
+	ss_card_limit l = ss_card__limit_of(c->lexicon, def, prop);
 	size_t len = strlen(value), graphemes;
 
 	if (!ss_utf8_valid(value, len))
@@ -64,7 +64,7 @@ static int setting(ss_card *c, json_t *obj, const char *def, const char *prop, c
 			    "%s is %zu characters (graphemes) long; the card allows %zu", option,
 			    graphemes, l.max_graphemes);
 	}
-	if (!strcmp(prop, "url") && !ss_card_is_uri(value))
+	if (!strcmp(prop, "url") && !ss_card__is_uri(value))
 		return ss_error_set(err, SS_EINVALID, "%s '%s' is not an absolute URL", option,
 		                    value);
 	return set_text(obj, prop, value, len, err);
@@ -90,7 +90,7 @@ int ss_card_new(ss_card **out, const ss_card_settings *s, const char *created_at
 	json_t *r, *caps, *provider = NULL;
 	int ret = -1;
 
-	c->lexicon = ss_card_lexicon_load();
+	c->lexicon = ss_card_lexicon__load();
 	c->record = r = json_object();
 	json_object_set_new(r, "$type", json_string(SS_CARD_NSID));
 	if (setting(c, r, "main", "name", "--name", given(s->name) ? s->name : default_name, err) <
@@ -229,9 +229,9 @@ int ss_card_add_skill(ss_card *c, const char *name, const char *description,
                       const ss_value *frontmatter, ss_error *err)
 {
 	json_t *skills = json_object_get(c->record, "skills"), *skill, *j = NULL;
-	ss_card_limit max = ss_card_limit_of(c->lexicon, "main", "skills");
-	ss_card_limit id = ss_card_limit_of(c->lexicon, "skill", "id");
-	ss_card_limit nm = ss_card_limit_of(c->lexicon, "skill", "name");
+	ss_card_limit max = ss_card__limit_of(c->lexicon, "main", "skills");
+	ss_card_limit id = ss_card__limit_of(c->lexicon, "skill", "id");
+	ss_card_limit nm = ss_card__limit_of(c->lexicon, "skill", "name");
 	const ss_value *metadata = frontmatter ? ss_value_map_get(frontmatter, "metadata") : NULL;
 	bool cut = false;
 	int ret = -1;
@@ -253,14 +253,14 @@ int ss_card_add_skill(ss_card *c, const char *name, const char *description,
 	if (set_text(skill, "id", name, strlen(name), err) < 0 ||
 	    set_text(skill, "name", name, strlen(name), err) < 0 ||
 	    fitted(&j, description, strlen(description),
-	           ss_card_limit_of(c->lexicon, "skill", "description"), &cut, err) < 0)
+	           ss_card__limit_of(c->lexicon, "skill", "description"), &cut, err) < 0)
 		goto out;
 	json_object_set_new(skill, "description", j);
 	if (metadata && ss_value_type_of(metadata) == SS_VALUE_MAP &&
 	    (metadata_list(skill, "tags", ss_value_map_get(metadata, "tags"), ',',
-	                   ss_card_limit_of(c->lexicon, "skill", "tags"), &cut, err) < 0 ||
+	                   ss_card__limit_of(c->lexicon, "skill", "tags"), &cut, err) < 0 ||
 	     metadata_list(skill, "examples", ss_value_map_get(metadata, "examples"), '\n',
-	                   ss_card_limit_of(c->lexicon, "skill", "examples"), &cut, err) < 0))
+	                   ss_card__limit_of(c->lexicon, "skill", "examples"), &cut, err) < 0))
 		goto out;
 	json_array_append(skills, skill);
 	if (cut)
@@ -325,7 +325,7 @@ int ss_card_digest(const ss_card *c, char out[65], ss_error *err)
 	}
 	if (!text)
 		return ss_error_set(err, SS_ERROR, "cannot encode the card");
-	ss_sha256(text, strlen(text), md);
+	ss_crypto_sha256(text, strlen(text), md);
 	free(text);
 	for (size_t i = 0; i < sizeof(md); i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
@@ -339,7 +339,7 @@ int ss_card_decode(ss_card **out, const char *json, size_t len, ss_report *repor
 	if (ss_card_check(json, len, report, err) < 0)
 		return -1;
 	c = ss_xcalloc(1, sizeof(*c));
-	c->lexicon = ss_card_lexicon_load();
+	c->lexicon = ss_card_lexicon__load();
 	c->record = json_loadb(json, len, JSON_REJECT_DUPLICATES, NULL);
 	if (!c->record) { /* checked just above */
 		ss_card_free(c);

@@ -13,7 +13,7 @@
 #include "core/util/time.h"
 #include "core/util/utf8.h"
 
-json_t *ss_card_lexicon_load(void)
+json_t *ss_card_lexicon__load(void)
 {
 	json_t *doc = json_loads(ss_card_lexicon, 0, NULL);
 
@@ -47,7 +47,7 @@ static const json_t *resolve(const json_t *defs, const json_t *schema)
 	return schema;
 }
 
-ss_card_limit ss_card_limit_of(const json_t *lexicon, const char *def, const char *prop)
+ss_card_limit ss_card__limit_of(const json_t *lexicon, const char *def, const char *prop)
 {
 	const json_t *d = json_object_get(json_object_get(lexicon, "defs"), def), *p;
 	ss_card_limit l = {0, 0, 0};
@@ -62,7 +62,7 @@ ss_card_limit ss_card_limit_of(const json_t *lexicon, const char *def, const cha
 }
 
 /* An absolute URI: a scheme, ':', then no space or control character. */
-bool ss_card_is_uri(const char *s)
+bool ss_card__is_uri(const char *s)
 {
 	size_t i = 0;
 
@@ -129,7 +129,7 @@ static void check_string(const json_t *schema, const json_t *v, const char *path
 		return;
 	if (!strcmp(format, "datetime") && ss_time_parse(s, &us) < 0)
 		ss_report_error(r, "card", path, "not a datetime");
-	else if (!strcmp(format, "uri") && !ss_card_is_uri(s))
+	else if (!strcmp(format, "uri") && !ss_card__is_uri(s))
 		ss_report_error(r, "card", path, "not an absolute URI");
 	else if (!strcmp(format, "did") && !is_did(s))
 		ss_report_error(r, "card", path, "not a DID");
@@ -237,7 +237,7 @@ int ss_card_check(const char *json, size_t len, ss_report *report, ss_error *err
 	type = json_string_value(json_object_get(v, "$type"));
 	if (json_is_object(v) && (!type || strcmp(type, SS_CARD_NSID)))
 		ss_report_error(report, "card", "$type", "not '%s'", SS_CARD_NSID);
-	lex = ss_card_lexicon_load();
+	lex = ss_card_lexicon__load();
 	check(json_object_get(lex, "defs"), json_object_get(json_object_get(lex, "defs"), "main"),
 	      v, "", report);
 	json_decref(lex);

@@ -19,7 +19,7 @@ static void emit_string(const char *s, size_t len, ss_buf *out)
 	ss_buf_putc(out, '"');
 }
 
-void ss_card_emit(json_t *v, int indent, ss_buf *out)
+void ss_card__emit(json_t *v, int indent, ss_buf *out)
 {
 	const char *key;
 	json_t *item;
@@ -34,7 +34,7 @@ void ss_card_emit(json_t *v, int indent, ss_buf *out)
 			indent_to(out, indent + 1);
 			emit_string(key, strlen(key), out);
 			ss_buf_puts(out, ": ");
-			ss_card_emit(item, indent + 1, out);
+			ss_card__emit(item, indent + 1, out);
 		}
 		if (n)
 			indent_to(out, indent);
@@ -46,7 +46,7 @@ void ss_card_emit(json_t *v, int indent, ss_buf *out)
 		{
 			ss_buf_puts(out, i ? "," : "");
 			indent_to(out, indent + 1);
-			ss_card_emit(item, indent + 1, out);
+			ss_card__emit(item, indent + 1, out);
 		}
 		if (json_array_size(v))
 			indent_to(out, indent);
@@ -71,7 +71,7 @@ void ss_card_emit(json_t *v, int indent, ss_buf *out)
 
 void ss_card_format_json(const ss_card *c, ss_buf *out)
 {
-	ss_card_emit(c->record, 0, out);
+	ss_card__emit(c->record, 0, out);
 }
 
 /* "<label>: <escaped text>\n" when obj has a string under key. */
@@ -223,7 +223,7 @@ int ss_card_a2a(const ss_card *c, ss_buf *out, ss_error *err)
 		json_array_append_new(skills, k);
 	}
 	json_object_set_new(a, "skills", skills);
-	ss_card_emit(a, 0, out);
+	ss_card__emit(a, 0, out);
 	json_decref(a);
 	return 0;
 }

@@ -8,7 +8,7 @@
 
 struct ss_card {
 	json_t *record;  /* the record value, with $type */
-	json_t *lexicon; /* the lexicon document (ss_card_lexicon_load) */
+	json_t *lexicon; /* the lexicon document (ss_card_lexicon__load) */
 	char **left_names, **left_reasons;
 	size_t nleft, left_alloc;
 	size_t ncut;
@@ -22,15 +22,15 @@ typedef struct ss_card_limit {
 	size_t max_graphemes;
 	size_t item_max_length;
 } ss_card_limit;
-ss_card_limit ss_card_limit_of(const json_t *lexicon, const char *def, const char *prop);
+ss_card_limit ss_card__limit_of(const json_t *lexicon, const char *def, const char *prop);
 /* The compiled-in lexicon document, parsed (json_decref it). */
-json_t *ss_card_lexicon_load(void);
+json_t *ss_card_lexicon__load(void);
 
 /* Whether s is an absolute URI (the lexicon's "uri" format, as far as the card checks it):
  * a scheme, ':', then no space or control character. */
-bool ss_card_is_uri(const char *s);
+bool ss_card__is_uri(const char *s);
 
 /* Appends v as indented JSON (indent: the current depth), every string escaped. */
-void ss_card_emit(json_t *v, int indent, ss_buf *out);
+void ss_card__emit(json_t *v, int indent, ss_buf *out);
 
 #endif

@@ -18,7 +18,8 @@
 
 #define MAX_FILE (64u << 20) /* far above any skill file: a copy is never cut short */
 
-void ss_links_add(ss_links *l, const char *skill, const char *source, const char *path, bool copy)
+void ss_link_set_add(ss_link_set *l, const char *skill, const char *source, const char *path,
+                     bool copy)
 {
 	ss_link *k;
 
@@ -37,13 +38,13 @@ static void link_release(ss_link *k)
 	free(k->path);
 }
 
-void ss_links_drop(ss_links *l, size_t i)
+void ss_link_set_drop(ss_link_set *l, size_t i)
 {
 	link_release(&l->links[i]);
 	l->links[i] = l->links[--l->nlinks];
 }
 
-ss_link *ss_links_find(ss_links *l, const char *path)
+ss_link *ss_link_set_find(ss_link_set *l, const char *path)
 {
 	for (size_t i = 0; i < l->nlinks; i++)
 		if (!strcmp(l->links[i].path, path))
@@ -51,7 +52,8 @@ ss_link *ss_links_find(ss_links *l, const char *path)
 	return NULL;
 }
 
-void ss_links_add_target(ss_links *l, const char *agent, const char *dir, bool global, bool copy)
+void ss_link_set_add_target(ss_link_set *l, const char *agent, const char *dir, bool global,
+                            bool copy)
 {
 	ss_link_target *t = NULL;
 
@@ -71,7 +73,7 @@ void ss_links_add_target(ss_links *l, const char *agent, const char *dir, bool g
 	t->copy = copy;
 }
 
-void ss_links_release(ss_links *l)
+void ss_link_set_release(ss_link_set *l)
 {
 	for (size_t i = 0; i < l->nlinks; i++)
 		link_release(&l->links[i]);
@@ -99,7 +101,7 @@ static size_t split(char *line, char **f, size_t max)
 	return n;
 }
 
-int ss_links_load(ss_state *st, ss_links *out, ss_error *err)
+int ss_link_set_load(ss_state *st, ss_link_set *out, ss_error *err)
 {
 	char *value = NULL, *line, *next;
 	int rc;
@@ -123,10 +125,10 @@ int ss_links_load(ss_state *st, ss_links *out, ss_error *err)
 			*next++ = '\0';
 		n = split(line, f, 5);
 		if (n == 5 && !strcmp(f[0], "T"))
-			ss_links_add_target(out, f[1], f[4], !strcmp(f[2], "g"),
-			                    !strcmp(f[3], "c"));
+			ss_link_set_add_target(out, f[1], f[4], !strcmp(f[2], "g"),
+			                       !strcmp(f[3], "c"));
 		else if (n == 5 && !strcmp(f[0], "L"))
-			ss_links_add(out, f[2], f[3], f[4], !strcmp(f[1], "c"));
+			ss_link_set_add(out, f[2], f[3], f[4], !strcmp(f[1], "c"));
 		/* any other line: written by a later version; dropped at the next save */
 	}
 	free(value);
@@ -141,7 +143,7 @@ static int check_field(const char *s, ss_error *err)
 	return 0;
 }
 
-int ss_links_save(ss_state *st, const ss_links *l, ss_error *err)
+int ss_link_set_save(ss_state *st, const ss_link_set *l, ss_error *err)
 {
 	ss_buf b = SS_BUF_INIT;
 	int rc = 0;

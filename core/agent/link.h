@@ -38,27 +38,29 @@ typedef struct ss_link_target {
 	bool copy;
 } ss_link_target;
 
-typedef struct ss_links {
+typedef struct ss_link_set {
 	ss_link *links;
 	size_t nlinks, links_alloc;
 	ss_link_target *targets;
 	size_t ntargets, targets_alloc;
 	bool auto_link; /* `link --auto`: pull links new skills too */
-} ss_links;
+} ss_link_set;
 
-/* Reads the records (none: an empty set). Release with ss_links_release. */
-int ss_links_load(struct ss_state *st, ss_links *out, ss_error *err);
+/* Reads the records (none: an empty set). Release with ss_link_set_release. */
+int ss_link_set_load(struct ss_state *st, ss_link_set *out, ss_error *err);
 /* Writes them back (SS_EINVALID for a path with a tab or a newline). */
-int ss_links_save(struct ss_state *st, const ss_links *l, ss_error *err);
-void ss_links_release(ss_links *l);
+int ss_link_set_save(struct ss_state *st, const ss_link_set *l, ss_error *err);
+void ss_link_set_release(ss_link_set *l);
 
-void ss_links_add(ss_links *l, const char *skill, const char *source, const char *path, bool copy);
+void ss_link_set_add(ss_link_set *l, const char *skill, const char *source, const char *path,
+                     bool copy);
 /* Forgets link i (the last one moves into its place). */
-void ss_links_drop(ss_links *l, size_t i);
+void ss_link_set_drop(ss_link_set *l, size_t i);
 /* The record of the link at path, or NULL. */
-ss_link *ss_links_find(ss_links *l, const char *path);
+ss_link *ss_link_set_find(ss_link_set *l, const char *path);
 /* Adds the target folder, or updates its agent and mode when dir is known. */
-void ss_links_add_target(ss_links *l, const char *agent, const char *dir, bool global, bool copy);
+void ss_link_set_add_target(ss_link_set *l, const char *agent, const char *dir, bool global,
+                            bool copy);
 
 typedef enum ss_link_status {
 	SS_LINK_OK,        /* what skillsync made */
@@ -69,7 +71,7 @@ typedef enum ss_link_status {
 ss_link_status ss_link_check(const ss_link *l);
 
 /*
- * The folder base "/" rel (core/agent/agents.h: ss_agent_dir_parts), walked from base one component
+ * The folder base "/" rel (core/agent/agent.h: ss_agent_dir_parts), walked from base one component
  * of rel at a time, each opened with O_NOFOLLOW: SS_EINVALID ("'<base>/<part>' is a symbolic
  * link") when one is a symbolic link, so that nothing is linked or copied to wherever a link
  * a project ships points. base itself is followed: the person chose it. With create, missing

@@ -91,7 +91,7 @@ void ss_cid_fmt(char out[SS_CID_STRSZ], const ss_cid *cid)
 void ss_cid_compute(ss_cid *out, uint8_t codec, const void *data, size_t len)
 {
 	out->codec = codec;
-	ss_sha256(data, len, out->digest);
+	ss_crypto_sha256(data, len, out->digest);
 }
 
 bool ss_cid_matches(const ss_cid *cid, const void *data, size_t len)

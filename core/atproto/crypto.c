@@ -68,15 +68,15 @@ static void sha256_fetch(void)
 	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
 }
 
-void ss_sha256(const void *data, size_t len, uint8_t out[SS_SHA256_LEN])
+void ss_crypto_sha256(const void *data, size_t len, uint8_t out[SS_SHA256_LEN])
 {
 	pthread_once(&sha256_once, sha256_fetch);
 	if (!sha256_md || !EVP_Digest(data, len, out, NULL, sha256_md, NULL))
 		die_crypto("SHA-256");
 }
 
-void ss_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
-                    uint8_t out[SS_SHA256_LEN])
+void ss_crypto_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
+                           uint8_t out[SS_SHA256_LEN])
 {
 	unsigned int outlen = SS_SHA256_LEN;
 	static const uint8_t empty[1];
@@ -86,8 +86,8 @@ void ss_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
 		die_crypto("HMAC-SHA256");
 }
 
-int ss_hkdf_expand_sha256(const void *prk, size_t prklen, const void *info, size_t infolen,
-                          uint8_t *out, size_t outlen, ss_error *err)
+int ss_crypto_hkdf_expand_sha256(const void *prk, size_t prklen, const void *info, size_t infolen,
+                                 uint8_t *out, size_t outlen, ss_error *err)
 {
 	EVP_KDF *kdf = NULL;
 	EVP_KDF_CTX *ctx = NULL;
@@ -128,7 +128,7 @@ bool ss_crypto_equal(const void *a, const void *b, size_t n)
 	return CRYPTO_memcmp(a, b, n) == 0;
 }
 
-int ss_random_bytes(void *out, size_t n, ss_error *err)
+int ss_crypto_random_bytes(void *out, size_t n, ss_error *err)
 {
 	if (n > 0x7fffffff || RAND_bytes(out, (int)n) != 1)
 		return crypto_error(err, "cannot read random bytes");
@@ -351,8 +351,8 @@ const char *ss_pubkey_jwt_alg(const ss_pubkey *pk)
 	return pk->curve == SS_CURVE_K256 ? "ES256K" : "ES256";
 }
 
-int ss_sig_verify(const ss_pubkey *pk, const void *msg, size_t len, const uint8_t *sig,
-                  size_t siglen, bool require_low_s, ss_error *err)
+int ss_pubkey_verify(const ss_pubkey *pk, const void *msg, size_t len, const uint8_t *sig,
+                     size_t siglen, bool require_low_s, ss_error *err)
 {
 	EVP_MD_CTX *ctx = NULL;
 	ECDSA_SIG *es = NULL;

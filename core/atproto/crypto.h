@@ -7,8 +7,8 @@
  *   freed; it signs ECDSA over SHA-256 as raw r||s (64 bytes, low-S) and names itself as a
  *   did:key ("did:key:zDn...");
  * - ss_pubkey: a P-256 or secp256k1 public key (parse one from its text forms with
- *   core/atproto/multikey.h) and ss_sig_verify, the one signature check: SHA-256 of the message, a
- * raw 64-byte r||s signature (DER is refused), high-S refused when asked (ATProto's repo and JWT
+ *   core/atproto/multikey.h) and ss_pubkey_verify, the one signature check: SHA-256 of the message,
+ * a raw 64-byte r||s signature (DER is refused), high-S refused when asked (ATProto's repo and JWT
  *   signatures are low-S; the space HTTP signatures are not required to be).
  * Errors: SS_EINVALID for malformed input or a signature that does not verify, SS_ERROR when
  * libcrypto itself fails.
@@ -26,16 +26,16 @@
 #define SS_SIG_LEN    64 /* raw r||s, 32 bytes each */
 #define SS_POINT_LEN  33 /* a compressed curve point: 0x02|0x03, then x */
 
-void ss_sha256(const void *data, size_t len, uint8_t out[SS_SHA256_LEN]);
-void ss_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
-                    uint8_t out[SS_SHA256_LEN]);
+void ss_crypto_sha256(const void *data, size_t len, uint8_t out[SS_SHA256_LEN]);
+void ss_crypto_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
+                           uint8_t out[SS_SHA256_LEN]);
 /* HKDF-Expand with SHA-256: outlen (at most 255 * 32) bytes from prk and info. */
-int ss_hkdf_expand_sha256(const void *prk, size_t prklen, const void *info, size_t infolen,
-                          uint8_t *out, size_t outlen, ss_error *err);
+int ss_crypto_hkdf_expand_sha256(const void *prk, size_t prklen, const void *info, size_t infolen,
+                                 uint8_t *out, size_t outlen, ss_error *err);
 /* a and b hold the same n bytes, compared in time independent of where they differ (MACs). */
 bool ss_crypto_equal(const void *a, const void *b, size_t n);
 /* n bytes from the system's random source (through libcrypto's DRBG). */
-int ss_random_bytes(void *out, size_t n, ss_error *err);
+int ss_crypto_random_bytes(void *out, size_t n, ss_error *err);
 
 typedef enum { SS_CURVE_P256 = 1, SS_CURVE_K256 = 2 } ss_curve;
 
@@ -72,7 +72,7 @@ const char *ss_pubkey_jwt_alg(const ss_pubkey *pk);
  * 0 when sig (siglen bytes: must be 64, raw r||s) is pk's ECDSA signature of SHA-256(msg);
  * SS_EINVALID otherwise, also when require_low_s and s is in the upper half of the order.
  */
-int ss_sig_verify(const ss_pubkey *pk, const void *msg, size_t len, const uint8_t *sig,
-                  size_t siglen, bool require_low_s, ss_error *err);
+int ss_pubkey_verify(const ss_pubkey *pk, const void *msg, size_t len, const uint8_t *sig,
+                     size_t siglen, bool require_low_s, ss_error *err);
 
 #endif

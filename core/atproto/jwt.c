@@ -104,8 +104,8 @@ int ss_jwt_verify(const ss_jwt *jwt, const ss_pubkey *pk, ss_error *err)
 		return ss_error_set(err, SS_EINVALID, "JWT alg is not %s, the signing key's", want);
 	if (jwt->sig_len != SS_SIG_LEN)
 		return ss_error_set(err, SS_EINVALID, "JWT signature is not 64 bytes (r||s)");
-	if (ss_sig_verify(pk, jwt->signed_part, jwt->signed_len, jwt->sig, jwt->sig_len, true,
-	                  err) < 0)
+	if (ss_pubkey_verify(pk, jwt->signed_part, jwt->signed_len, jwt->sig, jwt->sig_len, true,
+	                     err) < 0)
 		return ss_error_prefix(err, "JWT");
 	return 0;
 }

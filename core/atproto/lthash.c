@@ -60,5 +60,5 @@ void ss_lthash_remove_record(ss_lthash *h, const char *collection, const char *r
 
 void ss_lthash_digest(const ss_lthash *h, uint8_t out[SS_SHA256_LEN])
 {
-	ss_sha256(h->state, sizeof(h->state), out);
+	ss_crypto_sha256(h->state, sizeof(h->state), out);
 }

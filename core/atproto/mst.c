@@ -30,7 +30,7 @@ int ss_mst_key_height(const char *key, size_t len)
 	uint8_t md[SS_SHA256_LEN];
 	int zeros = 0;
 
-	ss_sha256(key, len, md);
+	ss_crypto_sha256(key, len, md);
 	for (size_t i = 0; i < SS_SHA256_LEN; i++) {
 		if (md[i] == 0) {
 			zeros += 8;
@@ -43,7 +43,7 @@ int ss_mst_key_height(const char *key, size_t len)
 	return zeros / 2;
 }
 
-int ss_mst_keycmp(const char *a, size_t alen, const char *b, size_t blen)
+int ss_mst__keycmp(const char *a, size_t alen, const char *b, size_t blen)
 {
 	int c = memcmp(a, b, alen < blen ? alen : blen);
 
@@ -124,7 +124,7 @@ static int read_entry(ss_cbor_reader *r, ss_mst_node *nd, size_t i, char *cur, s
 	return 0;
 }
 
-int ss_mst_node_decode(ss_mst_node *nd, const unsigned char *data, size_t len, ss_error *err)
+int ss_mst__node_decode(ss_mst_node *nd, const unsigned char *data, size_t len, ss_error *err)
 {
 	ss_cbor_reader r;
 	ss_cbor_item it, ke, kl;
@@ -182,11 +182,11 @@ out:
 	free(offs);
 	ss_buf_release(&keys);
 	if (ret < 0)
-		ss_mst_node_release(nd);
+		ss_mst__node_release(nd);
 	return ret;
 }
 
-void ss_mst_node_release(ss_mst_node *nd)
+void ss_mst__node_release(ss_mst_node *nd)
 {
 	free(nd->e);
 	free(nd->keys);

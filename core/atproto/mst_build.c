@@ -21,7 +21,7 @@ static int leaf_cmp(const void *a, const void *b)
 {
 	const ss_mst_leaf *x = *(const ss_mst_leaf *const *)a, *y = *(const ss_mst_leaf *const *)b;
 
-	return ss_mst_keycmp(x->key, x->key_len, y->key, y->key_len);
+	return ss_mst__keycmp(x->key, x->key_len, y->key, y->key_len);
 }
 
 static void put_text(ss_buf *out, const char *s)

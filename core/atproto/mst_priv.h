@@ -25,9 +25,9 @@ typedef struct ss_mst_node {
 } ss_mst_node;
 
 /* Decodes one node's block (checks the shape, key order and one layer; not the hash). */
-int ss_mst_node_decode(ss_mst_node *nd, const unsigned char *data, size_t len, ss_error *err);
-void ss_mst_node_release(ss_mst_node *nd);
+int ss_mst__node_decode(ss_mst_node *nd, const unsigned char *data, size_t len, ss_error *err);
+void ss_mst__node_release(ss_mst_node *nd);
 /* Byte order of keys (a prefix sorts first). */
-int ss_mst_keycmp(const char *a, size_t alen, const char *b, size_t blen);
+int ss_mst__keycmp(const char *a, size_t alen, const char *b, size_t blen);
 
 #endif

@@ -76,7 +76,7 @@ static void cursor_init(cursor *c, ss_mst_source *src, const ss_cid *root, const
 static void cursor_release(cursor *c)
 {
 	for (int i = 0; i < c->depth; i++)
-		ss_mst_node_release(&c->stack[i].nd);
+		ss_mst__node_release(&c->stack[i].nd);
 	free(c->stack);
 	free(c->hi);
 }
@@ -84,9 +84,9 @@ static void cursor_release(cursor *c)
 /* Whether a subtree whose keys lie strictly between lo and hi can hold a key of the range. */
 static bool tree_in_range(const cursor *c, const bound *lo, const bound *hi)
 {
-	if (hi->set && ss_mst_keycmp(hi->key, hi->len, c->lo, c->lo_len) <= 0)
+	if (hi->set && ss_mst__keycmp(hi->key, hi->len, c->lo, c->lo_len) <= 0)
 		return false;
-	if (lo->set && c->has_hi && ss_mst_keycmp(lo->key, lo->len, c->hi, c->hi_len) >= 0)
+	if (lo->set && c->has_hi && ss_mst__keycmp(lo->key, lo->len, c->hi, c->hi_len) >= 0)
 		return false;
 	return true;
 }
@@ -106,17 +106,18 @@ static void cursor_peek(cursor *c, item *it)
 		size_t i = f->pos / 2;
 
 		if (f->pos > 2 * f->nd.n) {
-			ss_mst_node_release(&f->nd);
+			ss_mst__node_release(&f->nd);
 			c->depth--;
 			continue;
 		}
 		if (f->pos % 2 == 1) {
 			const ss_mst_entry *e = &f->nd.e[i];
-			if (ss_mst_keycmp(e->key, e->key_len, c->lo, c->lo_len) < 0) {
+			if (ss_mst__keycmp(e->key, e->key_len, c->lo, c->lo_len) < 0) {
 				f->pos++;
 				continue;
 			}
-			if (c->has_hi && ss_mst_keycmp(e->key, e->key_len, c->hi, c->hi_len) >= 0) {
+			if (c->has_hi &&
+			    ss_mst__keycmp(e->key, e->key_len, c->hi, c->hi_len) >= 0) {
 				c->done = true; /* every key from here on is beyond the range */
 				break;
 			}
@@ -190,7 +191,7 @@ static int cursor_descend(cursor *c, const item *it, ss_error *err)
 	}
 	f = &c->stack[c->depth];
 	memset(f, 0, sizeof(*f));
-	if (ss_mst_node_decode(&f->nd, data, len, err) < 0)
+	if (ss_mst__node_decode(&f->nd, data, len, err) < 0)
 		return node_error(err, &it->cid);
 	c->depth++;
 	c->src->opened++;
@@ -205,9 +206,9 @@ static int cursor_descend(cursor *c, const item *it, ss_error *err)
 	if (f->nd.n > 0 &&
 	    (f->nd.layer >= f->max_layer ||
 	     (f->lo.set &&
-	      ss_mst_keycmp(f->nd.e[0].key, f->nd.e[0].key_len, f->lo.key, f->lo.len) <= 0) ||
-	     (f->hi.set && ss_mst_keycmp(f->nd.e[f->nd.n - 1].key, f->nd.e[f->nd.n - 1].key_len,
-	                                 f->hi.key, f->hi.len) >= 0))) {
+	      ss_mst__keycmp(f->nd.e[0].key, f->nd.e[0].key_len, f->lo.key, f->lo.len) <= 0) ||
+	     (f->hi.set && ss_mst__keycmp(f->nd.e[f->nd.n - 1].key, f->nd.e[f->nd.n - 1].key_len,
+	                                  f->hi.key, f->hi.len) >= 0))) {
 		ss_error_set(err, SS_EINVALID, "keys outside their place in the tree");
 		return node_error(err, &it->cid);
 	}
@@ -274,7 +275,7 @@ int ss_mst_diff(ss_mst_source *src, const ss_cid *old_root, const ss_cid *new_ro
 		else if (y.kind == ITEM_END)
 			cmp = -1;
 		else
-			cmp = ss_mst_keycmp(x.key, x.key_len, y.key, y.key_len);
+			cmp = ss_mst__keycmp(x.key, x.key_len, y.key, y.key_len);
 		if (cmp < 0) {
 			if (fn(fctx, SS_MST_DELETE, x.key, x.key_len, &x.cid, NULL, err) < 0)
 				goto out;

@@ -35,7 +35,7 @@ char *ss_multikey_did_key(ss_curve curve, const uint8_t point[SS_POINT_LEN])
 	return encode(DID_KEY_PREFIX, curve, point);
 }
 
-char *ss_pubkey_did_key(const ss_pubkey *pk)
+char *ss_multikey_of_pubkey(const ss_pubkey *pk)
 {
 	return ss_multikey_did_key(ss_pubkey_curve(pk), ss_pubkey_point(pk));
 }
@@ -49,7 +49,7 @@ static int multibase_decode(ss_buf *out, const char *multibase, ss_error *err)
 	return ss_base58_decode(out, multibase + 1, strlen(multibase + 1), err);
 }
 
-int ss_pubkey_from_multikey(ss_pubkey **out, const char *multibase, ss_error *err)
+int ss_multikey_decode(ss_pubkey **out, const char *multibase, ss_error *err)
 {
 	ss_buf raw = SS_BUF_INIT;
 	const uint8_t *p;
@@ -74,22 +74,22 @@ out:
 	return ret;
 }
 
-int ss_pubkey_from_did_key(ss_pubkey **out, const char *did, ss_error *err)
+int ss_multikey_from_did_key(ss_pubkey **out, const char *did, ss_error *err)
 {
 	if (strncmp(did, DID_KEY_PREFIX, strlen(DID_KEY_PREFIX)) != 0)
 		return ss_error_set(err, SS_EINVALID, "not a did:key");
-	return ss_pubkey_from_multikey(out, did + strlen(DID_KEY_PREFIX), err);
+	return ss_multikey_decode(out, did + strlen(DID_KEY_PREFIX), err);
 }
 
-int ss_pubkey_from_verification_method(ss_pubkey **out, const char *type, const char *multibase,
-                                       ss_error *err)
+int ss_multikey_from_verification_method(ss_pubkey **out, const char *type, const char *multibase,
+                                         ss_error *err)
 {
 	ss_buf raw = SS_BUF_INIT;
 	ss_curve curve;
 	int ret = -1;
 
 	if (!strcmp(type, "Multikey"))
-		return ss_pubkey_from_multikey(out, multibase, err);
+		return ss_multikey_decode(out, multibase, err);
 	if (!strcmp(type, "EcdsaSecp256r1VerificationKey2019"))
 		curve = SS_CURVE_P256;
 	else if (!strcmp(type, "EcdsaSecp256k1VerificationKey2019"))
@@ -114,7 +114,8 @@ static bool id_matches(const char *id, const char *did, const char *fragment)
 	return did && !strncmp(id, did, n) && !strcmp(id + n, fragment);
 }
 
-int ss_pubkey_from_did_doc(ss_pubkey **out, const json_t *doc, const char *fragment, ss_error *err)
+int ss_multikey_from_did_doc(ss_pubkey **out, const json_t *doc, const char *fragment,
+                             ss_error *err)
 {
 	const char *did = json_string_value(json_object_get(doc, "id"));
 	const json_t *methods = json_object_get(doc, "verificationMethod");
@@ -133,7 +134,7 @@ int ss_pubkey_from_did_doc(ss_pubkey **out, const json_t *doc, const char *fragm
 			return ss_error_set(err, SS_EINVALID,
 			                    "the DID document's '%s' key has no type or value",
 			                    fragment);
-		if (ss_pubkey_from_verification_method(out, type, mb, err) < 0)
+		if (ss_multikey_from_verification_method(out, type, mb, err) < 0)
 			return ss_error_prefix(err, "the DID document's '%s' key", fragment);
 		return 0;
 	}

@@ -25,20 +25,21 @@ char *ss_multikey_encode(ss_curve curve, const uint8_t point[SS_POINT_LEN]);
 /* "did:key:z..." (malloc'd). */
 char *ss_multikey_did_key(ss_curve curve, const uint8_t point[SS_POINT_LEN]);
 /* The did:key of pk (malloc'd). */
-char *ss_pubkey_did_key(const ss_pubkey *pk);
+char *ss_multikey_of_pubkey(const ss_pubkey *pk);
 
 /* A Multikey publicKeyMultibase value ("z..." with a multicodec) -> key. */
-int ss_pubkey_from_multikey(ss_pubkey **out, const char *multibase, ss_error *err);
+int ss_multikey_decode(ss_pubkey **out, const char *multibase, ss_error *err);
 /* "did:key:z..." -> key. */
-int ss_pubkey_from_did_key(ss_pubkey **out, const char *did, ss_error *err);
+int ss_multikey_from_did_key(ss_pubkey **out, const char *did, ss_error *err);
 /* A DID document's verification method, by its "type" (Multikey or one of the legacy types
  * above) and its "publicKeyMultibase"; SS_EINVALID for another type. */
-int ss_pubkey_from_verification_method(ss_pubkey **out, const char *type, const char *multibase,
-                                       ss_error *err);
+int ss_multikey_from_verification_method(ss_pubkey **out, const char *type, const char *multibase,
+                                         ss_error *err);
 /*
  * The key of the verification method whose id is fragment ("#atproto") or the document's
  * id + fragment, in a DID document's JSON; SS_ENOTFOUND when the document has none.
  */
-int ss_pubkey_from_did_doc(ss_pubkey **out, const json_t *doc, const char *fragment, ss_error *err);
+int ss_multikey_from_did_doc(ss_pubkey **out, const json_t *doc, const char *fragment,
+                             ss_error *err);
 
 #endif

@@ -99,9 +99,10 @@ int ss_space_commit_verify_mac(const ss_space_commit *c, const char *space, cons
 	int ret = -1;
 
 	if (ss_space_commit_ctx(&ctx, space, author, c->rev, c->ikm, c->ikm_len, err) < 0 ||
-	    ss_hkdf_expand_sha256(c->ikm, c->ikm_len, ctx.ptr, ctx.len, key, sizeof(key), err) < 0)
+	    ss_crypto_hkdf_expand_sha256(c->ikm, c->ikm_len, ctx.ptr, ctx.len, key, sizeof(key),
+	                                 err) < 0)
 		goto out;
-	ss_hmac_sha256(key, sizeof(key), c->hash, sizeof(c->hash), mac);
+	ss_crypto_hmac_sha256(key, sizeof(key), c->hash, sizeof(c->hash), mac);
 	if (!ss_crypto_equal(mac, c->mac, sizeof(mac))) {
 		ss_error_set(err, SS_EINVALID, "space commit MAC does not match its hash");
 		goto out;
@@ -120,7 +121,7 @@ int ss_space_commit_verify_sig(const ss_space_commit *c, const char *space, cons
 
 	if (ss_space_commit_ctx(&ctx, space, author, c->rev, c->ikm, c->ikm_len, err) < 0)
 		goto out;
-	if (ss_sig_verify(author_key, ctx.ptr, ctx.len, c->sig, sizeof(c->sig), true, err) < 0) {
+	if (ss_pubkey_verify(author_key, ctx.ptr, ctx.len, c->sig, sizeof(c->sig), true, err) < 0) {
 		ss_error_set(err, SS_EINVALID, "space commit is not signed by the author's key");
 		goto out;
 	}

@@ -128,7 +128,7 @@ out:
 	return ret;
 }
 
-void ss_outgoing_lookup_release(ss_outgoing_lookup *l)
+void ss_outgoing__lookup_release(ss_outgoing_lookup *l)
 {
 	if (l)
 		lookup_reset(l);
@@ -243,7 +243,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	if (ss_tree_diff_top(repo, ss_oid_is_zero(&o->tracking_tree) ? NULL : &o->tracking_tree,
 	                     &o->head_tree, &top, err) < 0)
 		goto out;
-	if (classify(o, &top, err) < 0 || ss_outgoing_find_renames(o, err) < 0)
+	if (classify(o, &top, err) < 0 || ss_outgoing__find_renames(o, err) < 0)
 		goto out;
 	l.st = st;
 	l.me = me;
@@ -251,13 +251,13 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	if (ss_plan_new(&o->plan, o->changes, o->nchanges, ss_outgoing_lookup_fn, &l, o->time,
 	                err) < 0)
 		goto out;
-	if (ss_outgoing_fill(o, flags, err) < 0)
+	if (ss_outgoing__fill(o, flags, err) < 0)
 		goto out;
 	*out = o;
 	o = NULL;
 	ret = 0;
 out:
-	ss_outgoing_lookup_release(&l);
+	ss_outgoing__lookup_release(&l);
 	ss_tree_changes_release(&top);
 	ss_outgoing_free(o);
 	return ret;

@@ -90,7 +90,7 @@ static int read_fileset(ss_outgoing *o, const ss_oid *sub, fileset *fs, ss_error
 	return ss_tree_each_file(o->repo, sub, collect_file, fs, err) < 0 ? -1 : 0;
 }
 
-int ss_outgoing_find_renames(ss_outgoing *o, ss_error *err)
+int ss_outgoing__find_renames(ss_outgoing *o, ss_error *err)
 {
 	bool *used = ss_xcalloc(o->nchanges + 1, sizeof(*used));
 	bool *read = ss_xcalloc(o->nchanges + 1, sizeof(*read));
@@ -418,7 +418,7 @@ static int subtree(ss_outgoing *o, const char *name, bool old, ss_oid *out, ss_e
 	                      err);
 }
 
-int ss_outgoing_fill(ss_outgoing *o, unsigned flags, ss_error *err)
+int ss_outgoing__fill(ss_outgoing *o, unsigned flags, ss_error *err)
 {
 	size_t n = ss_plan_count(o->plan);
 	history h;

@@ -47,12 +47,12 @@ typedef struct ss_outgoing_lookup {
 } ss_outgoing_lookup;
 
 int ss_outgoing_lookup_fn(void *payload, const char *name, ss_plan_owner *out, ss_error *err);
-void ss_outgoing_lookup_release(ss_outgoing_lookup *l);
+void ss_outgoing__lookup_release(ss_outgoing_lookup *l);
 
 /* Pairs removed and added skills that are one renamed directory (sets renamed_from). */
-int ss_outgoing_find_renames(ss_outgoing *o, ss_error *err);
+int ss_outgoing__find_renames(ss_outgoing *o, ss_error *err);
 
 /* Builds the items (trees, notes, records) for the plan. */
-int ss_outgoing_fill(ss_outgoing *o, unsigned flags, ss_error *err);
+int ss_outgoing__fill(ss_outgoing *o, unsigned flags, ss_error *err);
 
 #endif

@@ -18,7 +18,7 @@ static int make_signature(git_signature **out, ss_repo *repo, const ss_commit_op
 	int64_t when = opts ? opts->time : 0;
 	int rc;
 
-	if ((!n || !e) && git_repository_config_snapshot(&cfg, ss_repo_git(repo)) == 0) {
+	if ((!n || !e) && git_repository_config_snapshot(&cfg, ss_repo__git(repo)) == 0) {
 		if (!n && git_config_get_string_buf(&name, cfg, "user.name") == 0 && name.size)
 			n = name.ptr;
 		if (!e && git_config_get_string_buf(&email, cfg, "user.email") == 0 && email.size)
@@ -36,27 +36,27 @@ static int make_signature(git_signature **out, ss_repo *repo, const ss_commit_op
 	git_buf_dispose(&email);
 	git_config_free(cfg);
 	if (rc < 0)
-		return ss_git_error(err, rc, "invalid author '%s <%s>'", n, e);
+		return ss_git__error(err, rc, "invalid author '%s <%s>'", n, e);
 	return 0;
 }
 
 int ss_commit_read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *err)
 {
 	git_oid id;
-	int rc = git_reference_name_to_id(&id, ss_repo_git(repo), name);
+	int rc = git_reference_name_to_id(&id, ss_repo__git(repo), name);
 
 	if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH)
 		return ss_error_set(err, SS_ENOTFOUND, "'%s' has no commit yet", name);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read '%s'", name);
-	ss_git_oid_out(out, &id);
+		return ss_git__error(err, rc, "cannot read '%s'", name);
+	ss_git__oid_out(out, &id);
 	return 0;
 }
 
 int ss_commit_update_ref(ss_repo *repo, const char *name, const ss_oid *id,
                          const ss_oid *expected_old, const char *msg, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_reference *sym = NULL, *ref = NULL;
 	char *target = NULL;
 	git_oid new_id, old_id;
@@ -69,7 +69,7 @@ int ss_commit_update_ref(ss_repo *repo, const char *name, const ss_oid *id,
 	else
 		target = ss_xstrdup(name);
 	git_reference_free(sym);
-	ss_git_oid_in(&new_id, id);
+	ss_git__oid_in(&new_id, id);
 	if (!expected_old) {
 		rc = git_reference_create(&ref, git, target, &new_id, 1, msg);
 	} else if (ss_oid_is_zero(expected_old)) {
@@ -77,7 +77,7 @@ int ss_commit_update_ref(ss_repo *repo, const char *name, const ss_oid *id,
 		if (rc == GIT_EEXISTS)
 			rc = GIT_EMODIFIED;
 	} else {
-		ss_git_oid_in(&old_id, expected_old);
+		ss_git__oid_in(&old_id, expected_old);
 		rc = git_reference_create_matching(&ref, git, target, &new_id, 1, &old_id, msg);
 		if (rc == GIT_ENOTFOUND)
 			rc = GIT_EMODIFIED;
@@ -88,7 +88,7 @@ int ss_commit_update_ref(ss_repo *repo, const char *name, const ss_oid *id,
 		                  "'%s' moved meanwhile (another skillsync or git at work?)",
 		                  target);
 	else if (rc < 0)
-		rc = ss_git_error(err, rc, "cannot update '%s'", target);
+		rc = ss_git__error(err, rc, "cannot update '%s'", target);
 	free(target);
 	return rc < 0 ? rc : 0;
 }
@@ -97,7 +97,7 @@ int ss_commit_create(ss_repo *repo, const ss_commit_opts *opts, const ss_oid *tr
                      const ss_oid *parents, size_t nparents, const char *message, ss_oid *out,
                      ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_signature *sig = NULL;
 	git_tree *t = NULL;
 	git_commit **pc = ss_xcalloc(nparents ? nparents : 1, sizeof(*pc));
@@ -109,7 +109,7 @@ int ss_commit_create(ss_repo *repo, const ss_commit_opts *opts, const ss_oid *tr
 	ret = make_signature(&sig, repo, opts, err);
 	if (ret < 0)
 		goto out;
-	ret = ss_git_tree(&t, repo, tree, err);
+	ret = ss_git__tree(&t, repo, tree, err);
 	if (ret < 0)
 		goto out;
 	if (!t) {
@@ -117,21 +117,21 @@ int ss_commit_create(ss_repo *repo, const ss_commit_opts *opts, const ss_oid *tr
 		goto out;
 	}
 	for (size_t i = 0; i < nparents; i++) {
-		ss_git_oid_in(&pid, &parents[i]);
+		ss_git__oid_in(&pid, &parents[i]);
 		rc = git_commit_lookup(&pc[i], git, &pid);
 		if (rc < 0) {
 			ss_oid_fmt(hex, &parents[i]);
-			ret = ss_git_error(err, rc, "cannot read commit '%s'", hex);
+			ret = ss_git__error(err, rc, "cannot read commit '%s'", hex);
 			goto out;
 		}
 		cpc[i] = pc[i];
 	}
 	rc = git_commit_create(&id, git, NULL, sig, sig, NULL, message, t, nparents, cpc);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot write a commit");
+		ret = ss_git__error(err, rc, "cannot write a commit");
 		goto out;
 	}
-	ss_git_oid_out(out, &id);
+	ss_git__oid_out(out, &id);
 	if (opts && opts->ref) {
 		char subject[200];
 		size_t n = strcspn(message, "\n");
@@ -156,13 +156,13 @@ int ss_commit_tree(ss_repo *repo, const ss_oid *commit, ss_oid *tree, ss_error *
 	char hex[SS_OID_HEXSZ + 1];
 	int rc;
 
-	ss_git_oid_in(&id, commit);
-	rc = git_commit_lookup(&c, ss_repo_git(repo), &id);
+	ss_git__oid_in(&id, commit);
+	rc = git_commit_lookup(&c, ss_repo__git(repo), &id);
 	if (rc < 0) {
 		ss_oid_fmt(hex, commit);
-		return ss_git_error(err, rc, "cannot read commit '%s'", hex);
+		return ss_git__error(err, rc, "cannot read commit '%s'", hex);
 	}
-	ss_git_oid_out(tree, git_commit_tree_id(c));
+	ss_git__oid_out(tree, git_commit_tree_id(c));
 	git_commit_free(c);
 	return 0;
 }

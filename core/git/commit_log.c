@@ -87,7 +87,7 @@ static int path_ids(path_walk *w, git_commit *commit, const git_oid **out, ss_er
 	t->used = false;
 	rc = git_tree_lookup(&tree, w->git, id);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read a tree in history");
+		return ss_git__error(err, rc, "cannot read a tree in history");
 	for (size_t j = 0; j < w->npaths; j++) {
 		git_tree_entry *e = NULL;
 
@@ -97,7 +97,7 @@ static int path_ids(path_walk *w, git_commit *commit, const git_oid **out, ss_er
 			git_oid_cpy(&t->ids[j], git_tree_entry_id(e));
 		git_tree_entry_free(e);
 		if (rc < 0 && rc != GIT_ENOTFOUND) {
-			ret = ss_git_error(err, rc, "cannot read '%s' in history", w->paths[j]);
+			ret = ss_git__error(err, rc, "cannot read '%s' in history", w->paths[j]);
 			break;
 		}
 	}
@@ -130,7 +130,7 @@ static int touches(path_walk *w, git_commit *commit, bool *any, ss_error *err)
 		git_commit *parent = NULL;
 		int rc = git_commit_parent(&parent, commit, i);
 		if (rc < 0)
-			return ss_git_error(err, rc, "cannot read a parent commit");
+			return ss_git__error(err, rc, "cannot read a parent commit");
 		ret = path_ids(w, parent, &ids, err);
 		git_commit_free(parent);
 		if (ret < 0)
@@ -150,7 +150,7 @@ static void fill_info(ss_commit_info *info, git_commit *c)
 	const char *msg = git_commit_message(c);
 
 	memset(info, 0, sizeof(*info));
-	ss_git_oid_out(&info->oid, git_commit_id(c));
+	ss_git__oid_out(&info->oid, git_commit_id(c));
 	info->message = ss_xstrdup(msg ? msg : "");
 	info->subject = ss_xstrndup(info->message, strcspn(info->message, "\n"));
 	info->author_name = ss_xstrdup(a && a->name ? a->name : "");
@@ -164,7 +164,7 @@ static void fill_info(ss_commit_info *info, git_commit *c)
 static int log_walk(ss_repo *repo, const ss_oid *from, const ss_oid *to, const char *const *paths,
                     size_t npaths, size_t max, ss_commit_list *out, bool **touched, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_revwalk *walk = NULL;
 	ss_commit_list list = {NULL, 0};
 	bool *rows = NULL;
@@ -178,15 +178,15 @@ static int log_walk(ss_repo *repo, const ss_oid *from, const ss_oid *to, const c
 	if (rc == 0)
 		rc = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
 	if (rc == 0) {
-		ss_git_oid_in(&id, to);
+		ss_git__oid_in(&id, to);
 		rc = git_revwalk_push(walk, &id);
 	}
 	if (rc == 0 && from && !ss_oid_is_zero(from)) {
-		ss_git_oid_in(&id, from);
+		ss_git__oid_in(&id, from);
 		rc = git_revwalk_hide(walk, &id);
 	}
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot walk the history");
+		ret = ss_git__error(err, rc, "cannot walk the history");
 		goto out;
 	}
 	while ((rc = git_revwalk_next(&id, walk)) == 0) {
@@ -222,7 +222,7 @@ static int log_walk(ss_repo *repo, const ss_oid *from, const ss_oid *to, const c
 		}
 	}
 	if (rc != GIT_ITEROVER) {
-		ret = ss_git_error(err, rc, "cannot walk the history");
+		ret = ss_git__error(err, rc, "cannot walk the history");
 		goto out;
 	}
 	*out = list;

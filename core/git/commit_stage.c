@@ -61,14 +61,14 @@ static int add_plain(git_index *index, const char *path, const char *full, const
 	if (ss_fs_read_file(data, full, STAGE_READ_MAX, err) < 0)
 		return ss_error_prefix(err, "cannot stage '%s'", path);
 	memset(&e, 0, sizeof(e));
-	ss_git_index_stat(&e, st);
+	ss_git__index_stat(&e, st);
 	e.mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 	e.path = path;
 	/* writes the blob, sets the size, resolves a conflict on path, invalidates the tree cache
 	 */
 	rc = git_index_add_from_buffer(index, &e, data->ptr, data->len);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot stage '%s'", path);
+		return ss_git__error(err, rc, "cannot stage '%s'", path);
 	return 0;
 }
 
@@ -100,19 +100,19 @@ static int stage_one(git_index *index, const char *workdir, const char *path, bo
 		rc = git_index_add_bypath(index, path);
 	}
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot stage '%s'", path);
+		return ss_git__error(err, rc, "cannot stage '%s'", path);
 	return 0;
 }
 
 /* The repository's index, read from disk (when it changed there). */
 static int open_index(git_index **out, ss_repo *repo, ss_error *err)
 {
-	int rc = git_repository_index(out, ss_repo_git(repo));
+	int rc = git_repository_index(out, ss_repo__git(repo));
 
 	if (rc == 0)
 		rc = git_index_read(*out, 0);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read the index");
+		return ss_git__error(err, rc, "cannot read the index");
 	return 0;
 }
 
@@ -141,7 +141,7 @@ static int write_index(git_index *index, ss_error *err)
 	int rc = git_index_write(index);
 
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot write the index");
+		return ss_git__error(err, rc, "cannot write the index");
 	return 0;
 }
 
@@ -248,8 +248,8 @@ static int write_tree(git_index *index, ss_oid *tree, ss_error *err)
 		return -1;
 	rc = git_index_write_tree(&id, index);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot write the index's tree");
-	ss_git_oid_out(tree, &id);
+		return ss_git__error(err, rc, "cannot write the index's tree");
+	ss_git__oid_out(tree, &id);
 	return 0;
 }
 
@@ -257,7 +257,7 @@ static int write_tree(git_index *index, ss_oid *tree, ss_error *err)
 static int commit_tree(ss_repo *repo, git_index *index, const ss_oid *tree, const char *message,
                        ss_oid *out, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_oid merge_head;
 	ss_oid parents[2], head_tree, id, zero;
 	size_t nparents = 0;
@@ -277,7 +277,7 @@ static int commit_tree(ss_repo *repo, git_index *index, const ss_oid *tree, cons
 		rc = git_repository_mergehead_foreach(git, add_merge_head, &merge_head);
 		if (rc < 0 || git_oid_is_zero(&merge_head) || !has_head)
 			return ss_error_set(err, SS_ERROR, "cannot read MERGE_HEAD");
-		ss_git_oid_out(&parents[nparents++], &merge_head);
+		ss_git__oid_out(&parents[nparents++], &merge_head);
 		merging = true;
 	}
 	if (!merging) {
@@ -293,7 +293,7 @@ static int commit_tree(ss_repo *repo, git_index *index, const ss_oid *tree, cons
 	if (merging) {
 		rc = git_repository_state_cleanup(git);
 		if (rc < 0)
-			return ss_git_error(err, rc, "cannot clean up the merge state");
+			return ss_git__error(err, rc, "cannot clean up the merge state");
 	}
 	if (out)
 		*out = id;
@@ -368,14 +368,14 @@ static int build_tree(git_repository *git, git_index *index, size_t lo, size_t h
 static int write_tree_of(ss_repo *repo, git_index *index, const char *const *paths, size_t npaths,
                          ss_oid *out, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_treebuilder *top = NULL;
 	git_tree *head = NULL;
 	ss_buf name = SS_BUF_INIT, last = SS_BUF_INIT;
 	git_oid id;
 	int rc = 0;
 
-	if (check_conflicts(index, err) < 0 || ss_git_head_tree(&head, repo, err) < 0)
+	if (check_conflicts(index, err) < 0 || ss_git__head_tree(&head, repo, err) < 0)
 		return -1;
 	rc = git_treebuilder_new(&top, git, head);
 	for (size_t i = 0; rc == 0 && i < npaths; i++) {
@@ -414,8 +414,8 @@ static int write_tree_of(ss_repo *repo, git_index *index, const char *const *pat
 	ss_buf_release(&name);
 	ss_buf_release(&last);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot write the index's tree");
-	ss_git_oid_out(out, &id);
+		return ss_git__error(err, rc, "cannot write the index's tree");
+	ss_git__oid_out(out, &id);
 	return 0;
 }
 

@@ -7,7 +7,7 @@
 #include "core/git/tree.h"
 #include "core/util/mem.h"
 
-int ss_git_error(ss_error *err, int gitcode, const char *fmt, ...)
+int ss_git__error(ss_error *err, int gitcode, const char *fmt, ...)
 {
 	const git_error *e = git_error_last();
 	char prefix[SS_ERROR_MSG_MAX];
@@ -39,7 +39,7 @@ int ss_git_error(ss_error *err, int gitcode, const char *fmt, ...)
 	return code;
 }
 
-int ss_git_tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err)
+int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err)
 {
 	git_oid id;
 	char hex[SS_OID_HEXSZ + 1];
@@ -48,38 +48,38 @@ int ss_git_tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err)
 	*out = NULL;
 	if (!oid || ss_oid_is_zero(oid))
 		return 0;
-	ss_git_oid_in(&id, oid);
-	rc = git_tree_lookup(out, ss_repo_git(repo), &id);
+	ss_git__oid_in(&id, oid);
+	rc = git_tree_lookup(out, ss_repo__git(repo), &id);
 	if (rc < 0) {
 		ss_oid_fmt(hex, oid);
-		return ss_git_error(err, rc, "cannot read tree '%s'", hex);
+		return ss_git__error(err, rc, "cannot read tree '%s'", hex);
 	}
 	return 0;
 }
 
-int ss_git_head_tree(git_tree **out, ss_repo *repo, ss_error *err)
+int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err)
 {
 	git_reference *head = NULL;
 	git_commit *commit = NULL;
 	int rc;
 
 	*out = NULL;
-	rc = git_repository_head(&head, ss_repo_git(repo));
+	rc = git_repository_head(&head, ss_repo__git(repo));
 	if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND)
 		return 0;
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read HEAD");
-	rc = git_commit_lookup(&commit, ss_repo_git(repo), git_reference_target(head));
+		return ss_git__error(err, rc, "cannot read HEAD");
+	rc = git_commit_lookup(&commit, ss_repo__git(repo), git_reference_target(head));
 	if (rc == 0)
 		rc = git_commit_tree(out, commit);
 	git_commit_free(commit);
 	git_reference_free(head);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read HEAD's tree");
+		return ss_git__error(err, rc, "cannot read HEAD's tree");
 	return 0;
 }
 
-void ss_git_strings_free(char **items, size_t count)
+void ss_git__strings_free(char **items, size_t count)
 {
 	if (!items)
 		return;
@@ -88,7 +88,7 @@ void ss_git_strings_free(char **items, size_t count)
 	free(items);
 }
 
-int ss_git_diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
+int ss_git__diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
 {
 	size_t n = git_diff_num_deltas(diff);
 	ss_changes changes = {ss_xcalloc(n ? n : 1, sizeof(ss_change)), 0};
@@ -118,7 +118,7 @@ int ss_git_diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
 		}
 		rc = git_patch_from_diff(&patch, diff, i);
 		if (rc < 0) {
-			ret = ss_git_error(err, rc, "cannot compare '%s'", d->new_file.path);
+			ret = ss_git__error(err, rc, "cannot compare '%s'", d->new_file.path);
 			goto out;
 		}
 		if (patch)
@@ -128,11 +128,11 @@ int ss_git_diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
 		c->path =
 		    ss_xstrdup(c->kind == SS_CHANGE_REMOVED ? d->old_file.path : d->new_file.path);
 		if (c->kind != SS_CHANGE_ADDED) {
-			ss_git_oid_out(&c->old_oid, &d->old_file.id);
+			ss_git__oid_out(&c->old_oid, &d->old_file.id);
 			c->old_mode = d->old_file.mode;
 		}
 		if (c->kind != SS_CHANGE_REMOVED) {
-			ss_git_oid_out(&c->new_oid, &d->new_file.id);
+			ss_git__oid_out(&c->new_oid, &d->new_file.id);
 			c->new_mode = d->new_file.mode;
 		}
 		c->binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;

@@ -2,7 +2,7 @@
  * git_priv.h: private glue between libgit2 and the git modules (repo, tree, commit, worktree,
  * merge). Only those modules include it, so git2.h stays behind them.
  *
- * Rules: every libgit2 failure becomes an ss_error through ss_git_error(), which copes with
+ * Rules: every libgit2 failure becomes an ss_error through ss_git__error(), which copes with
  * git_error_last() being NULL (libgit2 1.5 does not always set one).
  */
 #ifndef SS_GIT_PRIV_H
@@ -18,15 +18,15 @@
 #include "core/util/error.h"
 #include "core/util/platform.h"
 
-git_repository *ss_repo_git(ss_repo *repo);
+git_repository *ss_repo__git(ss_repo *repo);
 
 /* The repository's open object batch (core/git/repo_batch.c), NULL when none. */
 typedef struct ss_repo_batch ss_repo_batch;
-ss_repo_batch **ss_repo_batch_slot(ss_repo *repo);
+ss_repo_batch **ss_repo_batch__slot(ss_repo *repo);
 
 /* Writes a pack when the open batch holds enough (a no-op without a batch): called by the
  * tree writers after a whole subtree, so that a skill's objects share a pack. */
-int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err);
+int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err);
 
 /*
  * One object for ss_pack_write, by its id, either as an entry of another pack, copied as it
@@ -63,14 +63,14 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
  * SS_ENOTFOUND, GIT_EEXISTS -> SS_EEXISTS, GIT_EMODIFIED / GIT_ELOCKED -> SS_ECONFLICT,
  * GIT_ECONFLICT -> SS_EEXISTS (a checkout refusing to overwrite), else SS_ERROR.
  */
-int ss_git_error(ss_error *err, int gitcode, const char *fmt, ...) SS_PRINTF(3, 4);
+int ss_git__error(ss_error *err, int gitcode, const char *fmt, ...) SS_PRINTF(3, 4);
 
 /*
  * The fields of an index entry git_index_add_bypath would take from the file's lstat (libgit2's
  * git_index_entry__init_from_stat: the times, dev from st_rdev as it does, ino, uid, gid, size),
  * so that the next status sees the file unchanged; mode, id and path are the caller's.
  */
-static inline void ss_git_index_stat(git_index_entry *e, const struct stat *st)
+static inline void ss_git__index_stat(git_index_entry *e, const struct stat *st)
 {
 	struct timespec ctime = ss_platform_ctime(st), mtime = ss_platform_mtime(st);
 
@@ -85,27 +85,27 @@ static inline void ss_git_index_stat(git_index_entry *e, const struct stat *st)
 	e->file_size = (uint32_t)st->st_size;
 }
 
-static inline void ss_git_oid_in(git_oid *out, const ss_oid *oid)
+static inline void ss_git__oid_in(git_oid *out, const ss_oid *oid)
 {
 	memcpy(out->id, oid->id, SS_OID_RAWSZ);
 }
 
-static inline void ss_git_oid_out(ss_oid *out, const git_oid *oid)
+static inline void ss_git__oid_out(ss_oid *out, const git_oid *oid)
 {
 	memcpy(out->id, oid->id, SS_OID_RAWSZ);
 }
 
 /* Looks up a tree; oid NULL (or zero) gives *out = NULL, which libgit2 reads as empty. */
-int ss_git_tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err);
+int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err);
 
 /* Looks up the tree of HEAD's commit; *out = NULL when HEAD has no commit yet. */
-int ss_git_head_tree(git_tree **out, ss_repo *repo, ss_error *err);
+int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err);
 
 /* Frees an array of count heap strings. */
-void ss_git_strings_free(char **items, size_t count);
+void ss_git__strings_free(char **items, size_t count);
 
 /* Turns a diff into file-level changes with line counts (see tree.h), sorted by path. */
 struct ss_changes;
-int ss_git_diff_changes(git_diff *diff, struct ss_changes *out, ss_error *err);
+int ss_git__diff_changes(git_diff *diff, struct ss_changes *out, ss_error *err);
 
 #endif

@@ -42,14 +42,14 @@ void ss_merge_result_release(ss_merge_result *result)
 {
 	if (!result)
 		return;
-	ss_git_strings_free(result->paths, result->npaths);
+	ss_git__strings_free(result->paths, result->npaths);
 	result->paths = NULL;
 	result->npaths = 0;
 }
 
 bool ss_merge_in_progress(ss_repo *repo)
 {
-	return git_repository_state(ss_repo_git(repo)) == GIT_REPOSITORY_STATE_MERGE;
+	return git_repository_state(ss_repo__git(repo)) == GIT_REPOSITORY_STATE_MERGE;
 }
 
 int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err)
@@ -75,7 +75,7 @@ static int journal_write(ss_repo *repo, const char *kind, const ss_oid *old, con
 	ss_oid_fmt(a, old);
 	ss_oid_fmt(b, target);
 	ss_buf_printf(&text, "old %s\n%s %s\n", a, kind, b);
-	ss_merge_journal_path(&path, repo);
+	ss_merge__journal_path(&path, repo);
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
 	ss_buf_release(&path);
 	ss_buf_release(&text);
@@ -86,7 +86,7 @@ static void journal_remove(ss_repo *repo)
 {
 	ss_buf path = SS_BUF_INIT;
 
-	ss_merge_journal_path(&path, repo);
+	ss_merge__journal_path(&path, repo);
 	unlink(path.ptr);
 	ss_buf_release(&path);
 }
@@ -172,12 +172,12 @@ static int verify(ss_repo *repo, const ss_merge_move *m, git_object *target, git
 	              GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DRY_RUN |
 	                  (index ? GIT_CHECKOUT_ALLOW_CONFLICTS : 0),
 	              m, &r);
-	rc = index ? git_checkout_index(ss_repo_git(repo), index, &opts)
-	           : git_checkout_tree(ss_repo_git(repo), target, &opts);
+	rc = index ? git_checkout_index(ss_repo__git(repo), index, &opts)
+	           : git_checkout_tree(ss_repo__git(repo), target, &opts);
 	if (rc < 0)
 		return result->npaths ? refuse(result, err)
-		                      : ss_git_error(err, rc, "cannot update the working tree");
-	if (ss_merge_move_check(repo, m, err) < 0)
+		                      : ss_git__error(err, rc, "cannot update the working tree");
+	if (ss_merge_move__check(repo, m, err) < 0)
 		return ss_error_prefix(err, "cannot merge the space's changes");
 	return 0;
 }
@@ -192,7 +192,7 @@ static int undo(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 	ss_error why;
 
 	memset(&why, 0, sizeof(why));
-	if (ss_merge_move_write(repo, m, false, &why) == 0)
+	if (ss_merge_move__write(repo, m, false, &why) == 0)
 		journal_remove(repo);
 	else
 		ss_error_prefix(
@@ -213,7 +213,7 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target, con
 	ss_merge_move m;
 	int ret;
 
-	if ((ret = ss_merge_move_init(&m, repo, old, target, false, err)) < 0)
+	if ((ret = ss_merge_move__init(&m, repo, old, target, false, err)) < 0)
 		return ret;
 	m.progress = p->fn;
 	m.payload = p->payload;
@@ -221,13 +221,13 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target, con
 	    (ret = journal_write(repo, "new", old, target, err)) < 0)
 		goto out;
 	ss_crash_point("merge-journaled");
-	if ((ret = ss_merge_move_check(repo, &m, err)) < 0) {
+	if ((ret = ss_merge_move__check(repo, &m, err)) < 0) {
 		/* a change made since step 1: refused before writing */
 		journal_remove(repo);
 		ss_error_prefix(err, "cannot merge the space's changes");
 		goto out;
 	}
-	if ((ret = ss_merge_move_write(repo, &m, true, err)) < 0) {
+	if ((ret = ss_merge_move__write(repo, &m, true, err)) < 0) {
 		ret = undo(repo, &m, err);
 		goto out;
 	}
@@ -239,7 +239,7 @@ static int move_head(ss_repo *repo, const ss_oid *old, const ss_oid *target, con
 	journal_remove(repo);
 	result->head = *target;
 out:
-	ss_merge_move_release(&m);
+	ss_merge_move__release(&m);
 	return ret;
 }
 
@@ -252,7 +252,7 @@ static int list_conflicts(ss_repo *repo, ss_merge_result *result, ss_error *err)
 	size_t alloc = 0;
 	int rc;
 
-	rc = git_repository_index(&index, ss_repo_git(repo));
+	rc = git_repository_index(&index, ss_repo__git(repo));
 	if (rc == 0)
 		rc = git_index_read(index, 1);
 	if (rc == 0)
@@ -262,7 +262,7 @@ static int list_conflicts(ss_repo *repo, ss_merge_result *result, ss_error *err)
 	git_index_conflict_iterator_free(it);
 	git_index_free(index);
 	if (rc != GIT_ITEROVER)
-		return ss_git_error(err, rc, "cannot read the conflicts");
+		return ss_git__error(err, rc, "cannot read the conflicts");
 	return 0;
 }
 
@@ -289,7 +289,7 @@ static int write_merge_msg(ss_repo *repo, const char *message, const ss_merge_re
 static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *theirs,
                              const char *message, ss_merge_result *result, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_annotated_commit *ann = NULL;
 	const git_annotated_commit *heads[1];
 	git_merge_options mopts;
@@ -299,7 +299,7 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 	git_oid id;
 	int rc, ret;
 
-	if ((ret = ss_merge_move_init(&m, repo, old, theirs, true, err)) < 0)
+	if ((ret = ss_merge_move__init(&m, repo, old, theirs, true, err)) < 0)
 		return ret;
 	ret = verify(repo, &m, NULL, m.merged, result, err);
 	if (ret == 0)
@@ -310,7 +310,7 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 	git_merge_options_init(&mopts, GIT_MERGE_OPTIONS_VERSION);
 	checkout_init(&copts, GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS, &m, &r);
 	copts.progress_cb = checkout_progress;
-	ss_git_oid_in(&id, theirs);
+	ss_git__oid_in(&id, theirs);
 	rc = git_annotated_commit_lookup(&ann, git, &id);
 	heads[0] = ann;
 	if (rc == 0)
@@ -318,7 +318,7 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 	git_annotated_commit_free(ann);
 	if (rc < 0) {
 		/* no merge state must stay behind, nor files it wrote */
-		ret = result->npaths ? refuse(result, err) : ss_git_error(err, rc, "cannot merge");
+		ret = result->npaths ? refuse(result, err) : ss_git__error(err, rc, "cannot merge");
 		git_repository_state_cleanup(git);
 		if (result->npaths)
 			journal_remove(repo); /* refused before writing */
@@ -326,7 +326,7 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 			undo(repo, &m, err);
 		goto out;
 	}
-	ss_merge_move_release(&m);
+	ss_merge_move__release(&m);
 	journal_remove(repo);
 	result->kind = SS_MERGE_CONFLICTED;
 	result->head = *old;
@@ -341,7 +341,7 @@ static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *the
 	return ss_error_set(err, SS_EMERGE, "conflicts in %zu files: fix them, then commit",
 	                    result->npaths);
 out:
-	ss_merge_move_release(&m);
+	ss_merge_move__release(&m);
 	return ret;
 }
 
@@ -350,15 +350,15 @@ out:
 static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *theirs,
                            const char *message, ss_oid *out, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_index *index = NULL;
 	git_oid tree_id;
 	ss_oid tree, parents[2];
 	int rc, ret = -1;
 
-	rc = ss_merge_index(&index, repo, ours, theirs);
+	rc = ss_merge__index(&index, repo, ours, theirs);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot merge");
+		ret = ss_git__error(err, rc, "cannot merge");
 		goto out;
 	}
 	if (git_index_has_conflicts(index)) {
@@ -367,10 +367,10 @@ static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *thei
 	}
 	rc = git_index_write_tree_to(&tree_id, index, git);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot write the merged tree");
+		ret = ss_git__error(err, rc, "cannot write the merged tree");
 		goto out;
 	}
-	ss_git_oid_out(&tree, &tree_id);
+	ss_git__oid_out(&tree, &tree_id);
 	parents[0] = *ours;
 	parents[1] = *theirs;
 	ret = ss_commit_create(repo, NULL, &tree, parents, 2, message, out, err);
@@ -390,7 +390,7 @@ int ss_merge_commit_progress(ss_repo *repo, const ss_oid *theirs, const char *me
                              ss_error *err)
 {
 	progress_to p = {progress, payload};
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_oid h, t;
 	ss_oid head, merged;
 	int ret;
@@ -409,8 +409,8 @@ int ss_merge_commit_progress(ss_repo *repo, const ss_oid *theirs, const char *me
 	if (ret < 0)
 		return ret;
 	result->head = head;
-	ss_git_oid_in(&h, &head);
-	ss_git_oid_in(&t, theirs);
+	ss_git__oid_in(&h, &head);
+	ss_git__oid_in(&t, theirs);
 	if (ss_oid_equal(&head, theirs) || git_graph_descendant_of(git, &h, &t) == 1) {
 		result->kind = SS_MERGE_UP_TO_DATE;
 		return 0;

@@ -16,7 +16,7 @@
 #include "core/util/mem.h"
 #include "core/util/platform.h"
 
-void ss_merge_journal_path(ss_buf *out, ss_repo *repo)
+void ss_merge__journal_path(ss_buf *out, ss_repo *repo)
 {
 	ss_fs_join(out, ss_repo_statedir(repo), "merge");
 }
@@ -66,7 +66,7 @@ static int hash_file(ss_repo *repo, const char *path, const struct stat *st, git
                      uint32_t *mode)
 {
 	*mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-	return git_repository_hashfile(id, ss_repo_git(repo), path, GIT_OBJECT_BLOB, NULL);
+	return git_repository_hashfile(id, ss_repo__git(repo), path, GIT_OBJECT_BLOB, NULL);
 }
 
 /* The file with conflict markers a conflicting merge writes at path (res to free). */
@@ -79,7 +79,7 @@ static int conflict_file(ss_repo *repo, const git_index_entry *a, const git_inde
 	opts.our_label = SS_MERGE_OUR_LABEL;
 	opts.their_label = SS_MERGE_THEIR_LABEL;
 	memset(res, 0, sizeof(*res));
-	return git_merge_file_from_index(res, ss_repo_git(repo), a, o, t, &opts);
+	return git_merge_file_from_index(res, ss_repo__git(repo), a, o, t, &opts);
 }
 
 /* Whether the file (id, mode) at path is what a conflicting merge writes there: either
@@ -115,7 +115,7 @@ static bool begins_blob(ss_repo *repo, const ss_buf *have, const git_oid *id)
 	git_blob *blob = NULL;
 	bool yes = false;
 
-	if (git_blob_lookup(&blob, ss_repo_git(repo), id) == 0)
+	if (git_blob_lookup(&blob, ss_repo__git(repo), id) == 0)
 		yes = begins(have, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 	git_blob_free(blob);
 	return yes;
@@ -246,7 +246,8 @@ static int check_parents(const ss_merge_move *m, const char *workdir, const char
 	return ret;
 }
 
-int ss_merge_move_check_path(ss_repo *repo, const ss_merge_move *m, const char *path, ss_error *err)
+int ss_merge_move__check_path(ss_repo *repo, const ss_merge_move *m, const char *path,
+                              ss_error *err)
 {
 	const char *workdir = ss_repo_workdir(repo);
 	ss_buf full = SS_BUF_INIT;
@@ -284,10 +285,10 @@ int ss_merge_move_check_path(ss_repo *repo, const ss_merge_move *m, const char *
 	return ret;
 }
 
-int ss_merge_move_check(ss_repo *repo, const ss_merge_move *m, ss_error *err)
+int ss_merge_move__check(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 {
 	for (size_t i = 0; i < m->paths.count; i++) {
-		int ret = ss_merge_move_check_path(repo, m, m->paths.strings[i], err);
+		int ret = ss_merge_move__check_path(repo, m, m->paths.strings[i], err);
 		if (ret < 0)
 			return ret;
 	}
@@ -315,7 +316,7 @@ static int commit_tree(git_tree **out, git_repository *git, const ss_oid *commit
 	git_oid id;
 	int rc;
 
-	ss_git_oid_in(&id, commit);
+	ss_git__oid_in(&id, commit);
 	rc = git_commit_lookup(&c, git, &id);
 	if (rc == 0)
 		rc = git_commit_tree(out, c);
@@ -337,16 +338,16 @@ static int empty_tree(git_tree **out, git_repository *git)
 	return rc;
 }
 
-int ss_merge_index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_oid *theirs)
+int ss_merge__index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_oid *theirs)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_commit *a = NULL, *b = NULL;
 	git_oid id;
 	int rc;
 
-	ss_git_oid_in(&id, ours);
+	ss_git__oid_in(&id, ours);
 	rc = git_commit_lookup(&a, git, &id);
-	ss_git_oid_in(&id, theirs);
+	ss_git__oid_in(&id, theirs);
 	if (rc == 0)
 		rc = git_commit_lookup(&b, git, &id);
 	if (rc == 0)
@@ -356,10 +357,10 @@ int ss_merge_index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_
 	return rc;
 }
 
-int ss_merge_move_init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const ss_oid *target,
-                       bool conflicting, ss_error *err)
+int ss_merge_move__init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const ss_oid *target,
+                        bool conflicting, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_diff *diff = NULL;
 	int rc;
 
@@ -370,27 +371,27 @@ int ss_merge_move_init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const
 	if (rc == 0 && !conflicting)
 		rc = git_diff_tree_to_tree(&diff, git, m->old, m->target, NULL);
 	if (rc == 0 && conflicting)
-		rc = ss_merge_index(&m->merged, repo, old, target);
+		rc = ss_merge__index(&m->merged, repo, old, target);
 	if (rc == 0 && conflicting)
 		rc = git_diff_tree_to_index(&diff, git, m->old, m->merged, NULL);
 	if (rc == 0)
 		diff_paths(diff, &m->paths);
 	git_diff_free(diff);
 	if (rc < 0) {
-		ss_merge_move_release(m);
-		return ss_git_error(err, rc, "cannot compute the merge's files");
+		ss_merge_move__release(m);
+		return ss_git__error(err, rc, "cannot compute the merge's files");
 	}
 	return 0;
 }
 
-void ss_merge_move_release(ss_merge_move *m)
+void ss_merge_move__release(ss_merge_move *m)
 {
 	if (!m)
 		return;
 	git_tree_free(m->old);
 	git_tree_free(m->target);
 	git_index_free(m->merged);
-	ss_git_strings_free(m->paths.strings, m->paths.count);
+	ss_git__strings_free(m->paths.strings, m->paths.count);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -414,13 +415,13 @@ static void temp_path(ss_buf *out, const ss_merge_move *m, const char *workdir, 
 {
 	ss_buf rel = SS_BUF_INIT;
 
-	ss_merge_move_temp_name(&rel, m, path);
+	ss_merge_move__temp_name(&rel, m, path);
 	ss_buf_clear(out);
 	ss_fs_join(out, workdir, rel.ptr);
 	ss_buf_release(&rel);
 }
 
-void ss_merge_move_temp_name(ss_buf *out, const ss_merge_move *m, const char *path)
+void ss_merge_move__temp_name(ss_buf *out, const ss_merge_move *m, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -523,8 +524,8 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
 			ret = 0;
 		goto out;
 	}
-	if ((rc = git_blob_lookup(&blob, ss_repo_git(repo), id)) < 0) {
-		ret = ss_git_error(err, rc, "cannot read '%s'", path);
+	if ((rc = git_blob_lookup(&blob, ss_repo__git(repo), id)) < 0) {
+		ret = ss_git__error(err, rc, "cannot read '%s'", path);
 		goto out;
 	}
 	data = git_blob_rawcontent(blob);
@@ -594,17 +595,17 @@ static int index_put(git_index *index, const char *workdir, const char *path, co
 	if (rc < 0)
 		return os_error(err, "read", workdir, path);
 	memset(&e, 0, sizeof(e));
-	ss_git_index_stat(&e, &st);
+	ss_git__index_stat(&e, &st);
 	e.mode = mode;
 	git_oid_cpy(&e.id, id);
 	e.path = path;
 	git_index_conflict_remove(index, path); /* none, or the conflict this undoes */
 	if ((rc = git_index_add(index, &e)) < 0)
-		return ss_git_error(err, rc, "cannot update the index for '%s'", path);
+		return ss_git__error(err, rc, "cannot update the index for '%s'", path);
 	return 0;
 }
 
-int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, ss_error *err)
+int ss_merge_move__write(ss_repo *repo, const ss_merge_move *m, bool to_target, ss_error *err)
 {
 	git_tree *to = to_target ? m->target : m->old;
 	const char *workdir = ss_repo_workdir(repo);
@@ -619,9 +620,9 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 	if (!to)
 		return ss_error_set(err, SS_EINVALID,
 		                    "a conflicting merge is written by git_merge");
-	if ((rc = git_repository_index(&index, ss_repo_git(repo))) < 0 ||
+	if ((rc = git_repository_index(&index, ss_repo__git(repo))) < 0 ||
 	    (rc = git_index_read(index, 1)) < 0) {
-		ret = ss_git_error(err, rc, "cannot read the index");
+		ret = ss_git__error(err, rc, "cannot read the index");
 		goto out;
 	}
 	/* removals first: a directory that becomes a file is emptied before the file comes */
@@ -645,7 +646,7 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 		}
 		rc = git_index_remove_bypath(index, path);
 		if (rc < 0) {
-			ret = ss_git_error(err, rc, "cannot update the index for '%s'", path);
+			ret = ss_git__error(err, rc, "cannot update the index for '%s'", path);
 			goto out;
 		}
 	}
@@ -668,7 +669,7 @@ int ss_merge_move_write(ss_repo *repo, const ss_merge_move *m, bool to_target, s
 			m->progress(m->payload, written, nwrites);
 	}
 	if ((rc = git_index_write(index)) < 0) {
-		ret = ss_git_error(err, rc, "cannot write the index");
+		ret = ss_git__error(err, rc, "cannot write the index");
 		goto out;
 	}
 	ret = 0;
@@ -678,7 +679,7 @@ out:
 	return ret;
 }
 
-void ss_merge_move_clean(ss_repo *repo, const ss_merge_move *m)
+void ss_merge_move__clean(ss_repo *repo, const ss_merge_move *m)
 {
 	const char *workdir = ss_repo_workdir(repo);
 	ss_buf tmp = SS_BUF_INIT;

@@ -46,7 +46,7 @@ static bool index_has_conflicts(ss_repo *repo)
 	git_index *index = NULL;
 	bool yes = false;
 
-	if (git_repository_index(&index, ss_repo_git(repo)) == 0 && git_index_read(index, 1) == 0)
+	if (git_repository_index(&index, ss_repo__git(repo)) == 0 && git_index_read(index, 1) == 0)
 		yes = git_index_has_conflicts(index);
 	git_index_free(index);
 	return yes;
@@ -57,7 +57,7 @@ bool ss_merge_interrupted(ss_repo *repo)
 	ss_buf path = SS_BUF_INIT;
 	bool yes;
 
-	ss_merge_journal_path(&path, repo);
+	ss_merge__journal_path(&path, repo);
 	yes = access(path.ptr, F_OK) == 0;
 	ss_buf_release(&path);
 	return yes;
@@ -74,7 +74,7 @@ static int check_move(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 	ss_error why;
 
 	memset(&why, 0, sizeof(why));
-	if (ss_merge_move_check(repo, m, &why) == 0)
+	if (ss_merge_move__check(repo, m, &why) == 0)
 		return 0;
 	return ss_error_set(err, SS_EEXISTS,
 	                    "cannot finish the interrupted pull: %s; move it aside or restore it, "
@@ -87,7 +87,7 @@ static int journal_move(ss_merge_move *m, ss_repo *repo, const char *journal, co
                         const ss_oid *target, bool conflicting, ss_error *err)
 {
 	struct stat st;
-	int ret = ss_merge_move_init(m, repo, old, target, conflicting, err);
+	int ret = ss_merge_move__init(m, repo, old, target, conflicting, err);
 
 	if (ret == 0 && conflicting && stat(journal, &st) == 0) {
 		m->cut_rule = true;
@@ -106,18 +106,18 @@ static int redo(ss_repo *repo, const char *journal, const ss_oid *old, const ss_
 	memset(&why, 0, sizeof(why));
 	if ((ret = journal_move(&m, repo, journal, old, target, conflicting, err)) < 0)
 		return ret;
-	ss_merge_move_clean(repo, &m);
+	ss_merge_move__clean(repo, &m);
 	if ((ret = check_move(repo, &m, err)) < 0) {
 		/* the person's: nothing written, the journal stays */
-	} else if (conflicting || ss_merge_move_write(repo, &m, true, &why) < 0) {
-		ret = ss_merge_move_write(repo, &m, false, err);
+	} else if (conflicting || ss_merge_move__write(repo, &m, true, &why) < 0) {
+		ret = ss_merge_move__write(repo, &m, false, err);
 		if (ret == 0 && conflicting)
-			git_repository_state_cleanup(ss_repo_git(repo));
+			git_repository_state_cleanup(ss_repo__git(repo));
 	} else {
 		ret = ss_commit_update_ref(repo, "HEAD", target, old,
 		                           "merge: finish an interrupted pull", err);
 	}
-	ss_merge_move_release(&m);
+	ss_merge_move__release(&m);
 	return ret;
 }
 
@@ -134,7 +134,7 @@ static int read_step(ss_repo *repo, ss_buf *path, ss_oid *old, ss_oid *target, r
 	int ret;
 
 	*step = STEP_NONE;
-	ss_merge_journal_path(path, repo);
+	ss_merge__journal_path(path, repo);
 	ret = ss_fs_read_file(&text, path->ptr, 4096, err);
 	if (ret < 0 && err->code == SS_ENOTFOUND) {
 		ret = 0;
@@ -184,7 +184,7 @@ int ss_merge_recover_check(ss_repo *repo, ss_error *err)
 	    (ret = journal_move(&m, repo, path.ptr, &old, &target, step == STEP_CONFLICT, err)) ==
 	        0) {
 		ret = check_move(repo, &m, err);
-		ss_merge_move_release(&m);
+		ss_merge_move__release(&m);
 	}
 	ss_buf_release(&path);
 	return ret;
@@ -205,9 +205,9 @@ static void own_paths(ss_repo *repo, const ss_merge_move *m, char **list, size_t
 	for (size_t i = 0; i < m->paths.count; i++) {
 		const char *path = m->paths.strings[i];
 
-		if (ss_merge_move_check_path(repo, m, path, &ignored) == 0)
+		if (ss_merge_move__check_path(repo, m, path, &ignored) == 0)
 			list[(*n)++] = ss_xstrdup(path);
-		ss_merge_move_temp_name(&tmp, m, path);
+		ss_merge_move__temp_name(&tmp, m, path);
 		ss_buf_clear(&full);
 		ss_fs_join(&full, ss_repo_workdir(repo), tmp.ptr);
 		if (lstat(full.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
@@ -236,7 +236,7 @@ int ss_merge_interrupted_paths(ss_repo *repo, char ***out, size_t *count, ss_err
 		goto out;
 	list = ss_xcalloc(2 * m.paths.count + 1, sizeof(char *));
 	own_paths(repo, &m, list, &n);
-	ss_merge_move_release(&m);
+	ss_merge_move__release(&m);
 	if (n)
 		qsort(list, n, sizeof(char *), cmp_path);
 	for (size_t i = 0; i < n; i++) {

@@ -308,7 +308,7 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 
 		memset(&o, 0, sizeof(o));
 		if ((rc = read(payload, i, &o)) < 0) {
-			ss_git_error(err, rc, "cannot read an object to pack");
+			ss_git__error(err, rc, "cannot read an object to pack");
 			goto out;
 		}
 		rc = put_object(&po, &o);

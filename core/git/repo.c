@@ -64,7 +64,7 @@ static int neutralise_git_files(ss_repo *repo, bool write_attributes, ss_error *
 ignores:
 	rc = git_ignore_add_rule(repo->git, IGNORE_RULES);
 	if (rc < 0)
-		ret = ss_git_error(err, rc, "cannot set the ignore rules");
+		ret = ss_git__error(err, rc, "cannot set the ignore rules");
 out:
 	ss_buf_release(&path);
 	ss_buf_release(&old);
@@ -158,7 +158,7 @@ int ss_repo_init(ss_repo **out, const char *path, ss_error *err)
 	opts.initial_head = "main";
 	rc = git_repository_init_ext(&repo->git, path, &opts);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot create a repository in '%s'", path);
+		ret = ss_git__error(err, rc, "cannot create a repository in '%s'", path);
 		goto out;
 	}
 	if (finish(repo, true, err) < 0)
@@ -184,7 +184,7 @@ int ss_repo_open(ss_repo **out, const char *path, ss_error *err)
 		goto out;
 	}
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot open the repository at '%s'", path);
+		ret = ss_git__error(err, rc, "cannot open the repository at '%s'", path);
 		goto out;
 	}
 	if (finish(repo, false, err) < 0)
@@ -225,12 +225,12 @@ const char *ss_repo_statedir(const ss_repo *repo)
 	return repo->statedir;
 }
 
-git_repository *ss_repo_git(ss_repo *repo)
+git_repository *ss_repo__git(ss_repo *repo)
 {
 	return repo->git;
 }
 
-ss_repo_batch **ss_repo_batch_slot(ss_repo *repo)
+ss_repo_batch **ss_repo_batch__slot(ss_repo *repo)
 {
 	return &repo->batch;
 }

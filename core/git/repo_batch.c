@@ -356,7 +356,7 @@ static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 	if (pack_wait(b, job, err) < 0)
 		return -1;
 	if ((rc = git_mempack_new(&fresh)) < 0)
-		return ss_git_error(err, rc, "cannot write a pack of %zu objects", b->count);
+		return ss_git__error(err, rc, "cannot write a pack of %zu objects", b->count);
 	job->mem = b->mem;
 	job->oids = b->oids;
 	job->count = b->count;
@@ -394,7 +394,7 @@ static int write_loose(ss_repo_batch *batch, ss_error *err)
 			                   git_odb_object_size(obj), git_odb_object_type(obj));
 		git_odb_object_free(obj);
 		if (rc < 0)
-			return ss_git_error(err, rc, "cannot write an object");
+			return ss_git__error(err, rc, "cannot write an object");
 	}
 	be_reset(b);
 	return 0;
@@ -456,7 +456,7 @@ static void batch_free(ss_repo_batch *batch)
 
 int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 {
-	ss_repo_batch **slot = ss_repo_batch_slot(repo);
+	ss_repo_batch **slot = ss_repo_batch__slot(repo);
 	ss_repo_batch *batch = NULL;
 	batch_backend *b = NULL;
 	int rc, ret = -1;
@@ -466,9 +466,9 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	batch = ss_xcalloc(1, sizeof(*batch));
 	batch->flush_bytes = flush_bytes ? flush_bytes : SS_REPO_BATCH_FLUSH;
 	b = ss_xcalloc(1, sizeof(*b));
-	rc = git_repository_odb(&batch->orig, ss_repo_git(repo));
+	rc = git_repository_odb(&batch->orig, ss_repo__git(repo));
 	if (rc == 0)
-		rc = git_repository_odb(&b->orig, ss_repo_git(repo));
+		rc = git_repository_odb(&b->orig, ss_repo__git(repo));
 	if (rc == 0)
 		rc = git_odb_new(&batch->odb);
 	if (rc == 0)
@@ -478,7 +478,7 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	if (rc == 0)
 		rc = have_odb(b, ss_repo_gitdir(repo));
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot start an object batch");
+		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
 	}
 	b->parent.read = be_read;
@@ -489,14 +489,14 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	b->parent.free = be_free;
 	rc = git_odb_add_backend(batch->odb, &b->parent, 1);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot start an object batch");
+		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
 	}
 	batch->backend = b;
 	b = NULL; /* the batch's database owns it now */
-	rc = git_repository_set_odb(ss_repo_git(repo), batch->odb);
+	rc = git_repository_set_odb(ss_repo__git(repo), batch->odb);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot start an object batch");
+		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
 	}
 	*slot = batch;
@@ -509,9 +509,9 @@ out:
 	return ret;
 }
 
-int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err)
+int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err)
 {
-	ss_repo_batch *batch = *ss_repo_batch_slot(repo);
+	ss_repo_batch *batch = *ss_repo_batch__slot(repo);
 
 	if (!batch || batch->backend->bytes < batch->flush_bytes)
 		return 0;
@@ -521,16 +521,16 @@ int ss_repo_batch_maybe_flush(ss_repo *repo, ss_error *err)
 /* Puts the repository's own database back and frees the batch. */
 static void batch_close(ss_repo *repo)
 {
-	ss_repo_batch **slot = ss_repo_batch_slot(repo);
+	ss_repo_batch **slot = ss_repo_batch__slot(repo);
 
-	git_repository_set_odb(ss_repo_git(repo), (*slot)->orig);
+	git_repository_set_odb(ss_repo__git(repo), (*slot)->orig);
 	batch_free(*slot);
 	*slot = NULL;
 }
 
 int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 {
-	ss_repo_batch *batch = *ss_repo_batch_slot(repo);
+	ss_repo_batch *batch = *ss_repo_batch__slot(repo);
 	int ret;
 
 	if (!batch)
@@ -549,6 +549,6 @@ int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 
 void ss_repo_batch_abort(ss_repo *repo)
 {
-	if (*ss_repo_batch_slot(repo))
+	if (*ss_repo_batch__slot(repo))
 		batch_close(repo);
 }

@@ -122,7 +122,7 @@ static void gc_config(ss_repo *repo, int32_t *gc_auto, int32_t *pack_limit)
 
 	*gc_auto = GC_AUTO;
 	*pack_limit = GC_AUTO_PACK_LIMIT;
-	if (git_repository_config_snapshot(&cfg, ss_repo_git(repo)) < 0)
+	if (git_repository_config_snapshot(&cfg, ss_repo__git(repo)) < 0)
 		return;
 	if (git_config_get_int32(&v, cfg, "gc.auto") == 0)
 		*gc_auto = v;
@@ -455,7 +455,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
-	if (*ss_repo_batch_slot(repo))
+	if (*ss_repo_batch__slot(repo))
 		return ss_error_set(err, SS_EINVALID, "an object batch is open");
 	ss_buf_printf(&path, "%s/pack.lock", ss_repo_statedir(repo));
 	if (ss_lock_acquire(&lock, path.ptr, 0, &busy) < 0) {
@@ -483,7 +483,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 				git_oid_cpy(&r.loose[r.nloose++], &r.e[i].id);
 	}
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot read the objects to pack");
+		ret = ss_git__error(err, rc, "cannot read the objects to pack");
 		goto out;
 	}
 	dedup(&r);
@@ -511,8 +511,8 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	remove_loose(&r, objects.ptr);
 	/* the repository's database forgets the packs it may hold open */
 	if ((rc = git_odb_open(&fresh, objects.ptr)) < 0 ||
-	    (rc = git_repository_set_odb(ss_repo_git(repo), fresh)) < 0) {
-		ret = ss_git_error(err, rc, "cannot open the object database again");
+	    (rc = git_repository_set_odb(ss_repo__git(repo), fresh)) < 0) {
+		ret = ss_git__error(err, rc, "cannot open the object database again");
 		goto out;
 	}
 	out->packs = n;

@@ -30,8 +30,8 @@ bool ss_tree_exists(ss_repo *repo, const ss_oid *tree)
 	size_t len;
 	bool yes;
 
-	ss_git_oid_in(&id, tree);
-	yes = git_repository_odb(&odb, ss_repo_git(repo)) == 0 &&
+	ss_git__oid_in(&id, tree);
+	yes = git_repository_odb(&odb, ss_repo__git(repo)) == 0 &&
 	      git_odb_read_header(&len, &type, odb, &id) == 0 && type == GIT_OBJECT_TREE;
 	git_odb_free(odb);
 	return yes;
@@ -40,11 +40,11 @@ bool ss_tree_exists(ss_repo *repo, const ss_oid *tree)
 int ss_tree_blob_write(ss_repo *repo, const void *data, size_t len, ss_oid *out, ss_error *err)
 {
 	git_oid id;
-	int rc = git_blob_create_from_buffer(&id, ss_repo_git(repo), data, len);
+	int rc = git_blob_create_from_buffer(&id, ss_repo__git(repo), data, len);
 
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot write a blob");
-	ss_git_oid_out(out, &id);
+		return ss_git__error(err, rc, "cannot write a blob");
+	ss_git__oid_out(out, &id);
 	return 0;
 }
 
@@ -90,7 +90,7 @@ int ss_tree_builder_add_blob(ss_tree_builder *b, const char *path, const ss_oid 
 	ss_xgrow((void **)&b->items, sizeof(*b->items), b->count + 1, &b->alloc);
 	p = &b->items[b->count++];
 	p->path = ss_xstrdup(path);
-	ss_git_oid_in(&p->oid, blob);
+	ss_git__oid_in(&p->oid, blob);
 	p->mode = mode;
 	return 0;
 }
@@ -124,12 +124,12 @@ static int insert(git_treebuilder *tb, const char *name, const git_oid *oid, uns
 	rc = git_treebuilder_insert(NULL, tb, name, oid, (git_filemode_t)mode);
 	if (rc < 0 && git_error_last() && git_error_last()->klass == GIT_ERROR_TREE) {
 		/* libgit2 refuses the name itself: the input's fault, not the repository's */
-		ss_git_error(err, rc, "invalid path '%s' in a skill", path);
+		ss_git__error(err, rc, "invalid path '%s' in a skill", path);
 		err->code = SS_EINVALID;
 		return SS_EINVALID;
 	}
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot add '%s' to a tree", path);
+		return ss_git__error(err, rc, "cannot add '%s' to a tree", path);
 	return 0;
 }
 
@@ -141,9 +141,9 @@ static int build(ss_tree_builder *b, size_t lo, size_t hi, size_t off, git_oid *
 	int rc, ret = -1;
 	size_t i = lo;
 
-	rc = git_treebuilder_new(&tb, ss_repo_git(b->repo), NULL);
+	rc = git_treebuilder_new(&tb, ss_repo__git(b->repo), NULL);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot build a tree");
+		ret = ss_git__error(err, rc, "cannot build a tree");
 		goto out;
 	}
 	while (i < hi) {
@@ -179,7 +179,7 @@ static int build(ss_tree_builder *b, size_t lo, size_t hi, size_t off, git_oid *
 	}
 	rc = git_treebuilder_write(out, tb);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot write a tree");
+		ret = ss_git__error(err, rc, "cannot write a tree");
 		goto out;
 	}
 	ret = 0;
@@ -198,10 +198,10 @@ int ss_tree_builder_write(ss_tree_builder *b, ss_oid *out, ss_error *err)
 		qsort(b->items, b->count, sizeof(*b->items), cmp_pending);
 	rc = build(b, 0, b->count, 0, &id, err);
 	if (rc == 0)
-		rc = ss_repo_batch_maybe_flush(b->repo, err);
+		rc = ss_repo_batch__maybe_flush(b->repo, err);
 	if (rc < 0)
 		return rc;
-	ss_git_oid_out(out, &id);
+	ss_git__oid_out(out, &id);
 	return 0;
 }
 
@@ -234,19 +234,19 @@ int ss_tree_top_new(ss_tree_top **out, ss_repo *repo, const ss_oid *base, bool k
 	int rc, ret = -1;
 
 	t->repo = repo;
-	ret = ss_git_tree(&tree, repo, base, err);
+	ret = ss_git__tree(&tree, repo, base, err);
 	if (ret < 0)
 		goto out;
 	ret = -1;
-	rc = git_treebuilder_new(&t->tb, ss_repo_git(repo), tree);
+	rc = git_treebuilder_new(&t->tb, ss_repo__git(repo), tree);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot build a tree");
+		ret = ss_git__error(err, rc, "cannot build a tree");
 		goto out;
 	}
 	if (keep_files_only) {
 		rc = git_treebuilder_filter(t->tb, drop_dirs, NULL);
 		if (rc < 0) {
-			ret = ss_git_error(err, rc, "cannot build a tree");
+			ret = ss_git__error(err, rc, "cannot build a tree");
 			goto out;
 		}
 	}
@@ -267,10 +267,10 @@ int ss_tree_top_set(ss_tree_top *t, const char *name, const ss_oid *oid, unsigne
 
 	if (strchr(name, '/') || !good_component(name, strlen(name)))
 		return ss_error_set(err, SS_EINVALID, "invalid top-level name '%s'", name);
-	ss_git_oid_in(&id, oid);
+	ss_git__oid_in(&id, oid);
 	rc = git_treebuilder_insert(NULL, t->tb, name, &id, (git_filemode_t)mode);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot add '%s' to the tree", name);
+		return ss_git__error(err, rc, "cannot add '%s' to the tree", name);
 	return 0;
 }
 
@@ -282,7 +282,7 @@ int ss_tree_top_remove(ss_tree_top *t, const char *name, ss_error *err)
 		return 0;
 	rc = git_treebuilder_remove(t->tb, name);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot remove '%s' from the tree", name);
+		return ss_git__error(err, rc, "cannot remove '%s' from the tree", name);
 	return 0;
 }
 
@@ -292,8 +292,8 @@ int ss_tree_top_write(ss_tree_top *t, ss_oid *out, ss_error *err)
 	int rc = git_treebuilder_write(&id, t->tb);
 
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot write the top tree");
-	ss_git_oid_out(out, &id);
+		return ss_git__error(err, rc, "cannot write the top tree");
+	ss_git__oid_out(out, &id);
 	return 0;
 }
 

@@ -30,13 +30,13 @@ static int walk(ss_repo *repo, git_tree *tree, ss_buf *dir, ss_tree_file_cb cb, 
 			file.path = dir->ptr;
 			file.data = "";
 			file.mode = mode;
-			ss_git_oid_out(&file.oid, git_tree_entry_id(e));
+			ss_git__oid_out(&file.oid, git_tree_entry_id(e));
 			ret = cb(&file, payload);
 			continue;
 		}
-		rc = git_tree_entry_to_object(&obj, ss_repo_git(repo), e);
+		rc = git_tree_entry_to_object(&obj, ss_repo__git(repo), e);
 		if (rc < 0) {
-			ret = ss_git_error(err, rc, "cannot read '%s'", dir->ptr);
+			ret = ss_git__error(err, rc, "cannot read '%s'", dir->ptr);
 			break;
 		}
 		if (mode == SS_MODE_TREE) {
@@ -49,7 +49,7 @@ static int walk(ss_repo *repo, git_tree *tree, ss_buf *dir, ss_tree_file_cb cb, 
 			file.len = (size_t)git_blob_rawsize(blob);
 			file.mode = mode;
 			file.executable = mode == SS_MODE_EXEC;
-			ss_git_oid_out(&file.oid, git_tree_entry_id(e));
+			ss_git__oid_out(&file.oid, git_tree_entry_id(e));
 			ret = cb(&file, payload);
 		}
 		git_object_free(obj);
@@ -65,7 +65,7 @@ int ss_tree_each_file(ss_repo *repo, const ss_oid *tree, ss_tree_file_cb cb, voi
 	ss_buf dir = SS_BUF_INIT;
 	int ret;
 
-	ret = ss_git_tree(&t, repo, tree, err);
+	ret = ss_git__tree(&t, repo, tree, err);
 	if (ret < 0 || !t)
 		return ret;
 	ret = walk(repo, t, &dir, cb, payload, err);
@@ -81,7 +81,7 @@ int ss_tree_lookup(ss_repo *repo, const ss_oid *tree, const char *path, ss_oid *
 	git_tree_entry *e = NULL;
 	int rc, ret;
 
-	ret = ss_git_tree(&t, repo, tree, err);
+	ret = ss_git__tree(&t, repo, tree, err);
 	if (ret < 0)
 		return ret;
 	if (!t)
@@ -90,9 +90,9 @@ int ss_tree_lookup(ss_repo *repo, const ss_oid *tree, const char *path, ss_oid *
 	if (rc == GIT_ENOTFOUND) {
 		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' not found", path);
 	} else if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot look up '%s'", path);
+		ret = ss_git__error(err, rc, "cannot look up '%s'", path);
 	} else {
-		ss_git_oid_out(out, git_tree_entry_id(e));
+		ss_git__oid_out(out, git_tree_entry_id(e));
 		if (mode)
 			*mode = (unsigned)git_tree_entry_filemode(e);
 	}
@@ -115,10 +115,10 @@ int ss_tree_read_file(ss_repo *repo, const ss_oid *tree, const char *path, ss_bu
 		return ret;
 	if (mode != SS_MODE_FILE && mode != SS_MODE_EXEC)
 		return ss_error_set(err, SS_EINVALID, "'%s' is not a regular file", path);
-	ss_git_oid_in(&id, &oid);
-	rc = git_blob_lookup(&blob, ss_repo_git(repo), &id);
+	ss_git__oid_in(&id, &oid);
+	rc = git_blob_lookup(&blob, ss_repo__git(repo), &id);
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read '%s'", path);
+		return ss_git__error(err, rc, "cannot read '%s'", path);
 	ret = ss_buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 	if (ret < 0)
 		ss_error_set(err, ret, "cannot read '%s': too big", path);
@@ -133,7 +133,7 @@ int ss_tree_list_top(ss_repo *repo, const ss_oid *tree, ss_tree_list *out, ss_er
 	size_t n;
 	int ret;
 
-	ret = ss_git_tree(&t, repo, tree, err);
+	ret = ss_git__tree(&t, repo, tree, err);
 	if (ret < 0)
 		return ret;
 	n = t ? git_tree_entrycount(t) : 0;
@@ -141,7 +141,7 @@ int ss_tree_list_top(ss_repo *repo, const ss_oid *tree, ss_tree_list *out, ss_er
 	for (size_t i = 0; i < n; i++) {
 		const git_tree_entry *e = git_tree_entry_byindex(t, i);
 		list.entries[i].name = ss_xstrdup(git_tree_entry_name(e));
-		ss_git_oid_out(&list.entries[i].oid, git_tree_entry_id(e));
+		ss_git__oid_out(&list.entries[i].oid, git_tree_entry_id(e));
 		list.entries[i].mode = (unsigned)git_tree_entry_filemode(e);
 	}
 	list.count = n;
@@ -188,11 +188,11 @@ static void push_change(ss_changes *c, size_t *alloc, const char *name, ss_chang
 	ch->path = ss_xstrdup(name);
 	ch->kind = kind;
 	if (old) {
-		ss_git_oid_out(&ch->old_oid, git_tree_entry_id(old));
+		ss_git__oid_out(&ch->old_oid, git_tree_entry_id(old));
 		ch->old_mode = (unsigned)git_tree_entry_filemode(old);
 	}
 	if (new_) {
-		ss_git_oid_out(&ch->new_oid, git_tree_entry_id(new_));
+		ss_git__oid_out(&ch->new_oid, git_tree_entry_id(new_));
 		ch->new_mode = (unsigned)git_tree_entry_filemode(new_);
 	}
 }
@@ -205,9 +205,9 @@ int ss_tree_diff_top(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_tr
 	size_t alloc = 0, na, nb;
 	int ret;
 
-	ret = ss_git_tree(&a, repo, old_tree, err);
+	ret = ss_git__tree(&a, repo, old_tree, err);
 	if (ret == 0)
-		ret = ss_git_tree(&b, repo, new_tree, err);
+		ret = ss_git__tree(&b, repo, new_tree, err);
 	if (ret < 0)
 		goto out;
 	na = a ? git_tree_entrycount(a) : 0;
@@ -251,17 +251,17 @@ int ss_tree_diff_files(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_
 	int rc, ret;
 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	ret = ss_git_tree(&a, repo, old_tree, err);
+	ret = ss_git__tree(&a, repo, old_tree, err);
 	if (ret == 0)
-		ret = ss_git_tree(&b, repo, new_tree, err);
+		ret = ss_git__tree(&b, repo, new_tree, err);
 	if (ret < 0)
 		goto out;
-	rc = git_diff_tree_to_tree(&diff, ss_repo_git(repo), a, b, &opts);
+	rc = git_diff_tree_to_tree(&diff, ss_repo__git(repo), a, b, &opts);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot compare trees");
+		ret = ss_git__error(err, rc, "cannot compare trees");
 		goto out;
 	}
-	ret = ss_git_diff_changes(diff, out, err);
+	ret = ss_git__diff_changes(diff, out, err);
 out:
 	git_diff_free(diff);
 	git_tree_free(a);

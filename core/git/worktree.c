@@ -12,7 +12,7 @@
 static int make_diff(git_diff **out, ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
                      const ss_oid *new_tree, const char *const *paths, size_t npaths, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_diff_options opts;
 	git_tree *a = NULL, *b = NULL;
 	char **spec = ss_xcalloc(npaths ? npaths : 1, sizeof(char *));
@@ -27,9 +27,9 @@ static int make_diff(git_diff **out, ss_repo *repo, ss_diff_kind kind, const ss_
 	if (kind == SS_DIFF_INDEX_WORKDIR || kind == SS_DIFF_TREE_WORKDIR)
 		opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 		              GIT_DIFF_SHOW_UNTRACKED_CONTENT;
-	ret = ss_git_tree(&a, repo, old_tree, err);
+	ret = ss_git__tree(&a, repo, old_tree, err);
 	if (ret == 0 && kind == SS_DIFF_TREES)
-		ret = ss_git_tree(&b, repo, new_tree, err);
+		ret = ss_git__tree(&b, repo, new_tree, err);
 	if (ret < 0)
 		goto out;
 	switch (kind) {
@@ -50,9 +50,9 @@ static int make_diff(git_diff **out, ss_repo *repo, ss_diff_kind kind, const ss_
 		goto out;
 	}
 	if (rc < 0)
-		ret = ss_git_error(err, rc, "cannot compute the diff");
+		ret = ss_git__error(err, rc, "cannot compute the diff");
 out:
-	ss_git_strings_free(spec, npaths);
+	ss_git__strings_free(spec, npaths);
 	git_tree_free(a);
 	git_tree_free(b);
 	return ret;
@@ -71,7 +71,7 @@ int ss_worktree_diff(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
 		return ret;
 	rc = git_diff_to_buf(&text, diff, GIT_DIFF_FORMAT_PATCH);
 	if (rc < 0)
-		ret = ss_git_error(err, rc, "cannot format the diff");
+		ret = ss_git__error(err, rc, "cannot format the diff");
 	else if (ss_buf_put(out, text.ptr, text.size) < 0)
 		ret = ss_error_set(err, SS_ETOOBIG, "the diff is too big");
 	git_buf_dispose(&text);
@@ -88,7 +88,7 @@ int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tr
 
 	ret = make_diff(&diff, repo, kind, old_tree, new_tree, paths, npaths, err);
 	if (ret == 0)
-		ret = ss_git_diff_changes(diff, out, err);
+		ret = ss_git__diff_changes(diff, out, err);
 	git_diff_free(diff);
 	return ret;
 }

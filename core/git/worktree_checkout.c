@@ -183,7 +183,7 @@ static int read_tree(tree_reader *r, const git_oid *id, raw_tree *out, const cha
 		type = git_odb_object_type(out->obj);
 	}
 	if (rc < 0)
-		return ss_git_error(err, rc, "cannot read the tree of '%s'", path);
+		return ss_git__error(err, rc, "cannot read the tree of '%s'", path);
 	if (type != GIT_OBJECT_TREE) {
 		raw_tree_release(out);
 		return ss_error_set(err, SS_EINVALID, "cannot check out '%s': not a tree", path);
@@ -297,7 +297,7 @@ static int same_file(checkout *co, co_file *f, const char *full, const struct st
 	if (ret == 0) {
 		rc = git_odb_hash(&id, data.ptr, data.len, GIT_OBJECT_BLOB);
 		if (rc < 0)
-			ret = ss_git_error(err, rc, "cannot hash '%s'", path_at(co, f->path_off));
+			ret = ss_git__error(err, rc, "cannot hash '%s'", path_at(co, f->path_off));
 		else
 			*same = git_oid_equal(&id, &f->ie.id);
 	}
@@ -331,7 +331,7 @@ static int check_file(checkout *co, co_file *f, const char *workdir, const char 
 	}
 	if (ret == 0 && same) {
 		f->present = true;
-		ss_git_index_stat(&f->ie, st);
+		ss_git__index_stat(&f->ie, st);
 	} else if (ret == 0) {
 		refuse(co, p);
 	}
@@ -394,7 +394,7 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 		if (rc == GIT_ENOTFOUND && t->odb != co->odb)
 			rc = git_odb_read(&blob, co->odb, &f->ie.id);
 		if (rc < 0) {
-			ret = ss_git_error(err, rc, "cannot read the content of '%s'", path);
+			ret = ss_git__error(err, rc, "cannot read the content of '%s'", path);
 			goto out;
 		}
 		data = git_odb_object_data(blob);
@@ -416,7 +416,7 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	ss_git_index_stat(&f->ie, &st);
+	ss_git__index_stat(&f->ie, &st);
 	ret = 0;
 out:
 	if (fd >= 0)
@@ -522,7 +522,7 @@ static int write_all(checkout *co, ss_pack_cursor *cur, ss_worktree_progress pro
 	if (co->nunits > 1 && (git_libgit2_features() & GIT_FEATURE_THREADS)) {
 		rc = git_odb_open(&w.odb, co->objects.ptr);
 		if (rc < 0)
-			return ss_git_error(err, rc, "cannot open the object database");
+			return ss_git__error(err, rc, "cannot open the object database");
 		if (ss_pack_read_cursor_new(&w.cur, co->packs, err) < 0) {
 			git_odb_free(w.odb);
 			return -1;
@@ -560,7 +560,7 @@ static int write_index(checkout *co, git_repository *git, ss_error *err)
 	if (rc == 0)
 		rc = git_index_write(index);
 	git_index_free(index);
-	return rc < 0 ? ss_git_error(err, rc, "cannot write the index") : 0;
+	return rc < 0 ? ss_git__error(err, rc, "cannot write the index") : 0;
 }
 
 int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
@@ -571,7 +571,7 @@ int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
 int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
                                   ss_worktree_progress progress, void *payload, ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	const char *workdir = git_repository_workdir(git);
 	checkout co;
 	ss_buf prefix = SS_BUF_INIT;
@@ -593,7 +593,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 		ret = ss_error_set(err, SS_EINVALID, "cannot check out: no working directory");
 		goto out;
 	}
-	ss_git_oid_in(&id, commit);
+	ss_git__oid_in(&id, commit);
 	rc = git_commit_lookup(&c, git, &id);
 	ss_buf_printf(&co.objects, "%sobjects", git_repository_path(git));
 	if (rc == 0)
@@ -603,7 +603,7 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 	if (rc == 0)
 		rc = git_odb_backend_loose(&reader.be[1], co.objects.ptr, -1, 0, 0, 0);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot prepare the checkout");
+		ret = ss_git__error(err, rc, "cannot prepare the checkout");
 		goto out;
 	}
 	if ((ret = ss_pack_read_open(&co.packs, co.objects.ptr, err)) < 0 ||

@@ -147,7 +147,7 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nskip, ss_status *out,
                              ss_error *err)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_status_options opts;
 	git_status_list *list = NULL;
 	git_index *index = NULL;
@@ -162,7 +162,7 @@ int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nski
 	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 	             GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
-	ret = ss_git_head_tree(&head, repo, err);
+	ret = ss_git__head_tree(&head, repo, err);
 	if (ret < 0)
 		goto out;
 	rc = git_repository_index(&index, git);
@@ -171,7 +171,7 @@ int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nski
 	if (rc == 0)
 		rc = git_status_list_new(&list, git, &opts);
 	if (rc < 0) {
-		ret = ss_git_error(err, rc, "cannot read the status");
+		ret = ss_git__error(err, rc, "cannot read the status");
 		goto out;
 	}
 	count = git_status_list_entrycount(list);
@@ -233,13 +233,13 @@ void ss_worktree_status_release(ss_status *status)
 		return;
 	for (size_t i = 0; i < status->count; i++) {
 		free(status->entries[i].name);
-		ss_git_strings_free(status->entries[i].paths, status->entries[i].npaths);
+		ss_git__strings_free(status->entries[i].paths, status->entries[i].npaths);
 		for (size_t j = 0; j < status->entries[i].nconflicts; j++)
 			free(status->entries[i].conflicts[j].path);
 		free(status->entries[i].conflicts);
 	}
 	free(status->entries);
-	ss_git_strings_free(status->apart, status->napart);
+	ss_git__strings_free(status->apart, status->napart);
 	status->entries = NULL;
 	status->count = 0;
 	status->apart = NULL;

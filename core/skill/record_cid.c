@@ -306,7 +306,7 @@ static int scan_value(scan *s, int depth, ss_buf *out)
 	}
 }
 
-int ss_record_cid_scan(const char *json, size_t len, ss_buf *out)
+int ss_record_cid__scan(const char *json, size_t len, ss_buf *out)
 {
 	scan s = {json, json + len};
 	size_t start = out->len;
@@ -321,7 +321,7 @@ int ss_record_cid_scan(const char *json, size_t len, ss_buf *out)
 	return 1;
 }
 
-int ss_record_cbor_general(const char *json, size_t len, ss_buf *out, ss_error *err)
+int ss_record__cbor_general(const char *json, size_t len, ss_buf *out, ss_error *err)
 {
 	json_error_t jerr;
 	json_t *v;
@@ -353,8 +353,8 @@ int ss_record_cid_from_json(const char *json, size_t len, char **cid, ss_error *
 	ss_cid c;
 	int ret = -1;
 
-	if (ss_record_cid_scan(json, len, &bytes) != 0 &&
-	    ss_record_cbor_general(json, len, &bytes, err) < 0)
+	if (ss_record_cid__scan(json, len, &bytes) != 0 &&
+	    ss_record__cbor_general(json, len, &bytes, err) < 0)
 		goto out;
 	ss_cid_compute(&c, SS_CID_DAG_CBOR, bytes.ptr, bytes.len);
 	ss_cid_fmt(s, &c);

@@ -252,7 +252,7 @@ static void not_json(decode_ctx *c, const json_error_t *jerr)
 int ss_record_decode(const char *json, size_t len, const char *rkey, ss_skill **skill,
                      ss_record_meta *meta, ss_report *report)
 {
-	return ss_record_decode_path(json, len, rkey, skill, meta, report, SS_RECORD_PATH_AUTO);
+	return ss_record_decode__path(json, len, rkey, skill, meta, report, SS_RECORD_PATH_AUTO);
 }
 
 /*
@@ -276,8 +276,8 @@ static int finish(ss_skill *s, ss_record_meta *m, const char *qrkey, int flags, 
 	return 0;
 }
 
-int ss_record_decode_path(const char *json, size_t len, const char *rkey, ss_skill **skill,
-                          ss_record_meta *meta, ss_report *report, ss_record_path path)
+int ss_record_decode__path(const char *json, size_t len, const char *rkey, ss_skill **skill,
+                           ss_record_meta *meta, ss_report *report, ss_record_path path)
 {
 	size_t errors = ss_report_errors(report);
 	ss_buf qkey = SS_BUF_INIT;
@@ -298,7 +298,7 @@ int ss_record_decode_path(const char *json, size_t len, const char *rkey, ss_ski
 		goto out;
 	}
 	if (path != SS_RECORD_PATH_GENERAL) {
-		if (ss_record_scan(json, len, rkey, s, &m)) {
+		if (ss_record__scan(json, len, rkey, s, &m)) {
 			flags = 0;
 			goto validate;
 		}
@@ -384,9 +384,9 @@ static int decode_block_json(const unsigned char *block, size_t len, const char 
 	return ret;
 }
 
-int ss_record_decode_block_path(const unsigned char *block, size_t len, const char *rkey,
-                                ss_skill **skill, ss_record_meta *meta, ss_report *report,
-                                ss_record_path path)
+int ss_record_decode__block_path(const unsigned char *block, size_t len, const char *rkey,
+                                 ss_skill **skill, ss_record_meta *meta, ss_report *report,
+                                 ss_record_path path)
 {
 	size_t errors = ss_report_errors(report);
 	ss_buf qkey = SS_BUF_INIT;
@@ -400,7 +400,7 @@ int ss_record_decode_block_path(const unsigned char *block, size_t len, const ch
 		           : decode_block_json(block, len, rkey, skill, meta, report);
 	s = ss_skill_new();
 	ss_record_meta_init(&m);
-	if (!ss_record_scan_cbor(block, len, rkey, s, &m)) {
+	if (!ss_record_scan__cbor(block, len, rkey, s, &m)) {
 		ss_skill_free(s);
 		ss_record_meta_release(&m);
 		return path == SS_RECORD_PATH_FAST
@@ -420,6 +420,6 @@ int ss_record_decode_value(const ss_record_value *v, const char *rkey, ss_skill 
 {
 	if (!v->cbor)
 		return ss_record_decode(v->json, v->json_len, rkey, skill, meta, report);
-	return ss_record_decode_block_path(v->cbor, v->cbor_len, rkey, skill, meta, report,
-	                                   SS_RECORD_PATH_AUTO);
+	return ss_record_decode__block_path(v->cbor, v->cbor_len, rkey, skill, meta, report,
+	                                    SS_RECORD_PATH_AUTO);
 }

@@ -32,7 +32,7 @@ static bool key_is(const char *key, size_t len, const char *name)
 	return len == strlen(name) && !memcmp(key, name, len);
 }
 
-ss_scan_kind ss_record_scan_key(const char *key, size_t len, unsigned *bit)
+ss_scan_kind ss_record_scan__key(const char *key, size_t len, unsigned *bit)
 {
 	static const struct {
 		const char *name;
@@ -69,8 +69,8 @@ static bool take_time(const char *str, size_t len, char **text, int64_t *us)
 	return true;
 }
 
-bool ss_record_scan_string(unsigned bit, const char *str, size_t len, const char *rkey, ss_skill *s,
-                           ss_record_meta *m, unsigned *seen)
+bool ss_record_scan__string(unsigned bit, const char *str, size_t len, const char *rkey,
+                            ss_skill *s, ss_record_meta *m, unsigned *seen)
 {
 	if (*seen & bit) /* given twice: jansson reports it */
 		return false;
@@ -104,7 +104,7 @@ bool ss_record_scan_string(unsigned bit, const char *str, size_t len, const char
 	return false;
 }
 
-unsigned ss_record_scan_file_key(const char *key, size_t len)
+unsigned ss_record_scan__file_key(const char *key, size_t len)
 {
 	return key_is(key, len, "path")         ? 1
 	       : key_is(key, len, "content")    ? 2
@@ -112,7 +112,7 @@ unsigned ss_record_scan_file_key(const char *key, size_t len)
 	                                        : 0;
 }
 
-bool ss_record_scan_end(unsigned seen, ss_skill *s)
+bool ss_record_scan__end(unsigned seen, ss_skill *s)
 {
 	if ((seen & KEY_REQUIRED) != KEY_REQUIRED)
 		return false;

@@ -24,8 +24,8 @@ typedef enum ss_record_path {
  * record, false when it leaves it to the general path (s and m may then hold a part of it:
  * throw them away).
  */
-bool ss_record_scan(const char *json, size_t len, const char *rkey, struct ss_skill *s,
-                    ss_record_meta *m);
+bool ss_record__scan(const char *json, size_t len, const char *rkey, struct ss_skill *s,
+                     ss_record_meta *m);
 
 /*
  * The block scanner (core/skill/record_scan_cbor.c): the record's DAG-CBOR block into s and m, true
@@ -33,8 +33,8 @@ bool ss_record_scan(const char *json, size_t len, const char *rkey, struct ss_sk
  * then ss_record_decode). It takes only blocks whose JSON form the text scanner would take,
  * with the same result.
  */
-bool ss_record_scan_cbor(const unsigned char *block, size_t len, const char *rkey,
-                         struct ss_skill *s, ss_record_meta *m);
+bool ss_record_scan__cbor(const unsigned char *block, size_t len, const char *rkey,
+                          struct ss_skill *s, ss_record_meta *m);
 
 /*
  * The most keys of one object the scanners check for duplicates themselves (a linear search per
@@ -43,7 +43,7 @@ bool ss_record_scan_cbor(const unsigned char *block, size_t len, const char *rke
  */
 #define SS_SCAN_MAX_KEYS 64
 
-/* What the value of a top-level key the scanners read is (ss_record_scan_key). */
+/* What the value of a top-level key the scanners read is (ss_record_scan__key). */
 typedef enum ss_scan_kind {
 	SS_SCAN_OTHER, /* a key nobody reads: any value */
 	SS_SCAN_STRING,
@@ -53,28 +53,28 @@ typedef enum ss_scan_kind {
 } ss_scan_kind;
 
 /* The top-level key (len bytes, no NUL): its kind, and its bit in a seen set (0: other). */
-ss_scan_kind ss_record_scan_key(const char *key, size_t len, unsigned *bit);
+ss_scan_kind ss_record_scan__key(const char *key, size_t len, unsigned *bit);
 
 /*
  * A string-valued top-level key's value (str: len bytes, NUL-terminated) into s or m: false
  * when the general path must decide (a second time, a wrong value); *seen gets bit.
  */
-bool ss_record_scan_string(unsigned bit, const char *str, size_t len, const char *rkey,
-                           struct ss_skill *s, ss_record_meta *m, unsigned *seen);
+bool ss_record_scan__string(unsigned bit, const char *str, size_t len, const char *rkey,
+                            struct ss_skill *s, ss_record_meta *m, unsigned *seen);
 
 /* A file object's key: 1 path, 2 content, 4 executable, 0 any other. */
-unsigned ss_record_scan_file_key(const char *key, size_t len);
+unsigned ss_record_scan__file_key(const char *key, size_t len);
 
 /* The end of the record: false when a required key is missing; the files sorted. */
-bool ss_record_scan_end(unsigned seen, struct ss_skill *s);
+bool ss_record_scan__end(unsigned seen, struct ss_skill *s);
 
-int ss_record_decode_path(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
-                          ss_record_meta *meta, ss_report *report, ss_record_path path);
+int ss_record_decode__path(const char *json, size_t len, const char *rkey, struct ss_skill **skill,
+                           ss_record_meta *meta, ss_report *report, ss_record_path path);
 
-/* ss_record_decode_value's block way, by path as ss_record_decode_path's: GENERAL is the
+/* ss_record_decode_value's block way, by path as ss_record_decode__path's: GENERAL is the
  * block's JSON form through ss_record_decode, FAST the block scanner alone. */
-int ss_record_decode_block_path(const unsigned char *block, size_t len, const char *rkey,
-                                struct ss_skill **skill, ss_record_meta *meta, ss_report *report,
-                                ss_record_path path);
+int ss_record_decode__block_path(const unsigned char *block, size_t len, const char *rkey,
+                                 struct ss_skill **skill, ss_record_meta *meta, ss_report *report,
+                                 ss_record_path path);
 
 #endif

@@ -325,7 +325,7 @@ static bool scan_file(scan *sc, ss_skill *s, ss_buf *path, ss_buf *content)
 
 		if (!scan_string(sc) || !scan_char(sc, ':'))
 			return false;
-		bit = ss_record_scan_file_key(sc->str.ptr, sc->str.len);
+		bit = ss_record_scan__file_key(sc->str.ptr, sc->str.len);
 		ok = bit == 1   ? scan_string_into(sc, path)
 		     : bit == 2 ? scan_string_into(sc, content)
 		                : bit == 4 && scan_bool(sc, &exec);
@@ -385,10 +385,10 @@ static bool scan_field(scan *sc, const char *key, size_t klen, const char *rkey,
 	ss_value *v;
 	bool b;
 
-	switch (ss_record_scan_key(key, klen, &bit)) {
+	switch (ss_record_scan__key(key, klen, &bit)) {
 	case SS_SCAN_STRING:
 		return scan_string(sc) &&
-		       ss_record_scan_string(bit, sc->str.ptr, sc->str.len, rkey, s, m, seen);
+		       ss_record_scan__string(bit, sc->str.ptr, sc->str.len, rkey, s, m, seen);
 	case SS_SCAN_BOOL:
 		if ((*seen & bit) || !scan_bool(sc, &b))
 			return false;
@@ -416,7 +416,7 @@ static bool scan_field(scan *sc, const char *key, size_t klen, const char *rkey,
 	return true;
 }
 
-bool ss_record_scan(const char *json, size_t len, const char *rkey, ss_skill *s, ss_record_meta *m)
+bool ss_record__scan(const char *json, size_t len, const char *rkey, ss_skill *s, ss_record_meta *m)
 {
 	scan sc = {json, json + len, SS_BUF_INIT};
 	ss_buf key = SS_BUF_INIT;
@@ -434,7 +434,7 @@ bool ss_record_scan(const char *json, size_t len, const char *rkey, ss_skill *s,
 			goto out;
 	}
 	scan_space(&sc);
-	ok = sc.p == sc.end && ss_record_scan_end(seen, s);
+	ok = sc.p == sc.end && ss_record_scan__end(seen, s);
 out:
 	ss_value_free(other);
 	ss_buf_release(&key);

@@ -156,7 +156,7 @@ static bool scan_file(cscan *c, ss_skill *s, ss_buf *path, ss_buf *content)
 
 		if (!next_key(c, &key, i ? &prev : NULL, &k))
 			goto out;
-		bit = ss_record_scan_file_key(k.ptr, k.len);
+		bit = ss_record_scan__file_key(k.ptr, k.len);
 		if (!(bit == 1   ? next_text(c, path)
 		      : bit == 2 ? next_text(c, content)
 		                 : bit == 4 && next_bool(c, &exec)))
@@ -192,10 +192,10 @@ static bool scan_field(cscan *c, const ss_buf *key, const char *rkey, ss_skill *
 	unsigned bit;
 	bool b;
 
-	switch (ss_record_scan_key(key->ptr, key->len, &bit)) {
+	switch (ss_record_scan__key(key->ptr, key->len, &bit)) {
 	case SS_SCAN_STRING:
 		return next_text(c, &c->str) &&
-		       ss_record_scan_string(bit, c->str.ptr, c->str.len, rkey, s, m, seen);
+		       ss_record_scan__string(bit, c->str.ptr, c->str.len, rkey, s, m, seen);
 	case SS_SCAN_BOOL:
 		if (!next_bool(c, &b))
 			return false;
@@ -228,8 +228,8 @@ static bool scan_field(cscan *c, const ss_buf *key, const char *rkey, ss_skill *
 	return true;
 }
 
-bool ss_record_scan_cbor(const unsigned char *block, size_t len, const char *rkey, ss_skill *s,
-                         ss_record_meta *m)
+bool ss_record_scan__cbor(const unsigned char *block, size_t len, const char *rkey, ss_skill *s,
+                          ss_record_meta *m)
 {
 	cscan c = {{0}, SS_BUF_INIT};
 	ss_buf key = SS_BUF_INIT;
@@ -247,7 +247,7 @@ bool ss_record_scan_cbor(const unsigned char *block, size_t len, const char *rke
 			goto out;
 		prev = k;
 	}
-	ok = c.r.p == c.r.end && ss_record_scan_end(seen, s);
+	ok = c.r.p == c.r.end && ss_record_scan__end(seen, s);
 out:
 	ss_buf_release(&key);
 	ss_buf_release(&c.str);

@@ -68,25 +68,25 @@ static int sqlite_fail(ss_state *st, ss_error *err, const char *what, const char
 	return ss_error_set(err, SS_ERROR, "local state '%s': %s: %s", path, what, msg);
 }
 
-int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what)
+int ss_state__sqlite_error(ss_state *st, ss_error *err, const char *what)
 {
 	return sqlite_fail(st, err, what, st && st->db ? sqlite3_errmsg(st->db) : NULL);
 }
 
-int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err)
+int ss_state__step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err)
 {
-	return sqlite3_step(s) == SQLITE_DONE ? 0 : ss_state_sqlite_error(st, err, what);
+	return sqlite3_step(s) == SQLITE_DONE ? 0 : ss_state__sqlite_error(st, err, what);
 }
 
-int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
+int ss_state__prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
 {
 	*out = NULL;
 	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
-		return ss_state_sqlite_error(st, err, "cannot prepare a query");
+		return ss_state__sqlite_error(st, err, "cannot prepare a query");
 	return 0;
 }
 
-int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
+int ss_state__prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
 {
 	size_t max = sizeof(st->cached) / sizeof(st->cached[0]);
 
@@ -97,7 +97,7 @@ int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, s
 		}
 	*out = NULL;
 	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
-		return ss_state_sqlite_error(st, err, "cannot prepare a query");
+		return ss_state__sqlite_error(st, err, "cannot prepare a query");
 	if (st->ncached == max) { /* full: the oldest goes (none is in use: see state_priv.h) */
 		sqlite3_finalize(st->cached[0].stmt);
 		free(st->cached[0].sql);
@@ -109,7 +109,7 @@ int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, s
 	return 0;
 }
 
-void ss_state_done(ss_state *st, sqlite3_stmt *s)
+void ss_state__done(ss_state *st, sqlite3_stmt *s)
 {
 	for (size_t i = 0; i < st->ncached; i++)
 		if (st->cached[i].stmt == s) {
@@ -120,38 +120,38 @@ void ss_state_done(ss_state *st, sqlite3_stmt *s)
 	sqlite3_finalize(s);
 }
 
-int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text)
+int ss_state__bind_text(sqlite3_stmt *s, int i, const char *text)
 {
 	if (!text)
 		return sqlite3_bind_null(s, i);
 	return sqlite3_bind_text(s, i, text, -1, SQLITE_STATIC);
 }
 
-void ss_state_free_str(const char *s)
+void ss_state__free_str(const char *s)
 {
 	free((void *)(uintptr_t)s);
 }
 
-char *ss_state_column_dup(sqlite3_stmt *s, int i)
+char *ss_state__column_dup(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 
 	return t ? ss_xstrdup((const char *)t) : NULL;
 }
 
-int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
-                  const char *p2, const char *p3, const char *p4)
+int ss_state__exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
+                   const char *p2, const char *p3, const char *p4)
 {
 	const char *params[4] = {p1, p2, p3, p4};
 	sqlite3_stmt *s = NULL;
 	int ret;
 
-	if (ss_state_prepare_cached(st, &s, sql, err) < 0)
+	if (ss_state__prepare_cached(st, &s, sql, err) < 0)
 		return -1;
 	for (int i = 0; i < nparams && i < 4; i++)
-		ss_state_bind_text(s, i + 1, params[i]);
-	ret = ss_state_step_done(st, s, "cannot write", err);
-	ss_state_done(st, s);
+		ss_state__bind_text(s, i + 1, params[i]);
+	ret = ss_state__step_done(st, s, "cannot write", err);
+	ss_state__done(st, s);
 	return ret;
 }
 
@@ -177,10 +177,10 @@ static int migrate(ss_state *st, ss_error *err)
 
 	if (exec_script(st, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	if (ss_state_prepare(st, &s, "PRAGMA user_version", err) < 0)
+	if (ss_state__prepare(st, &s, "PRAGMA user_version", err) < 0)
 		goto out;
 	if (sqlite3_step(s) != SQLITE_ROW) {
-		ss_state_sqlite_error(st, err, "cannot read the schema version");
+		ss_state__sqlite_error(st, err, "cannot read the schema version");
 		goto out;
 	}
 	version = sqlite3_column_int(s, 0);
@@ -224,10 +224,10 @@ static int quick_check(ss_state *st, ss_buf *why, ss_error *err)
 	const unsigned char *v;
 	int ret = 0;
 
-	if (ss_state_prepare(st, &s, "PRAGMA quick_check(1)", err) < 0)
+	if (ss_state__prepare(st, &s, "PRAGMA quick_check(1)", err) < 0)
 		return -1;
 	if (sqlite3_step(s) != SQLITE_ROW) {
-		ret = ss_state_sqlite_error(st, err, "cannot check the database");
+		ret = ss_state__sqlite_error(st, err, "cannot check the database");
 	} else if ((v = sqlite3_column_text(s, 0)) && strcmp((const char *)v, "ok")) {
 		ss_buf_puts(why, (const char *)v);
 		ret = ss_error_set(err, SS_ERROR, "local state '%s' is damaged (%s)", st->path,
@@ -237,7 +237,7 @@ static int quick_check(ss_state *st, ss_buf *why, ss_error *err)
 	return ret;
 }
 
-int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
+int ss_state__open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
 {
 	if (sqlite3_open_v2(st->path, &st->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
@@ -279,7 +279,7 @@ int ss_state_open(ss_state **out, const char *gitdir, ss_error *err)
 
 	if (!st)
 		return -1;
-	rc = ss_state_open_db(st, false, &why, err);
+	rc = ss_state__open_db(st, false, &why, err);
 	ss_buf_release(&why);
 	if (rc < 0) {
 		ss_state_free(st);
@@ -300,7 +300,7 @@ void ss_state_free(ss_state *st)
 		free(st->cached[i].sql);
 	}
 	sqlite3_close(st->db);
-	ss_state_config_release(st);
+	ss_state_config__release(st);
 	free(st->rebuilt);
 	free(st->path);
 	free(st);
@@ -320,7 +320,7 @@ int ss_state_commit(ss_state *st, ss_error *err)
 {
 	if (!st->in_transaction)
 		return ss_error_set(err, SS_ERROR, "local state: no transaction to commit");
-	if ((st->mirror_dirty && ss_state_mirror_write(st, err) < 0) ||
+	if ((st->mirror_dirty && ss_state_mirror__write(st, err) < 0) ||
 	    exec_script(st, "COMMIT", err) < 0)
 		return -1;
 	st->in_transaction = false;
@@ -343,11 +343,11 @@ void ss_state_member_release(ss_state_member *m)
 {
 	if (!m)
 		return;
-	ss_state_free_str(m->did);
-	ss_state_free_str(m->handle);
-	ss_state_free_str(m->pds);
-	ss_state_free_str(m->commit);
-	ss_state_free_str(m->rev);
+	ss_state__free_str(m->did);
+	ss_state__free_str(m->handle);
+	ss_state__free_str(m->pds);
+	ss_state__free_str(m->commit);
+	ss_state__free_str(m->rev);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -356,32 +356,32 @@ int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err)
 	sqlite3_stmt *s = NULL;
 	int ret = 0;
 
-	if (ss_state_prepare(
+	if (ss_state__prepare(
 	        st, &s,
 	        "INSERT OR REPLACE INTO members (did, handle, pds, commit_cid, rev, role)"
 	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	        err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, m->did);
-	ss_state_bind_text(s, 2, m->handle);
-	ss_state_bind_text(s, 3, m->pds);
-	ss_state_bind_text(s, 4, m->commit);
-	ss_state_bind_text(s, 5, m->rev);
+	ss_state__bind_text(s, 1, m->did);
+	ss_state__bind_text(s, 2, m->handle);
+	ss_state__bind_text(s, 3, m->pds);
+	ss_state__bind_text(s, 4, m->commit);
+	ss_state__bind_text(s, 5, m->rev);
 	sqlite3_bind_int(s, 6, (int)m->role);
-	ret = ss_state_step_done(st, s, "cannot save a member", err);
+	ret = ss_state__step_done(st, s, "cannot save a member", err);
 	sqlite3_finalize(s);
-	return ret < 0 ? ret : ss_state_mirror_changed(st, err);
+	return ret < 0 ? ret : ss_state_mirror__changed(st, err);
 }
 
 #define MEMBER_SELECT "SELECT did, handle, pds, commit_cid, rev, role FROM members"
 
 static void member_from_row(sqlite3_stmt *s, ss_state_member *m)
 {
-	m->did = ss_state_column_dup(s, 0);
-	m->handle = ss_state_column_dup(s, 1);
-	m->pds = ss_state_column_dup(s, 2);
-	m->commit = ss_state_column_dup(s, 3);
-	m->rev = ss_state_column_dup(s, 4);
+	m->did = ss_state__column_dup(s, 0);
+	m->handle = ss_state__column_dup(s, 1);
+	m->pds = ss_state__column_dup(s, 2);
+	m->commit = ss_state__column_dup(s, 3);
+	m->rev = ss_state__column_dup(s, 4);
 	m->role = (ss_state_role)sqlite3_column_int(s, 5);
 }
 
@@ -390,9 +390,9 @@ int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_
 	sqlite3_stmt *s = NULL;
 	int rc, ret;
 
-	if (ss_state_prepare(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
+	if (ss_state__prepare(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, did);
+	ss_state__bind_text(s, 1, did);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
@@ -401,7 +401,7 @@ int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_
 	} else if (rc == SQLITE_DONE) {
 		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space", did);
 	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read members");
+		ret = ss_state__sqlite_error(st, err, "cannot read members");
 	}
 	sqlite3_finalize(s);
 	return ret;
@@ -409,22 +409,23 @@ int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_
 
 int ss_state_member_remove(ss_state *st, const char *did, ss_error *err)
 {
-	if (ss_state_exec(st, err, "DELETE FROM records WHERE did = ?1", 1, did, NULL, NULL, NULL) <
-	    0)
+	if (ss_state__exec(st, err, "DELETE FROM records WHERE did = ?1", 1, did, NULL, NULL,
+	                   NULL) < 0)
 		return -1;
-	if (ss_state_exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL, NULL) <
-	        0 ||
-	    ss_state_exec(st, err, "DELETE FROM floors WHERE did = ?1", 1, did, NULL, NULL, NULL) <
+	if (ss_state__exec(st, err, "DELETE FROM members WHERE did = ?1", 1, did, NULL, NULL,
+	                   NULL) < 0 ||
+	    ss_state__exec(st, err, "DELETE FROM floors WHERE did = ?1", 1, did, NULL, NULL, NULL) <
 	        0)
 		return -1;
-	return ss_state_mirror_changed(st, err);
+	return ss_state_mirror__changed(st, err);
 }
 
 int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
                              ss_error *err)
 {
-	return ss_state_exec(st, err, "UPDATE members SET commit_cid = ?2, rev = ?3 WHERE did = ?1",
-	                     3, did, commit, rev, NULL);
+	return ss_state__exec(st, err,
+	                      "UPDATE members SET commit_cid = ?2, rev = ?3 WHERE did = ?1", 3, did,
+	                      commit, rev, NULL);
 }
 
 int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_error *err)
@@ -434,7 +435,7 @@ int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_err
 	size_t count = 0, alloc = 0;
 	int rc;
 
-	if (ss_state_prepare(st, &s, MEMBER_SELECT " ORDER BY did", err) < 0)
+	if (ss_state__prepare(st, &s, MEMBER_SELECT " ORDER BY did", err) < 0)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ss_xgrow((void **)&list, sizeof(*list), count + 1, &alloc);
@@ -442,7 +443,7 @@ int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_err
 		member_from_row(s, &list[count++]);
 	}
 	if (rc != SQLITE_DONE) {
-		ss_state_sqlite_error(st, err, "cannot read members");
+		ss_state__sqlite_error(st, err, "cannot read members");
 		sqlite3_finalize(s);
 		ss_state_members_free(list, count);
 		return SS_ERROR;
@@ -460,7 +461,7 @@ void ss_state_members_free(ss_state_member *members, size_t n)
 	free(members);
 }
 
-int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err)
+int ss_state__try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err)
 {
 	ss_state *st;
 	struct stat sb;
@@ -474,9 +475,9 @@ int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error 
 		ss_buf_puts(why, "an empty file");
 		rc = ss_error_set(err, SS_ERROR, "local state '%s' is an empty file", st->path);
 	} else {
-		rc = ss_state_open_db(st, true, why, err);
+		rc = ss_state__open_db(st, true, why, err);
 	}
-	if (rc == 0 && ss_state_mirror_write_missing(st, err) < 0) /* a clone from before it */
+	if (rc == 0 && ss_state_mirror__write_missing(st, err) < 0) /* a clone from before it */
 		rc = -1;
 	if (rc == 0)
 		*out = st;
@@ -488,10 +489,10 @@ int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error 
 int ss_state_open_existing(ss_state **out, const char *gitdir, ss_error *err)
 {
 	ss_buf why = SS_BUF_INIT;
-	int rc = ss_state_try_open(out, gitdir, &why, err);
+	int rc = ss_state__try_open(out, gitdir, &why, err);
 
 	if (rc < 0 && why.len)
-		rc = ss_state_rebuild(out, gitdir, why.ptr, err);
+		rc = ss_state__rebuild(out, gitdir, why.ptr, err);
 	ss_buf_release(&why);
 	return rc;
 }

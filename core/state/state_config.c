@@ -15,17 +15,17 @@ int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err
 	sqlite3_stmt *s = NULL;
 	int rc, ret = -1;
 
-	if (ss_state_prepare(st, &s, "SELECT value FROM config WHERE key = ?1", err) < 0)
+	if (ss_state__prepare(st, &s, "SELECT value FROM config WHERE key = ?1", err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, key);
+	ss_state__bind_text(s, 1, key);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		*out = ss_state_column_dup(s, 0);
+		*out = ss_state__column_dup(s, 0);
 		ret = 0;
 	} else if (rc == SQLITE_DONE) {
 		ret = ss_error_set(err, SS_ENOTFOUND, "local state has no '%s'", key);
 	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read config");
+		ret = ss_state__sqlite_error(st, err, "cannot read config");
 	}
 	sqlite3_finalize(s);
 	return ret;
@@ -56,17 +56,17 @@ int ss_state_config_set(ss_state *st, const char *key, const char *value, ss_err
 	int rc;
 
 	if (!value)
-		rc = ss_state_exec(st, err, "DELETE FROM config WHERE key = ?1", 1, key, NULL, NULL,
-		                   NULL);
+		rc = ss_state__exec(st, err, "DELETE FROM config WHERE key = ?1", 1, key, NULL,
+		                    NULL, NULL);
 	else
-		rc = ss_state_exec(st, err,
-		                   "INSERT OR REPLACE INTO config (key, value) VALUES (?1, ?2)", 2,
-		                   key, value, NULL, NULL);
+		rc = ss_state__exec(st, err,
+		                    "INSERT OR REPLACE INTO config (key, value) VALUES (?1, ?2)", 2,
+		                    key, value, NULL, NULL);
 	if (rc < 0 || (rc = cache_put(st, key, value, err)) < 0)
 		return rc;
 	if (!strcmp(key, "me") || !strcmp(key, "authority") || !strcmp(key, "transport") ||
 	    !strcmp(key, "space"))
-		return ss_state_mirror_changed(st, err);
+		return ss_state_mirror__changed(st, err);
 	return 0;
 }
 
@@ -88,7 +88,7 @@ int ss_state_reload(ss_state *st, ss_error *err)
 	return 0;
 }
 
-void ss_state_config_release(ss_state *st)
+void ss_state_config__release(ss_state *st)
 {
 	free(st->me);
 	free(st->authority);

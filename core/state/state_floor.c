@@ -21,8 +21,8 @@ void ss_state_floor_release(ss_state_floor *f)
 {
 	if (!f)
 		return;
-	ss_state_free_str(f->rev);
-	ss_state_free_str(f->commit);
+	ss_state__free_str(f->rev);
+	ss_state__free_str(f->commit);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -32,15 +32,15 @@ int ss_state_floor_get(ss_state *st, const char *did, ss_state_floor *out, ss_er
 	int rc, ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (ss_state_prepare(st, &s, "SELECT rev, commit_id FROM floors WHERE did = ?1", err) < 0)
+	if (ss_state__prepare(st, &s, "SELECT rev, commit_id FROM floors WHERE did = ?1", err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, did);
+	ss_state__bind_text(s, 1, did);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		out->rev = ss_state_column_dup(s, 0);
-		out->commit = ss_state_column_dup(s, 1);
+		out->rev = ss_state__column_dup(s, 0);
+		out->commit = ss_state__column_dup(s, 1);
 	} else if (rc != SQLITE_DONE) {
-		ret = ss_state_sqlite_error(st, err, "cannot read a member's verified revision");
+		ret = ss_state__sqlite_error(st, err, "cannot read a member's verified revision");
 	}
 	sqlite3_finalize(s);
 	return ret;
@@ -49,7 +49,7 @@ int ss_state_floor_get(ss_state *st, const char *did, ss_state_floor *out, ss_er
 int ss_state_floor_raise(ss_state *st, const char *did, const char *rev, const char *commit,
                          ss_error *err)
 {
-	return ss_state_exec(
+	return ss_state__exec(
 	    st, err,
 	    "INSERT INTO floors (did, rev, commit_id) VALUES (?1, ?2, ?3)"
 	    " ON CONFLICT (did) DO UPDATE SET rev = ?2, commit_id = ?3"
@@ -59,8 +59,8 @@ int ss_state_floor_raise(ss_state *st, const char *did, const char *rev, const c
 
 int ss_state_floor_drop(ss_state *st, const char *did, ss_error *err)
 {
-	return ss_state_exec(st, err, "DELETE FROM floors WHERE did = ?1", 1, did, NULL, NULL,
-	                     NULL);
+	return ss_state__exec(st, err, "DELETE FROM floors WHERE did = ?1", 1, did, NULL, NULL,
+	                      NULL);
 }
 
 int ss_state_floor_check(const ss_state_floor *f, const char *rev, const char *commit,

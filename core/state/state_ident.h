@@ -8,7 +8,7 @@
  *   key         the did:key of its #atproto verification method (the key its commits are
  *               signed with), and prev_key: the one before it, kept when a new one was read
  *   resolved_at when the document was read (unix seconds; 0: never, to be read again)
- * sync/identity/identity_cache.h decides how long an entry is trusted; this module only keeps it.
+ * sync/identity/idcache.h decides how long an entry is trusted; this module only keeps it.
  */
 #ifndef SS_STATE_IDENT_H
 #define SS_STATE_IDENT_H

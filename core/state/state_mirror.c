@@ -45,7 +45,7 @@ static const char *field(const char *s)
 	return s && *s && !strpbrk(s, "\t\r\n") && strcmp(s, "-") ? s : "-";
 }
 
-int ss_state_mirror_write(ss_state *st, ss_error *err)
+int ss_state_mirror__write(ss_state *st, ss_error *err)
 {
 	static const char *const keys[] = {"authority", "me", "transport", "space"};
 	ss_state_member *list = NULL;
@@ -83,13 +83,13 @@ out:
 	return ret;
 }
 
-int ss_state_mirror_changed(ss_state *st, ss_error *err)
+int ss_state_mirror__changed(ss_state *st, ss_error *err)
 {
 	st->mirror_dirty = true;
-	return st->in_transaction ? 0 : ss_state_mirror_write(st, err);
+	return st->in_transaction ? 0 : ss_state_mirror__write(st, err);
 }
 
-int ss_state_mirror_write_missing(ss_state *st, ss_error *err)
+int ss_state_mirror__write_missing(ss_state *st, ss_error *err)
 {
 	ss_buf path = SS_BUF_INIT;
 	struct stat sb;
@@ -98,7 +98,7 @@ int ss_state_mirror_write_missing(ss_state *st, ss_error *err)
 	mirror_path(st->path, &path);
 	missing = lstat(path.ptr, &sb) < 0 && errno == ENOENT;
 	ss_buf_release(&path);
-	return missing && ss_state_authority(st) ? ss_state_mirror_write(st, err) : 0;
+	return missing && ss_state_authority(st) ? ss_state_mirror__write(st, err) : 0;
 }
 
 /* "-" -> NULL */
@@ -193,7 +193,7 @@ static int build_new(const char *db, char *text, const char *mirror, ss_error *e
 	ss_buf_printf(&why, "%s.new", db);
 	unlink(why.ptr);
 	st->path = ss_buf_detach(&why, NULL);
-	if (ss_state_open_db(st, false, &why, err) < 0 || ss_state_begin(st, err) < 0)
+	if (ss_state__open_db(st, false, &why, err) < 0 || ss_state_begin(st, err) < 0)
 		goto out;
 	if (fill(st, text, mirror, err) < 0 ||
 	    ss_state_config_set(st, "view_stale", "1", err) < 0 ||
@@ -258,7 +258,7 @@ out:
  * rebuilds at a time (flock on skillsync/rebuild.lock), and the one that waited opens what the
  * other built.
  */
-int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err)
+int ss_state__rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err)
 {
 	ss_buf lock = SS_BUF_INIT, again = SS_BUF_INIT;
 	int fd, ret;
@@ -269,7 +269,7 @@ int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_err
 		ret =
 		    ss_error_set(err, SS_ERROR, "cannot lock '%s': %s", lock.ptr, strerror(errno));
 	} else {
-		ret = ss_state_try_open(out, gitdir, &again, err);
+		ret = ss_state__try_open(out, gitdir, &again, err);
 		if (ret < 0 && again.len)
 			ret = rebuild(out, gitdir, why, err);
 	}

@@ -2,8 +2,8 @@
  * state_priv.h: what the files of the state module share (core/state/state*.c only).
  *
  * A sibling file (core/state/state_record.c, core/state/state_journal.c, ...) reaches the database
- * through the struct's db (or ss_state_prepare()) and turns SQLite's errors into ss_error with
- * ss_state_sqlite_error().
+ * through the struct's db (or ss_state__prepare()) and turns SQLite's errors into ss_error with
+ * ss_state__sqlite_error().
  * A sibling that needs tables adds a migration: append one entry to the `migrations` list in
  * core/state/state.c pointing at its SQL (declared here), never edit an entry that has shipped.
  */
@@ -27,7 +27,7 @@ struct ss_state {
 	/* config values read at open (core/state/state_config.c) */
 	char *me, *authority; /* NULL when absent */
 	ss_oid tracking;      /* zero when absent */
-	/* statements kept prepared (ss_state_prepare_cached) */
+	/* statements kept prepared (ss_state__prepare_cached) */
 	struct {
 		char *sql;
 		sqlite3_stmt *stmt;
@@ -36,60 +36,60 @@ struct ss_state {
 };
 
 /* Frees the cached config values (core/state/state_config.c). */
-void ss_state_config_release(ss_state *st);
+void ss_state_config__release(ss_state *st);
 
 /* Sets err from the connection's last error: "<what>: <sqlite message>"; returns SS_ERROR. */
-int ss_state_sqlite_error(ss_state *st, ss_error *err, const char *what);
+int ss_state__sqlite_error(ss_state *st, ss_error *err, const char *what);
 
 /* Prepares sql or sets err; *out NULL on failure. */
-int ss_state_prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
+int ss_state__prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
 
 /*
  * The same, for a statement run again and again (once per record in a fetch, where preparing
  * it each time was a tenth of the CPU): kept prepared for the state's life, by its text.
- * Give it back with ss_state_done (never sqlite3_finalize) before preparing any other
+ * Give it back with ss_state__done (never sqlite3_finalize) before preparing any other
  * statement this way: the least recently prepared text may be dropped to make room.
  */
-int ss_state_prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
-/* Gives back a statement of ss_state_prepare_cached (reset, bindings cleared). */
-void ss_state_done(ss_state *st, sqlite3_stmt *s);
+int ss_state__prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
+/* Gives back a statement of ss_state__prepare_cached (reset, bindings cleared). */
+void ss_state__done(ss_state *st, sqlite3_stmt *s);
 
 /* Runs s, which returns no rows; SS_ERROR with "<what>: <sqlite message>" otherwise. */
-int ss_state_step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err);
+int ss_state__step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_error *err);
 
 /* Binds a string or NULL at index i, not copied (a fetch binds eight per record): text must
- * stay as it is until the statement is given back (ss_state_done, sqlite3_finalize). */
-int ss_state_bind_text(sqlite3_stmt *s, int i, const char *text);
+ * stay as it is until the statement is given back (ss_state__done, sqlite3_finalize). */
+int ss_state__bind_text(sqlite3_stmt *s, int i, const char *text);
 
 /* Frees a string held in a const field of a public struct. */
-void ss_state_free_str(const char *s);
+void ss_state__free_str(const char *s);
 
 /* A new copy of column i (NULL stays NULL). */
-char *ss_state_column_dup(sqlite3_stmt *s, int i);
+char *ss_state__column_dup(sqlite3_stmt *s, int i);
 
 /* Runs a statement that returns no rows, with up to 4 text parameters (NULL binds NULL). */
-int ss_state_exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
-                  const char *p2, const char *p3, const char *p4);
+int ss_state__exec(ss_state *st, ss_error *err, const char *sql, int nparams, const char *p1,
+                   const char *p2, const char *p3, const char *p4);
 
 /*
  * The member list's plain-text mirror, <gitdir>/skillsync/members (core/state/state_mirror.c).
- * ss_state_mirror_changed: the members, me, authority or transport changed; rewrites the
+ * ss_state_mirror__changed: the members, me, authority or transport changed; rewrites the
  * mirror now outside a transaction, else at ss_state_commit (before COMMIT).
  */
-int ss_state_mirror_changed(ss_state *st, ss_error *err);
-int ss_state_mirror_write(ss_state *st, ss_error *err);
+int ss_state_mirror__changed(ss_state *st, ss_error *err);
+int ss_state_mirror__write(ss_state *st, ss_error *err);
 /* Writes the mirror when there is none (a clone made before it existed). */
-int ss_state_mirror_write_missing(ss_state *st, ss_error *err);
+int ss_state_mirror__write_missing(ss_state *st, ss_error *err);
 
 /* Opens st->path into st (a fresh struct); check: PRAGMA quick_check first. On failure, why
  * gets what damages the file when SQLite found it damaged (not a database, malformed). */
-int ss_state_open_db(ss_state *st, bool check, ss_buf *why, ss_error *err);
+int ss_state__open_db(ss_state *st, bool check, ss_buf *why, ss_error *err);
 /* ss_state_open_existing without the rebuild: why gets what damages the file, if that is
  * why it fails. */
-int ss_state_try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err);
+int ss_state__try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err);
 /* Moves the damaged state aside and builds a fresh one from the mirror (core/state/state_mirror.c).
  */
-int ss_state_rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err);
+int ss_state__rebuild(ss_state **out, const char *gitdir, const char *why, ss_error *err);
 
 /* Migrations owned by sibling files (see core/state/state.c's list). */
 extern const char ss_state_journal_schema[]; /* core/state/state_journal.c: the push journal */

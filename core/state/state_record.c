@@ -14,14 +14,14 @@ void ss_state_record_release(ss_state_record *r)
 {
 	if (!r)
 		return;
-	ss_state_free_str(r->did);
-	ss_state_free_str(r->rkey);
-	ss_state_free_str(r->cid);
-	ss_state_free_str(r->created_at);
-	ss_state_free_str(r->updated_at);
-	ss_state_free_str(r->reason);
-	ss_state_free_str(r->tree);
-	ss_state_free_str(r->note);
+	ss_state__free_str(r->did);
+	ss_state__free_str(r->rkey);
+	ss_state__free_str(r->cid);
+	ss_state__free_str(r->created_at);
+	ss_state__free_str(r->updated_at);
+	ss_state__free_str(r->reason);
+	ss_state__free_str(r->tree);
+	ss_state__free_str(r->note);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -58,12 +58,12 @@ int ss_state_record_get(ss_state *st, const char *did, const char *rkey, ss_stat
 	ss_state_record b;
 	int rc, ret;
 
-	if (ss_state_prepare_cached(
+	if (ss_state__prepare_cached(
 	        st, &s, "SELECT " RECORD_COLUMNS " FROM records WHERE did = ?1 AND rkey = ?2",
 	        err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, did);
-	ss_state_bind_text(s, 2, rkey);
+	ss_state__bind_text(s, 1, did);
+	ss_state__bind_text(s, 2, rkey);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
@@ -83,9 +83,9 @@ int ss_state_record_get(ss_state *st, const char *did, const char *rkey, ss_stat
 		ret = ss_error_set(err, SS_ENOTFOUND, "no record '%s' by '%s' in the local state",
 		                   rkey, did);
 	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read records");
+		ret = ss_state__sqlite_error(st, err, "cannot read records");
 	}
-	ss_state_done(st, s);
+	ss_state__done(st, s);
 	return ret;
 }
 
@@ -94,48 +94,48 @@ int ss_state_record_put(ss_state *st, const ss_state_record *r, ss_error *err)
 	sqlite3_stmt *s = NULL;
 	int ret = 0;
 
-	if (ss_state_prepare_cached(st, &s,
-	                            "INSERT OR REPLACE INTO records (" RECORD_COLUMNS ", sweep)"
-	                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
-	                            err) < 0)
+	if (ss_state__prepare_cached(st, &s,
+	                             "INSERT OR REPLACE INTO records (" RECORD_COLUMNS ", sweep)"
+	                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+	                             err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, r->did);
-	ss_state_bind_text(s, 2, r->rkey);
-	ss_state_bind_text(s, 3, r->cid);
-	ss_state_bind_text(s, 4, r->created_at);
-	ss_state_bind_text(s, 5, r->updated_at);
+	ss_state__bind_text(s, 1, r->did);
+	ss_state__bind_text(s, 2, r->rkey);
+	ss_state__bind_text(s, 3, r->cid);
+	ss_state__bind_text(s, 4, r->created_at);
+	ss_state__bind_text(s, 5, r->updated_at);
 	sqlite3_bind_int64(s, 6, r->updated_us);
 	sqlite3_bind_int(s, 7, r->valid ? 1 : 0);
-	ss_state_bind_text(s, 8, r->valid ? NULL : r->reason);
-	ss_state_bind_text(s, 9, r->valid ? r->tree : NULL);
-	ss_state_bind_text(s, 10, r->note);
-	ret = ss_state_step_done(st, s, "cannot save a record", err);
-	ss_state_done(st, s);
+	ss_state__bind_text(s, 8, r->valid ? NULL : r->reason);
+	ss_state__bind_text(s, 9, r->valid ? r->tree : NULL);
+	ss_state__bind_text(s, 10, r->note);
+	ret = ss_state__step_done(st, s, "cannot save a record", err);
+	ss_state__done(st, s);
 	return ret;
 }
 
 int ss_state_record_delete(ss_state *st, const char *did, const char *rkey, ss_error *err)
 {
-	return ss_state_exec(st, err, "DELETE FROM records WHERE did = ?1 AND rkey = ?2", 2, did,
-	                     rkey, NULL, NULL);
+	return ss_state__exec(st, err, "DELETE FROM records WHERE did = ?1 AND rkey = ?2", 2, did,
+	                      rkey, NULL, NULL);
 }
 
 int ss_state_sweep_begin(ss_state *st, const char *did, ss_error *err)
 {
-	return ss_state_exec(st, err, "UPDATE records SET sweep = 0 WHERE did = ?1", 1, did, NULL,
-	                     NULL, NULL);
+	return ss_state__exec(st, err, "UPDATE records SET sweep = 0 WHERE did = ?1", 1, did, NULL,
+	                      NULL, NULL);
 }
 
 int ss_state_record_touch(ss_state *st, const char *did, const char *rkey, ss_error *err)
 {
-	return ss_state_exec(st, err, "UPDATE records SET sweep = 1 WHERE did = ?1 AND rkey = ?2",
-	                     2, did, rkey, NULL, NULL);
+	return ss_state__exec(st, err, "UPDATE records SET sweep = 1 WHERE did = ?1 AND rkey = ?2",
+	                      2, did, rkey, NULL, NULL);
 }
 
 int ss_state_sweep_end(ss_state *st, const char *did, ss_error *err)
 {
-	return ss_state_exec(st, err, "DELETE FROM records WHERE did = ?1 AND sweep = 0", 1, did,
-	                     NULL, NULL, NULL);
+	return ss_state__exec(st, err, "DELETE FROM records WHERE did = ?1 AND sweep = 0", 1, did,
+	                      NULL, NULL, NULL);
 }
 
 int ss_state_records_each(ss_state *st, const char *rkey, ss_state_record_fn fn, void *payload,
@@ -145,14 +145,14 @@ int ss_state_records_each(ss_state *st, const char *rkey, ss_state_record_fn fn,
 	ss_state_record r;
 	int rc, ret = 0;
 
-	if (ss_state_prepare(st, &s,
-	                     rkey ? "SELECT " RECORD_COLUMNS
-	                            " FROM records WHERE rkey = ?1 ORDER BY rkey, did"
-	                          : "SELECT " RECORD_COLUMNS " FROM records ORDER BY rkey, did",
-	                     err) < 0)
+	if (ss_state__prepare(st, &s,
+	                      rkey ? "SELECT " RECORD_COLUMNS
+	                             " FROM records WHERE rkey = ?1 ORDER BY rkey, did"
+	                           : "SELECT " RECORD_COLUMNS " FROM records ORDER BY rkey, did",
+	                      err) < 0)
 		return -1;
 	if (rkey)
-		ss_state_bind_text(s, 1, rkey);
+		ss_state__bind_text(s, 1, rkey);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		record_borrow_row(s, &r);
 		ret = fn(&r, payload);
@@ -160,7 +160,7 @@ int ss_state_records_each(ss_state *st, const char *rkey, ss_state_record_fn fn,
 			goto out;
 	}
 	if (rc != SQLITE_DONE)
-		ret = ss_state_sqlite_error(st, err, "cannot read records");
+		ret = ss_state__sqlite_error(st, err, "cannot read records");
 out:
 	sqlite3_finalize(s);
 	return ret;
@@ -170,30 +170,30 @@ void ss_state_view_entry_release(ss_state_view_entry *e)
 {
 	if (!e)
 		return;
-	ss_state_free_str(e->rkey);
-	ss_state_free_str(e->did);
-	ss_state_free_str(e->cid);
-	ss_state_free_str(e->tree);
+	ss_state__free_str(e->rkey);
+	ss_state__free_str(e->did);
+	ss_state__free_str(e->cid);
+	ss_state__free_str(e->tree);
 	memset(e, 0, sizeof(*e));
 }
 
 int ss_state_view_clear(ss_state *st, ss_error *err)
 {
-	return ss_state_exec(st, err, "DELETE FROM view", 0, NULL, NULL, NULL, NULL);
+	return ss_state__exec(st, err, "DELETE FROM view", 0, NULL, NULL, NULL, NULL);
 }
 
 int ss_state_view_put(ss_state *st, const ss_state_view_entry *e, ss_error *err)
 {
-	return ss_state_exec(st, err,
-	                     "INSERT OR REPLACE INTO view (rkey, did, cid, tree)"
-	                     " VALUES (?1, ?2, ?3, ?4)",
-	                     4, e->rkey, e->did, e->cid, e->tree);
+	return ss_state__exec(st, err,
+	                      "INSERT OR REPLACE INTO view (rkey, did, cid, tree)"
+	                      " VALUES (?1, ?2, ?3, ?4)",
+	                      4, e->rkey, e->did, e->cid, e->tree);
 }
 
 int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err)
 {
-	return ss_state_exec(st, err, "DELETE FROM view WHERE rkey = ?1", 1, rkey, NULL, NULL,
-	                     NULL);
+	return ss_state__exec(st, err, "DELETE FROM view WHERE rkey = ?1", 1, rkey, NULL, NULL,
+	                      NULL);
 }
 
 int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, ss_error *err)
@@ -201,22 +201,22 @@ int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, 
 	sqlite3_stmt *s = NULL;
 	int rc, ret;
 
-	if (ss_state_prepare(st, &s, "SELECT rkey, did, cid, tree FROM view WHERE rkey = ?1", err) <
-	    0)
+	if (ss_state__prepare(st, &s, "SELECT rkey, did, cid, tree FROM view WHERE rkey = ?1",
+	                      err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, rkey);
+	ss_state__bind_text(s, 1, rkey);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
-		out->rkey = ss_state_column_dup(s, 0);
-		out->did = ss_state_column_dup(s, 1);
-		out->cid = ss_state_column_dup(s, 2);
-		out->tree = ss_state_column_dup(s, 3);
+		out->rkey = ss_state__column_dup(s, 0);
+		out->did = ss_state__column_dup(s, 1);
+		out->cid = ss_state__column_dup(s, 2);
+		out->tree = ss_state__column_dup(s, 3);
 		ret = 0;
 	} else if (rc == SQLITE_DONE) {
 		ret = ss_error_set(err, SS_ENOTFOUND, "skill '%s' is not in the view", rkey);
 	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read the view");
+		ret = ss_state__sqlite_error(st, err, "cannot read the view");
 	}
 	sqlite3_finalize(s);
 	return ret;
@@ -228,7 +228,7 @@ int ss_state_view_each(ss_state *st, ss_state_view_fn fn, void *payload, ss_erro
 	ss_state_view_entry e;
 	int rc, ret = 0;
 
-	if (ss_state_prepare(st, &s, "SELECT rkey, did, cid, tree FROM view ORDER BY rkey", err) <
+	if (ss_state__prepare(st, &s, "SELECT rkey, did, cid, tree FROM view ORDER BY rkey", err) <
 	    0)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -241,7 +241,7 @@ int ss_state_view_each(ss_state *st, ss_state_view_fn fn, void *payload, ss_erro
 			goto out;
 	}
 	if (rc != SQLITE_DONE)
-		ret = ss_state_sqlite_error(st, err, "cannot read the view");
+		ret = ss_state__sqlite_error(st, err, "cannot read the view");
 out:
 	sqlite3_finalize(s);
 	return ret;

@@ -18,10 +18,10 @@ int ss_state_space_writer_get(ss_state *st, const char *did, char **rev, ss_ltha
 	int rc, ret = -1;
 
 	*rev = NULL;
-	if (ss_state_prepare(st, &s, "SELECT rev, lthash FROM space_writers WHERE did = ?1", err) <
+	if (ss_state__prepare(st, &s, "SELECT rev, lthash FROM space_writers WHERE did = ?1", err) <
 	    0)
 		return -1;
-	ss_state_bind_text(s, 1, did);
+	ss_state__bind_text(s, 1, did);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		if (sqlite3_column_bytes(s, 1) != SS_LTHASH_LEN) {
@@ -30,13 +30,13 @@ int ss_state_space_writer_get(ss_state *st, const char *did, char **rev, ss_ltha
 			                   did);
 		} else {
 			memcpy(h->state, sqlite3_column_blob(s, 1), SS_LTHASH_LEN);
-			*rev = ss_state_column_dup(s, 0);
+			*rev = ss_state__column_dup(s, 0);
 			ret = 0;
 		}
 	} else if (rc == SQLITE_DONE) {
 		ret = ss_error_set(err, SS_ENOTFOUND, "local state has no set hash for '%s'", did);
 	} else {
-		ret = ss_state_sqlite_error(st, err, "cannot read a writer's set hash");
+		ret = ss_state__sqlite_error(st, err, "cannot read a writer's set hash");
 	}
 	sqlite3_finalize(s);
 	return ret;
@@ -48,21 +48,21 @@ int ss_state_space_writer_put(ss_state *st, const char *did, const char *rev, co
 	sqlite3_stmt *s = NULL;
 	int ret;
 
-	if (ss_state_prepare(st, &s,
-	                     "INSERT INTO space_writers (did, rev, lthash) VALUES (?1, ?2, ?3) "
-	                     "ON CONFLICT (did) DO UPDATE SET rev = ?2, lthash = ?3",
-	                     err) < 0)
+	if (ss_state__prepare(st, &s,
+	                      "INSERT INTO space_writers (did, rev, lthash) VALUES (?1, ?2, ?3) "
+	                      "ON CONFLICT (did) DO UPDATE SET rev = ?2, lthash = ?3",
+	                      err) < 0)
 		return -1;
-	ss_state_bind_text(s, 1, did);
-	ss_state_bind_text(s, 2, rev);
+	ss_state__bind_text(s, 1, did);
+	ss_state__bind_text(s, 2, rev);
 	sqlite3_bind_blob(s, 3, h->state, SS_LTHASH_LEN, SQLITE_STATIC);
-	ret = ss_state_step_done(st, s, "cannot keep a writer's set hash", err);
+	ret = ss_state__step_done(st, s, "cannot keep a writer's set hash", err);
 	sqlite3_finalize(s);
 	return ret;
 }
 
 int ss_state_space_writer_drop(ss_state *st, const char *did, ss_error *err)
 {
-	return ss_state_exec(st, err, "DELETE FROM space_writers WHERE did = ?1", 1, did, NULL,
-	                     NULL, NULL);
+	return ss_state__exec(st, err, "DELETE FROM space_writers WHERE did = ?1", 1, did, NULL,
+	                      NULL, NULL);
 }

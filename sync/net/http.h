@@ -33,7 +33,7 @@ typedef struct ss_http_batch ss_http_batch;
 /* Zero in any field means its default (shown in brackets). */
 typedef struct ss_http_options {
 	long connect_timeout_ms; /* [10 s] */
-	long timeout_ms;         /* whole request [60 s; the timeout setting: sync/settings.h] */
+	long timeout_ms;         /* whole request [60 s; the timeout setting: sync/setting.h] */
 	long low_speed_time_s;   /* abort below 1 byte/s for this long [min(30, timeout)] */
 	size_t max_response;     /* cap on a response body [64 MiB] */
 	int max_retries;         /* retries after the first attempt [3]; -1: none */

@@ -10,7 +10,7 @@
 #include "core/state/state_floor.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
-#include "sync/identity/identity_cache.h"
+#include "sync/identity/idcache.h"
 #include "sync/public/verify.h"
 #include "sync/transport/space_impl.h"
 
@@ -34,7 +34,7 @@ typedef struct pub_space {
 	pub_member *members;
 	size_t nmembers;
 	char *cache_dir; /* the verified trees (sync/public/verify.h); NULL: none */
-	ss_idcache *ids; /* the members' keys (sync/identity/identity_cache.h) */
+	ss_idcache *ids; /* the members' keys (sync/identity/idcache.h) */
 	ss_state *st; /* the members' verified revisions (core/state/state_floor.h); NULL: none */
 } pub_space;
 
@@ -53,7 +53,7 @@ static const char *who(const pub_member *m)
 
 /*
  * A head that failed as if the member's repo had moved (its PDS unreachable, or not holding
- * the repo): its DID document is read again (once per run, sync/identity/identity_cache.h), and
+ * the repo): its DID document is read again (once per run, sync/identity/idcache.h), and
  * when it names another PDS the member's client goes there and the head is asked once more.
  */
 static void moved(pub_space *ps, pub_member *m, ss_xrpc_head_job *job)

@@ -38,7 +38,7 @@ int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char
 /*
  * Where the space keeps each member's last verified tree (a directory made when first needed;
  * NULL: none, then every listing is a full one) and the state whose identity cache holds their
- * signing keys (sync/identity/identity_cache.h; NULL: read fresh each run). sp must be a public
+ * signing keys (sync/identity/idcache.h; NULL: read fresh each run). sp must be a public
  * space.
  */
 void ss_space_public_set_cache(ss_space *sp, const char *dir, ss_state *st);

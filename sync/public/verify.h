@@ -1,7 +1,7 @@
 /*
  * verify.h: a member's repo believed only once checked against its signed commit: the
  * commit's signature by the member's `#atproto` key (its DID document, through the identity
- * cache: sync/identity/identity_cache.h), the MST root the commit names, every MST node and block
+ * cache: sync/identity/idcache.h), the MST root the commit names, every MST node and block
  * hashing to the CID that names it
  * (core/atproto/car.h, core/atproto/mst.h), each record's CID in that tree under
  * garden.engram.skill/, and each record's value hashing to its CID.
@@ -36,7 +36,7 @@
 #include "core/state/state_floor.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
-#include "sync/identity/identity_cache.h"
+#include "sync/identity/idcache.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
 
@@ -57,8 +57,7 @@ typedef struct ss_verify_member {
 	int car_rc;
 	const ss_error *car_err;
 	ss_buf *car;
-	ss_idcache
-	    *ids; /* the identity cache (sync/identity/identity_cache.h); NULL: keys read fresh */
+	ss_idcache *ids; /* the identity cache (sync/identity/idcache.h); NULL: keys read fresh */
 	/* the member's highest verified revision (core/state/state_floor.h), NULL: none; every way
 	 * refuses a commit below it before anything is handed on */
 	const ss_state_floor *floor;
@@ -147,7 +146,7 @@ int ss_verify_cache_commit(const char *cache_dir, const char *did, char **rev, c
 
 /*
  * Checks that sig (64 bytes) is did's signature of msg with its `#atproto` key, through the
- * identity cache ids (NULL: one for this call; sync/identity/identity_cache.h: the kept key while
+ * identity cache ids (NULL: one for this call; sync/identity/idcache.h: the kept key while
  * fresh, else or when it fails the key its DID document names now; a signature by a previous
  * key only is refused saying so). requests counts the DID documents read.
  */

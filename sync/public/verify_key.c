@@ -1,13 +1,13 @@
 /*
  * verify_key.c: the node cache's paths and the one repo commit signature check (see
  * sync/public/verify.h); the member's key comes from the identity cache
- * (sync/identity/identity_cache.h).
+ * (sync/identity/idcache.h).
  */
 #include <string.h>
 
 #include "core/atproto/crypto.h"
 #include "core/atproto/multikey.h"
-#include "sync/identity/identity_cache.h"
+#include "sync/identity/idcache.h"
 #include "sync/public/verify.h"
 
 void ss_verify_cache_dir(ss_buf *out, const char *state_path)
@@ -40,7 +40,7 @@ static int check(const ss_pubkey *pk, void *arg, ss_error *err)
 {
 	const signed_msg *m = arg;
 
-	return ss_sig_verify(pk, m->msg, m->len, m->sig, m->siglen, true, err);
+	return ss_pubkey_verify(pk, m->msg, m->len, m->sig, m->siglen, true, err);
 }
 
 int ss_verify_signature(ss_idcache *ids, ss_http *http, const char *did, const void *msg,

@@ -10,7 +10,7 @@
 #include "core/util/mem.h"
 #include "core/util/secret.h"
 #include "core/util/time.h"
-#include "sync/identity/identity_cache.h"
+#include "sync/identity/idcache.h"
 #include "sync/space/space_proto.h"
 
 struct ss_space_cred {

@@ -16,7 +16,7 @@
 
 #include "core/util/buf.h"
 #include "core/util/error.h"
-#include "sync/identity/identity_cache.h"
+#include "sync/identity/idcache.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
 
@@ -33,7 +33,7 @@ void ss_space_cred_free(ss_space_cred *c);
 
 /*
  * The space host's URL: the authority's #atproto_space_host (else its PDS) through the identity
- * cache ids (sync/identity/identity_cache.h; borrowed; NULL: its DID document read once per run):
+ * cache ids (sync/identity/idcache.h; borrowed; NULL: its DID document read once per run):
  * the kept host while fresh, so that a fetch costs no identity request, and the DID document read
  * again once when the kept host cannot be reached.
  */

@@ -46,7 +46,7 @@ int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *
 
 /*
  * The clone's state (borrowed, must outlive sp): the writers' set hashes, and the identity
- * cache (sync/identity/identity_cache.h) that keeps the space host and the author keys, so that a
+ * cache (sync/identity/idcache.h) that keeps the space host and the author keys, so that a
  * fetch within its lifetime asks no DID document.
  */
 void ss_space_perm_set_state(ss_space *sp, ss_state *st);

@@ -221,7 +221,7 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 
 /*
  * A read that failed as if the writer's repo had moved (its PDS unreachable, or not holding the
- * repo): its DID document is read again (once per run, sync/identity/identity_cache.h); true when
+ * repo): its DID document is read again (once per run, sync/identity/idcache.h); true when
  * it names another PDS, which wr then uses.
  */
 static bool moved(perm_space *ps, perm_writer *wr, const ss_error *why)

@@ -6,7 +6,7 @@
 #define SS_SPACE_PERM_PRIV_H
 
 #include "core/atproto/lthash.h"
-#include "sync/identity/identity_cache.h"
+#include "sync/identity/idcache.h"
 #include "sync/space/space_cred.h"
 #include "sync/space/space_perm.h"
 #include "sync/space/space_proto.h"
@@ -29,7 +29,7 @@ typedef struct perm_space {
 	ss_space_cred *cred;
 	char *my_rev;    /* my repo's revision as the state knows it (then as this run wrote it) */
 	ss_state *st;    /* where a space host found in the DID document is kept, or NULL */
-	ss_idcache *ids; /* the writers' keys (sync/identity/identity_cache.h), kept in st */
+	ss_idcache *ids; /* the writers' keys (sync/identity/idcache.h), kept in st */
 	perm_writer *writers;
 	size_t nwriters, alloc;
 } perm_space;

@@ -89,17 +89,17 @@ static void test_car__commit_signed_by_the_account(void **state)
 	}
 	assert_int_equal(sig.len, SS_SIG_LEN);
 	assert_int_equal(
-	    ss_pubkey_from_did_doc(&key, json_object_get(vec, "didDoc"), "#atproto", &err), 0);
+	    ss_multikey_from_did_doc(&key, json_object_get(vec, "didDoc"), "#atproto", &err), 0);
 	json_object_del(commit, "sig");
 	assert_int_equal(ss_cbor_encode(commit, &unsigned_bytes, &err), 0);
-	assert_int_equal(ss_sig_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
-	                               (const uint8_t *)sig.ptr, sig.len, true, &err),
+	assert_int_equal(ss_pubkey_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
+	                                  (const uint8_t *)sig.ptr, sig.len, true, &err),
 	                 0);
 	json_object_set_new(commit, "rev", json_string("3zzzzzzzzzzzz"));
 	ss_buf_clear(&unsigned_bytes);
 	assert_int_equal(ss_cbor_encode(commit, &unsigned_bytes, &err), 0);
-	SS_ASSERT_FAILS(ss_sig_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
-	                              (const uint8_t *)sig.ptr, sig.len, true, &err),
+	SS_ASSERT_FAILS(ss_pubkey_verify(key, unsigned_bytes.ptr, unsigned_bytes.len,
+	                                 (const uint8_t *)sig.ptr, sig.len, true, &err),
 	                err, SS_EINVALID);
 	ss_pubkey_free(key);
 	json_decref(commit);

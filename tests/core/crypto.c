@@ -29,18 +29,18 @@ static void test_crypto__hash_mac_kdf_vectors(void **state)
 	uint8_t out[42], prk[32], info[10];
 	ss_error err;
 
-	ss_sha256("abc", 3, out);
+	ss_crypto_sha256("abc", 3, out);
 	assert_hex(out, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	ss_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, out);
+	ss_crypto_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, out);
 	assert_hex(out, 32, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 	ss_test_hex(prk, 32, "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5");
 	ss_test_hex(info, 10, "f0f1f2f3f4f5f6f7f8f9");
-	assert_int_equal(ss_hkdf_expand_sha256(prk, 32, info, 10, out, 42, &err), 0);
+	assert_int_equal(ss_crypto_hkdf_expand_sha256(prk, 32, info, 10, out, 42, &err), 0);
 	assert_hex(out, 42,
 	           "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887"
 	           "185865");
-	SS_ASSERT_FAILS(ss_hkdf_expand_sha256(prk, 32, info, 10, out, 255 * 32 + 1, &err), err,
-	                SS_EINVALID);
+	SS_ASSERT_FAILS(ss_crypto_hkdf_expand_sha256(prk, 32, info, 10, out, 255 * 32 + 1, &err),
+	                err, SS_EINVALID);
 }
 
 /* A fresh key signs low-S r||s that its own did:key verifies; another message does not. */
@@ -55,25 +55,25 @@ static void test_crypto__p256_sign_verify_round_trip(void **state)
 	assert_int_equal(ss_p256_key_new(&key, &err), 0);
 	assert_int_equal(ss_p256_did_key(key, &did, &err), 0);
 	assert_int_equal(strncmp(did, "did:key:zDn", 11), 0);
-	assert_int_equal(ss_pubkey_from_did_key(&pk, did, &err), 0);
+	assert_int_equal(ss_multikey_from_did_key(&pk, did, &err), 0);
 	assert_int_equal(ss_pubkey_curve(pk), SS_CURVE_P256);
 	assert_string_equal(ss_pubkey_jwt_alg(pk), "ES256");
 	for (int i = 0; i < 32; i++) { /* each signature is random: half would be high-S unmade */
 		assert_int_equal(ss_p256_sign(key, "hello", 5, sig, &err), 0);
-		assert_int_equal(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), true, &err), 0);
+		assert_int_equal(ss_pubkey_verify(pk, "hello", 5, sig, sizeof(sig), true, &err), 0);
 	}
-	SS_ASSERT_FAILS(ss_sig_verify(pk, "hellO", 5, sig, sizeof(sig), false, &err), err,
+	SS_ASSERT_FAILS(ss_pubkey_verify(pk, "hellO", 5, sig, sizeof(sig), false, &err), err,
 	                SS_EINVALID);
-	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, 63, false, &err), err, SS_EINVALID);
+	SS_ASSERT_FAILS(ss_pubkey_verify(pk, "hello", 5, sig, 63, false, &err), err, SS_EINVALID);
 	/* r or s zero, or past the group order */
 	memset(sig, 0, 32);
-	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
+	SS_ASSERT_FAILS(ss_pubkey_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
 	                SS_EINVALID);
 	memset(sig, 0xff, sizeof(sig));
-	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
+	SS_ASSERT_FAILS(ss_pubkey_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
 	                SS_EINVALID);
 	memset(sig + 32, 0, 32);
-	SS_ASSERT_FAILS(ss_sig_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
+	SS_ASSERT_FAILS(ss_pubkey_verify(pk, "hello", 5, sig, sizeof(sig), false, &err), err,
 	                SS_EINVALID);
 	ss_pubkey_free(pk);
 	free(did);
@@ -141,26 +141,26 @@ static void test_crypto__signature_fixtures(void **state)
 		                 0);
 		assert_int_equal(ss_base64_decode(&sig, sig64, strlen(sig64), SS_BASE64_STD, &err),
 		                 0);
-		assert_int_equal(ss_pubkey_from_did_key(&pk, did, &err), 0);
-		assert_int_equal(ss_pubkey_from_verification_method(&doc_pk, suite, mb, &err), 0);
+		assert_int_equal(ss_multikey_from_did_key(&pk, did, &err), 0);
+		assert_int_equal(ss_multikey_from_verification_method(&doc_pk, suite, mb, &err), 0);
 		assert_memory_equal(ss_pubkey_point(pk), ss_pubkey_point(doc_pk), SS_POINT_LEN);
 		assert_string_equal(ss_pubkey_jwt_alg(pk),
 		                    json_string_value(json_object_get(c, "algorithm")));
-		again = ss_pubkey_did_key(doc_pk);
+		again = ss_multikey_of_pubkey(doc_pk);
 		assert_string_equal(again, did);
 		free(again);
-		rc = ss_sig_verify(pk, msg.ptr, msg.len, (const uint8_t *)sig.ptr, sig.len, true,
-		                   &err);
+		rc = ss_pubkey_verify(pk, msg.ptr, msg.len, (const uint8_t *)sig.ptr, sig.len, true,
+		                      &err);
 		assert_int_equal(rc == 0, valid);
 		if (tag && !strcmp(tag, "high-s"))
-			assert_int_equal(ss_sig_verify(doc_pk, msg.ptr, msg.len,
-			                               (const uint8_t *)sig.ptr, sig.len, false,
-			                               &err),
+			assert_int_equal(ss_pubkey_verify(doc_pk, msg.ptr, msg.len,
+			                                  (const uint8_t *)sig.ptr, sig.len, false,
+			                                  &err),
 			                 0);
 		if (tag && !strcmp(tag, "der-encoded"))
-			SS_ASSERT_FAILS(ss_sig_verify(pk, msg.ptr, msg.len,
-			                              (const uint8_t *)sig.ptr, sig.len, false,
-			                              &err),
+			SS_ASSERT_FAILS(ss_pubkey_verify(pk, msg.ptr, msg.len,
+			                                 (const uint8_t *)sig.ptr, sig.len, false,
+			                                 &err),
 			                err, SS_EINVALID);
 		ss_pubkey_free(pk);
 		ss_pubkey_free(doc_pk);
@@ -206,11 +206,11 @@ static void test_crypto__space_http_signatures(void **state)
 		if (aud)
 			ss_buf_printf(&base, "\"atproto-space-audience\": %s\n", aud);
 		ss_buf_printf(&base, "\"@signature-params\": %s", input + strlen(label));
-		assert_int_equal(ss_pubkey_from_did_key(
+		assert_int_equal(ss_multikey_from_did_key(
 		                     &pk, json_string_value(json_object_get(c, "keyDid")), &err),
 		                 0);
-		assert_int_equal(ss_sig_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr,
-		                               sig.len, false, &err),
+		assert_int_equal(ss_pubkey_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr,
+		                                  sig.len, false, &err),
 		                 0);
 		if (aud) {
 			ss_buf_clear(&base);
@@ -218,9 +218,9 @@ static void test_crypto__space_http_signatures(void **state)
 			              "\"authorization\": %s\n\"atproto-space-audience\": %s\n"
 			              "\"@signature-params\": %s",
 			              auth, "did:example:other", input + strlen(label));
-			SS_ASSERT_FAILS(ss_sig_verify(pk, base.ptr, base.len,
-			                              (const uint8_t *)sig.ptr, sig.len, false,
-			                              &err),
+			SS_ASSERT_FAILS(ss_pubkey_verify(pk, base.ptr, base.len,
+			                                 (const uint8_t *)sig.ptr, sig.len, false,
+			                                 &err),
 			                err, SS_EINVALID);
 		}
 		ss_pubkey_free(pk);

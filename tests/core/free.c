@@ -35,13 +35,13 @@ static void test_free__every_free_accepts_null(void **state)
 	(void)state;
 	ss_buf_release(NULL);
 	ss_commit_list_release(NULL);
-	ss_git_strings_free(NULL, 3);
+	ss_git__strings_free(NULL, 3);
 	ss_history_release(NULL);
 	ss_linediff_release(NULL);
 	ss_lock_free(NULL);
 	ss_merge_result_release(NULL);
 	ss_outgoing_free(NULL);
-	ss_outgoing_lookup_release(NULL);
+	ss_outgoing__lookup_release(NULL);
 	ss_plan_free(NULL);
 	ss_provenance_release(NULL);
 	ss_record_meta_release(NULL);

@@ -18,7 +18,7 @@ static ss_pubkey *key_of(const char *did)
 	ss_pubkey *pk = NULL;
 	ss_error err;
 
-	assert_int_equal(ss_pubkey_from_did_key(&pk, did, &err), 0);
+	assert_int_equal(ss_multikey_from_did_key(&pk, did, &err), 0);
 	return pk;
 }
 
@@ -116,7 +116,7 @@ static void test_jwt__sign_es256_round_trip(void **state)
 
 	assert_int_equal(ss_p256_key_new(&key, &err), 0);
 	assert_int_equal(ss_p256_did_key(key, &did, &err), 0);
-	assert_int_equal(ss_pubkey_from_did_key(&pk, did, &err), 0);
+	assert_int_equal(ss_multikey_from_did_key(&pk, did, &err), 0);
 	assert_int_equal(ss_jwt_sign_es256(&token, key, "test+jwt", "#k", claims, &err), 0);
 	assert_int_equal(ss_jwt_parse(&j, token, &err), 0);
 	assert_string_equal(j.alg, "ES256");

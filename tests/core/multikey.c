@@ -36,10 +36,10 @@ static void test_multikey__did_key_round_trip(void **state)
 			char *again;
 			ss_error err;
 
-			assert_int_equal(ss_pubkey_from_did_key(&pk, did, &err), 0);
+			assert_int_equal(ss_multikey_from_did_key(&pk, did, &err), 0);
 			assert_int_equal(ss_pubkey_curve(pk),
 			                 f == 0 ? SS_CURVE_K256 : SS_CURVE_P256);
-			again = ss_pubkey_did_key(pk);
+			again = ss_multikey_of_pubkey(pk);
 			assert_string_equal(again, did);
 			free(again);
 			again = ss_multikey_encode(ss_pubkey_curve(pk), ss_pubkey_point(pk));
@@ -57,22 +57,22 @@ static void test_multikey__legacy_uncompressed_form(void **state)
 	char *did;
 	ss_error err;
 
-	assert_int_equal(ss_pubkey_from_verification_method(
+	assert_int_equal(ss_multikey_from_verification_method(
 	                     &pk, "EcdsaSecp256k1VerificationKey2019", K256_LEGACY, &err),
 	                 0);
-	did = ss_pubkey_did_key(pk);
+	did = ss_multikey_of_pubkey(pk);
 	assert_string_equal(did, K256_DID);
 	free(did);
 	ss_pubkey_free(pk);
 	/* the same bytes read as the other curve are not a point of it */
-	SS_ASSERT_FAILS(ss_pubkey_from_verification_method(&pk, "EcdsaSecp256r1VerificationKey2019",
-	                                                   K256_LEGACY, &err),
+	SS_ASSERT_FAILS(ss_multikey_from_verification_method(
+	                    &pk, "EcdsaSecp256r1VerificationKey2019", K256_LEGACY, &err),
 	                err, SS_EINVALID);
 	/* a Multikey needs its multicodec */
-	SS_ASSERT_FAILS(ss_pubkey_from_verification_method(&pk, "Multikey", K256_LEGACY, &err), err,
-	                SS_EINVALID);
+	SS_ASSERT_FAILS(ss_multikey_from_verification_method(&pk, "Multikey", K256_LEGACY, &err),
+	                err, SS_EINVALID);
 	SS_ASSERT_FAILS(
-	    ss_pubkey_from_verification_method(&pk, "JsonWebKey2020", K256_LEGACY, &err), err,
+	    ss_multikey_from_verification_method(&pk, "JsonWebKey2020", K256_LEGACY, &err), err,
 	    SS_EINVALID);
 }
 
@@ -81,17 +81,17 @@ static void test_multikey__refuses_malformed(void **state)
 	ss_pubkey *pk = NULL;
 	ss_error err;
 
-	SS_ASSERT_FAILS(ss_pubkey_from_did_key(&pk, "did:plc:ewvi7nxzyoun6zhxrhs64oiz", &err), err,
-	                SS_EINVALID);
+	SS_ASSERT_FAILS(ss_multikey_from_did_key(&pk, "did:plc:ewvi7nxzyoun6zhxrhs64oiz", &err),
+	                err, SS_EINVALID);
 	/* base58btc only ('z'), not base32 ('b') */
-	SS_ASSERT_FAILS(ss_pubkey_from_did_key(&pk, "did:key:bafy", &err), err, SS_EINVALID);
-	SS_ASSERT_FAILS(ss_pubkey_from_did_key(&pk, "did:key:z", &err), err, SS_EINVALID);
+	SS_ASSERT_FAILS(ss_multikey_from_did_key(&pk, "did:key:bafy", &err), err, SS_EINVALID);
+	SS_ASSERT_FAILS(ss_multikey_from_did_key(&pk, "did:key:z", &err), err, SS_EINVALID);
 	/* an ed25519 did:key (multicodec 0xed) */
-	SS_ASSERT_FAILS(ss_pubkey_from_did_key(
+	SS_ASSERT_FAILS(ss_multikey_from_did_key(
 	                    &pk, "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", &err),
 	                err, SS_EINVALID);
 	/* a did:key cut short */
-	SS_ASSERT_FAILS(ss_pubkey_from_did_key(
+	SS_ASSERT_FAILS(ss_multikey_from_did_key(
 	                    &pk, "did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBm", &err),
 	                err, SS_EINVALID);
 	assert_null(pk);
@@ -118,13 +118,13 @@ static void test_multikey__from_did_doc(void **state)
 
 		doc = json_loads(docs[i], 0, NULL);
 		assert_non_null(doc);
-		assert_int_equal(ss_pubkey_from_did_doc(&pk, doc, "#atproto", &err), 0);
-		did = ss_pubkey_did_key(pk);
+		assert_int_equal(ss_multikey_from_did_doc(&pk, doc, "#atproto", &err), 0);
+		did = ss_multikey_of_pubkey(pk);
 		assert_string_equal(did, K256_DID);
 		free(did);
 		ss_pubkey_free(pk);
 		pk = NULL;
-		SS_ASSERT_FAILS(ss_pubkey_from_did_doc(&pk, doc, "#atproto_space", &err), err,
+		SS_ASSERT_FAILS(ss_multikey_from_did_doc(&pk, doc, "#atproto_space", &err), err,
 		                SS_ENOTFOUND);
 		json_decref(doc);
 	}
@@ -133,7 +133,7 @@ static void test_multikey__from_did_doc(void **state)
 	                 "\"did:plc:evil#atproto\",\"type\":\"Multikey\",\"publicKeyMultibase\":"
 	                 "\"zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme\"}]}",
 	                 0, NULL);
-	SS_ASSERT_FAILS(ss_pubkey_from_did_doc(&pk, doc, "#atproto", &err), err, SS_ENOTFOUND);
+	SS_ASSERT_FAILS(ss_multikey_from_did_doc(&pk, doc, "#atproto", &err), err, SS_ENOTFOUND);
 	json_decref(doc);
 }
 

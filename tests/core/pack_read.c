@@ -119,7 +119,7 @@ static void test_pack_read__reads_what_libgit2_reads(void **state)
 	c = packed_repo(&repo, &dir, 60);
 	pack_objects(dir, &list);
 	open_packs(dir, &packs, &cur);
-	assert_int_equal(git_repository_odb(&odb, ss_repo_git(repo)), 0);
+	assert_int_equal(git_repository_odb(&odb, ss_repo__git(repo)), 0);
 	for (char *line = list.ptr; *line; line = strchr(line, '\n') + 1) {
 		git_odb_object *o = NULL;
 		git_oid id;
@@ -196,7 +196,7 @@ static void test_pack_read__leaves_deltas_and_loose_objects_to_libgit2(void **st
 	}
 	assert_true(deltas > 10);
 	assert_true(whole > 10);
-	ss_git_oid_in(&id, &loose);
+	ss_git__oid_in(&id, &loose);
 	assert_int_equal(ss_pack_read_object(cur, &id, &obj, &found, &err), 0);
 	assert_false(found);
 	memset(id.id, 0xab, GIT_OID_RAWSZ);

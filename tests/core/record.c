@@ -377,7 +377,7 @@ static void decode_summary(const char *json, size_t len, const char *rkey, ss_re
 	int ret;
 
 	ss_record_meta_init(&meta);
-	ret = ss_record_decode_path(json, len, rkey, &s, &meta, r, path);
+	ret = ss_record_decode__path(json, len, rkey, &s, &meta, r, path);
 	summarize(ret, r, s, &meta, out);
 }
 
@@ -391,7 +391,7 @@ static void block_summary(const unsigned char *block, size_t len, const char *rk
 	int ret;
 
 	ss_record_meta_init(&meta);
-	ret = ss_record_decode_block_path(block, len, rkey, &s, &meta, r, path);
+	ret = ss_record_decode__block_path(block, len, rkey, &s, &meta, r, path);
 	summarize(ret, r, s, &meta, out);
 }
 

@@ -24,9 +24,9 @@ static int agree(const char *json, size_t len)
 	char *cid = NULL;
 	int scanned, gret, pret;
 
-	scanned = ss_record_cid_scan(json, len, &fast);
+	scanned = ss_record_cid__scan(json, len, &fast);
 	assert_true(scanned == 0 || scanned == 1);
-	gret = ss_record_cbor_general(json, len, &general, &gerr);
+	gret = ss_record__cbor_general(json, len, &general, &gerr);
 	if (scanned == 0) {
 		assert_int_equal(gret, 0);
 		assert_int_equal(fast.len, general.len);

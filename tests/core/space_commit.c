@@ -86,7 +86,7 @@ static void test_space_commit__reference_commits_verify(void **state)
 			                     json_string_value(json_object_get(r, "cid")));
 		}
 		ss_lthash_digest(&set, digest);
-		assert_int_equal(ss_pubkey_from_did_key(
+		assert_int_equal(ss_multikey_from_did_key(
 		                     &pk, json_string_value(json_object_get(v, "didKey")), &err),
 		                 0);
 		assert_int_equal(ss_space_commit_verify(&c, space, author, rev, pk, digest, &err),
@@ -118,8 +118,9 @@ static void test_space_commit__tampering_caught(void **state)
 
 	assert_int_equal(ss_space_commit_from_json(&c, obj, &err), 0);
 	assert_int_equal(
-	    ss_pubkey_from_did_key(&pk, json_string_value(json_object_get(v, "didKey")), &err), 0);
-	assert_int_equal(ss_pubkey_from_did_key(
+	    ss_multikey_from_did_key(&pk, json_string_value(json_object_get(v, "didKey")), &err),
+	    0);
+	assert_int_equal(ss_multikey_from_did_key(
 	                     &wrong, json_string_value(json_object_get(other, "didKey")), &err),
 	                 0);
 	assert_int_equal(ss_space_commit_verify(&c, space, author, NULL, pk, NULL, &err), 0);

@@ -192,7 +192,7 @@ static void test_worktree__checkout_index_matches_git(void **state)
 	assert_true(seen[1] >= 2);
 
 	/* the index as written, against lstat of each file */
-	assert_int_equal(git_repository_index(&index, ss_repo_git(repo)), 0);
+	assert_int_equal(git_repository_index(&index, ss_repo__git(repo)), 0);
 	assert_int_equal(git_index_read(index, 1), 0);
 	assert_int_equal(git_index_entrycount(index), 3 * SKILLS + 3);
 	for (size_t i = 0; i < git_index_entrycount(index); i++) {
@@ -253,7 +253,7 @@ static void test_worktree__checkout_index_matches_git(void **state)
  * hostile tree would be), pointing at a blob; sub's bytes cut short by cut bytes. */
 static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode, size_t cut)
 {
-	git_repository *git = ss_repo_git(repo);
+	git_repository *git = ss_repo__git(repo);
 	git_odb *odb = NULL;
 	git_oid blob, sub, top;
 	ss_buf raw = SS_BUF_INIT;
@@ -275,7 +275,7 @@ static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode, size_t 
 	assert_int_equal(git_odb_write(&top, odb, raw.ptr, raw.len, GIT_OBJECT_TREE), 0);
 	ss_buf_release(&raw);
 	git_odb_free(odb);
-	ss_git_oid_out(&t, &top);
+	ss_git__oid_out(&t, &top);
 	return ss_test_commit(repo, SS_REPO_MAIN_REF, &t, NULL, "odd");
 }
 

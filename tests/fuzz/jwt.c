@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			ss_pubkey *pk = NULL;
 
-			fuzz_check(ss_pubkey_from_did_key(&pk, keys[i], &err) == 0, "a test key");
+			fuzz_check(ss_multikey_from_did_key(&pk, keys[i], &err) == 0, "a test key");
 			fuzz_check(ss_jwt_verify(&jwt, pk, &err) < 0,
 			           "a token no key signed verifies");
 			ss_pubkey_free(pk);

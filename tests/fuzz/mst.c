@@ -29,7 +29,7 @@ typedef struct expect {
 static int line_cmp(const void *a, const void *b)
 {
 	const line *x = a, *y = b;
-	int c = ss_mst_keycmp(x->key, x->len, y->key, y->len);
+	int c = ss_mst__keycmp(x->key, x->len, y->key, y->len);
 
 	return c ? c : (x->index < y->index ? -1 : 1);
 }
@@ -111,8 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ss_error err;
 	expect e;
 
-	if (ss_mst_node_decode(&node, data, size, &err) == 0)
-		ss_mst_node_release(&node);
+	if (ss_mst__node_decode(&node, data, size, &err) == 0)
+		ss_mst__node_release(&node);
 
 	/* At most 512 keys: trees of a few layers, and a fast target. */
 	for (size_t i = 0; i < size && n < 512;) {
@@ -127,8 +127,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	qsort(lines, n, sizeof(*lines), line_cmp);
 	for (size_t i = 0; i < n; i++) /* a key given twice: the first line counts */
-		if (kept == 0 || ss_mst_keycmp(lines[kept - 1].key, lines[kept - 1].len,
-		                               lines[i].key, lines[i].len) != 0)
+		if (kept == 0 || ss_mst__keycmp(lines[kept - 1].key, lines[kept - 1].len,
+		                                lines[i].key, lines[i].len) != 0)
 			lines[kept++] = lines[i];
 	n = kept;
 

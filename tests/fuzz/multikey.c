@@ -22,23 +22,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *doc;
 	ss_error err;
 
-	if (ss_pubkey_from_multikey(&pk, s, &err) == 0) {
+	if (ss_multikey_decode(&pk, s, &err) == 0) {
 		text = ss_multikey_encode(ss_pubkey_curve(pk), ss_pubkey_point(pk));
 		fuzz_check(!strcmp(text, s), "a Multikey value that does not come back the same");
 		free(text);
 		ss_pubkey_free(pk);
 		pk = NULL;
 	}
-	if (ss_pubkey_from_did_key(&pk, s, &err) == 0) {
-		text = ss_pubkey_did_key(pk);
+	if (ss_multikey_from_did_key(&pk, s, &err) == 0) {
+		text = ss_multikey_of_pubkey(pk);
 		fuzz_check(!strcmp(text, s), "a did:key that does not come back the same");
 		free(text);
 		ss_pubkey_free(pk);
 		pk = NULL;
 	}
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		if (ss_pubkey_from_verification_method(&pk, types[i], s, &err) == 0) {
-			text = ss_pubkey_did_key(pk);
+		if (ss_multikey_from_verification_method(&pk, types[i], s, &err) == 0) {
+			text = ss_multikey_of_pubkey(pk);
 			fuzz_check(text && !strncmp(text, "did:key:z", 9),
 			           "a key without a did:key");
 			free(text);
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	if ((doc = json_loadb((const char *)data, size, 0, NULL))) {
-		if (ss_pubkey_from_did_doc(&pk, doc, "#atproto", &err) == 0)
+		if (ss_multikey_from_did_doc(&pk, doc, "#atproto", &err) == 0)
 			ss_pubkey_free(pk);
 		json_decref(doc);
 	}

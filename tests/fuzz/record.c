@@ -19,7 +19,7 @@ static int summary(const uint8_t *data, size_t size, ss_record_path path, ss_buf
 	int ret;
 
 	ss_record_meta_init(&meta);
-	ret = ss_record_decode_path((const char *)data, size, "fuzz", &s, &meta, r, path);
+	ret = ss_record_decode__path((const char *)data, size, "fuzz", &s, &meta, r, path);
 	return fuzz_record_summary(ret, r, s, &meta, out);
 }
 
@@ -29,11 +29,11 @@ static void cid_paths_agree(const uint8_t *data, size_t size)
 {
 	ss_buf fast = SS_BUF_INIT, general = SS_BUF_INIT;
 	ss_error err;
-	int scanned = ss_record_cid_scan((const char *)data, size, &fast);
+	int scanned = ss_record_cid__scan((const char *)data, size, &fast);
 
 	fuzz_check(scanned == 0 || fast.len == 0, "the CID scanner left bytes behind");
 	if (scanned == 0) {
-		fuzz_check(ss_record_cbor_general((const char *)data, size, &general, &err) == 0,
+		fuzz_check(ss_record__cbor_general((const char *)data, size, &general, &err) == 0,
 		           "the CID scanner takes what the general path refuses");
 		fuzz_check(fast.len == general.len && !memcmp(fast.ptr, general.ptr, fast.len),
 		           "the CID scanner and the general path differ");

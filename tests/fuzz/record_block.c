@@ -1,4 +1,4 @@
-/* The record decoder on a repository's block (ss_record_decode_block_path): wherever the block
+/* The record decoder on a repository's block (ss_record_decode__block_path): wherever the block
  * scanner takes a block, its result must be exactly that of the block's JSON form (the return,
  * every report line, the skill and meta encoded again), and the default path must always give
  * that result. An input that starts with '{' is a record's JSON text, turned into its block
@@ -22,7 +22,7 @@ static int summary(const unsigned char *block, size_t size, ss_record_path path,
 	int ret;
 
 	ss_record_meta_init(&meta);
-	ret = ss_record_decode_block_path(block, size, "fuzz", &s, &meta, r, path);
+	ret = ss_record_decode__block_path(block, size, "fuzz", &s, &meta, r, path);
 	return fuzz_record_summary(ret, r, s, &meta, out);
 }
 

@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_check(!memcmp(digest, again, sizeof(digest)), "a set hash that depends on the order");
 	if ((mb = strchr(key, ' '))) {
 		*mb++ = '\0';
-		if (ss_pubkey_from_verification_method(&pk, key, mb, &err) == 0)
+		if (ss_multikey_from_verification_method(&pk, key, mb, &err) == 0)
 			(void)ss_space_commit_verify_sig(&c, space, writer, pk, &err);
 	}
 out:

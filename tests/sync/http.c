@@ -23,7 +23,7 @@
 #include "sync/net/http.h"
 #include "sync/net/url.h"
 #include "sync/pds.h"
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 static double now_s(void)
 {
@@ -52,7 +52,7 @@ static int loopback_socket(int *port, int listen_too)
 	return fd;
 }
 
-/* The timeout setting reaches a command's client through sync/settings.h; the HTTP layer itself
+/* The timeout setting reaches a command's client through sync/setting.h; the HTTP layer itself
  * reads no setting (its defaults are its own). */
 static void test_http__timeout_from_the_environment(void **state)
 {

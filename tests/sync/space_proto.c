@@ -60,16 +60,17 @@ static void test_space_proto__signature_base_is_the_reference_one(void **state)
 		split(h, &params, &sig);
 		ss_space_proto_sig_base(&base, header(h, "authorization"),
 		                        header(h, "atproto-space-audience"), params);
-		assert_int_equal(ss_pubkey_from_did_key(
+		assert_int_equal(ss_multikey_from_did_key(
 		                     &pk, json_string_value(json_object_get(c, "keyDid")), &err),
 		                 0);
-		assert_int_equal(ss_sig_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr,
-		                               sig.len, false, &err),
+		assert_int_equal(ss_pubkey_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr,
+		                                  sig.len, false, &err),
 		                 0);
 		/* one byte off in what is covered: the signature no longer holds */
 		base.ptr[3] ^= 1;
-		assert_int_not_equal(ss_sig_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr,
-		                                   sig.len, false, &err),
+		assert_int_not_equal(ss_pubkey_verify(pk, base.ptr, base.len,
+		                                      (const uint8_t *)sig.ptr, sig.len, false,
+		                                      &err),
 		                     0);
 		ss_pubkey_free(pk);
 		ss_buf_release(&base);
@@ -114,10 +115,10 @@ static void check_signed(const char *token, const char *audience)
 	split(h, &params, &sig);
 	assert_int_equal(sig.len, 64);
 	ss_space_proto_sig_base(&base, header(h, "authorization"), audience, params);
-	assert_int_equal(ss_pubkey_from_did_key(&pk, keyid, &err), 0);
-	assert_int_equal(
-	    ss_sig_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr, sig.len, false, &err),
-	    0);
+	assert_int_equal(ss_multikey_from_did_key(&pk, keyid, &err), 0);
+	assert_int_equal(ss_pubkey_verify(pk, base.ptr, base.len, (const uint8_t *)sig.ptr, sig.len,
+	                                  false, &err),
+	                 0);
 	ss_pubkey_free(pk);
 	ss_p256_key_free(key);
 	ss_space_proto_lines_free(lines);

@@ -1,5 +1,5 @@
 /*
- * settings.h: the person's settings (docs/CONFIG.md): request timeout, pull's merge style,
+ * setting.h: the person's settings (docs/CONFIG.md): request timeout, pull's merge style,
  * link's default agents, colour, progress. One lookup for each, in this order: the
  * environment variable, the clone's value (its state's config table, key "setting.<key>"),
  * the per-user file (<config dir>/config, the directory of sessions: $SKILLSYNC_CONFIG_HOME,
@@ -9,8 +9,8 @@
  * set, and when read (naming where it came from), never silently ignored. The per-user file is
  * one "key = value" a line ('#' comments), replaced atomically, mode 0644: never a secret.
  */
-#ifndef SS_SETTINGS_H
-#define SS_SETTINGS_H
+#ifndef SS_SETTING_H
+#define SS_SETTING_H
 
 #include <stdbool.h>
 

@@ -1,13 +1,13 @@
 /*
- * agents.h: the agents whose skills folders `skillsync link` knows, and where each folder is.
+ * agent.h: the agents whose skills folders `skillsync link` knows, and where each folder is.
  *
- * The one table in the code (core/agent/agents.c); docs/AGENTS.md lists the same with the source of
+ * The one table in the code (core/agent/agent.c); docs/AGENTS.md lists the same with the source of
  * each folder: keep the two in step. A folder is project-level (relative to a project's
  * top directory) or global (in the user's home, or under $XDG_CONFIG_HOME, or under an
  * agent's own environment variable such as $CODEX_HOME when set).
  */
-#ifndef SS_AGENTS_H
-#define SS_AGENTS_H
+#ifndef SS_AGENT_H
+#define SS_AGENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

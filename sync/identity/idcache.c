@@ -1,5 +1,5 @@
-/* identity_cache.c: one identity cache for both transports (see sync/identity/identity_cache.h). */
-#include "sync/identity/identity_cache.h"
+/* idcache.c: one identity cache for both transports (see sync/identity/idcache.h). */
+#include "sync/identity/idcache.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -111,8 +111,8 @@ static int from_doc(const char *did, const ss_buf *text, const ss_state_ident *k
 		goto out;
 	root = json_loadb(text->ptr, text->len, 0, NULL);
 	/* A document naming no key is kept as such: a signature then fails, saying so. */
-	if (ss_pubkey_from_did_doc(&pk, root, "#atproto", &ignored) == 0)
-		key = ss_pubkey_did_key(pk);
+	if (ss_multikey_from_did_doc(&pk, root, "#atproto", &ignored) == 0)
+		key = ss_multikey_of_pubkey(pk);
 	if (ss_xrpc_did_doc_space_host(text->ptr, text->len, &host, &ignored) < 0)
 		host = NULL;
 	out->did = ss_xstrdup(did);
@@ -288,7 +288,7 @@ static int try_key(const char *key, ss_idcache_check_fn check, void *arg)
 	ss_error ignored;
 	int ret = -1;
 
-	if (key && ss_pubkey_from_did_key(&pk, key, &ignored) == 0)
+	if (key && ss_multikey_from_did_key(&pk, key, &ignored) == 0)
 		ret = check(pk, arg, &ignored);
 	ss_pubkey_free(pk);
 	return ret;

@@ -1,5 +1,5 @@
-/* agents.c: the agents' skills folders (docs/AGENTS.md, with the source of each). */
-#include "core/agent/agents.h"
+/* agent.c: the agents' skills folders (docs/AGENTS.md, with the source of each). */
+#include "core/agent/agent.h"
 
 #include <stdlib.h>
 #include <string.h>

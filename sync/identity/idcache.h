@@ -1,5 +1,5 @@
 /*
- * identity_cache.h: the one identity cache both transports use: what each account's DID
+ * idcache.h: the one identity cache both transports use: what each account's DID
  * document said (its PDS, the space host for an authority, the #atproto key its commits are
  * signed with, the verified handle) kept in the clone's state (core/state/state_ident.h) with the
  * time it was read.
@@ -14,8 +14,8 @@
  *    tampering; it is refused all the same (its versions wait for the current key).
  * Without a state (a command outside a clone) the cache lives for the run only.
  */
-#ifndef SS_IDENTITY_CACHE_H
-#define SS_IDENTITY_CACHE_H
+#ifndef SS_IDCACHE_H
+#define SS_IDCACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "sync/settings.h"
+#include "sync/setting.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 static const ss_setting_def table[] = {
     {"timeout", "SKILLSYNC_TIMEOUT", "60", "whole seconds from 1 to 3600"},
     {"pull.ff", "SKILLSYNC_PULL_FF", "true", "true or only"},
-    /* the default must name core/agent/agents.c's default_target agents */
+    /* the default must name core/agent/agent.c's default_target agents */
     {"link.agents", "SKILLSYNC_LINK_AGENTS", "claude,agents", "agent names, comma-separated"},
     {"color", "SKILLSYNC_COLOR", "auto", "auto, always or never"},
     {"progress", "SKILLSYNC_PROGRESS", "auto", "auto or never"},
@@ -50,7 +50,7 @@ static bool one_of(const char *v, const char *const *list)
 }
 
 /* An agent name list: lowercase words and dashes, comma-separated, none empty. The agents
- * themselves are checked by link against its table (core/agent/agents.h). */
+ * themselves are checked by link against its table (core/agent/agent.h). */
 static bool agent_list(const char *v)
 {
 	bool word = false;
