@@ -87,8 +87,13 @@ static void sources_release(sources *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Adds a CAR (its bytes move in) to the sources; what was wrong with it otherwise. */
-static int sources_add(sources *s, ss_buf *bytes, ss_car **car, ss_error *err)
+/*
+ * Adds a CAR (its bytes move in) to the sources; what was wrong with it otherwise. lenient: a
+ * block that does not hash to its CID is left out and remembered (ss_car_open_keep_bad), as
+ * the CARs that bring records are read: one bad record costs only itself, and says which it
+ * was (emit); a tree's nodes come strict.
+ */
+static int sources_add(sources *s, ss_buf *bytes, ss_car **car, bool lenient, ss_error *err)
 {
 	ss_car *c;
 	size_t at = s->n;
@@ -97,7 +102,8 @@ static int sources_add(sources *s, ss_buf *bytes, ss_car **car, ss_error *err)
 	ss_xgrow((void **)&s->cars, sizeof(*s->cars), s->n + 1, &s->alloc);
 	s->bytes[at] = *bytes;
 	ss_buf_init(bytes);
-	if (ss_car_open(&c, s->bytes[at].ptr, s->bytes[at].len, err) < 0) {
+	if ((lenient ? ss_car_open_keep_bad(&c, s->bytes[at].ptr, s->bytes[at].len, err)
+	             : ss_car_open(&c, s->bytes[at].ptr, s->bytes[at].len, err)) < 0) {
 		ss_buf_release(&s->bytes[at]);
 		return -1;
 	}
@@ -115,6 +121,15 @@ static void sources_put(sources *s, ss_car *car)
 	ss_xgrow((void **)&s->cars, sizeof(*s->cars), s->n + 1, &s->alloc);
 	ss_buf_init(&s->bytes[s->n]);
 	s->cars[s->n++] = car;
+}
+
+/* Whether a CAR of the sources held a block named cid that did not hash to it. */
+static bool sources_bad(const sources *s, const ss_cid *cid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (ss_car_is_bad(s->cars[i], cid))
+			return true;
+	return false;
 }
 
 static const ss_car_block *sources_get(const sources *s, const ss_cid *cid)
@@ -186,8 +201,9 @@ static int on_diff(void *ctx, ss_mst_op op, const char *key, size_t key_len,
 	return add_change(ctx, op, key, key_len, new_value);
 }
 
-/* Fetches the blocks cids names into the sources (getBlocks, by BLOCKS_PER_REQUEST). */
-static int fetch_blocks(run *r, const ss_cid *cids, size_t n, ss_error *err)
+/* Fetches the blocks cids names into the sources (getBlocks, by BLOCKS_PER_REQUEST; lenient as
+ * sources_add). */
+static int fetch_blocks(run *r, const ss_cid *cids, size_t n, bool lenient, ss_error *err)
 {
 	for (size_t at = 0; at < n; at += BLOCKS_PER_REQUEST) {
 		size_t k = n - at < BLOCKS_PER_REQUEST ? n - at : BLOCKS_PER_REQUEST;
@@ -204,7 +220,7 @@ static int fetch_blocks(run *r, const ss_cid *cids, size_t n, ss_error *err)
 		ret = ss_xrpc_get_blocks(r->m->client, r->m->did, ptrs, k, &car, err);
 		r->out->bytes += car.len;
 		if (!ret)
-			ret = sources_add(&r->src, &car, NULL, err);
+			ret = sources_add(&r->src, &car, NULL, lenient, err);
 		ss_buf_release(&car);
 		free(strs);
 		free(ptrs);
@@ -229,8 +245,21 @@ static int read_tree(run *r, const ss_cid *old, ss_error *err)
 		changes_clear(r);
 		ret = old ? ss_mst_diff(&src, old, &r->data_root, PREFIX, on_diff, r, err)
 		          : ss_mst_walk(&src, &r->data_root, PREFIX, on_leaf, r, err);
+		/* the incremental way's CAR is read leniently for its records; a tree node of it
+		 * that does not hash refuses the CAR, as a strict read would */
+		for (size_t i = 0; ret == 0 && old && i < src.nmissing; i++)
+			if (sources_bad(&r->src, &src.missing[i])) {
+				char cid[SS_CID_STRSZ];
+
+				ss_cid_fmt(cid, &src.missing[i]);
+				ret = ss_error_set(
+				    err, SS_EINVALID,
+				    "com.atproto.sync.getRepo: invalid CAR: the tree node %s "
+				    "does not hash to its CID",
+				    cid);
+			}
 		if (ret == 0 && src.nmissing)
-			ret = fetch_blocks(r, src.missing, src.nmissing, err);
+			ret = fetch_blocks(r, src.missing, src.nmissing, false, err);
 		if (ret < 0) {
 			ss_mst_source_release(&src);
 			return ret;
@@ -319,7 +348,7 @@ static ss_car *load_cache(run *r)
 	if (r->m->cache_dir) {
 		ss_verify_cache_path(&path, r->m->cache_dir, r->m->did, "car");
 		if (ss_fs_read_file(&bytes, path.ptr, MAX_CACHE_FILE, &ignored) < 0 ||
-		    sources_add(&r->src, &bytes, &car, &ignored) < 0)
+		    sources_add(&r->src, &bytes, &car, false, &ignored) < 0)
 			car = NULL;
 	}
 	ss_buf_release(&path);
@@ -459,7 +488,7 @@ static int fetch_records(run *r, ss_error *err)
 			missing[n++] = r->changes[i].cid;
 		}
 	if (n)
-		ret = fetch_blocks(r, missing, n, err);
+		ret = fetch_blocks(r, missing, n, true, err);
 	free(missing);
 	return ret;
 }
@@ -467,6 +496,7 @@ static int fetch_records(run *r, ss_error *err)
 /* Hands the changes to the sink: records as JSON text from their verified blocks. */
 static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 {
+	ss_buf why = SS_BUF_INIT;
 	int ret = 0;
 
 	for (size_t i = 0; i < r->nchanges && ret == 0; i++) {
@@ -488,9 +518,18 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 		}
 		/* kept by no CID: the signed version is taken whenever it comes */
 		r->out->refused++;
-		ret = sink->record(sink->payload, c->rkey, "", NULL, 0,
-		                   "the PDS sent no block that hashes to the record's CID", err);
+		ss_buf_clear(&why);
+		if (sources_bad(&r->src, &c->cid))
+			ss_buf_printf(
+			    &why,
+			    "the block the PDS sent for it does not hash to the record's CID "
+			    "%s (changed on the way)",
+			    cid);
+		else
+			ss_buf_puts(&why, "the PDS sent no block that hashes to the record's CID");
+		ret = sink->record(sink->payload, c->rkey, "", NULL, 0, why.ptr, err);
 	}
+	ss_buf_release(&why);
 	return ret < 0 ? -1 : 0;
 }
 
@@ -529,7 +568,7 @@ static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *er
 	ss_car *car;
 	int ret;
 
-	if (sources_add(&r->src, bytes, &car, err) < 0)
+	if (sources_add(&r->src, bytes, &car, true, err) < 0)
 		return ss_error_prefix(err, "com.atproto.sync.getRepo");
 	if (ss_car_root_count(car) != 1)
 		return ss_error_set(err, SS_EINVALID, "the repo's CAR names %zu roots, not 1",
@@ -820,7 +859,7 @@ int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits
 				rcs[i] = jobs[j].rc;
 				phase[i] = PHASE_DONE;
 			} else if (phase[i] != PHASE_DONE &&
-			           (rcs[i] = sources_add(&runs[i].src, &jobs[j].car, NULL,
+			           (rcs[i] = sources_add(&runs[i].src, &jobs[j].car, NULL, false,
 			                                 &errs[i])) < 0) {
 				ss_error_prefix(&errs[i], "com.atproto.sync.getBlocks");
 				phase[i] = PHASE_DONE;

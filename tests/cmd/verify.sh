@@ -173,6 +173,22 @@ for kind in sig swap; do
 	pull_json
 	grep -qx "tampered $kind" mine/SKILL.md || fail "no convergence after $kind"
 done
+# A record's block changed with its CID kept, in getRepo?since and in the getBlocks that asks for
+# it again: that record alone is refused, named, with what was wrong with its block (exit 4: the
+# server's data did not verify), another change of the same pull syncs, and the next untampered
+# pull takes it.
+edit auth mine "tampered block"
+edit auth g-00007 "beside the tampered block"
+tamper block "$auth_did" mine
+rc=0
+"$SKILLSYNC" pull >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 4 ] || fail "the pull with a tampered block exited $rc: $(cat "$work/err")"
+refused . "the block the PDS sent for it does not hash to the record's CID" mine
+! grep -q "tampered block" mine/SKILL.md || fail "the block-tampered version was written"
+grep -qx "beside the tampered block" g-00007/SKILL.md || fail "the change beside the tampered block did not sync"
+tamper ""
+pull_json
+grep -qx "tampered block" mine/SKILL.md || fail "no convergence after the tampered block"
 
 # Through the whole repo (a fresh clone: the repo holds only skills, so it is read with one
 # getRepo): a record's block changed with its CID kept is refused alone, not written, the rest
@@ -182,7 +198,7 @@ rm -rf c2
 tamper block "$auth_did" g-00005
 "$SKILLSYNC" clone "$auth_handle" c2 --member "$m2_handle" >"$work/out" 2>"$work/err" ||
 	fail "the clone with a block tampered failed: $(cat "$work/err")"
-refused . "no block that hashes to the record's CID" g-00005
+refused . "the block the PDS sent for it does not hash to the record's CID" g-00005
 [ ! -e c2/g-00005 ] && [ -f c2/g-00006/SKILL.md ] || fail "block: the tampered record was written or the rest was not"
 tamper ""
 (cd c2 && ss_run 0 "$SKILLSYNC" pull --json && cp "$work/stdout" "$work/pull.json")

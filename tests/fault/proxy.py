@@ -37,8 +37,8 @@ Tampering (T), on the way from the PDS:
                 and the CAR's root updated to match
   swap          getRepo with `since`: two MST node blocks' bytes swapped, CIDs kept (or one
                 node's last byte changed when the CAR has one)
-  block         getRepo without `since` (the whole repo): record R's block bytes changed,
-                its CID kept
+  block         every getRepo (with `since` or without) and getBlocks: record R's block
+                bytes changed, its CID kept
   whole-sig     getRepo without `since`: the commit signed again by another key, as `sig`
   record        nothing changed; the repo's full CAR now is kept for replay
   replay        getRepo with `since`: the CAR the last `record` kept (an older commit)
@@ -494,7 +494,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             head["rev"] = LOW_REV
             data = json.dumps(head).encode()
         whole = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" not in q
-        if status == 200 and whole and tamper["kind"] == "block":
+        if status == 200 and about and car and tamper["kind"] == "block":
             data = tamper_block(data, tamper["rkey"])
         if status == 200 and whole and tamper["kind"] == "whole-sig":
             data = resign(data)
