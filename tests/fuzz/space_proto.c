@@ -1,7 +1,8 @@
 /*
  * The permissioned-space answers read from the network (sync/space/space_proto.h): a listRepos page
  * (both forms), a listRepoOps page, a getRecord answer, getRepo's CAR, the space host of a DID
- * document, and an error answer turned into its one line.
+ * document, an error answer turned into its one line, and what says a newer alpha (an unknown
+ * method, a newer shape, describeServer's spacesAlpha, a URI's spelling).
  */
 #include "tests/fuzz/fuzz.h"
 
@@ -51,6 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(host);
 	ss_space_proto_error("com.atproto.space.listRepos", 401, &body, &renew, &err);
 	fuzz_check(renew, "a 401 that does not ask for a new credential");
+	ss_error_clear(&err);
+	ss_space_proto_alpha_unknown("host", SS_SPACE_NSID_LIST_REPOS, 501, &body, &err);
+	fuzz_check(err.code == SS_EINVALID, "a 501 that is not read as an unknown method");
+	(void)ss_space_proto_newer_shape(SS_SPACE_NSID_LIST_REPOS, &body);
+	free(ss_space_proto_alpha_of(&body));
+	ss_buf_putc(&body, '\0');
+	(void)ss_space_proto_uri_form(body.ptr);
 	ss_buf_release(&body);
 	return 0;
 }
