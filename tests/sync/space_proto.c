@@ -17,8 +17,9 @@
 
 #include "core/atproto/cbor.h"
 #include "core/atproto/cid.h"
-#include "core/atproto/crypto.h"
 #include "core/atproto/multikey.h"
+#include "core/atproto/p256.h"
+#include "core/atproto/pubkey.h"
 #include "core/util/base64.h"
 #include "core/util/buf.h"
 #include "support/support.h"
