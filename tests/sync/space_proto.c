@@ -23,6 +23,7 @@
 #include "core/util/base64.h"
 #include "core/util/buf.h"
 #include "support/support.h"
+#include "sync/net/xrpc_server.h"
 #include "sync/space/space_proto.h"
 
 static const char *header(json_t *h, const char *name)
