@@ -34,6 +34,7 @@
 #include "core/util/time.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_repo.h"
 #include "sync/setting.h"
 
 #define COLLECTION "garden.engram.skill"

@@ -12,6 +12,7 @@
 #include "core/git/tree.h"
 #include "core/skill/report.h"
 #include "core/skill/skillmd.h"
+#include "core/state/state_record.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "core/util/time.h"

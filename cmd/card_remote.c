@@ -10,6 +10,7 @@
 #include "core/util/utf8.h"
 #include "sync/identity/identity.h"
 #include "sync/identity/session.h"
+#include "sync/net/xrpc_repo.h"
 #include "sync/setting.h"
 
 void cli_card_remote_release(cli_card_remote *r)

@@ -22,6 +22,7 @@
 #include "core/diff/plan.h"
 #include "core/diff/provenance.h"
 #include "core/state/state.h"
+#include "core/state/state_member.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 

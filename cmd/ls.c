@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "core/diff/provenance.h"
 #include "core/state/state.h"
+#include "core/state/state_record.h"
 
 typedef struct ls_ctx {
 	ss_state *st;

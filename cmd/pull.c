@@ -17,6 +17,7 @@
 #include "cmd/pull.h"
 #include "core/git/repo.h"
 #include "core/state/state.h"
+#include "core/state/state_member.h"
 #include "core/util/lock.h"
 #include "core/util/mem.h"
 #include "sync/net/http.h"

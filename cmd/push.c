@@ -6,7 +6,6 @@
 #include "cmd/card.h"
 #include "cmd/cmd.h"
 #include "core/git/repo.h"
-#include "core/state/state.h"
 #include "core/util/lock.h"
 #include "core/util/mem.h"
 #include "sync/net/http.h"

@@ -6,7 +6,6 @@
 
 #include "cmd/cmd.h"
 #include "core/diff/provenance.h"
-#include "core/state/state.h"
 
 static const char *why_text(ss_view_why why)
 {

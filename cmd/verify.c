@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/mem.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "core/state/state.h"
+#include "core/state/state_member.h"
 #include "core/util/error.h"
 #include "sync/fetch.h"
 #include "sync/net/http.h"

@@ -12,6 +12,8 @@
 #include "core/git/repo.h"
 #include "core/git/tree.h"
 #include "core/skill/record.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/mem.h"
 #include "sync/fetch_priv.h"
 

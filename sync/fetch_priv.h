@@ -7,6 +7,8 @@
 
 #include "sync/fetch.h"
 
+#include "core/state/state_member.h"
+
 typedef struct ss_fetch_run_ctx {
 	ss_repo *repo;
 	ss_state *st;

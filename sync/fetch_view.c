@@ -7,6 +7,7 @@
 #include "core/git/commit.h"
 #include "core/git/tree.h"
 #include "core/skill/skilldir.h"
+#include "core/state/state_record.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "core/git/commit.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"
 

@@ -7,6 +7,8 @@
 #define SS_PUSH_PRIV_H
 
 #include "core/state/state_journal.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "sync/push.h"
 
 /* Landed writes to record (each with its cid; deletes without). */

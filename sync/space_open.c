@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/state/state_ident.h"
+#include "core/state/state_member.h"
 #include "core/util/mem.h"
 #include "sync/identity/session.h"
 #include "sync/public/space_public.h"

@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/atproto/crypto.h"
+#include "core/atproto/p256.h"
+#include "core/atproto/pubkey.h"
 #include "core/util/error.h"
 
 #define SS_JWT_MAX (64 * 1024)

@@ -1,6 +1,6 @@
 /*
  * multikey.h: the text forms of ATProto's public keys, to and from ss_pubkey
- * (core/atproto/crypto.h).
+ * (core/atproto/pubkey.h).
  *
  * - Multikey: publicKeyMultibase = "z" + base58btc(multicodec varint || compressed point),
  *   multicodec p256-pub 0x1200 (bytes 0x80 0x24, "zDn...") or secp256k1-pub 0xe7 (0xe7 0x01,
@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "core/atproto/crypto.h"
+#include "core/atproto/pubkey.h"
 #include "core/util/error.h"
 
 /* "z" + base58btc(multicodec || point): a Multikey publicKeyMultibase (malloc'd). */

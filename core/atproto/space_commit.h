@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "core/atproto/crypto.h"
+#include "core/atproto/pubkey.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 

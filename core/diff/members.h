@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "core/state/state.h"
+#include "core/state/state_member.h"
 #include "core/util/error.h"
 
 /* The role in a sentence: "the space's authority", "you", "a member" (static text). */

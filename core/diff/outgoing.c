@@ -9,6 +9,8 @@
 #include "core/diff/view.h"
 #include "core/git/tree.h"
 #include "core/skill/skilldir.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/mem.h"
 #include "core/util/time.h"
 

@@ -11,6 +11,7 @@
 #include "core/diff/note.h"
 #include "core/diff/outgoing.h"
 #include "core/git/commit.h"
+#include "core/state/state_record.h"
 
 #define SS_OUTGOING_SKILL_MD "SKILL.md"
 

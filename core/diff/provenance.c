@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/state/state_record.h"
 #include "core/util/mem.h"
 
 typedef struct collect {

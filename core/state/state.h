@@ -15,14 +15,14 @@
  * after a clean close; the clone's lock, not SQLite, keeps two skillsync runs apart; another
  * process holding the file past the 5 s busy timeout is SS_ELOCKED naming it).
  * Many writes belong in one ss_state_begin/ss_state_commit: each commit is an fsync.
- * The structs' strings are const so that callers can fill them with borrowed text; the ones
- * the state hands out are the caller's (release the struct). OIDs are 40-hex text.
+ * This header opens the state, holds its transactions, its config and the three values every
+ * run needs; the members are in core/state/state_member.h, the records and the view in
+ * core/state/state_record.h, the other tables in core/state/state_*.h.
  */
 #ifndef SS_STATE_H
 #define SS_STATE_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "core/util/error.h"
 
@@ -76,97 +76,5 @@ int ss_state_set_tracking(ss_state *st, const struct ss_oid *commit, ss_error *e
 /* Reads the three again: after taking the clone's lock (another run may have changed them
  * while this one waited) and after a rollback (done by ss_state_rollback). */
 int ss_state_reload(ss_state *st, ss_error *err);
-
-typedef enum ss_state_role {
-	SS_ROLE_MEMBER = 0, /* listed with --member / `members add` */
-	SS_ROLE_AUTHORITY,  /* the space's owner */
-	SS_ROLE_ME,         /* the signed-in account, when not listed otherwise */
-} ss_state_role;
-
-typedef struct ss_state_member {
-	const char *did;
-	const char *handle; /* NULL when unknown */
-	const char *pds;    /* service URL; NULL when not resolved yet */
-	const char *commit; /* the repo commit CID whose records are in the state; NULL: never */
-	const char *rev;    /* that commit's revision; NULL: never listed */
-	ss_state_role role;
-} ss_state_member;
-
-void ss_state_member_release(ss_state_member *m);
-
-/* Inserts or replaces a member (its records stay). */
-int ss_state_member_put(ss_state *st, const ss_state_member *m, ss_error *err);
-/* SS_ENOTFOUND when did is not a member. */
-int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_error *err);
-/* Removes a member, all its records and its verified revision (core/state/state_floor.h: a member
- * added again starts fresh); a missing member is fine. */
-int ss_state_member_remove(ss_state *st, const char *did, ss_error *err);
-/* Records that the state now holds the member's records as of commit/rev. */
-int ss_state_member_set_head(ss_state *st, const char *did, const char *commit, const char *rev,
-                             ss_error *err);
-/* All members, ordered by DID; *out is an array of *n members (ss_state_members_free). */
-int ss_state_members_list(ss_state *st, ss_state_member **out, size_t *n, ss_error *err);
-void ss_state_members_free(ss_state_member *members, size_t n);
-
-/* One fetched version of a record. */
-typedef struct ss_state_record {
-	const char *did;
-	const char *rkey;
-	const char *cid;
-	const char *created_at; /* as the record says; NULL when it did not say (or was invalid) */
-	const char *updated_at;
-	int64_t updated_us; /* updatedAt as an instant; 0 when it could not be parsed */
-	bool valid;
-	const char *reason; /* why not valid; NULL when valid */
-	const char *tree;   /* OID of its rendered subtree; NULL when invalid */
-	const char *note;   /* the record's note; NULL when none */
-} ss_state_record;
-
-void ss_state_record_release(ss_state_record *r);
-
-/* SS_ENOTFOUND when the state has no version of rkey by did. */
-int ss_state_record_get(ss_state *st, const char *did, const char *rkey, ss_state_record *out,
-                        ss_error *err);
-/* Inserts or replaces, and marks it seen by the current sweep of its member. */
-int ss_state_record_put(ss_state *st, const ss_state_record *r, ss_error *err);
-int ss_state_record_delete(ss_state *st, const char *did, const char *rkey, ss_error *err);
-
-/*
- * A full listing of a member: ss_state_sweep_begin, then ss_state_record_put (or
- * ss_state_record_touch for an unchanged one) for every record listed, then
- * ss_state_sweep_end, which deletes the member's records the listing did not contain.
- */
-int ss_state_sweep_begin(ss_state *st, const char *did, ss_error *err);
-int ss_state_record_touch(ss_state *st, const char *did, const char *rkey, ss_error *err);
-int ss_state_sweep_end(ss_state *st, const char *did, ss_error *err);
-
-/*
- * Calls fn for every record version (of rkey only, when rkey is not NULL), ordered by rkey,
- * then DID. The record is borrowed for the call. A non-zero return from fn stops the walk
- * and is returned. Memory stays flat: one row at a time.
- */
-typedef int (*ss_state_record_fn)(const ss_state_record *r, void *payload);
-int ss_state_records_each(ss_state *st, const char *rkey, ss_state_record_fn fn, void *payload,
-                          ss_error *err);
-
-/* A name's entry in the view (the tracking commit's tree). */
-typedef struct ss_state_view_entry {
-	const char *rkey;
-	const char *did;
-	const char *cid;
-	const char *tree;
-} ss_state_view_entry;
-
-void ss_state_view_entry_release(ss_state_view_entry *e);
-/* Empties the view table (within the caller's transaction, before the new entries). */
-int ss_state_view_clear(ss_state *st, ss_error *err);
-int ss_state_view_put(ss_state *st, const ss_state_view_entry *e, ss_error *err);
-/* Removes rkey from the view table (a missing one is fine): a push deleted its last version. */
-int ss_state_view_remove(ss_state *st, const char *rkey, ss_error *err);
-/* SS_ENOTFOUND when rkey is not in the view. */
-int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, ss_error *err);
-/* Every entry ordered by rkey; the entry is borrowed for the call; non-zero from fn stops. */
-typedef int (*ss_state_view_fn)(const ss_state_view_entry *e, void *payload);
-int ss_state_view_each(ss_state *st, ss_state_view_fn fn, void *payload, ss_error *err);
 
 #endif

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/state/state_member.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 

@@ -1,10 +1,11 @@
 /* state_record.c: fetched record versions and the view table of the local state. */
-#include "core/state/state_priv.h"
+#include "core/state/state_record.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/state/state_priv.h"
 #include "core/util/mem.h"
 
 #define RECORD_COLUMNS                                                                             \

@@ -9,7 +9,7 @@
 
 #include "core/util/mem.h"
 #include "sync/identity/identity.h"
-#include "sync/net/xrpc.h"
+#include "sync/net/xrpc_server.h"
 
 struct ss_idcache {
 	ss_http *http;

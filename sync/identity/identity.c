@@ -14,6 +14,7 @@
 #include "core/util/mem.h"
 #include "sync/net/url.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_server.h"
 
 #define DEFAULT_PLC  "https://plc.directory"
 #define MAX_DID_DOC  (256 * 1024)

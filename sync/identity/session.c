@@ -16,6 +16,7 @@
 #include "core/util/mem.h"
 #include "core/util/secret.h"
 #include "sync/identity/identity.h"
+#include "sync/net/xrpc_server.h"
 
 #define SESSION_SUFFIX ".session"
 #define MAX_SESSION    (64 * 1024)

@@ -7,6 +7,7 @@
 #include "core/atproto/pds.h"
 #include "core/util/mem.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_repo.h"
 
 #define NSID_APPLY "com.atproto.repo.applyWrites"
 /* Room kept in each request for `"swapCommit":"<cid>",` (a CID is ~60 characters). */

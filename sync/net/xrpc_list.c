@@ -1,6 +1,6 @@
 /*
  * xrpc_list.c: com.atproto.repo.listRecords, page after page, many listings at once, within
- * bounds (see ss_xrpc_list_records_many in sync/net/xrpc.h).
+ * bounds (see ss_xrpc_list_records_many in sync/net/xrpc_repo.h).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "core/util/mem.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_repo.h"
 
 #define NSID_LIST "com.atproto.repo.listRecords"
 

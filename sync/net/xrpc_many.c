@@ -10,6 +10,7 @@
 
 #include "core/util/mem.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_sync.h"
 
 #define NSID_LATEST   "com.atproto.sync.getLatestCommit"
 #define NSID_DESCRIBE "com.atproto.repo.describeRepo"

@@ -17,6 +17,7 @@
 #include "core/skill/record.h"
 #include "core/util/mem.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_repo.h"
 
 /* Longest uri, cid, cursor or key we decode. */
 #define MAX_SHORT_STRING 8192

@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "sync/net/xrpc.h"
 #include "sync/net/xrpc_call.h"
+#include "sync/net/xrpc_repo.h"
 
 /*
  * Walks a listRecords page (sync/net/xrpc_page.c): every entry of `records` to fn, *count of them,

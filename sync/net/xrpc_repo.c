@@ -6,6 +6,7 @@
 
 #include "core/util/mem.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_repo.h"
 
 #define NSID_GET      "com.atproto.repo.getRecord"
 #define NSID_PUT      "com.atproto.repo.putRecord"

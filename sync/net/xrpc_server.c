@@ -10,6 +10,7 @@
 #include "core/util/secret.h"
 #include "core/util/utf8.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_server.h"
 
 #define NSID_CREATE  "com.atproto.server.createSession"
 #define NSID_REFRESH "com.atproto.server.refreshSession"

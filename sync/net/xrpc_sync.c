@@ -10,6 +10,7 @@
 
 #include "core/util/mem.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_sync.h"
 
 #define NSID_GET_REPO   "com.atproto.sync.getRepo"
 #define NSID_GET_BLOCKS "com.atproto.sync.getBlocks"

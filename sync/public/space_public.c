@@ -11,6 +11,8 @@
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "sync/identity/idcache.h"
+#include "sync/net/xrpc_repo.h"
+#include "sync/net/xrpc_sync.h"
 #include "sync/public/verify.h"
 #include "sync/transport/space_impl.h"
 

@@ -7,7 +7,7 @@
  * members in flight at once over one shared connection cache, each checked against its signed
  * commit before a record is believed (sync/public/verify.h); apply:
  * com.atproto.repo.applyWrites on my PDS guarded by swapCommit, split by 200 writes and
- * 1,000,000 bytes (sync/net/xrpc.h).
+ * 1,000,000 bytes (sync/net/xrpc_repo.h).
  */
 #ifndef SS_SPACE_PUBLIC_H
 #define SS_SPACE_PUBLIC_H

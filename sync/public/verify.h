@@ -39,6 +39,7 @@
 #include "sync/identity/idcache.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_sync.h"
 
 typedef struct ss_verify_sink {
 	int (*record)(void *payload, const char *rkey, const char *cid, const unsigned char *block,
@@ -125,8 +126,8 @@ int ss_verify_tree_fetch(const ss_verify_member *m, const char *commit, ss_verif
                          ss_error *err);
 /*
  * The same for n members at once: each round asks every member's missing blocks of one tree
- * level in one batch (sync/net/xrpc.h: ss_xrpc_get_blocks_many), so n trees cost the round trips
- * of the deepest. Member i ends with rcs[i] (0, or < 0 with errs[i]); returns 0.
+ * level in one batch (sync/net/xrpc_sync.h: ss_xrpc_get_blocks_many), so n trees cost the round
+ * trips of the deepest. Member i ends with rcs[i] (0, or < 0 with errs[i]); returns 0.
  */
 int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits, size_t n,
                           ss_verify_tree *out, int *rcs, ss_error *errs);

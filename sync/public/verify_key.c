@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "core/atproto/crypto.h"
 #include "core/atproto/multikey.h"
+#include "core/atproto/pubkey.h"
 #include "sync/identity/idcache.h"
 #include "sync/public/verify.h"
 

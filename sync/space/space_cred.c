@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/atproto/crypto.h"
 #include "core/atproto/jwt.h"
+#include "core/atproto/p256.h"
 #include "core/util/mem.h"
 #include "core/util/secret.h"
 #include "core/util/time.h"

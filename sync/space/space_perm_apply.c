@@ -9,6 +9,7 @@
 #include "core/skill/record.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"
+#include "sync/net/xrpc_repo.h"
 #include "sync/space/space_perm_priv.h"
 #include "sync/space/space_proto.h"
 

@@ -20,7 +20,7 @@
 
 #include "core/atproto/car.h"
 #include "core/atproto/cid.h"
-#include "core/atproto/crypto.h"
+#include "core/atproto/p256.h"
 #include "core/atproto/space_commit.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"

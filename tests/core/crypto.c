@@ -11,6 +11,8 @@
 #include "core/atproto/base58.h"
 #include "core/atproto/crypto.h"
 #include "core/atproto/multikey.h"
+#include "core/atproto/p256.h"
+#include "core/atproto/pubkey.h"
 #include "core/util/base64.h"
 #include "support/support.h"
 

@@ -25,6 +25,8 @@
 #include "core/skill/value.h"
 #include "core/state/state.h"
 #include "core/state/state_journal.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/buf.h"
 #include "core/util/linediff.h"
 #include "core/util/lock.h"

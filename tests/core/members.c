@@ -8,6 +8,7 @@
 
 #include "core/diff/members.h"
 #include "core/state/state.h"
+#include "core/state/state_member.h"
 #include "support/support.h"
 
 #define AUTH "did:plc:auth"

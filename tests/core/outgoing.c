@@ -10,6 +10,7 @@
 #include "core/git/commit.h"
 #include "core/git/tree.h"
 #include "core/state/state.h"
+#include "core/state/state_record.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 

@@ -11,6 +11,8 @@
 #include "core/diff/provenance.h"
 #include "core/git/repo.h"
 #include "core/state/state.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/time.h"

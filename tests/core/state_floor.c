@@ -9,6 +9,7 @@
 
 #include "core/state/state.h"
 #include "core/state/state_floor.h"
+#include "core/state/state_member.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "support/support.h"

@@ -6,8 +6,8 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "core/atproto/crypto.h"
 #include "core/atproto/multikey.h"
+#include "core/atproto/pubkey.h"
 
 static const char *const types[] = {
     "Multikey",

@@ -6,6 +6,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 
+#include "sync/net/xrpc_server.h"
 #include "sync/space/space_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,6 +7,7 @@
 #include "core/skill/record.h"
 #include "core/skill/skill.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_server.h"
 
 static int on_record(void *payload, const ss_xrpc_record *rec, ss_error *err)
 {

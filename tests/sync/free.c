@@ -12,6 +12,8 @@
 #include "sync/net/http.h"
 #include "sync/net/http_priv.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_repo.h"
+#include "sync/net/xrpc_server.h"
 #include "sync/pull.h"
 #include "sync/push.h"
 #include "sync/transport/space.h"

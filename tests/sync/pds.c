@@ -13,6 +13,7 @@
 #include "core/util/mem.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_repo.h"
 #include "sync/pds.h"
 
 static json_t *info;

@@ -16,6 +16,7 @@
 #include "sync/identity/session.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_server.h"
 #include "sync/pds.h"
 
 typedef struct fixture {

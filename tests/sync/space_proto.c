@@ -17,11 +17,13 @@
 
 #include "core/atproto/cbor.h"
 #include "core/atproto/cid.h"
-#include "core/atproto/crypto.h"
 #include "core/atproto/multikey.h"
+#include "core/atproto/p256.h"
+#include "core/atproto/pubkey.h"
 #include "core/util/base64.h"
 #include "core/util/buf.h"
 #include "support/support.h"
+#include "sync/net/xrpc_server.h"
 #include "sync/space/space_proto.h"
 
 static const char *header(json_t *h, const char *name)

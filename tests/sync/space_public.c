@@ -17,6 +17,7 @@
 #include "support/support.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_repo.h"
 #include "sync/pds.h"
 #include "sync/public/space_public.h"
 

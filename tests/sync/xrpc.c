@@ -13,6 +13,8 @@
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
 #include "sync/net/xrpc_priv.h"
+#include "sync/net/xrpc_repo.h"
+#include "sync/net/xrpc_server.h"
 #include "sync/pds.h"
 
 #define COLL "garden.engram.skill"

@@ -16,6 +16,8 @@
 #include "support/support.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_repo.h"
+#include "sync/net/xrpc_sync.h"
 #include "sync/pds.h"
 
 #define NACCOUNTS 4

@@ -23,6 +23,7 @@
 #include "core/util/mem.h"
 #include "sync/net/http.h"
 #include "sync/net/xrpc.h"
+#include "sync/net/xrpc_repo.h"
 
 #define COLL "garden.engram.skill"
 
