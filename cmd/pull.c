@@ -77,6 +77,7 @@ static void run_release(cli_pull_run *run)
 	}
 	free(run->skips);
 	ss_pull_result_release(&run->result);
+	ss_review_items_release(&run->held);
 }
 
 /*
@@ -136,6 +137,12 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	    (ret = cli_lock_clone(ctx, sp, &lock, &r->recovered)) < 0)
 		goto out;
 	ret = ss_pull_run(repo, st, sp, &popts, &r->result, &ctx->err);
+	if (r->merge && (ret == 0 || r->result.merge_ran)) {
+		ss_error ignored; /* what waits is said as far as the state tells it */
+
+		ss_error_clear(&ignored);
+		(void)ss_review_list(repo, st, NULL, 0, false, &r->held, &ignored);
+	}
 	if (ret == 0 && r->merge) /* the agents' folders: after the merge, under the lock */
 		ret = cli_link_pull(ctx, cli_pull_changed(r), !r->quiet || cli_pull_changed(r));
 	cli_progress_clear(&r->line);
@@ -191,7 +198,7 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 	if (code == SS_EXIT_OK && (r.result.fetch.unreachable || r.result.fetch.refused))
 		code = SS_EXIT_NETWORK;
 	if (r.json) {
-		if (!r.quiet || r.code < 0 || cli_pull_changed(&r))
+		if (!r.quiet || r.code < 0 || cli_pull_changed(&r) || cli_pull_waiting(&r))
 			cli_pull_print_json(&r, r.code < 0 ? &ctx->err : NULL);
 		if (r.code < 0)
 			cli_fail(&ctx->err);
@@ -217,8 +224,14 @@ const ss_command cmd_pull_def = {
     "($SKILLSYNC_LOCK_WAIT seconds, default 5), then gives up.\n"
     "\n"
     "    --ff-only     merge only when main can fast-forward; else stop (exit status 1)\n"
-    "    -q, --quiet   print nothing unless something changed or failed\n"
-    "    --json        print one JSON object: fetch, merge, changes, requests sent, error\n"
+    "    -q, --quiet   print nothing unless something changed or failed, or changes wait\n"
+    "                  for review\n"
+    "    --json        print one JSON object: fetch, merge, changes, held changes, requests\n"
+    "                  sent, error\n"
+    "\n"
+    "Changes of others that add or change scripts (setting review.policy) or touch a pinned\n"
+    "skill are fetched but held back from main, your files and the agents' folders; pull\n"
+    "says in one line how many wait, and 'skillsync review' shows them.\n"
     "\n"
     "Exit status: 0 up to date or merged, 1 failure (e.g. uncommitted changes in the way),\n"
     "2 conflicts to resolve, 4 network, 5 authentication, 6 another skillsync holds the\n"

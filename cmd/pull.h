@@ -27,9 +27,10 @@ typedef struct cli_pull_run {
 	ss_pull_result result;
 	cli_pull_skip *skips; /* invalid records reported by the fetch */
 	size_t nskips, skips_alloc;
-	uint64_t requests; /* HTTP requests sent */
-	uint64_t bytes;    /* response bytes received */
-	int code;          /* 0, or the SS_E* code the run stopped with */
+	uint64_t requests;    /* HTTP requests sent */
+	uint64_t bytes;       /* response bytes received */
+	int code;             /* 0, or the SS_E* code the run stopped with */
+	ss_review_items held; /* pull: the changes waiting for review after the run */
 } cli_pull_run;
 
 /* Parses the options (--ff-only for pull only), runs, prints; returns the exit code. */
@@ -40,5 +41,7 @@ void cli_pull_print_text(const cli_pull_run *run, const ss_error *err);
 void cli_pull_print_json(const cli_pull_run *run, const ss_error *err);
 /* Whether the run changed anything worth printing under --quiet. */
 bool cli_pull_changed(const cli_pull_run *run);
+/* How many changes wait for review after the run (said also under --quiet). */
+size_t cli_pull_waiting(const cli_pull_run *run);
 
 #endif

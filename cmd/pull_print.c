@@ -16,6 +16,41 @@ bool cli_pull_changed(const cli_pull_run *run)
 	       (r->merge_ran && r->merge.kind != SS_MERGE_UP_TO_DATE);
 }
 
+size_t cli_pull_waiting(const cli_pull_run *run)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < run->held.count; i++)
+		n += !run->held.items[i].hold.rejected;
+	return n;
+}
+
+/* One line, also under --quiet: what a person reading cron's mail needs to know. */
+static void print_waiting(const cli_pull_run *run)
+{
+	size_t n = cli_pull_waiting(run), k = 0;
+
+	if (!n)
+		return;
+	printf("%zu change%s wait%s for review: ", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	for (size_t i = 0; i < run->held.count; i++) {
+		const ss_review_item *it = &run->held.items[i];
+
+		if (it->hold.rejected)
+			continue;
+		printf("%s", k++ ? ", " : "");
+		cli_print_safe(stdout, it->hold.name);
+		printf(" (");
+		cli_print_safe(stdout, it->handle     ? it->handle
+		                       : it->hold.did ? it->hold.did
+		                                      : "removed");
+		printf(", ");
+		cli_print_safe(stdout, it->hold.reason);
+		printf(")");
+	}
+	printf(" ('skillsync review' shows them)\n");
+}
+
 static const char *kind_word(ss_change_kind kind)
 {
 	switch (kind) {
@@ -72,8 +107,11 @@ void cli_pull_print_text(const cli_pull_run *run, const ss_error *err)
 	char hex[SS_OID_HEXSZ + 1];
 
 	print_skips(run);
-	if (quiet)
+	if (quiet) {
+		print_waiting(run);
+		fflush(stdout);
 		return;
+	}
 	if (run->recovered.merge)
 		printf("finished a merge that was interrupted\n");
 	if (run->recovered.fetch)
@@ -112,6 +150,7 @@ void cli_pull_print_text(const cli_pull_run *run, const ss_error *err)
 		break;
 	}
 out:
+	print_waiting(run);
 	fflush(stdout);
 	if (err)
 		cli_fail(err);
@@ -254,6 +293,25 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 		for (size_t i = 0; r->merge_ran && i < r->merge.npaths; i++) {
 			printf("%s", i ? "," : "");
 			cli_print_json_string(r->merge.paths[i]);
+		}
+		printf("]");
+		printf(",\"waiting\":%zu,\"held\":[", cli_pull_waiting(run));
+		for (size_t i = 0; i < run->held.count; i++) {
+			const ss_review_item *it = &run->held.items[i];
+
+			printf("%s{\"name\":", i ? "," : "");
+			cli_print_json_string(it->hold.name);
+			printf(",\"did\":");
+			cli_print_json_string(it->hold.did);
+			printf(",\"handle\":");
+			cli_print_json_string(it->handle);
+			printf(",\"cid\":");
+			cli_print_json_string(it->hold.cid);
+			printf(",\"reason\":");
+			cli_print_json_string(it->hold.reason);
+			printf(",\"new\":%s,\"rejected\":%s}",
+			       it->hold.kept_tree ? "false" : "true",
+			       it->hold.rejected ? "true" : "false");
 		}
 		printf("]}");
 	}

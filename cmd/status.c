@@ -18,6 +18,7 @@
 #include "core/skill/report.h"
 #include "core/skill/skill.h"
 #include "core/skill/skilldir.h"
+#include "core/state/state_hold.h"
 #include "core/util/fs.h"
 #include "core/util/lock.h"
 #include "core/util/mem.h"
@@ -171,6 +172,15 @@ out:
 	return ret;
 }
 
+static int collect_pin(const char *name, void *payload)
+{
+	cli_status_run *r = payload;
+
+	ss_xgrow((void **)&r->pinned, sizeof(*r->pinned), r->npinned + 1, &r->pinned_alloc);
+	r->pinned[r->npinned++] = ss_xstrdup(name);
+	return 0;
+}
+
 static int load(cli_status_run *r)
 {
 	ss_oid tracking, head;
@@ -222,6 +232,9 @@ static int load(cli_status_run *r)
 	for (size_t i = 0; i < r->s.count; i++)
 		r->nconflicts += r->s.entries[i].nconflicts;
 	check_invalid(r);
+	if (ss_state_hold_waiting(r->ctx->state, &r->waiting, &r->ctx->err) < 0 ||
+	    ss_state_pin_each(r->ctx->state, collect_pin, r, &r->ctx->err) < 0)
+		goto out;
 	ret = 0;
 out:
 	return ret;
@@ -281,7 +294,8 @@ const ss_command cmd_status_def = {
     "    --color[=<when>]  colour the names: always, never or auto (the default: on a\n"
     "              terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
-    "              unpushedCommits, behind, notices, invalid; when interrupted is true,\n"
+    "              unpushedCommits, behind, waiting, pinned, notices, invalid; when\n"
+    "              interrupted is true,\n"
     "              also blocked (the change of yours the pull will stop at, or null) and\n"
     "              pullPaths (the files the pull was writing, not in changes)\n"};
 
@@ -318,5 +332,8 @@ out:
 	ss_buf_release(&r.invalid);
 	ss_buf_release(&r.blocked);
 	cli_members_release(&r.members);
+	for (size_t i = 0; i < r.npinned; i++)
+		free(r.pinned[i]);
+	free(r.pinned);
 	return ret;
 }

@@ -30,6 +30,9 @@ typedef struct cli_status_run {
 	ss_buf invalid;       /* one line per problem */
 	size_t ninvalid;
 	cli_member_list members;
+	size_t waiting; /* changes held for review, not rejected (sync/review.h) */
+	char **pinned;  /* the pinned skills */
+	size_t npinned, pinned_alloc;
 } cli_status_run;
 
 void cli_status_print_text(const cli_status_run *r);

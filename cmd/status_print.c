@@ -168,7 +168,13 @@ void cli_status_print_json(const cli_status_run *r)
 		putchar('}');
 		first = false;
 	}
-	printf("],\"behind\":%zu,\"notices\":", r->behind);
+	printf("],\"behind\":%zu,\"waiting\":%zu,\"pinned\":[", r->behind, r->waiting);
+	for (size_t i = 0; i < r->npinned; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(r->pinned[i]);
+	}
+	printf("],\"notices\":");
 	print_lines_json(r->notices.ptr);
 	printf(",\"invalid\":");
 	print_lines_json(r->invalid.ptr);
@@ -214,6 +220,17 @@ static void print_branch(const cli_status_run *r)
 		       r->behind, r->behind == 1 ? "" : "s");
 	if (!npush && !r->behind && !r->s.merging)
 		printf("Your branch is up to date with the space.\n");
+	if (r->waiting)
+		printf("%zu change%s of the space wait%s for review: run 'skillsync review'\n",
+		       r->waiting, r->waiting == 1 ? "" : "s", r->waiting == 1 ? "s" : "");
+	if (r->npinned) {
+		printf("Pinned: ");
+		for (size_t i = 0; i < r->npinned; i++) {
+			printf("%s", i ? ", " : "");
+			cli_print_safe(stdout, r->pinned[i]);
+		}
+		printf(" (others' changes wait for review; 'skillsync unpin' ends it)\n");
+	}
 }
 
 /* A pull killed while it updated the files: what the next pull stops at, and the files it

@@ -145,11 +145,16 @@ static int merge(ss_repo *repo, ss_state *st, const ss_pull_opts *opts, ss_pull_
 			                    "space does not have; pull without --ff-only to merge");
 	}
 	out->merge_ran = true;
-	ret = ss_merge_commit_progress(repo, &out->tracking, MERGE_MESSAGE, opts->checkout,
+	if ((ret = ss_review_gate(repo, st, &out->tracking, &out->gated, err)) < 0)
+		return ret;
+	ret = ss_merge_commit_progress(repo, &out->gated.theirs, MERGE_MESSAGE, opts->checkout,
 	                               opts->fetch ? opts->fetch->payload : NULL, &out->merge, err);
 	if (ret < 0)
 		return ret;
-	if (out->merge.kind == SS_MERGE_FAST_FORWARD || out->merge.kind == SS_MERGE_MERGED)
+	if ((ret = ss_state_hold_waiting(st, &out->waiting, err)) < 0)
+		return ret;
+	if (out->merge.kind == SS_MERGE_FAST_FORWARD || out->merge.kind == SS_MERGE_MERGED ||
+	    out->gated.released)
 		ret = changes_between(repo, st, &head, &out->merge.head, &out->merged, err);
 	return ret;
 }

@@ -5,7 +5,9 @@
  * sync/recover.h). The steps, each safe to interrupt (docs/SCHEDULE.md lists the kill points):
  *   1. fetch (sync/fetch.h): one request per member, records listed only for members that
  *      moved, one new tracking commit when the view changed, nothing written otherwise;
- *   2. pull only: merge the tracking commit into main (core/git/merge.h): up to date,
+ *   2. pull only: the review gate (sync/review.h) holds back what must wait for review and
+ *      takes in what no longer must; then the tracking commit (or, when something is held,
+ *      the hold commit on it) is merged into main (core/git/merge.h): up to date,
  *      fast-forward or three-way. A merge that would touch uncommitted changes stops before
  *      writing anything (SS_EEXISTS naming the files; the fetch stays); conflicts leave
  *      markers and the index conflicts (SS_EMERGE); --ff-only refuses to merge diverged
@@ -27,6 +29,7 @@
 #include "core/state/state.h"
 #include "core/util/error.h"
 #include "sync/fetch.h"
+#include "sync/review.h"
 #include "sync/transport/space.h"
 
 typedef struct ss_pull_opts {
@@ -60,6 +63,8 @@ typedef struct ss_pull_result {
 	ss_merge_result merge;   /* its outcome: kind, head, conflicted or blocking paths */
 	ss_pull_changes merged;  /* what the merge changed in main's skills */
 	ss_oid tracking;         /* the tracking commit after the run (zero: none) */
+	ss_review_gated gated;   /* what the review gate held back or took in (sync/review.h) */
+	size_t waiting;          /* changes waiting for review after the run (not rejected) */
 } ss_pull_result;
 
 void ss_pull_result_release(ss_pull_result *r);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atproto/syntax.h"
 #include "core/state/state.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
@@ -19,6 +20,9 @@ static const ss_setting_def table[] = {
     {"link.agents", "SKILLSYNC_LINK_AGENTS", "claude,agents", "agent names, comma-separated"},
     {"color", "SKILLSYNC_COLOR", "auto", "auto, always or never"},
     {"progress", "SKILLSYNC_PROGRESS", "auto", "auto or never"},
+    /* the review gate (core/diff/gate.h) */
+    {"review.policy", "SKILLSYNC_REVIEW_POLICY", "scripts", "scripts, all or off"},
+    {"review.trust", "SKILLSYNC_REVIEW_TRUST", "", "members' DIDs or handles, comma-separated"},
 };
 
 #define NSETTINGS (sizeof(table) / sizeof(table[0]))
@@ -66,6 +70,27 @@ static bool agent_list(const char *v)
 	return word;
 }
 
+/* Members, comma-separated: each a DID or a handle (the empty list is the default). */
+static bool member_list(const char *v)
+{
+	ss_buf one = SS_BUF_INIT;
+	bool ok = true;
+
+	for (const char *p = v; ok && *v;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		ss_buf_clear(&one);
+		ss_buf_put(&one, p, n);
+		ok = ss_syntax_is_did(one.ptr) || ss_syntax_is_handle(one.ptr);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	ss_buf_release(&one);
+	return ok;
+}
+
 static bool seconds(const char *v, long *out)
 {
 	char *end;
@@ -87,6 +112,7 @@ static bool valid(const ss_setting_def *d, const char *v)
 	static const char *const ff[] = {"true", "only", NULL};
 	static const char *const color[] = {"auto", "always", "never", NULL};
 	static const char *const progress[] = {"auto", "never", NULL};
+	static const char *const policy[] = {"scripts", "all", "off", NULL};
 
 	if (!strcmp(d->key, "timeout"))
 		return seconds(v, NULL);
@@ -96,6 +122,10 @@ static bool valid(const ss_setting_def *d, const char *v)
 		return agent_list(v);
 	if (!strcmp(d->key, "color"))
 		return one_of(v, color);
+	if (!strcmp(d->key, "review.policy"))
+		return one_of(v, policy);
+	if (!strcmp(d->key, "review.trust"))
+		return member_list(v);
 	return one_of(v, progress);
 }
 

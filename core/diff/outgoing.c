@@ -8,6 +8,7 @@
 #include "core/diff/outgoing_priv.h"
 #include "core/diff/view.h"
 #include "core/git/tree.h"
+#include "core/state/state_hold.h"
 #include "core/skill/skilldir.h"
 #include "core/state/state_member.h"
 #include "core/state/state_record.h"
@@ -191,6 +192,33 @@ static int same_as_pushed(ss_outgoing *o, const ss_change *c, bool *same, ss_err
 	return 0;
 }
 
+/*
+ * Whether a skill differs from the view only because the view's version is held for review
+ * (core/state/state_hold.h): HEAD still has what the hold keeps, so the person did not change
+ * it, and pushing it would make their older copy a record of theirs.
+ */
+static int held_only(ss_outgoing *o, const ss_change *c, bool *out, ss_error *err)
+{
+	ss_state_hold h;
+	ss_oid kept;
+	int rc;
+
+	*out = false;
+	rc = ss_state_hold_get(o->st, c->path, &h, err);
+	if (rc < 0 && err->code == SS_ENOTFOUND) {
+		ss_error_clear(err);
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	if (!h.kept_tree)
+		*out = c->new_mode == 0;
+	else if ((rc = ss_oid_parse(&kept, h.kept_tree, err)) == 0)
+		*out = c->new_mode == SS_MODE_TREE && ss_oid_equal(&kept, &c->new_oid);
+	ss_state_hold_release(&h);
+	return rc;
+}
+
 static int classify(ss_outgoing *o, const ss_changes *top, ss_error *err)
 {
 	for (size_t i = 0; i < top->count; i++) {
@@ -209,6 +237,14 @@ static int classify(ss_outgoing *o, const ss_changes *top, ss_error *err)
 			         &o->outside_alloc);
 			o->outside[o->noutside++] = ss_xstrdup(name);
 			continue;
+		}
+		{
+			bool held;
+
+			if (held_only(o, &top->items[i], &held, err) < 0)
+				return -1;
+			if (held)
+				continue;
 		}
 		add_change(o, &top->items[i], old_skill, new_skill);
 	}

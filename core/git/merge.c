@@ -379,6 +379,22 @@ out:
 	return ret;
 }
 
+int ss_merge_base(ss_repo *repo, const ss_oid *a, const ss_oid *b, ss_oid *out, ss_error *err)
+{
+	git_oid x, y, base;
+	int rc;
+
+	ss_git__oid_in(&x, a);
+	ss_git__oid_in(&y, b);
+	rc = git_merge_base(&base, ss_repo__git(repo), &x, &y);
+	if (rc == GIT_ENOTFOUND)
+		return ss_error_set(err, SS_ENOTFOUND, "the two commits have no common ancestor");
+	if (rc < 0)
+		return ss_git__error(err, rc, "cannot find the merge base");
+	ss_git__oid_out(out, &base);
+	return 0;
+}
+
 int ss_merge_commit(ss_repo *repo, const ss_oid *theirs, const char *message,
                     ss_merge_result *result, ss_error *err)
 {

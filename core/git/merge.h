@@ -54,6 +54,10 @@ int ss_merge_commit_progress(ss_repo *repo, const ss_oid *theirs, const char *me
                              ss_worktree_progress progress, void *payload, ss_merge_result *result,
                              ss_error *err);
 
+/* The best common ancestor of the commits a and b (git merge-base) into *out; SS_ENOTFOUND
+ * when they have none. */
+int ss_merge_base(ss_repo *repo, const ss_oid *a, const ss_oid *b, ss_oid *out, ss_error *err);
+
 /* Appends the waiting merge's message (MERGE_MSG: the merge message and the conflicted
  * paths) to out, for `commit` to offer; SS_ENOTFOUND when no merge waits. */
 int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err);

@@ -11,6 +11,8 @@
  *     transport <TAB> public             (or space)
  *     space <TAB> at://...               (the permissioned space's URI)
  *     member <TAB> role <TAB> did <TAB> handle or "-" <TAB> pds or "-"
+ *     hold <TAB> name, did, cid, view tree, kept tree, rejected, updatedAt, reason
+ *     pin <TAB> name                     (core/state/state_hold.c: the review gate)
  *
  * It is read only to rebuild a damaged state (ss_state_open_existing).
  */
@@ -73,6 +75,8 @@ int ss_state_mirror__write(ss_state *st, ss_error *err)
 		if (strcmp(field(list[i].did), "-"))
 			ss_buf_printf(&text, "member\t%d\t%s\t%s\t%s\n", (int)list[i].role,
 			              list[i].did, field(list[i].handle), field(list[i].pds));
+	if (ss_state_hold__mirror(st, &text, err) < 0)
+		goto out;
 	mirror_path(st->path, &path);
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
 	if (ret == 0)
@@ -116,6 +120,7 @@ static int fill(ss_state *st, char *text, const char *path, ss_error *err)
 	for (char *line = text, *next; line && *line; line = next) {
 		char *f[5] = {NULL};
 		size_t nf = 0;
+		bool taken;
 		int rc = 0;
 
 		next = strchr(line, '\n');
@@ -123,6 +128,10 @@ static int fill(ss_state *st, char *text, const char *path, ss_error *err)
 			*next++ = '\0';
 		lineno++;
 		if (line[0] == '#' || !line[0])
+			continue;
+		if (ss_state_hold__restore(st, line, &taken, err) < 0)
+			return ss_error_prefix(err, "'%s' line %u", path, lineno);
+		if (taken)
 			continue;
 		for (char *p = line; p && nf < 5; nf++) {
 			f[nf] = p;

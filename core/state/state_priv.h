@@ -97,5 +97,11 @@ extern const char ss_state_journal_notes_schema[]; /* core/state/state_journal.c
 extern const char ss_state_space_schema[];         /* core/state/state_space.c: space writers */
 extern const char ss_state_ident_schema[];         /* core/state/state_ident.c: identities */
 extern const char ss_state_floor_schema[]; /* core/state/state_floor.c: verified revisions */
+extern const char ss_state_hold_schema[];  /* core/state/state_hold.c: held changes, pins */
+
+/* The holds' and pins' lines of the mirror (core/state/state_hold.c): appended to out, and
+ * read back by a rebuild: *taken says whether line was one of them (modified in place). */
+int ss_state_hold__mirror(ss_state *st, ss_buf *out, ss_error *err);
+int ss_state_hold__restore(ss_state *st, char *line, bool *taken, ss_error *err);
 
 #endif

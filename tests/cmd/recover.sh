@@ -18,6 +18,9 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export SKILLSYNC_CONFIG_HOME=$tmp/config
 unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAIT
+# Sections 1-6 are about merges that write scripts: the review gate would hold them back
+# (docs/CONFIG.md), so it is off there; section 7 kills pulls that hold.
+export SKILLSYNC_REVIEW_POLICY=off
 ss_git_identity
 ss_pds_env
 ss_accounts "$tmp" "" auth me m2
@@ -298,5 +301,26 @@ same a b "after the pushes"
 SKILLSYNC_TEST_CRASH=fetch-before-ref ss_run 137 "$SKILLSYNC" clone "$(ss_field auth handle)" c --member "$(ss_field m2 handle)"
 ss_run 0 "$SKILLSYNC" clone "$(ss_field auth handle)" c --member "$(ss_field m2 handle)"
 same c b "a clone killed before its ref"
+
+# 7. A pull that holds a change for review (the default policy: m2 changes mskill's script)
+# while it merges the authority's plain edit, killed at every point: the next pull converges
+# to what the reference clone b has, holds included, and the held script is in no main.
+holds() { ss_sql "$1/.git/skillsync/state.db" "SELECT name, did, cid, view_tree, kept_tree FROM holds"; }
+export SKILLSYNC_REVIEW_POLICY=scripts
+for point in pull-recovered fetch-before-ref pull-fetched pull-held merge-journaled \
+	merge-checkout-midfile merge-checkout-midway merge-checked-out merge-ref-moved; do
+	n=$((n + 1))
+	skill m2 mskill "mskill round $n" notes.md "notes round $n" scripts/tool.sh "echo held $n"
+	skill auth alpha "alpha round $n" extra.md "extra $n" more.md "more $n"
+	(cd a && SKILLSYNC_TEST_CRASH=$point ss_run 137 "$SKILLSYNC" pull)
+	(cd a && ss_run 0 "$SKILLSYNC" pull)
+	(cd b && ss_run 0 "$SKILLSYNC" pull)
+	same a b "a pull that holds, killed at $point"
+	[ "$(holds a)" = "$(holds b)" ] && [ -n "$(holds a)" ] ||
+		fail "a pull that holds, killed at $point: holds $(holds a) / $(holds b)"
+	[ "$(tail -n1 a/alpha/SKILL.md)" = "alpha round $n" ] || fail "$point: the plain edit did not arrive"
+	! grep -q "echo held" a/mskill/scripts/tool.sh || fail "$point: the held script reached main"
+	[ -z "$(git -C a status --porcelain)" ] || fail "$point: not clean: $(git -C a status --porcelain)"
+done
 
 echo "recover: all checks passed"

