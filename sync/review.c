@@ -8,6 +8,8 @@
 #include "core/git/commit.h"
 #include "core/git/worktree.h"
 #include "core/skill/record.h"
+#include "core/state/state_member.h"
+#include "core/state/state_record.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"
