@@ -58,4 +58,33 @@ void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, cons
 ss_audit_level ss_audit_worst(const ss_audit_report *r);
 const char *ss_audit_level_name(ss_audit_level l); /* "high", "medium", "low", "info" */
 
+/* The rules, for listings (SARIF's tool.driver.rules); borrowed, static. */
+typedef struct ss_audit_rule_info {
+	const char *id;
+	ss_audit_level level;
+	const char *message; /* the message of its findings */
+} ss_audit_rule_info;
+
+/*
+ * Compiles the rules if that has not been done yet: 0, or SS_ERROR naming the first rule that
+ * cannot be compiled (a broken build: ss_audit_file then reports "audit-broken", high, for
+ * every file). Commands call it first, to say so in one line.
+ */
+int ss_audit_ready(ss_error *err);
+/* The rules in the order of the rules file; ss_audit_rule_at is NULL past the end. */
+size_t ss_audit_rule_count(void);
+const ss_audit_rule_info *ss_audit_rule_at(size_t i);
+/* The rules document as compiled in (core/skill/audit_rules.json): the tests run its cases. */
+const char *ss_audit_rules_document(size_t *len);
+
+/*
+ * Audits the skill directory dir (named skill in the findings): every file under it, depth
+ * first with each directory's entries in byte order, .git left out; a symbolic link is not
+ * followed but is a finding of rule "symlink" (its target as the excerpt). 0, or SS_ENOTFOUND
+ * when dir is not a directory, SS_ETOOBIG naming a file over SS_AUDIT_FILE_MAX (the record
+ * format's limit is far below it), SS_ERROR when something cannot be read.
+ */
+#define SS_AUDIT_FILE_MAX (4u << 20)
+int ss_audit_dir(ss_audit_report *r, const char *skill, const char *dir, ss_error *err);
+
 #endif
