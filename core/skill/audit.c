@@ -113,6 +113,19 @@ void ss_audit__add_at(ss_audit_report *r, const ss_audit__rule *rule, const char
 	push(r, rule, skill, path, line, ss_buf_detach(&ex, NULL));
 }
 
+/* Orders one file's findings by line, keeping the rules' order within a line (stable). */
+static void by_line(ss_audit_finding *f, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		ss_audit_finding x = f[i];
+		size_t j = i;
+
+		for (; j > 0 && f[j - 1].line > x.line; j--)
+			f[j] = f[j - 1];
+		f[j] = x;
+	}
+}
+
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -178,18 +191,28 @@ void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, cons
 	     "the audit's rules cannot be used: nothing was checked"},
 	    SS_AUDIT_KIND_REGEX,
 	    SS_AUDIT_SCOPE_ANY,
-	    NULL};
+	    NULL,
+	    NULL,
+	    false};
 	const char *broken;
-	size_t n, fm_start = 0, fm_end = 0;
+	size_t n, fm_start = 0, fm_end = 0, first;
 	const ss_audit__rule *rules = ss_audit__rules(&n, &broken);
 	bool code = is_code(path, bytes, len, executable);
 	bool fm = !strcmp(path, "SKILL.md") && frontmatter(bytes, len, &fm_start, &fm_end);
 
+	size_t nfolded = 0;
+	char *folded = ss_audit__fold(bytes, len, &nfolded);
+	bool non_ascii = false;
+
+	for (size_t i = 0; i < len && !non_ascii; i++)
+		non_ascii = (unsigned char)bytes[i] >= 0x80;
 	if (!rules) {
+		free(folded);
 		/* fail closed: a build whose rules do not compile must not pass every skill */
 		ss_audit__add(r, &broken_rule, skill, path, 0, broken, strlen(broken));
 		return;
 	}
+	first = r->n;
 	for (size_t i = 0; i < n; i++) {
 		const ss_audit__rule *rule = &rules[i];
 
@@ -207,10 +230,13 @@ void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, cons
 		case SS_AUDIT_KIND_REGEX:
 			if (rule->scope == SS_AUDIT_SCOPE_FRONTMATTER && fm)
 				ss_audit__match(r, rule, skill, path, bytes, fm_start, fm_end);
-			else if (rule->scope == SS_AUDIT_SCOPE_ANY ||
-			         (rule->scope == SS_AUDIT_SCOPE_CODE && code))
+			else if ((rule->scope == SS_AUDIT_SCOPE_ANY ||
+			          (rule->scope == SS_AUDIT_SCOPE_CODE && code)) &&
+			         ss_audit__needs_met(rule, folded, nfolded, non_ascii))
 				ss_audit__match(r, rule, skill, path, bytes, 0, len);
 			break;
 		}
 	}
+	by_line(r->findings + first, r->n - first);
+	free(folded);
 }

@@ -11,7 +11,8 @@
  * own, 1-based (0: about the file as a whole); its excerpt is the offending line as a terminal
  * may show it (core/util/utf8.h's escape rule: no control or invisible character raw), cut to
  * SS_AUDIT_EXCERPT_MAX bytes before escaping; "" for a finding about the whole file.
- * Findings come in the order of the calls, then of the rules, then of their place in the file.
+ * Findings come in the order of the calls; one file's by line (0 first), then in the order of
+ * the rules.
  */
 #ifndef SS_AUDIT_H
 #define SS_AUDIT_H

@@ -5,6 +5,7 @@
 #ifndef SS_AUDIT_PRIV_H
 #define SS_AUDIT_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/skill/audit.h"
@@ -33,7 +34,19 @@ typedef struct ss_audit__rule {
 	ss_audit_kind kind;
 	ss_audit_scope scope;
 	void *code; /* pcre2_code for SS_AUDIT_KIND_REGEX */
+	/* The quick filter: for each group, one of its needles (lowercase) is in the file's
+	 * folded copy (ss_audit__fold); non_ascii: the file has a byte past ASCII. */
+	char ***needs; /* NULL-terminated groups of NULL-terminated needles, or NULL */
+	bool non_ascii;
 } ss_audit__rule;
+
+/* The copy of a file the needles are looked for in: ASCII letters lowercased, and the two
+ * characters that PCRE2's caseless matching folds onto ASCII letters (U+212A KELVIN SIGN,
+ * U+017F LONG S) as 'k' and 's'. *out_len is set; free() the result. */
+char *ss_audit__fold(const char *bytes, size_t len, size_t *out_len);
+/* Whether folded (ss_audit__fold) passes rule's filter. */
+bool ss_audit__needs_met(const ss_audit__rule *rule, const char *folded, size_t len,
+                         bool non_ascii);
 
 /* The compiled rules (compiled on the first call); NULL with *broken set when one failed. */
 const ss_audit__rule *ss_audit__rules(size_t *n, const char **broken);

@@ -63,6 +63,37 @@ static int scope_of(const char *s, ss_audit_scope *out)
 	return -1;
 }
 
+/* The rule's "needs": a list of lists of lowercase ASCII strings. 0, or -1 when malformed. */
+static int read_needs(json_t *jn, ss_audit__rule *out)
+{
+	size_t i, k;
+	json_t *group, *needle;
+
+	out->needs = NULL;
+	if (!jn)
+		return 0;
+	if (!json_is_array(jn) || !json_array_size(jn))
+		return -1;
+	out->needs = ss_xcalloc(json_array_size(jn) + 1, sizeof(*out->needs));
+	json_array_foreach(jn, i, group)
+	{
+		if (!json_is_array(group) || !json_array_size(group))
+			return -1;
+		out->needs[i] = ss_xcalloc(json_array_size(group) + 1, sizeof(**out->needs));
+		json_array_foreach(group, k, needle)
+		{
+			const char *s = json_string_value(needle);
+			for (const char *c = s; c && *c; c++)
+				if ((unsigned char)*c >= 0x80 || (*c >= 'A' && *c <= 'Z'))
+					return -1;
+			if (!s || !*s)
+				return -1;
+			out->needs[i][k] = ss_xstrdup(s);
+		}
+	}
+	return 0;
+}
+
 /* Compiles one rule from its JSON object: 0, or -1 with why in *why. */
 static int compile_rule(json_t *jr, ss_audit__rule *out, ss_buf *why)
 {
@@ -85,6 +116,12 @@ static int compile_rule(json_t *jr, ss_audit__rule *out, ss_buf *why)
 	out->info.id = ss_xstrdup(id);
 	out->info.message = ss_xstrdup(message);
 	out->code = NULL;
+	out->non_ascii = json_is_true(json_object_get(jr, "needsNonAscii"));
+	if (read_needs(json_object_get(jr, "needs"), out) < 0) {
+		ss_buf_printf(why, "rule '%s': needs is not a list of lists of lowercase strings",
+		              id);
+		return -1;
+	}
 	if (!pattern)
 		return 0;
 	cc = pcre2_compile_context_create(NULL);
@@ -171,6 +208,59 @@ const char *ss_audit_rules_document(size_t *len)
 {
 	*len = ss_audit__rules_json_len;
 	return (const char *)ss_audit__rules_json;
+}
+
+char *ss_audit__fold(const char *bytes, size_t len, size_t *out_len)
+{
+	char *f = ss_xmalloc(len + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)bytes[i];
+
+		if (c >= 'A' && c <= 'Z') {
+			f[n++] = (char)(c - 'A' + 'a');
+		} else if (c == 0xe2 && i + 2 < len && !memcmp(bytes + i, "\xe2\x84\xaa", 3)) {
+			f[n++] = 'k';
+			i += 2;
+		} else if (c == 0xc5 && i + 1 < len && (unsigned char)bytes[i + 1] == 0xbf) {
+			f[n++] = 's';
+			i++;
+		} else {
+			f[n++] = (char)c;
+		}
+	}
+	f[n] = '\0';
+	*out_len = n;
+	return f;
+}
+
+/* Whether needle (n > 0 bytes) is in s[0, len): memchr for its first byte, then memcmp (memmem
+ * is not POSIX). */
+static bool contains(const char *s, size_t len, const char *needle, size_t n)
+{
+	const char *p = s, *end = s + len;
+
+	while ((size_t)(end - p) >= n && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1))) {
+		if (!memcmp(p, needle, n))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+bool ss_audit__needs_met(const ss_audit__rule *rule, const char *folded, size_t len, bool non_ascii)
+{
+	if (rule->non_ascii && !non_ascii)
+		return false;
+	for (char ***group = rule->needs; group && *group; group++) {
+		bool found = false;
+		for (char **needle = *group; !found && *needle; needle++)
+			found = contains(folded, len, *needle, strlen(*needle));
+		if (!found)
+			return false;
+	}
+	return true;
 }
 
 /* The start of the line after the one holding pos, or end. */

@@ -227,10 +227,11 @@ static void test_audit__dir(void **state)
 	assert_string_equal(r.findings[1].path, "scripts/a.py");
 	assert_string_equal(r.findings[1].rule, "script-file");
 	assert_string_equal(r.findings[2].path, "scripts/b.sh");
-	assert_string_equal(r.findings[2].rule, "tls-disabled");
-	assert_string_equal(r.findings[3].rule, "executable-file");
-	assert_int_equal(r.findings[3].line, 0);
-	assert_string_equal(r.findings[3].excerpt, "");
+	assert_string_equal(r.findings[2].rule, "executable-file"); /* line 0 first */
+	assert_int_equal(r.findings[2].line, 0);
+	assert_string_equal(r.findings[2].excerpt, "");
+	assert_string_equal(r.findings[3].rule, "tls-disabled");
+	assert_int_equal(r.findings[3].line, 2);
 	ss_audit_report_release(&r);
 	ss_buf_printf(&p, "/nothing");
 	SS_ASSERT_FAILS(ss_audit_dir(&r, "d", p.ptr, &err), err, SS_ENOTFOUND);
