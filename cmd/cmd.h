@@ -200,6 +200,7 @@ void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len);
 
 /* The commands (cmd/<name>.c each). */
 extern const ss_command cmd_validate_def;
+extern const ss_command cmd_audit_def;
 extern const ss_command cmd_clone_def;
 extern const ss_command cmd_ls_def;
 extern const ss_command cmd_verify_def;
