@@ -87,8 +87,7 @@ static int named_skills(ss_ctx *ctx, const char *root, char **names, size_t n, s
 	for (size_t i = 0; i < n; i++) {
 		size_t len = cli_path_len(names[i]);
 		char *name = ss_xstrndup(names[i], len);
-		bool ok = len && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
-		          is_skill(root, name);
+		bool ok = len && name[0] != '.' && !strchr(name, '/') && is_skill(root, name);
 		ss_buf safe = SS_BUF_INIT;
 
 		if (!ok) {
