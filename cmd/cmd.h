@@ -201,6 +201,7 @@ void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len);
 
 /* The commands (cmd/<name>.c each). */
 extern const ss_command cmd_validate_def;
+extern const ss_command cmd_audit_def;
 extern const ss_command cmd_review_def;
 extern const ss_command cmd_accept_def;
 extern const ss_command cmd_reject_def;

@@ -33,12 +33,12 @@ static const ss_command help_def = {
 /* The commands, in the order `skillsync --help` lists them; each cmd/<name>.c defines its
  * entry next to the options it parses. */
 static const ss_command *const commands[] = {
-    &cmd_validate_def, &cmd_clone_def,   &cmd_ls_def,     &cmd_show_def,   &cmd_status_def,
-    &cmd_commit_def,   &cmd_diff_def,    &cmd_push_def,   &cmd_login_def,  &cmd_logout_def,
-    &cmd_whoami_def,   &cmd_members_def, &cmd_fetch_def,  &cmd_pull_def,   &cmd_log_def,
-    &cmd_space_def,    &cmd_card_def,    &cmd_link_def,   &cmd_unlink_def, &cmd_verify_def,
-    &cmd_config_def,   &cmd_prompt_def,  &cmd_review_def, &cmd_accept_def, &cmd_reject_def,
-    &cmd_pin_def,      &cmd_unpin_def,   &help_def,
+    &cmd_validate_def, &cmd_audit_def,  &cmd_clone_def,   &cmd_ls_def,     &cmd_show_def,
+    &cmd_status_def,   &cmd_commit_def, &cmd_diff_def,    &cmd_push_def,   &cmd_login_def,
+    &cmd_logout_def,   &cmd_whoami_def, &cmd_members_def, &cmd_fetch_def,  &cmd_pull_def,
+    &cmd_log_def,      &cmd_review_def, &cmd_accept_def,  &cmd_reject_def, &cmd_pin_def,
+    &cmd_unpin_def,    &cmd_space_def,  &cmd_card_def,    &cmd_link_def,   &cmd_unlink_def,
+    &cmd_verify_def,   &cmd_config_def, &cmd_prompt_def,  &help_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

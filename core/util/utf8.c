@@ -86,7 +86,7 @@ static bool unsafe(uint32_t c)
 {
 	return (c < 0x20 && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == 0x061c ||
 	       (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) ||
-	       (c >= 0x2060 && c <= 0x2069) || c == 0xfeff;
+	       (c >= 0x2060 && c <= 0x2069) || c == 0xfeff || (c >= 0xe0000 && c <= 0xe007f);
 }
 
 static void escape_json(ss_buf *out, uint32_t c)
@@ -108,7 +108,12 @@ static void escape_json(ss_buf *out, uint32_t c)
 		ss_buf_puts(out, "\\r");
 		break;
 	default:
-		ss_buf_printf(out, "\\u%04x", (unsigned)c);
+		if (c > 0xffff) /* a surrogate pair: JSON's \u holds four hex digits */
+			ss_buf_printf(out, "\\u%04x\\u%04x",
+			              0xd800 + ((unsigned)(c - 0x10000) >> 10),
+			              0xdc00 + ((unsigned)(c - 0x10000) & 0x3ff));
+		else
+			ss_buf_printf(out, "\\u%04x", (unsigned)c);
 	}
 }
 

@@ -23,12 +23,14 @@ size_t ss_utf8_cut(const char *s, size_t len, size_t max);
  * The one rule for text that came from elsewhere (a server, a record, a DID document) before it
  * reaches a terminal, a JSON output or a one-line field of a commit message: a character is
  * unsafe when it is a control character (C0 but tab, DEL, C1), a bidirectional or invisible
- * format control (U+061C, U+200B-U+200F, U+202A-U+202E, U+2060-U+2069, U+FEFF), or a byte that
- * is not valid UTF-8.
+ * format control (U+061C, U+200B-U+200F, U+202A-U+202E, U+2060-U+2069, U+FEFF), a tag character
+ * (U+E0000-U+E007F: invisible text an agent reads, docs/AUDIT.md), or a byte that is not valid
+ * UTF-8.
  *
  * SS_ESCAPE_TEXT writes each byte of an unsafe character as \xNN (a newline stays on the line:
  * "\x0a"); SS_ESCAPE_JSON writes the inside of a JSON string: `"` and `\` escaped, tab, newline
- * and carriage return as \t \n \r, other unsafe characters as \uXXXX, invalid bytes as \ufffd.
+ * and carriage return as \t \n \r, other unsafe characters as \uXXXX (a surrogate pair past
+ * U+FFFF), invalid bytes as \ufffd.
  * SS_ESCAPE_XML writes XML character data or an attribute value: & < > " ' as entities, tab,
  * newline and carriage return as &#9; &#10; &#13;, and other unsafe characters and invalid
  * bytes as \xNN like SS_ESCAPE_TEXT (XML 1.0 cannot hold most control characters at all).

@@ -50,6 +50,14 @@ static void test_utf8__escape_json_is_valid_json(void **state)
 	check("\xc2\x9b\xe2\x80\xae\xef\xbb\xbf", 8, SS_ESCAPE_JSON, "\\u009b\\u202e\\ufeff");
 	check("bad\xff\xfe!", 6, SS_ESCAPE_JSON, "bad\\ufffd\\ufffd!");
 	check("caf\xc3\xa9\x7f", 6, SS_ESCAPE_JSON, "caf\xc3\xa9\\u007f");
+	/* a tag character (U+E0041, invisible "A"): unsafe, and past U+FFFF a surrogate pair */
+	check("a\xf3\xa0\x81\x81"
+	      "b",
+	      6, SS_ESCAPE_JSON, "a\\udb40\\udc41b");
+	check("a\xf3\xa0\x81\x81"
+	      "b",
+	      6, SS_ESCAPE_TEXT, "a\\xf3\\xa0\\x81\\x81b");
+	check("\xf0\x9f\x98\x80", 4, SS_ESCAPE_JSON, "\xf0\x9f\x98\x80");
 }
 
 static void test_utf8__escape_line_first_line_cut(void **state)

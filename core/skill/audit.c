@@ -1,0 +1,242 @@
+/*
+ * audit.c: the audit of one file (core/skill/audit.h): which rules look at it, the findings and
+ * their excerpts, the report and its levels. The rules themselves: core/skill/audit_rules.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/skill/audit_priv.h"
+#include "core/util/buf.h"
+#include "core/util/mem.h"
+#include "core/util/utf8.h"
+
+void ss_audit_report_init(ss_audit_report *r)
+{
+	r->findings = NULL;
+	r->n = r->alloc = 0;
+}
+
+void ss_audit_report_release(ss_audit_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->findings[i].skill);
+		free(r->findings[i].path);
+		free(r->findings[i].message);
+		free(r->findings[i].excerpt);
+	}
+	free(r->findings);
+	ss_audit_report_init(r);
+}
+
+ss_audit_level ss_audit_worst(const ss_audit_report *r)
+{
+	ss_audit_level worst = SS_AUDIT_INFO;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->findings[i].level > worst)
+			worst = r->findings[i].level;
+	return worst;
+}
+
+const char *ss_audit_level_name(ss_audit_level l)
+{
+	switch (l) {
+	case SS_AUDIT_HIGH:
+		return "high";
+	case SS_AUDIT_MEDIUM:
+		return "medium";
+	case SS_AUDIT_LOW:
+		return "low";
+	case SS_AUDIT_INFO:
+		break;
+	}
+	return "info";
+}
+
+/* Adds a finding whose excerpt is escaped already (taken over). */
+static void push(ss_audit_report *r, const ss_audit__rule *rule, const char *skill,
+                 const char *path, size_t line, char *excerpt)
+{
+	ss_audit_finding *f;
+
+	ss_xgrow((void **)&r->findings, sizeof(*r->findings), r->n + 1, &r->alloc);
+	f = &r->findings[r->n++];
+	f->skill = ss_xstrdup(skill);
+	f->path = ss_xstrdup(path);
+	f->line = line;
+	f->rule = rule->info.id;
+	f->level = rule->info.level;
+	f->message = ss_xstrdup(rule->info.message);
+	f->excerpt = excerpt;
+}
+
+void ss_audit__add(ss_audit_report *r, const ss_audit__rule *rule, const char *skill,
+                   const char *path, size_t line, const char *excerpt, size_t excerpt_len)
+{
+	ss_buf esc = SS_BUF_INIT;
+
+	ss_utf8_escape(&esc, excerpt, excerpt_len, SS_ESCAPE_TEXT);
+	push(r, rule, skill, path, line, ss_buf_detach(&esc, NULL));
+}
+
+/* How far before the match an excerpt of a long line starts. */
+#define LEAD 40
+
+void ss_audit__add_at(ss_audit_report *r, const ss_audit__rule *rule, const char *skill,
+                      const char *path, const char *bytes, size_t len, size_t pos, size_t line)
+{
+	size_t ls = pos, le, s, n;
+	ss_buf ex = SS_BUF_INIT;
+
+	while (ls > 0 && bytes[ls - 1] != '\n')
+		ls--;
+	le = pos;
+	while (le < len && bytes[le] != '\n')
+		le++;
+	if (le > ls && bytes[le - 1] == '\r')
+		le--;
+	for (s = ls; s < pos && s < le && (bytes[s] == ' ' || bytes[s] == '\t'); s++)
+		;
+	if (pos > s && pos - s > SS_AUDIT_EXCERPT_MAX - LEAD) {
+		/* a long line: start a little before the match, on a character boundary */
+		s = pos - LEAD;
+		while (s > ls && ((unsigned char)bytes[s] & 0xc0) == 0x80)
+			s--;
+		ss_buf_puts(&ex, "... ");
+	}
+	n = ss_utf8_cut(bytes + s, le > s ? le - s : 0, SS_AUDIT_EXCERPT_MAX);
+	ss_utf8_escape(&ex, bytes + s, n, SS_ESCAPE_TEXT);
+	if (s + n < le)
+		ss_buf_puts(&ex, " ...");
+	push(r, rule, skill, path, line, ss_buf_detach(&ex, NULL));
+}
+
+/* Orders one file's findings by line, keeping the rules' order within a line (stable). */
+static void by_line(ss_audit_finding *f, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		ss_audit_finding x = f[i];
+		size_t j = i;
+
+		for (; j > 0 && f[j - 1].line > x.line; j--)
+			f[j] = f[j - 1];
+		f[j] = x;
+	}
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Whether a file is a program: executable, under scripts/, a #! line, or a script's suffix. */
+static bool is_code(const char *path, const char *bytes, size_t len, bool executable)
+{
+	static const char *const suffixes[] = {".sh",  ".bash", ".zsh",  ".fish", ".ksh", ".py",
+	                                       ".js",  ".mjs",  ".cjs",  ".ts",   ".rb",  ".pl",
+	                                       ".php", ".ps1",  ".psm1", ".bat",  ".cmd", ".lua"};
+	const char *dot = strrchr(path, '.');
+
+	if (executable || has_prefix(path, "scripts/") || (len >= 2 && !memcmp(bytes, "#!", 2)))
+		return true;
+	for (size_t i = 0; dot && !strchr(dot, '/') && i < sizeof(suffixes) / sizeof(*suffixes);
+	     i++)
+		if (!strcmp(dot, suffixes[i]))
+			return true;
+	return false;
+}
+
+/* The end of the line at off (past its newline), or len. */
+static size_t line_end(const char *bytes, size_t len, size_t off)
+{
+	const char *nl = off < len ? memchr(bytes + off, '\n', len - off) : NULL;
+
+	return nl ? (size_t)(nl - bytes) + 1 : len;
+}
+
+/* Whether bytes[off, len) starts with a "---" line. */
+static bool fence_at(const char *bytes, size_t len, size_t off)
+{
+	size_t e = line_end(bytes, len, off), i = off + 3;
+
+	if (len - off < 3 || memcmp(bytes + off, "---", 3))
+		return false;
+	while (i < e &&
+	       (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n'))
+		i++;
+	return i == e;
+}
+
+/* SKILL.md's frontmatter: [*start, *end) between its fences; false when it has none. */
+static bool frontmatter(const char *bytes, size_t len, size_t *start, size_t *end)
+{
+	size_t off = len >= 3 && !memcmp(bytes, "\xef\xbb\xbf", 3) ? 3 : 0;
+
+	if (!fence_at(bytes, len, off))
+		return false;
+	*start = line_end(bytes, len, off);
+	for (off = *start; off < len && !fence_at(bytes, len, off); off = line_end(bytes, len, off))
+		;
+	*end = off;
+	return true;
+}
+
+void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
+                   size_t len, bool executable)
+{
+	static const ss_audit__rule broken_rule = {
+	    {"audit-broken", SS_AUDIT_HIGH,
+	     "the audit's rules cannot be used: nothing was checked"},
+	    SS_AUDIT_KIND_REGEX,
+	    SS_AUDIT_SCOPE_ANY,
+	    NULL,
+	    NULL,
+	    false};
+	const char *broken;
+	size_t n, fm_start = 0, fm_end = 0, first;
+	const ss_audit__rule *rules = ss_audit__rules(&n, &broken);
+	bool code = is_code(path, bytes, len, executable);
+	bool fm = !strcmp(path, "SKILL.md") && frontmatter(bytes, len, &fm_start, &fm_end);
+
+	size_t nfolded = 0;
+	char *folded = ss_audit__fold(bytes, len, &nfolded);
+	bool non_ascii = false;
+
+	for (size_t i = 0; i < len && !non_ascii; i++)
+		non_ascii = (unsigned char)bytes[i] >= 0x80;
+	if (!rules) {
+		free(folded);
+		/* fail closed: a build whose rules do not compile must not pass every skill */
+		ss_audit__add(r, &broken_rule, skill, path, 0, broken, strlen(broken));
+		return;
+	}
+	first = r->n;
+	for (size_t i = 0; i < n; i++) {
+		const ss_audit__rule *rule = &rules[i];
+
+		switch (rule->kind) {
+		case SS_AUDIT_KIND_EXECUTABLE:
+			if (executable)
+				ss_audit__add(r, rule, skill, path, 0, "", 0);
+			break;
+		case SS_AUDIT_KIND_SCRIPTS:
+			if (!executable && has_prefix(path, "scripts/"))
+				ss_audit__add(r, rule, skill, path, 0, "", 0);
+			break;
+		case SS_AUDIT_KIND_SYMLINK:
+			break; /* a property of the directory entry: ss_audit_dir */
+		case SS_AUDIT_KIND_REGEX:
+			if (rule->scope == SS_AUDIT_SCOPE_FRONTMATTER && fm)
+				ss_audit__match(r, rule, skill, path, bytes, fm_start, fm_end);
+			else if ((rule->scope == SS_AUDIT_SCOPE_ANY ||
+			          (rule->scope == SS_AUDIT_SCOPE_CODE && code)) &&
+			         ss_audit__needs_met(rule, folded, nfolded, non_ascii))
+				ss_audit__match(r, rule, skill, path, bytes, 0, len);
+			break;
+		}
+	}
+	by_line(r->findings + first, r->n - first);
+	free(folded);
+}
