@@ -104,30 +104,47 @@ static int named_skills(ss_ctx *ctx, const char *root, char **names, size_t n, s
 	return 0;
 }
 
-static void print_text(const ss_audit_report *r, size_t nskills)
+void cli_audit_print_finding(const ss_audit_finding *f)
 {
 	ss_buf a = SS_BUF_INIT, b = SS_BUF_INIT;
+
+	printf("%s/", cli_safe(&a, f->skill));
+	fputs(cli_safe(&a, f->path), stdout);
+	if (f->line)
+		printf(":%zu", f->line);
+	printf(": %s %s: %s", ss_audit_level_name(f->level), f->rule, cli_safe(&b, f->message));
+	if (*f->excerpt)
+		printf(": %s", f->excerpt);
+	putchar('\n');
+	ss_buf_release(&a);
+	ss_buf_release(&b);
+}
+
+void cli_audit_print_finding_json(const ss_audit_finding *f)
+{
+	fputs("{\"skill\":", stdout);
+	cli_print_json_string(f->skill);
+	fputs(",\"path\":", stdout);
+	cli_print_json_string(f->path);
+	printf(",\"line\":%zu,\"rule\":\"%s\",\"level\":\"%s\",\"message\":", f->line, f->rule,
+	       ss_audit_level_name(f->level));
+	cli_print_json_string(f->message);
+	fputs(",\"excerpt\":", stdout);
+	cli_print_json_string(f->excerpt);
+	putchar('}');
+}
+
+static void print_text(const ss_audit_report *r, size_t nskills)
+{
 	size_t counts[4] = {0, 0, 0, 0};
 
 	for (size_t i = 0; i < r->n; i++) {
-		const ss_audit_finding *f = &r->findings[i];
-
-		counts[f->level]++;
-		printf("%s/", cli_safe(&a, f->skill));
-		fputs(cli_safe(&a, f->path), stdout);
-		if (f->line)
-			printf(":%zu", f->line);
-		printf(": %s %s: %s", ss_audit_level_name(f->level), f->rule,
-		       cli_safe(&b, f->message));
-		if (*f->excerpt)
-			printf(": %s", f->excerpt);
-		putchar('\n');
+		counts[r->findings[i].level]++;
+		cli_audit_print_finding(&r->findings[i]);
 	}
 	printf("%zu skill%s audited: %zu finding%s (%zu high, %zu medium, %zu low, %zu info)\n",
 	       nskills, nskills == 1 ? "" : "s", r->n, r->n == 1 ? "" : "s", counts[SS_AUDIT_HIGH],
 	       counts[SS_AUDIT_MEDIUM], counts[SS_AUDIT_LOW], counts[SS_AUDIT_INFO]);
-	ss_buf_release(&a);
-	ss_buf_release(&b);
 }
 
 static void print_json(const ss_audit_report *r, const skill_list *skills)
@@ -142,19 +159,10 @@ static void print_json(const ss_audit_report *r, const skill_list *skills)
 	}
 	fputs("],\"findings\":[", stdout);
 	for (size_t i = 0; i < r->n; i++) {
-		const ss_audit_finding *f = &r->findings[i];
-
-		counts[f->level]++;
-		fputs(i ? ",{\"skill\":" : "{\"skill\":", stdout);
-		cli_print_json_string(f->skill);
-		fputs(",\"path\":", stdout);
-		cli_print_json_string(f->path);
-		printf(",\"line\":%zu,\"rule\":\"%s\",\"level\":\"%s\",\"message\":", f->line,
-		       f->rule, ss_audit_level_name(f->level));
-		cli_print_json_string(f->message);
-		fputs(",\"excerpt\":", stdout);
-		cli_print_json_string(f->excerpt);
-		putchar('}');
+		counts[r->findings[i].level]++;
+		if (i)
+			putchar(',');
+		cli_audit_print_finding_json(&r->findings[i]);
 	}
 	printf("],\"counts\":{\"high\":%zu,\"medium\":%zu,\"low\":%zu,\"info\":%zu}}\n",
 	       counts[SS_AUDIT_HIGH], counts[SS_AUDIT_MEDIUM], counts[SS_AUDIT_LOW],

@@ -106,6 +106,12 @@ void cli_print_safe(FILE *out, const char *s);
 void cli_print_skip(const char *did, const char *handle, const char *rkey, const char *reason);
 /* A note's first line, at most max bytes (0: all), " ..." when something is left out. */
 void cli_print_note(FILE *out, const char *note, size_t max);
+/* One audit finding (core/skill/audit.h) as `skillsync audit` prints it: a line
+ * `<skill>/<path>:<line>: <level> <rule>: <message>: <excerpt>` on stdout, or its JSON object
+ * (cmd/audit.c; `review` shows a held change's findings the same way). */
+struct ss_audit_finding;
+void cli_audit_print_finding(const struct ss_audit_finding *f);
+void cli_audit_print_finding_json(const struct ss_audit_finding *f);
 
 /*
  * Takes the lock of the open clone (ctx->repo, ctx->state; waiting $SKILLSYNC_LOCK_WAIT

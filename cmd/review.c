@@ -55,6 +55,10 @@ static void print_text(const ss_review_item *it)
 			printf(" (executable)");
 		putchar('\n');
 	}
+	for (size_t i = 0; i < it->findings.n; i++) {
+		printf("    ");
+		cli_audit_print_finding(&it->findings.findings[i]);
+	}
 }
 
 static void print_json_item(const ss_review_item *it)
@@ -83,7 +87,13 @@ static void print_json_item(const ss_review_item *it)
 		printf(",\"change\":\"%s\",\"executable\":%s}", file_word(it->files.items[i].kind),
 		       it->files.items[i].new_mode == 0100755u ? "true" : "false");
 	}
-	printf("],\"findings\":[]}");
+	printf("],\"findings\":[");
+	for (size_t i = 0; i < it->findings.n; i++) {
+		if (i)
+			putchar(',');
+		cli_audit_print_finding_json(&it->findings.findings[i]);
+	}
+	printf("]}");
 }
 
 static int cmd_review(ss_ctx *ctx, int argc, char **argv);
@@ -101,7 +111,9 @@ const ss_command cmd_review_def = {
     "reminder until that member changes the skill again.\n"
     "\n"
     "    --json   the changes as a JSON array: [{name, did, handle, cid, updatedAt, note,\n"
-    "             reason, new, rejected, files: [{path, change, executable}], findings}]\n"};
+    "             reason, new, rejected, files: [{path, change, executable}], findings:\n"
+    "             [{skill, path, line, rule, level, message, excerpt}] as 'skillsync audit'\n"
+    "             finds them in the files the held version brings}]\n"};
 
 static int cmd_review(ss_ctx *ctx, int argc, char **argv)
 {

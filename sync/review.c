@@ -274,7 +274,7 @@ static int decide(gate_run *g, candidate *c, ss_error *err)
 		ss_gate_change f = facts;
 
 		if (ss_gate_facts(g->repo, c->name, has_from ? &from : NULL,
-		                  has_view ? &view : NULL, &f, NULL, err) < 0)
+		                  has_view ? &view : NULL, &f, NULL, NULL, err) < 0)
 			goto out;
 		facts.scripts = f.scripts;
 		facts.high_finding = f.high_finding;
@@ -516,6 +516,7 @@ void ss_review_items_release(ss_review_items *l)
 		free(l->items[i].handle);
 		free(l->items[i].note);
 		ss_tree_changes_release(&l->items[i].files);
+		ss_audit_report_release(&l->items[i].findings);
 	}
 	free(l->items);
 	l->items = NULL;
@@ -594,7 +595,8 @@ int ss_review_list(ss_repo *repo, ss_state *st, const char *const *names, size_t
 		if (parse_opt(it->hold.kept_tree, &kept, &has_kept, err) < 0 ||
 		    parse_opt(it->hold.view_tree, &view, &has_view, err) < 0 ||
 		    ss_gate_facts(repo, it->hold.name, has_kept ? &kept : NULL,
-		                  has_view ? &view : NULL, &it->facts, &it->files, err) < 0)
+		                  has_view ? &view : NULL, &it->facts, &it->files, &it->findings,
+		                  err) < 0)
 			goto fail;
 	}
 	return 0;

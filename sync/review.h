@@ -30,6 +30,7 @@
 #include "core/git/merge.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
+#include "core/skill/audit.h"
 #include "core/state/state.h"
 #include "core/state/state_hold.h"
 #include "core/util/error.h"
@@ -54,10 +55,11 @@ int ss_review_gate(ss_repo *repo, ss_state *st, const ss_oid *tracking, ss_revie
 
 /* One held change, for `review`, `status`, `show` and `pull --json`. */
 typedef struct ss_review_item {
-	ss_state_hold hold; /* owned */
-	char *handle;       /* the member's handle when known */
-	char *note;         /* the held record's note; NULL when none */
-	ss_changes files;   /* the file-level changes from the kept version to the held one */
+	ss_state_hold hold;       /* owned */
+	char *handle;             /* the member's handle when known */
+	char *note;               /* the held record's note; NULL when none */
+	ss_changes files;         /* the file-level changes from the kept version to the held one */
+	ss_audit_report findings; /* what the audit finds in the files the held version brings */
 	ss_gate_change facts;
 } ss_review_item;
 

@@ -68,11 +68,15 @@ bool ss_gate_policy_parse(const char *s, ss_gate_policy *out);
  * The facts of one change read from the repository (core/diff/gate_facts.c): the file-level
  * changes from the version main keeps (old, NULL: none) to the new one (new, NULL: the skill
  * left the view), whether one of them adds or changes an executable file or a file under
- * scripts/, and whether the audit finds something high in the new version's files. files
- * (may be NULL) receives the file-level changes (ss_tree_changes_release).
+ * scripts/, and whether the audit (core/skill/audit.h) finds something high in the files the
+ * new version adds or changes. files (may be NULL) receives the file-level changes
+ * (ss_tree_changes_release), findings (may be NULL, initialised by the caller) what the audit
+ * found in them.
  */
 struct ss_changes;
+struct ss_audit_report;
 int ss_gate_facts(ss_repo *repo, const char *skill, const ss_oid *old_tree, const ss_oid *new_tree,
-                  ss_gate_change *out, struct ss_changes *files, ss_error *err);
+                  ss_gate_change *out, struct ss_changes *files, struct ss_audit_report *findings,
+                  ss_error *err);
 
 #endif
