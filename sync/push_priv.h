@@ -1,10 +1,13 @@
 /*
  * push_priv.h: what sync/push*.c share. push.c runs a push over push_preview.c's plan;
  * push_finish.c turns landed writes into the state and the tracking commit; push_recover.c
- * finishes an interrupted push; push_conclude.c merges a tracking commit that is not main's.
+ * finishes an interrupted push; push_conclude.c merges a tracking commit that is not main's;
+ * push_decide.c holds push.c's decision about the journal, pure and unit-tested.
  */
 #ifndef SS_PUSH_PRIV_H
 #define SS_PUSH_PRIV_H
+
+#include <stddef.h>
 
 #include "core/state/state_journal.h"
 #include "core/state/state_member.h"
@@ -32,5 +35,26 @@ int ss_push__finish(ss_repo *repo, ss_state *st, const char *me, const ss_push_l
 /* *out: whether commit is tip or one of its ancestors. */
 int ss_push__contains(ss_repo *repo, const ss_oid *tip, const ss_oid *commit, bool *out,
                       ss_error *err);
+
+/*
+ * What a push does when a request failed. Only a server's refusal (SS_ECONFLICT: my repo is
+ * no longer at the commit the request was guarded by; SS_EINVALID, SS_EAUTH, SS_ETOOBIG) says
+ * that nothing of the request was written; any other failure (an answer lost, cut or garbled,
+ * a server error) may hide writes that landed.
+ */
+typedef enum ss_push_failure {
+	SS_PUSH_CONFLICT, /* the swap was refused, nothing landed: drop the journal, "pull first" */
+	SS_PUSH_REFUSED,  /* refused otherwise, nothing landed: drop the journal, say the error */
+	SS_PUSH_INTERRUPTED, /* writes landed or may have: the journal stays for ss_push_recover */
+} ss_push_failure;
+
+/* The decision for a request that failed with code (its err->code); landed: how many writes
+ * of this push are known to have landed (the requests' before it, and this one's). */
+ss_push_failure ss_push__decide(int code, size_t landed);
+
+/* The code the person sees for decision d over the request's code: an interrupted push's swap
+ * conflict is a network failure (it may be this push's own write, resent after a lost answer:
+ * the next push asks the server, no reason to pull first); any other code is kept. */
+int ss_push__reported(ss_push_failure d, int code);
 
 #endif
