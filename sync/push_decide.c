@@ -1,4 +1,6 @@
 /* push_decide.c: a push's decisions about its journal, pure (see sync/push_priv.h). */
+#include <string.h>
+
 #include "core/util/error.h"
 #include "sync/push_priv.h"
 
@@ -21,4 +23,20 @@ int ss_push__reported(ss_push_failure d, int code)
 	if (d == SS_PUSH_INTERRUPTED && code == SS_ECONFLICT)
 		return SS_ENETWORK;
 	return code;
+}
+
+bool ss_push__moved(const char *base_commit, const ss_space_head *mine)
+{
+	if (!mine)
+		return false;
+	if (!mine->commit || !base_commit)
+		return mine->commit || base_commit;
+	return strcmp(mine->commit, base_commit) != 0;
+}
+
+bool ss_push__landed(const ss_journal_write *w, const char *push_time, const ss_push_held *held)
+{
+	if (w->op == SS_WRITE_DELETE)
+		return !held->present;
+	return held->present && held->updated_at && !strcmp(held->updated_at, push_time);
 }

@@ -2,17 +2,19 @@
  * push_priv.h: what sync/push*.c share. push.c runs a push over push_preview.c's plan;
  * push_finish.c turns landed writes into the state and the tracking commit; push_recover.c
  * finishes an interrupted push; push_conclude.c merges a tracking commit that is not main's;
- * push_decide.c holds push.c's decision about the journal, pure and unit-tested.
+ * push_decide.c holds the decisions push.c and push_recover.c make about the journal, pure.
  */
 #ifndef SS_PUSH_PRIV_H
 #define SS_PUSH_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/state/state_journal.h"
 #include "core/state/state_member.h"
 #include "core/state/state_record.h"
 #include "sync/push.h"
+#include "sync/transport/space.h"
 
 /* Landed writes to record (each with its cid; deletes without). */
 typedef struct ss_push_landed {
@@ -56,5 +58,21 @@ ss_push_failure ss_push__decide(int code, size_t landed);
  * conflict is a network failure (it may be this push's own write, resent after a lost answer:
  * the next push asks the server, no reason to pull first); any other code is kept. */
 int ss_push__reported(ss_push_failure d, int code);
+
+/* What my repo holds under a journal write's name, as the server lists it now. */
+typedef struct ss_push_held {
+	bool present;           /* a record of that name is listed */
+	const char *updated_at; /* its updatedAt; NULL when it has none or could not be read */
+} ss_push_held;
+
+/* Whether my repo moved from the journal's base commit (NULL: no commit) to what heads()
+ * says of it now (mine NULL: I am not listed): when it did not, nothing of the push landed. */
+bool ss_push__moved(const char *base_commit, const ss_space_head *mine);
+
+/* Whether journal write w landed, from what the server holds under its name: a create or
+ * update landed when the record is there with this push's updatedAt (push_time: every record
+ * a push writes carries it), a delete when the record is gone. A record with another updatedAt
+ * is someone else's write, or an earlier push's: w did not land. */
+bool ss_push__landed(const ss_journal_write *w, const char *push_time, const ss_push_held *held);
 
 #endif
