@@ -82,31 +82,23 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		rc = ss_space_apply(sp, sw, n, commit, &applied, err);
 		out->requests += applied.nrequests;
 		if (rc < 0) {
-			/* Only a server's refusal says that nothing was written; a lost, cut or
-			 * garbled answer may hide writes that landed: the journal stays, and the
-			 * next push or pull asks the server (ss_push_recover). */
-			bool refused = err->code == SS_ECONFLICT || err->code == SS_EINVALID ||
-			               err->code == SS_EAUTH || err->code == SS_ETOOBIG;
-			bool nothing = b == 0 && applied.napplied == 0 && refused;
+			/* the journal goes only when the server refused and nothing landed; else
+			 * the next push or pull asks the server (ss_push_recover) */
+			ss_push_failure f = ss_push__decide(err->code, first + applied.napplied);
 			ss_error ignored; /* the push's error is the one to report */
 			ss_space_applied_release(&applied);
-			if (err->code == SS_ECONFLICT && nothing) {
+			if (f == SS_PUSH_CONFLICT) {
 				ss_state_journal_clear(st, &ignored);
 				ret = ss_error_set(
 				    err, SS_ECONFLICT,
 				    "your repo in the space changed since the last fetch "
 				    "(another device or client wrote to it): nothing was "
 				    "pushed; run 'skillsync pull' first");
-			} else if (nothing) {
+			} else if (f == SS_PUSH_REFUSED) {
 				ss_state_journal_clear(st, &ignored);
 				ret = rc;
 			} else {
-				/* Some writes landed, or may have: the journal stays. A swap
-				 * conflict here is no reason to pull first (it may be this push's
-				 * own write, resent after a lost answer): the next push asks the
-				 * server. */
-				if (err->code == SS_ECONFLICT)
-					err->code = SS_ENETWORK;
+				err->code = ss_push__reported(f, err->code);
 				ret = ss_error_prefix(err,
 				                      "push interrupted after %zu of %zu writes "
 				                      "(run 'skillsync push' again to finish)",

@@ -143,8 +143,7 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	for (size_t i = 0; i < nheads; i++)
 		if (!strcmp(heads[i].did, me))
 			mine = &heads[i];
-	if (!mine || (!mine->commit && !j.base_commit) ||
-	    (mine->commit && j.base_commit && !strcmp(mine->commit, j.base_commit))) {
+	if (!ss_push__moved(j.base_commit, mine)) {
 		/* my repo did not move: nothing of the push landed */
 		ret = keep_notes(st, &j, NULL, err);
 		goto out;
@@ -164,13 +163,12 @@ int ss_push_recover(ss_repo *repo, ss_state *st, ss_space *sp, size_t *landed, s
 	is_landed = ss_xcalloc(j.nwrites + 1, sizeof(*is_landed));
 	for (size_t i = 0; i < j.nwrites; i++) {
 		ss_journal_write *w = &j.writes[i];
-		bool put = w->op != SS_WRITE_DELETE;
+		ss_push_held held = {p.present[i], p.updated[i]};
 
-		if (put ? !(p.present[i] && p.updated[i] && !strcmp(p.updated[i], j.push_time))
-		        : p.present[i])
+		if (!ss_push__landed(w, j.push_time, &held))
 			continue;
 		done[nlanded] = *w;
-		done[nlanded].cid = put ? p.cid[i] : NULL;
+		done[nlanded].cid = w->op != SS_WRITE_DELETE ? p.cid[i] : NULL;
 		nlanded++;
 		is_landed[i] = true;
 	}

@@ -788,50 +788,64 @@ static int tree_step(run *r, int *phase, const ss_cid *commit, ss_verify_tree *o
 	return ret;
 }
 
+/* One member of ss_verify_trees_fetch: its run, where it is, and where it ends (the caller's). */
+typedef struct tree_member {
+	run r;
+	ss_verify_outcome o; /* r.out: the requests and bytes its tree cost */
+	ss_cid commit;       /* the head whose tree is read */
+	int phase;
+	int *rc;                    /* the caller's rcs[i] */
+	ss_error *err;              /* the caller's errs[i] */
+	ss_verify_tree *out;        /* the caller's out[i] */
+	char (*strs)[SS_CID_STRSZ]; /* this round: the blocks it needs, as text, and pointers */
+	const char **ptrs;          /* to them for the batch's jobs */
+} tree_member;
+
 int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits, size_t n,
                           ss_verify_tree *out, int *rcs, ss_error *errs)
 {
-	run *runs = ss_xcalloc(n ? n : 1, sizeof(*runs));
-	ss_verify_outcome *os = ss_xcalloc(n ? n : 1, sizeof(*os));
-	ss_cid *cids = ss_xcalloc(n ? n : 1, sizeof(*cids));
-	int *phase = ss_xcalloc(n ? n : 1, sizeof(*phase));
+	tree_member *tm = ss_xcalloc(n ? n : 1, sizeof(*tm));
 	ss_error ignored;
 
 	for (size_t i = 0; i < n; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		ss_error_clear(&errs[i]);
-		runs[i].m = &ms[i];
-		runs[i].out = &os[i];
-		rcs[i] = ss_cid_parse(&cids[i], commits[i], strlen(commits[i]), &errs[i]);
-		phase[i] = rcs[i] < 0 ? PHASE_DONE : PHASE_COMMIT;
+		tree_member *t = &tm[i];
+
+		t->rc = &rcs[i];
+		t->err = &errs[i];
+		t->out = &out[i];
+		memset(t->out, 0, sizeof(*t->out));
+		ss_error_clear(t->err);
+		t->r.m = &ms[i];
+		t->r.out = &t->o;
+		*t->rc = ss_cid_parse(&t->commit, commits[i], strlen(commits[i]), t->err);
+		t->phase = *t->rc < 0 ? PHASE_DONE : PHASE_COMMIT;
 		/* What the node cache holds is not asked again: every block is hashed all the same
 		 */
-		if (!rcs[i])
-			load_cache(&runs[i]);
+		if (!*t->rc)
+			load_cache(&t->r);
 	}
 	/* Rounds in step: each member's missing blocks of a level, all members in one batch. */
 	for (int round = 0; round < MAX_ROUNDS + 1; round++) {
 		ss_xrpc_blocks_job *jobs = NULL;
 		size_t *owner = NULL, njobs = 0, ajobs = 0, aowner = 0;
-		char(**strs)[SS_CID_STRSZ] = ss_xcalloc(n ? n : 1, sizeof(*strs));
-		const char ***ptrs = ss_xcalloc(n ? n : 1, sizeof(*ptrs));
 
 		for (size_t i = 0; i < n; i++) {
+			tree_member *t = &tm[i];
 			ss_cid *need = NULL;
 			size_t nneed = 0;
 
-			if (phase[i] == PHASE_DONE)
+			if (t->phase == PHASE_DONE)
 				continue;
-			if ((rcs[i] = tree_step(&runs[i], &phase[i], &cids[i], &out[i], &need,
-			                        &nneed, &errs[i])) < 0) {
-				phase[i] = PHASE_DONE;
+			if ((*t->rc = tree_step(&t->r, &t->phase, &t->commit, t->out, &need, &nneed,
+			                        t->err)) < 0) {
+				t->phase = PHASE_DONE;
 				continue;
 			}
-			strs[i] = ss_xcalloc(nneed ? nneed : 1, sizeof(*strs[i]));
-			ptrs[i] = ss_xcalloc(nneed ? nneed : 1, sizeof(*ptrs[i]));
+			t->strs = ss_xcalloc(nneed ? nneed : 1, sizeof(*t->strs));
+			t->ptrs = ss_xcalloc(nneed ? nneed : 1, sizeof(*t->ptrs));
 			for (size_t k = 0; k < nneed; k++) {
-				ss_cid_fmt(strs[i][k], &need[k]);
-				ptrs[i][k] = strs[i][k];
+				ss_cid_fmt(t->strs[k], &need[k]);
+				t->ptrs[k] = t->strs[k];
 			}
 			for (size_t at = 0; at < nneed; at += BLOCKS_PER_REQUEST) {
 				ss_xgrow((void **)&jobs, sizeof(*jobs), njobs + 1, &ajobs);
@@ -839,7 +853,7 @@ int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits
 				memset(&jobs[njobs], 0, sizeof(jobs[njobs]));
 				jobs[njobs].client = ms[i].client;
 				jobs[njobs].did = ms[i].did;
-				jobs[njobs].cids = ptrs[i] + at;
+				jobs[njobs].cids = t->ptrs + at;
 				jobs[njobs].ncids = nneed - at < BLOCKS_PER_REQUEST
 				                        ? nneed - at
 				                        : BLOCKS_PER_REQUEST;
@@ -850,50 +864,49 @@ int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits
 		if (njobs)
 			ss_xrpc_get_blocks_many(jobs, njobs, 0, &ignored);
 		for (size_t j = 0; j < njobs; j++) {
-			size_t i = owner[j];
+			tree_member *t = &tm[owner[j]];
 
-			os[i].requests++;
-			os[i].bytes += jobs[j].car.len;
-			if (phase[i] != PHASE_DONE && jobs[j].rc < 0) {
-				errs[i] = jobs[j].err;
-				rcs[i] = jobs[j].rc;
-				phase[i] = PHASE_DONE;
-			} else if (phase[i] != PHASE_DONE &&
-			           (rcs[i] = sources_add(&runs[i].src, &jobs[j].car, NULL, false,
-			                                 &errs[i])) < 0) {
-				ss_error_prefix(&errs[i], "com.atproto.sync.getBlocks");
-				phase[i] = PHASE_DONE;
+			t->o.requests++;
+			t->o.bytes += jobs[j].car.len;
+			if (t->phase != PHASE_DONE && jobs[j].rc < 0) {
+				*t->err = jobs[j].err;
+				*t->rc = jobs[j].rc;
+				t->phase = PHASE_DONE;
+			} else if (t->phase != PHASE_DONE &&
+			           (*t->rc = sources_add(&t->r.src, &jobs[j].car, NULL, false,
+			                                 t->err)) < 0) {
+				ss_error_prefix(t->err, "com.atproto.sync.getBlocks");
+				t->phase = PHASE_DONE;
 			}
 			ss_buf_release(&jobs[j].car);
 		}
 		for (size_t i = 0; i < n; i++) {
-			free(strs[i]);
-			free(ptrs[i]);
+			free(tm[i].strs);
+			free(tm[i].ptrs);
+			tm[i].strs = NULL;
+			tm[i].ptrs = NULL;
 		}
-		free(strs);
-		free(ptrs);
 		free(jobs);
 		free(owner);
 		if (!njobs)
 			break;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (phase[i] != PHASE_DONE)
-			rcs[i] = ss_error_set(&errs[i], SS_EINVALID,
+		tree_member *t = &tm[i];
+
+		if (t->phase != PHASE_DONE)
+			*t->rc = ss_error_set(t->err, SS_EINVALID,
 			                      "the repo's tree could not be completed");
-		if (rcs[i] < 0) {
-			ss_verify_tree_release(&out[i]);
-			ss_error_prefix(&errs[i], "'%s' not synced: the signed tree", ms[i].who);
+		if (*t->rc < 0) {
+			ss_verify_tree_release(t->out);
+			ss_error_prefix(t->err, "'%s' not synced: the signed tree", ms[i].who);
 		}
-		out[i].requests = os[i].requests;
-		out[i].bytes = os[i].bytes;
-		ss_verify_outcome_release(&os[i]);
-		run_release(&runs[i]);
+		t->out->requests = t->o.requests;
+		t->out->bytes = t->o.bytes;
+		ss_verify_outcome_release(&t->o);
+		run_release(&t->r);
 	}
-	free(runs);
-	free(os);
-	free(cids);
-	free(phase);
+	free(tm);
 	return 0;
 }
 
