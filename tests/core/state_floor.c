@@ -103,6 +103,8 @@ static void test_state_floor__migrates_version_5(void **state)
 	assert_int_equal(sqlite3_open(path.ptr, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 	                              "DROP TABLE floors;"
+	                              "DROP TABLE holds;"
+	                              "DROP TABLE pins;"
 	                              "DELETE FROM config WHERE key = 'floor_seed';"
 	                              "INSERT INTO space_writers VALUES ('did:plc:w', '3kaaa',"
 	                              " zeroblob(2048));"

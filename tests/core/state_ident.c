@@ -56,13 +56,15 @@ static void test_state_ident__migrates_version_4(void **state)
 
 	assert_int_equal(ss_state_open(&st, dir, &err), 0);
 	ss_state_free(st);
-	/* back to version 4 as it shipped: no identities (nor floors), space_writers with its key
-	 */
+	/* back to version 4 as it shipped: no identities (nor floors, holds, pins), space_writers
+	 * with its key */
 	ss_fs_join(&path, dir, "skillsync/state.db");
 	assert_int_equal(sqlite3_open(path.ptr, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 	                              "DROP TABLE identities;"
 	                              "DROP TABLE floors;"
+	                              "DROP TABLE holds;"
+	                              "DROP TABLE pins;"
 	                              "ALTER TABLE space_writers ADD COLUMN key TEXT;"
 	                              "INSERT INTO space_writers VALUES ('did:plc:w', '3kaaa',"
 	                              " zeroblob(2048), 'did:key:zKept');"
@@ -93,7 +95,7 @@ static void test_state_ident__migrates_version_4(void **state)
 	                       -1, &s, NULL),
 	    SQLITE_OK);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(s, 0), 6); /* and on to version 6 */
+	assert_int_equal(sqlite3_column_int(s, 0), 7); /* and on to the latest, version 7 */
 	assert_int_equal(sqlite3_column_int(s, 1), 0);
 	sqlite3_finalize(s);
 	sqlite3_close(db);
