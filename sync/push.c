@@ -84,7 +84,8 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		if (rc < 0) {
 			/* the journal goes only when the server refused and nothing landed; else
 			 * the next push or pull asks the server (ss_push_recover) */
-			ss_push_failure f = ss_push__decide(err->code, first + applied.napplied);
+			size_t landed = first + applied.napplied; /* before the release zeroes it */
+			ss_push_failure f = ss_push__decide(err->code, landed);
 			ss_error ignored; /* the push's error is the one to report */
 			ss_space_applied_release(&applied);
 			if (f == SS_PUSH_CONFLICT) {
@@ -102,7 +103,7 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 				ret = ss_error_prefix(err,
 				                      "push interrupted after %zu of %zu writes "
 				                      "(run 'skillsync push' again to finish)",
-				                      first + applied.napplied, j->nwrites);
+				                      landed, j->nwrites);
 			}
 			goto out;
 		}
