@@ -22,6 +22,7 @@
 #include "core/diff/plan.h"
 #include "core/diff/provenance.h"
 #include "core/state/state.h"
+#include "core/state/state_hold.h"
 #include "core/state/state_member.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
@@ -141,8 +142,24 @@ void cli_members_release(cli_member_list *m);
 void cli_print_member_kept(FILE *out, const char *who, ss_state_role role);
 /* The member's handle when known, else did (borrowed). */
 const char *cli_who(const cli_member_list *m, const char *did);
-/* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...]}. */
-void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p);
+/* The review gate's marks for ls and show (cmd/provenance.c): the names with a hold and the
+ * pinned names, read once. */
+typedef struct cli_gate_marks {
+	char **held, **pinned;
+	size_t nheld, npinned, held_alloc, pinned_alloc;
+} cli_gate_marks;
+int cli_gate_marks_load(ss_ctx *ctx, cli_gate_marks *out);
+void cli_gate_marks_release(cli_gate_marks *g);
+bool cli_gate_pinned(const cli_gate_marks *g, const char *name);
+/* Whether name has a hold (waiting or rejected). */
+bool cli_gate_held(const cli_gate_marks *g, const char *name);
+/* name's hold into *out (ss_state_hold_release): 1 when it has one, 0 when not, -1 on error. */
+int cli_gate_hold(ss_ctx *ctx, const cli_gate_marks *g, const char *name, ss_state_hold *out);
+/* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...],
+ * "pinned": bool, "held": {did, handle, cid, updatedAt, reason, new, rejected} | null}; hold
+ * NULL: none. */
+void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p,
+                               bool pinned, const ss_state_hold *hold);
 
 /* Appends what deleting name does in the space (cmd/notice.c), one line without newline. */
 void cli_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, const char *who);

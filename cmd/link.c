@@ -631,18 +631,20 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 {
 	ss_link_set l;
 	ss_buf path = SS_BUF_INIT, source = SS_BUF_INIT, fresh = SS_BUF_INIT, safe = SS_BUF_INIT;
-	ss_buf dir = SS_BUF_INIT, refused = SS_BUF_INIT;
+	ss_buf dir = SS_BUF_INIT, refused = SS_BUF_INIT, waits = SS_BUF_INIT;
+	cli_gate_marks gate;
 	char *workdir = NULL, **skills = NULL;
 	size_t nskills = 0;
 	int ret = -1;
 
+	memset(&gate, 0, sizeof(gate));
 	if (ss_link_set_load(ctx->state, &l, &ctx->err) < 0)
 		return -1;
 	if (!l.nlinks && !l.ntargets) {
 		ret = 0;
 		goto out;
 	}
-	if (!(workdir = workdir_of(ctx)) ||
+	if (!(workdir = workdir_of(ctx)) || cli_gate_marks_load(ctx, &gate) < 0 ||
 	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
 		goto out;
 	for (size_t i = l.nlinks; i > 0; i--) {
@@ -675,6 +677,12 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 			known = !strcmp(l.links[i].skill, skills[s]);
 		if (known || !l.ntargets)
 			continue;
+		/* A name with a hold is never linked by pull: whatever is in the working tree under
+		 * it (a held new skill never is, docs/GIT-MODEL.md), the person decides first. */
+		if (cli_gate_held(&gate, skills[s])) {
+			ss_buf_printf(&waits, "%s%s", waits.len ? ", " : "", skills[s]);
+			continue;
+		}
 		if (!l.auto_link) {
 			ss_buf_printf(&fresh, "%s%s", fresh.len ? ", " : "", skills[s]);
 			continue;
@@ -699,8 +707,13 @@ int cli_link_pull(ss_ctx *ctx, bool changed, bool say_new)
 	if (fresh.len && say_new)
 		fprintf(stderr, "new skills not linked: %s ('skillsync link' links them)\n",
 		        cli_safe(&safe, fresh.ptr));
+	if (waits.len && say_new)
+		fprintf(stderr, "not linked: %s (a change waits for review: 'skillsync review')\n",
+		        cli_safe(&safe, waits.ptr));
 	ret = ss_link_set_save(ctx->state, &l, &ctx->err);
 out:
+	cli_gate_marks_release(&gate);
+	ss_buf_release(&waits);
 	ss_link_set_release(&l);
 	ss_link_skills_free(skills, nskills);
 	ss_buf_release(&path);

@@ -12,9 +12,10 @@ typedef struct ls_ctx {
 	ss_state *st;
 	bool json;
 	cli_member_list members;
+	cli_gate_marks gate;
 	size_t count;
 	ss_error *err;
-	const ss_ctx *ctx; /* for colours */
+	ss_ctx *ctx; /* for colours and the holds */
 } ls_ctx;
 
 static int on_entry(const ss_state_view_entry *e, void *payload)
@@ -22,6 +23,9 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 	ls_ctx *l = payload;
 	ss_provenance p;
 	const ss_provenance_version *w;
+	ss_state_hold hold;
+	bool pinned = cli_gate_pinned(&l->gate, e->rkey);
+	int held;
 
 	if (ss_provenance_load(l->st, e->rkey, &p, l->err) < 0)
 		return -1;
@@ -29,10 +33,14 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 		ss_provenance_release(&p);
 		return 0;
 	}
+	if ((held = cli_gate_hold(l->ctx, &l->gate, e->rkey, &hold)) < 0) {
+		ss_provenance_release(&p);
+		return -1;
+	}
 	w = &p.versions[0];
 	if (l->json) {
 		printf("%s\n", l->count ? "," : "");
-		cli_print_json_provenance(e->rkey, &l->members, &p);
+		cli_print_json_provenance(e->rkey, &l->members, &p, pinned, held ? &hold : NULL);
 	} else {
 		ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
 
@@ -48,12 +56,23 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 				       cli_safe(&who, cli_who(&l->members, p.versions[i].did)),
 				       p.versions[i].valid ? "" : " (invalid)");
 		}
+		if (pinned)
+			printf("  %spinned%s", cli_color(l->ctx, CLI_YELLOW),
+			       cli_color(l->ctx, CLI_RESET));
+		if (held) {
+			printf("  %s%s%s (", cli_color(l->ctx, CLI_YELLOW),
+			       hold.rejected ? "held, rejected" : "held for review",
+			       cli_color(l->ctx, CLI_RESET));
+			cli_print_safe(stdout, hold.reason);
+			putchar(')');
+		}
 		putchar('\n');
 		ss_buf_release(&name);
 		ss_buf_release(&who);
 		ss_buf_release(&when);
 	}
 	l->count++;
+	ss_state_hold_release(&hold);
 	ss_provenance_release(&p);
 	return 0;
 }
@@ -65,11 +84,13 @@ const ss_command cmd_ls_def = {
     "usage: skillsync ls [--json] [--color[=<when>]]\n"
     "\n"
     "One line per skill in the view: its name, why its version wins (mine, authority,\n"
-    "newest), who wrote it, when it was updated, and the versions it shadows.\n"
+    "newest), who wrote it, when it was updated, the versions it shadows, and 'pinned' or\n"
+    "'held for review (<why>)' when the review gate keeps the view's version out of main\n"
+    "('skillsync review' shows it).\n"
     "\n"
     "    --color[=<when>]  colour the names: always, never or auto (the default: on a\n"
     "              terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
-    "    --json    print a JSON array of {name, winner, shadows}\n"};
+    "    --json    print a JSON array of {name, winner, shadows, pinned, held}\n"};
 
 static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 {
@@ -84,7 +105,7 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		return cli_fail(&ctx->err);
 	l.st = ctx->state;
 	l.err = &ctx->err;
-	if (cli_members_load(ctx, &l.members) < 0) {
+	if (cli_members_load(ctx, &l.members) < 0 || cli_gate_marks_load(ctx, &l.gate) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
@@ -101,6 +122,7 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		fprintf(stderr, "no skills in this space yet\n");
 	ret = SS_EXIT_OK;
 out:
+	cli_gate_marks_release(&l.gate);
 	cli_members_release(&l.members);
 	return ret;
 }

@@ -1,11 +1,14 @@
-/* provenance.c: how ls and show print where versions come from (text and JSON), and the
- * members they name.
+/* provenance.c: how ls and show print where versions come from (text and JSON), the members
+ * they name, and the review gate's marks (held, pinned).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "core/diff/members.h"
+#include "core/state/state_hold.h"
+#include "core/util/mem.h"
 
 const char *cli_who(const cli_member_list *m, const char *did)
 {
@@ -41,7 +44,24 @@ static void print_version(const cli_member_list *m, const ss_provenance_version 
 	print_field("reason", v->reason, false);
 }
 
-void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p)
+static void print_hold(const cli_member_list *m, const ss_state_hold *h)
+{
+	if (!h) {
+		printf("null");
+		return;
+	}
+	putchar('{');
+	print_field("did", h->did, true);
+	print_field("handle", h->did ? handle_of(m, h->did) : NULL, true);
+	print_field("cid", h->cid, true);
+	print_field("updatedAt", h->updated_at, true);
+	print_field("reason", h->reason, true);
+	printf("\"new\":%s,\"rejected\":%s}", h->kept_tree ? "false" : "true",
+	       h->rejected ? "true" : "false");
+}
+
+void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p,
+                               bool pinned, const ss_state_hold *hold)
 {
 	size_t first = p->nvalid ? 1 : 0;
 
@@ -60,7 +80,77 @@ void cli_print_json_provenance(const char *name, const cli_member_list *m, const
 		print_version(m, &p->versions[i]);
 		putchar('}');
 	}
-	printf("]}");
+	printf("],\"pinned\":%s,\"held\":", pinned ? "true" : "false");
+	print_hold(m, hold);
+	putchar('}');
+}
+
+static int collect_held(const ss_state_hold *h, void *payload)
+{
+	cli_gate_marks *g = payload;
+
+	ss_xgrow((void **)&g->held, sizeof(*g->held), g->nheld + 1, &g->held_alloc);
+	g->held[g->nheld++] = ss_xstrdup(h->name);
+	return 0;
+}
+
+static int collect_pinned(const char *name, void *payload)
+{
+	cli_gate_marks *g = payload;
+
+	ss_xgrow((void **)&g->pinned, sizeof(*g->pinned), g->npinned + 1, &g->pinned_alloc);
+	g->pinned[g->npinned++] = ss_xstrdup(name);
+	return 0;
+}
+
+int cli_gate_marks_load(ss_ctx *ctx, cli_gate_marks *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (ss_state_hold_each(ctx->state, collect_held, out, &ctx->err) < 0 ||
+	    ss_state_pin_each(ctx->state, collect_pinned, out, &ctx->err) < 0) {
+		cli_gate_marks_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_gate_marks_release(cli_gate_marks *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nheld; i++)
+		free(g->held[i]);
+	for (size_t i = 0; i < g->npinned; i++)
+		free(g->pinned[i]);
+	free(g->held);
+	free(g->pinned);
+	memset(g, 0, sizeof(*g));
+}
+
+static bool in_names(char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+bool cli_gate_pinned(const cli_gate_marks *g, const char *name)
+{
+	return in_names(g->pinned, g->npinned, name);
+}
+
+bool cli_gate_held(const cli_gate_marks *g, const char *name)
+{
+	return in_names(g->held, g->nheld, name);
+}
+
+int cli_gate_hold(ss_ctx *ctx, const cli_gate_marks *g, const char *name, ss_state_hold *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!in_names(g->held, g->nheld, name))
+		return 0;
+	return ss_state_hold_get(ctx->state, name, out, &ctx->err) < 0 ? -1 : 1;
 }
 
 int cli_members_load(ss_ctx *ctx, cli_member_list *out)

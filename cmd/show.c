@@ -1,5 +1,5 @@
-/* show.c: `skillsync show <name> [--json]`: every version of one skill, and why
- * one wins. */
+/* show.c: `skillsync show <name> [--json]`: every version of one skill, why one wins, and
+ * what the review gate does with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +69,33 @@ static void print_signed(const cli_member_list *m, const ss_provenance_version *
 		}
 }
 
+/* The review gate's say on the skill: pinned, and which version is held and why. */
+static void print_gate(const cli_member_list *m, const char *name, bool pinned,
+                       const ss_state_hold *h, ss_buf *text)
+{
+	if (pinned)
+		printf("  pinned: others' changes wait for review ('skillsync unpin %s' lets them "
+		       "in)\n",
+		       cli_safe(text, name));
+	if (!h)
+		return;
+	if (!h->did) {
+		printf("  held for review: its removal from the space (");
+	} else {
+		printf("  held for review: %s's version", cli_safe(text, cli_who(m, h->did)));
+		printf(" (%s", cli_safe(text, h->did));
+		printf(", cid %s), not in main: ", h->cid ? cli_safe(text, h->cid) : "-");
+	}
+	cli_print_safe(stdout, h->reason);
+	printf("%s\n", h->did ? "" : ")");
+	printf("    main keeps %s\n",
+	       h->kept_tree ? "its earlier version" : "no version: a new skill, not in your files");
+	if (h->rejected)
+		printf("    rejected: no reminder until that member changes it again\n");
+	printf("    'skillsync review %s' shows the change, ", cli_safe(text, name));
+	printf("'skillsync accept %s' takes it in\n", cli_safe(text, name));
+}
+
 static int cmd_show(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_show_def = {
@@ -76,16 +103,21 @@ const ss_command cmd_show_def = {
     "usage: skillsync show <name> [--json]\n"
     "\n"
     "Every member's version of the skill, best first: the one in the view and why, then the\n"
-    "ones it shadows, then invalid ones with the reason they are never candidates.\n"
+    "ones it shadows, then invalid ones with the reason they are never candidates. Then\n"
+    "whether the skill is pinned, and the version the review gate holds out of main and why\n"
+    "('skillsync review').\n"
     "\n"
-    "    --json    print a JSON object {name, winner, shadows}\n"};
+    "    --json    print a JSON object {name, winner, shadows, pinned, held}\n"};
 
 static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
 	bool json = false, space;
 	ss_provenance p;
+	ss_state_hold hold;
 	cli_member_list members = {NULL, 0};
+	cli_gate_marks gate;
+	int held = 0;
 	ss_buf text = SS_BUF_INIT;
 	int ret = SS_EXIT_OK;
 
@@ -104,9 +136,12 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	if (cli_open_clone(ctx) < 0)
 		return cli_fail(&ctx->err);
 	memset(&p, 0, sizeof(p));
+	memset(&hold, 0, sizeof(hold));
+	memset(&gate, 0, sizeof(gate));
 	space = cli_space_clone(ctx);
-	if (cli_members_load(ctx, &members) < 0 ||
-	    ss_provenance_load(ctx->state, name, &p, &ctx->err) < 0) {
+	if (cli_members_load(ctx, &members) < 0 || cli_gate_marks_load(ctx, &gate) < 0 ||
+	    ss_provenance_load(ctx->state, name, &p, &ctx->err) < 0 ||
+	    (held = cli_gate_hold(ctx, &gate, name, &hold)) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
@@ -116,7 +151,8 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		cli_print_json_provenance(name, &members, &p);
+		cli_print_json_provenance(name, &members, &p, cli_gate_pinned(&gate, name),
+		                          held ? &hold : NULL);
 		putchar('\n');
 		goto out;
 	}
@@ -143,7 +179,10 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 			print_signed(&members, v, &text);
 		}
 	}
+	print_gate(&members, name, cli_gate_pinned(&gate, name), held ? &hold : NULL, &text);
 out:
+	ss_state_hold_release(&hold);
+	cli_gate_marks_release(&gate);
 	ss_buf_release(&text);
 	cli_members_release(&members);
 	ss_provenance_release(&p);

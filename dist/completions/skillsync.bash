@@ -38,7 +38,7 @@ _skillsync() {
 		members)
 			words=(add remove)
 			;;
-		show | diff | commit | log)
+		show | diff | commit | log | audit | review | accept | reject | pin | unpin)
 			mapfile -t info < <(git rev-parse --show-toplevel --absolute-git-dir 2>/dev/null)
 			top=${info[0]-} gitdir=${info[1]-}
 			[[ -n $top && -n $gitdir && -f $gitdir/skillsync/state.db ]] || return 0

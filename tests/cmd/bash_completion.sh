@@ -64,6 +64,11 @@ got=$(complete_bash "$tmp/clone" log '`')
 [ "$got" = '\`touch\ PWNED2\`' ] || fail "completing '\`': '$got'"
 got=$(complete_bash "$tmp/clone" show pd)
 [ "$got" = pdf-forms ] || fail "completing 'pd': '$got'"
+# Every command that takes skill names completes them (the review gate's too).
+for c in audit review accept reject pin unpin; do
+	got=$(complete_bash "$tmp/clone/notes" "$c" pd) # (in notes/: no file there begins with pd)
+	[ "$got" = pdf-forms ] || fail "completing '$c pd': '$got'"
+done
 pwned && fail "completing a prefix ran a directory's name"
 
 # A git repository that is not a skillsync clone: no skill names at all.

@@ -10,7 +10,8 @@
 # them; `accept` brings one in and the agent folder sees it; a newer version replaces a held
 # one; `reject` stops the reminder until the member changes the skill again; `pin` keeps a
 # skill still while its member changes it; my own change from another clone of mine is never
-# held; `review.policy off` lets the rest in; the holds survive a damaged state.
+# held; `review.policy off` lets the rest in; the holds survive a damaged state. `ls` and
+# `show` mark what is held and pinned; pull's link --auto never links a name with a hold.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
@@ -92,6 +93,40 @@ PY
 ss_run 0 "$SKILLSYNC" status
 grep -q "^3 changes of the space wait for review: run 'skillsync review'$" "$work/stdout" || fail "status: $(cat "$work/stdout")"
 
+# ls and show say which version is held and why (text and JSON).
+ss_run 0 "$SKILLSYNC" ls
+grep -q "^tool .*  held for review (a high audit finding)$" "$work/stdout" || fail "ls: $(cat "$work/stdout")"
+grep -q "^bobtool .*  held for review (changes scripts)$" "$work/stdout" || fail "ls: $(cat "$work/stdout")"
+! grep -q "^plain .*held" "$work/stdout" || fail "ls marks plain held: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" show bobtool
+grep -q "^  held for review: $bob_handle's version ($bob_did, cid [a-z0-9]*), not in main: changes scripts$" "$work/stdout" ||
+	fail "show bobtool: $(cat "$work/stdout")"
+grep -q "^    main keeps no version: a new skill, not in your files$" "$work/stdout" || fail "show bobtool: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" show plain
+! grep -q "held\|pinned" "$work/stdout" || fail "show plain: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" show tool --json
+python3 - "$work/stdout" "$auth_did" <<'PY' || fail "show tool --json: $(cat "$work/stdout")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["held"]
+assert d["pinned"] is False, d
+assert h["did"] == sys.argv[2] and h["reason"] == "a high audit finding", d
+assert h["new"] is False and h["rejected"] is False and h["cid"] == d["winner"]["cid"], d
+PY
+ss_run 0 "$SKILLSYNC" ls --json
+python3 -c 'import json,sys; d={x["name"]: x for x in json.load(open(sys.argv[1]))}; assert d["plain"]["held"] is None and d["bobtool"]["held"]["new"] is True, d' "$work/stdout" ||
+	fail "ls --json: $(cat "$work/stdout")"
+
+# link --auto never links a name with a hold. A held new skill is never in the working tree,
+# so only a directory of the person's own under that name (not committed yet) can be there:
+# pull still does not link it, and says why.
+ss_skill bobtool "my own, not committed"
+ss_run 0 "$SKILLSYNC" pull
+[ ! -e "$agent/bobtool" ] || fail "pull linked a skill with a hold"
+grep -q "^not linked: bobtool (a change waits for review: 'skillsync review')$" "$work/stderr" ||
+	fail "pull with a held name in the tree said: $(cat "$work/stderr")"
+rm -rf bobtool
+
 # review: each change, who, why, its files; with a name, the diff against main.
 ss_run 0 "$SKILLSYNC" review
 grep -q "^tool: $auth_handle's version ($auth_did)" "$work/stdout" || fail "review: $(cat "$work/stdout")"
@@ -152,6 +187,11 @@ grep -q "plain ($auth_handle, pinned)" "$work/stdout" || fail "pull of a pinned 
 [ "$(tail -1 plain/SKILL.md)" = second ] || fail "a pinned skill moved"
 ss_run 0 "$SKILLSYNC" status
 grep -q "Pinned: plain" "$work/stdout" || fail "status shows no pin: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" ls
+grep -q "^plain .*  pinned  held for review (pinned)$" "$work/stdout" || fail "ls shows no pin: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" show plain --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["pinned"] is True and d["held"]["reason"] == "pinned", d' "$work/stdout" ||
+	fail "show plain --json: $(cat "$work/stdout")"
 
 # My own change from my other clone is never held, even a script.
 cd "$work/other"

@@ -66,6 +66,11 @@ mkdir -p "$tmp/clone/.git/skillsync"
 touch "$tmp/clone/.git/skillsync/state.db"
 got=$(cd "$tmp/clone/notes" && complete_zsh skillsync show pd)
 [ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing a skill name: '$got'"
+# Every command that takes skill names completes them (the review gate's too).
+for c in audit review accept reject pin unpin; do
+	got=$(cd "$tmp/clone" && complete_zsh skillsync "$c" pd)
+	[ "$got" = "$(printf 'pdf-forms\npdf-tools')" ] || fail "completing '$c pd': '$got'"
+done
 got=$(cd "$tmp/clone" && complete_zsh skillsync diff '')
 want=$(printf '%s\n' '$(touch PWNED)' '`touch PWNED2`' pdf-forms pdf-tools | sort)
 [ "$got" = "$want" ] || fail "completing any skill name: '$got'"
