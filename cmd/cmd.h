@@ -127,6 +127,15 @@ struct ss_space;
 struct ss_recovered;
 int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, struct ss_lock **out,
                    struct ss_recovered *recovered);
+/*
+ * For a command whose arguments are skill names and nothing else (pin, unpin, reject): at least
+ * one name, no option (else the usage error's exit code), then the clone opened and locked and
+ * fn called for each name in one state transaction, all or none. 0 with the lock in *lock
+ * (ss_lock_free it), or the exit code of the failure, already printed.
+ */
+typedef int (*cli_name_fn)(ss_ctx *ctx, const char *name, void *payload);
+int cli_each_name_locked(ss_ctx *ctx, int argc, char **argv, const char *verb, cli_name_fn fn,
+                         void *payload, struct ss_lock **lock);
 
 /* The length of path without its trailing slashes ("pdf/" -> 3; "/" keeps its one). */
 size_t cli_path_len(const char *path);

@@ -2,8 +2,8 @@
  * lock.c: taking the clone's lock for a command that writes, then finishing whatever a killed
  * run left behind (ss_recover_clone: a merge, a push, a tracking ref behind the state, in
  * that order), once, here. Every command that writes the state, the refs or the files takes
- * it here: commit, push, fetch, pull, members add and remove (clone takes the new clone's
- * lock in sync/clone.c).
+ * it here: commit, push, fetch, pull, members add and remove, accept, pin, unpin, reject
+ * (clone takes the new clone's lock in sync/clone.c).
  *
  * The wait for another run is ss_lock_take's (core/util/lock.h).
  */
@@ -36,5 +36,28 @@ int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, ss_lock **out, ss_recovered
 		return ret;
 	}
 	*out = lock;
+	return 0;
+}
+
+int cli_each_name_locked(ss_ctx *ctx, int argc, char **argv, const char *verb, cli_name_fn fn,
+                         void *payload, ss_lock **lock)
+{
+	if (argc < 2)
+		return cli_usage_error(ctx, "name the skills to %s", verb);
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
+	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, lock, NULL) < 0 ||
+	    ss_state_begin(ctx->state, &ctx->err) < 0)
+		return cli_fail(&ctx->err);
+	for (int i = 1; i < argc; i++)
+		if (fn(ctx, argv[i], payload) < 0) {
+			ss_state_rollback(ctx->state);
+			return cli_fail(&ctx->err);
+		}
+	if (ss_state_commit(ctx->state, &ctx->err) < 0) {
+		ss_state_rollback(ctx->state);
+		return cli_fail(&ctx->err);
+	}
 	return 0;
 }

@@ -4,44 +4,27 @@
  * after unpin the next pull merges them, or holds them as any other change.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
 #include "core/util/lock.h"
 #include "sync/review.h"
 
+static int pin_one(ss_ctx *ctx, const char *name, void *on)
+{
+	return ss_review_pin(ctx->repo, ctx->state, name, *(bool *)on, &ctx->err);
+}
+
 static int pin_main(ss_ctx *ctx, int argc, char **argv, bool on)
 {
 	ss_lock *lock = NULL;
-	int ret = SS_EXIT_OK;
+	int ret = cli_each_name_locked(ctx, argc, argv, on ? "pin" : "unpin", pin_one, &on, &lock);
 
-	if (argc < 2)
-		return cli_usage_error(ctx, "name the skills to %s", on ? "pin" : "unpin");
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
-	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
-	    ss_state_begin(ctx->state, &ctx->err) < 0)
-		goto fail;
-	for (int i = 1; i < argc; i++)
-		if (ss_review_pin(ctx->repo, ctx->state, argv[i], on, &ctx->err) < 0) {
-			ss_state_rollback(ctx->state);
-			goto fail;
-		}
-	if (ss_state_commit(ctx->state, &ctx->err) < 0) {
-		ss_state_rollback(ctx->state);
-		goto fail;
-	}
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; ret == 0 && i < argc; i++) {
 		printf(on ? "Pinned " : "Unpinned ");
 		cli_print_safe(stdout, argv[i]);
 		printf(on ? ": others' changes wait for review ('skillsync review')\n"
 		          : ": the next pull merges others' changes, or holds them for review\n");
 	}
-	goto out;
-fail:
-	ret = cli_fail(&ctx->err);
-out:
 	ss_lock_free(lock);
 	return ret;
 }
