@@ -171,14 +171,7 @@ static int collect_hold(const ss_state_hold *h, void *payload)
 	gate_run *g = payload;
 	candidate *c = add_candidate(g, h->name);
 
-	c->old.name = ss_xstrdup(h->name);
-	c->old.did = h->did ? ss_xstrdup(h->did) : NULL;
-	c->old.cid = h->cid ? ss_xstrdup(h->cid) : NULL;
-	c->old.view_tree = h->view_tree ? ss_xstrdup(h->view_tree) : NULL;
-	c->old.kept_tree = h->kept_tree ? ss_xstrdup(h->kept_tree) : NULL;
-	c->old.reason = h->reason ? ss_xstrdup(h->reason) : NULL;
-	c->old.updated_at = h->updated_at ? ss_xstrdup(h->updated_at) : NULL;
-	c->old.rejected = h->rejected;
+	ss_state_hold_copy(&c->old, h);
 	return 0;
 }
 
@@ -543,14 +536,7 @@ static int collect_item(const ss_state_hold *h, void *payload)
 	ss_xgrow((void **)&l->out->items, sizeof(*l->out->items), l->out->count + 1, &l->alloc);
 	it = &l->out->items[l->out->count++];
 	memset(it, 0, sizeof(*it));
-	it->hold.name = ss_xstrdup(h->name);
-	it->hold.did = h->did ? ss_xstrdup(h->did) : NULL;
-	it->hold.cid = h->cid ? ss_xstrdup(h->cid) : NULL;
-	it->hold.view_tree = h->view_tree ? ss_xstrdup(h->view_tree) : NULL;
-	it->hold.kept_tree = h->kept_tree ? ss_xstrdup(h->kept_tree) : NULL;
-	it->hold.reason = h->reason ? ss_xstrdup(h->reason) : NULL;
-	it->hold.updated_at = h->updated_at ? ss_xstrdup(h->updated_at) : NULL;
-	it->hold.rejected = h->rejected;
+	ss_state_hold_copy(&it->hold, h);
 	return 0;
 }
 

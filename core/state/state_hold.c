@@ -31,6 +31,23 @@ void ss_state_hold_release(ss_state_hold *h)
 	memset(h, 0, sizeof(*h));
 }
 
+static const char *dup_or_null(const char *s)
+{
+	return s ? ss_xstrdup(s) : NULL;
+}
+
+void ss_state_hold_copy(ss_state_hold *out, const ss_state_hold *h)
+{
+	out->name = dup_or_null(h->name);
+	out->did = dup_or_null(h->did);
+	out->cid = dup_or_null(h->cid);
+	out->view_tree = dup_or_null(h->view_tree);
+	out->kept_tree = dup_or_null(h->kept_tree);
+	out->reason = dup_or_null(h->reason);
+	out->updated_at = dup_or_null(h->updated_at);
+	out->rejected = h->rejected;
+}
+
 /* The mirror follows every change (written with the transaction's commit). */
 static int changed(ss_state *st, int ret, ss_error *err)
 {

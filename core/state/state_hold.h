@@ -32,6 +32,8 @@ typedef struct ss_state_hold {
 } ss_state_hold;
 
 void ss_state_hold_release(ss_state_hold *h);
+/* *out becomes a copy of h that it owns (ss_state_hold_release). */
+void ss_state_hold_copy(ss_state_hold *out, const ss_state_hold *h);
 
 /* Inserts or replaces name's hold; rejected is kept when the CID is the same, else cleared
  * (h->rejected is ignored). */
