@@ -73,10 +73,18 @@ as() {
 	shift
 	SKILLSYNC_CONFIG_HOME=$work/config-$who "$SKILLSYNC" "$@"
 }
-# faulted <who> <command>...: the run that gets the fault. A stall must outlast the client: the
-# shortest timeout skillsync accepts (the other runs keep the default, a loaded machine may be
-# slow to answer).
-faulted() { SKILLSYNC_TIMEOUT=1 as "$@"; }
+# faulted <kind> <who> <command>...: the run that gets the fault. A stall must outlast the
+# client: the shortest timeout skillsync accepts, for the stalls only (every other run keeps the
+# default: a loaded machine may take more than a second to answer a request the fault is not
+# on, and the fault would then never be reached).
+faulted() {
+	local kind=$1
+	shift
+	case $kind in
+	stall*) SKILLSYNC_TIMEOUT=1 as "$@" ;;
+	*) as "$@" ;;
+	esac
+}
 for who in me twin; do
 	SKILLSYNC_PASSWORD=$(ss_json "$who.json" password) as "$who" login \
 		"$(ss_json "$who.json" handle)" >/dev/null
@@ -197,7 +205,7 @@ clone_cases() {
 		rm -rf c c.skillsync-partial
 		inject "$kind" "$at"
 		rc=0
-		faulted me clone "$auth_handle" c >/dev/null 2>err || rc=$?
+		faulted "$kind" me clone "$auth_handle" c >/dev/null 2>err || rc=$?
 		hits=$(ss_fault_hits)
 		injected=$((injected + hits))
 		ss_fault_clear
@@ -242,7 +250,7 @@ pull_cases() {
 		(cd ref && as me pull --quiet >/dev/null) || fail "reference pull"
 		inject "$kind" "$at"
 		rc=0
-		(cd p && faulted me pull --quiet) >/dev/null 2>err || rc=$?
+		(cd p && faulted "$kind" me pull --quiet) >/dev/null 2>err || rc=$?
 		hits=$(ss_fault_hits)
 		injected=$((injected + hits))
 		ss_fault_clear
@@ -334,7 +342,7 @@ push_cases() {
 		mine=$(git -C push-me rev-parse HEAD)
 		inject "$kind" "$at"
 		rc=0
-		(cd push-me && faulted me push) >/dev/null 2>err || rc=$?
+		(cd push-me && faulted "$kind" me push) >/dev/null 2>err || rc=$?
 		hits=$(ss_fault_hits)
 		injected=$((injected + hits))
 		ss_fault_clear
