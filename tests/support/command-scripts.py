@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Prints tests/README.md's table from each command to the end-to-end scripts that run it.
 
-    tests/support/command-scripts.py        (from the top of the source tree)
+    tests/support/command-scripts.py          prints it
+    tests/support/command-scripts.py --check  fails when tests/README.md's table is not it
+                                              (ctest `command_table`)
 
 The commands are those of cmd/main.c's table, in its order (each `<x>_def = {"<name>", ...`
 of cmd/*.c). A script tests/cmd/<s>.sh runs a command when one of its lines has
@@ -16,6 +18,7 @@ clone, space create for most scripts' set-up) are not counted for the scripts th
 import glob
 import os
 import re
+import sys
 
 SKILLSYNC = r"""["']?\$\{?SKILLSYNC\}?["']?"""
 
@@ -85,13 +88,20 @@ def main():
             every.append(name)
         for c in runs(text, set(cmds)):
             by_cmd[c].append(name)
-    print("| command | scripts (`tests/cmd/<name>.sh`, ctest `cmd_<name>`) |")
-    print("|---|---|")
-    for c in cmds:
-        print("| `%s` | %s |" % (c, ", ".join(by_cmd[c]) or "none"))
-    print()
-    print("Every command: %s." % ", ".join(every))
+    lines = ["| command | scripts (`tests/cmd/<name>.sh`, ctest `cmd_<name>`) |", "|---|---|"]
+    lines += ["| `%s` | %s |" % (c, ", ".join(by_cmd[c]) or "none") for c in cmds]
+    lines += ["", "Every command: %s." % ", ".join(every)]
+    table = "\n".join(lines) + "\n"
+    if sys.argv[1:] != ["--check"]:
+        sys.stdout.write(table)
+        return 0
+    if table not in open("tests/README.md", encoding="utf-8").read():
+        print("command_table: tests/README.md's table from commands to scripts is not what the "
+              "scripts run now: run tests/support/command-scripts.py and paste its output there")
+        return 1
+    print("command_table: tests/README.md's table is the scripts' own")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
