@@ -28,7 +28,9 @@ def exported(obj):
     out = subprocess.run(["nm", "-g", "--defined-only", obj], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "TDBR":
+        # names with two leading underscores are the compiler's or the sanitizers' own
+        # (__odr_asan.*), not the module's
+        if len(parts) == 3 and parts[1] in "TDBR" and not parts[2].startswith("__"):
             yield parts[2]
 
 
