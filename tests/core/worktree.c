@@ -522,6 +522,39 @@ static void test_worktree__diff_text_and_stat(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+static void test_worktree__diff_literal_paths(void **state)
+{
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	/* as `diff` passes the names a status found changed: wildcard characters mean
+	 * themselves, a name covers everything below it, a deleted or new name is still seen */
+	const char *names[] = {"a[b]", "a*", "gamma", "new"};
+	ss_changes ch = {0};
+	ss_buf path = SS_BUF_INIT;
+	ss_error err;
+
+	ss_test_write(dir, "a[b]/SKILL.md", "bracket\n");
+	ss_test_write(dir, "a*/SKILL.md", "star\n");
+	ss_test_write(dir, "ab/SKILL.md", "not named\n");
+	ss_test_write(dir, "new/references/deep/notes.md", "notes\n");
+	ss_test_write(dir, "beta/SKILL.md", "not named either\n");
+	ss_buf_printf(&path, "%s/gamma/SKILL.md", dir);
+	assert_int_equal(unlink(path.ptr), 0);
+	assert_int_equal(ss_worktree_diff_stat(repo, SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL, NULL,
+	                                       NULL, names, 4, &ch, &err),
+	                 0);
+	assert_int_equal(ch.count, 4);
+	assert_string_equal(ch.items[0].path, "a*/SKILL.md");
+	assert_string_equal(ch.items[1].path, "a[b]/SKILL.md");
+	assert_string_equal(ch.items[2].path, "gamma/SKILL.md");
+	assert_string_equal(ch.items[3].path, "new/references/deep/notes.md");
+	ss_tree_changes_release(&ch);
+	ss_buf_release(&path);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_worktree_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +567,7 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__status_sets_paths_apart),
 	    cmocka_unit_test(test_worktree__status_refresh_writes_stat_data),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
+	    cmocka_unit_test(test_worktree__diff_literal_paths),
 	};
 	return cmocka_run_group_tests_name("core/worktree", tests, NULL, NULL);
 }
