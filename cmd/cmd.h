@@ -128,6 +128,15 @@ struct ss_recovered;
 int cli_lock_clone(ss_ctx *ctx, struct ss_space *sp, struct ss_lock **out,
                    struct ss_recovered *recovered);
 /*
+ * The status of the open clone for a command that only reads (status, diff): when no other
+ * skillsync holds the clone's lock (taken without waiting, released before returning) and no
+ * killed pull waits to be finished, the files' refreshed stat data is written back into the
+ * index (SS_STATUS_REFRESH), as git's status does; otherwise the same status, nothing written.
+ * skip as ss_worktree_status_apart's (NULL/0: none).
+ */
+struct ss_status;
+int cli_status_refresh(ss_ctx *ctx, const char *const *skip, size_t nskip, struct ss_status *out);
+/*
  * For a command whose arguments are skill names and nothing else (pin, unpin, reject): at least
  * one name, no option (else the usage error's exit code), then the clone opened and locked and
  * fn called for each name in one state transaction, all or none. 0 with the lock in *lock

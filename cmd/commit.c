@@ -209,7 +209,7 @@ static int cmd_commit(ss_ctx *ctx, int argc, char **argv)
 	if ((ret = parse(ctx, argc, argv, &a)) != SS_EXIT_OK)
 		goto out;
 	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
-	    ss_worktree_status(ctx->repo, &s, &ctx->err) < 0)
+	    ss_worktree_status_flags(ctx->repo, NULL, 0, SS_STATUS_REFRESH, &s, &ctx->err) < 0)
 		goto fail;
 	workdir = ss_repo_workdir(ctx->repo);
 	merging = s.merging;

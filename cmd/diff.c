@@ -331,14 +331,27 @@ static int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 		if (!npaths)
 			goto print;
 	} else {
-		if (ss_worktree_status(ctx->repo, &d.status, &ctx->err) < 0)
+		if (cli_status_refresh(ctx, NULL, 0, &d.status) < 0)
 			goto fail;
 		if (d.side == SIDE_STAGED && head_tree(ctx, &d.old_tree, &d.have_old) < 0)
 			goto fail;
-		paths = ss_xcalloc(d.nnames + 1, sizeof(*paths));
+		paths = ss_xcalloc(d.nnames + d.status.count + 1, sizeof(*paths));
 		for (size_t i = 0; i < d.nnames; i++)
 			paths[npaths++] = d.names[i];
 		kind = d.side == SIDE_STAGED ? SS_DIFF_TREE_INDEX : SS_DIFF_INDEX_WORKDIR;
+		if (!d.nnames) {
+			/* what the status found changed on that side, taken literally: the diff
+			 * walks those names only */
+			for (size_t i = 0; i < d.status.count; i++) {
+				const ss_status_entry *e = &d.status.entries[i];
+				if ((d.side == SIDE_STAGED ? e->staged : e->unstaged) !=
+				    SS_STATUS_NONE)
+					paths[npaths++] = e->name;
+			}
+			if (!npaths)
+				goto print;
+			kind = (ss_diff_kind)(kind | SS_DIFF_LITERAL);
+		}
 	}
 	if (ss_worktree_diff_stat(ctx->repo, kind, d.have_old ? &d.old_tree : NULL,
 	                          d.have_new ? &d.new_tree : NULL, paths, npaths, &d.changes,

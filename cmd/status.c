@@ -187,8 +187,7 @@ static int load(cli_status_run *r)
 	bool have_head;
 	int rc, ret = -1;
 
-	if (ss_worktree_status_apart(r->ctx->repo, (const char *const *)r->pull, r->npull, &r->s,
-	                             &r->ctx->err) < 0 ||
+	if (cli_status_refresh(r->ctx, (const char *const *)r->pull, r->npull, &r->s) < 0 ||
 	    cli_members_load(r->ctx, &r->members) < 0)
 		return -1;
 	ss_state_tracking(r->ctx->state, &tracking);

@@ -20,6 +20,9 @@ static int make_diff(git_diff **out, ss_repo *repo, ss_diff_kind kind, const ss_
 
 	*out = NULL;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if (kind & SS_DIFF_LITERAL)
+		opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	kind = (ss_diff_kind)(kind & ~SS_DIFF_LITERAL);
 	for (size_t i = 0; i < npaths; i++)
 		spec[i] = ss_xstrdup(paths[i]);
 	opts.pathspec.strings = spec;

@@ -91,6 +91,18 @@ int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err);
  * paths alone. For `status` after an interrupted pull (ss_merge_interrupted_paths). */
 int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nskip, ss_status *out,
                              ss_error *err);
+/*
+ * Either of the above (skip may be NULL), with flags:
+ * - SS_STATUS_REFRESH: the files whose stat data changed but whose content did not (after a
+ *   copy, a restore, a touch) get their new stat data written back into the index, as git's
+ *   status does, so that the next status compares them by their stat data instead of hashing
+ *   them again. The caller holds the clone's lock (core/util/lock.h): the index is read and
+ *   written back under it, so no other skillsync's index is overwritten. The entries are the
+ *   same with or without it.
+ */
+#define SS_STATUS_REFRESH 1u
+int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nskip, unsigned flags,
+                             ss_status *out, ss_error *err);
 void ss_worktree_status_release(ss_status *status);
 
 /* What a diff compares. */
@@ -99,6 +111,10 @@ typedef enum ss_diff_kind {
 	SS_DIFF_TREE_INDEX,    /* old_tree vs the index (`git diff --staged` with HEAD's tree) */
 	SS_DIFF_INDEX_WORKDIR, /* the index vs the working directory (`git diff`) */
 	SS_DIFF_TREE_WORKDIR,  /* old_tree vs the working directory, untracked files included */
+	/* or'ed with one of the above: the paths are taken literally (a path, or a directory and
+	 * everything below it; no wildcards), and only they are walked: for the paths a status
+	 * found changed, so that the diff costs what changed, not the whole tree */
+	SS_DIFF_LITERAL = 0x100,
 } ss_diff_kind;
 
 /*

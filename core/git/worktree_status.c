@@ -141,11 +141,17 @@ static int cmp_str(const void *a, const void *b)
 
 int ss_worktree_status(ss_repo *repo, ss_status *out, ss_error *err)
 {
-	return ss_worktree_status_apart(repo, NULL, 0, out, err);
+	return ss_worktree_status_flags(repo, NULL, 0, 0, out, err);
 }
 
 int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nskip, ss_status *out,
                              ss_error *err)
+{
+	return ss_worktree_status_flags(repo, skip, nskip, 0, out, err);
+}
+
+int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nskip, unsigned flags,
+                             ss_status *out, ss_error *err)
 {
 	git_repository *git = ss_repo__git(repo);
 	git_status_options opts;
@@ -162,6 +168,12 @@ int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nski
 	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 	             GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
+	/* libgit2 adds each file it hashed and found unchanged back to the index with its new
+	 * stat data, and writes the index (under index.lock) when it added any; the write zeroes
+	 * the size of a racily clean entry (modified in the index's own second), so that entry is
+	 * hashed again next time (git's racy-git rule) */
+	if (flags & SS_STATUS_REFRESH)
+		opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX;
 	ret = ss_git__head_tree(&head, repo, err);
 	if (ret < 0)
 		goto out;
@@ -170,6 +182,13 @@ int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nski
 		rc = git_index_read(index, 0);
 	if (rc == 0)
 		rc = git_status_list_new(&list, git, &opts);
+	if (rc == GIT_ELOCKED && (opts.flags & GIT_STATUS_OPT_UPDATE_INDEX)) {
+		/* a git command holds index.lock: the same status, without the write */
+		opts.flags &= ~(unsigned)GIT_STATUS_OPT_UPDATE_INDEX;
+		rc = git_index_read(index, 1);
+		if (rc == 0)
+			rc = git_status_list_new(&list, git, &opts);
+	}
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot read the status");
 		goto out;

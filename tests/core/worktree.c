@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -387,6 +389,74 @@ static void test_worktree__status_groups_by_skill(void **state)
 
 /* The paths set apart are left out of the entries (whose kinds then come from the other
  * paths alone) and listed in st.apart, sorted. */
+/* Sets the times of dir/rel an hour back: new stat data (mtime, ctime), the same content. */
+static void backdate(const char *dir, const char *rel)
+{
+	ss_buf path = SS_BUF_INIT;
+	struct timespec times[2];
+
+	ss_buf_printf(&path, "%s/%s", dir, rel);
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_sec -= 3600;
+	times[1] = times[0];
+	assert_int_equal(utimensat(AT_FDCWD, path.ptr, times, 0), 0);
+	ss_buf_release(&path);
+}
+
+/* The files git sees with other stat data than the index's (git diff-files does not refresh). */
+static char *stat_dirty(const char *dir)
+{
+	ss_buf out = SS_BUF_INIT;
+
+	assert_int_equal(ss_test_git(dir, &out, "diff-files --name-only"), 0);
+	return ss_buf_detach(&out, NULL);
+}
+
+static void test_worktree__status_refresh_writes_stat_data(void **state)
+{
+	char *dir, *dirty;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	ss_status st;
+	ss_error err;
+
+	for (size_t i = 0; base_files[i]; i += 2) {
+		char *rel = ss_xstrndup(base_files[i], strcspn(base_files[i], "*"));
+		backdate(dir, rel);
+		free(rel);
+	}
+	ss_test_write(dir, "beta/SKILL.md", "beta, edited\n");
+	backdate(dir, "beta/SKILL.md");
+
+	/* without the flag: the right status, the index left as it was */
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, 0, &st, &err), 0);
+	assert_int_equal(st.count, 1);
+	assert_string_equal(st.entries[0].name, "beta");
+	ss_worktree_status_release(&st);
+	dirty = stat_dirty(dir);
+	assert_string_equal(dirty,
+	                    "README.md\nalpha/SKILL.md\nalpha/scripts/run.sh\nbeta/SKILL.md\n"
+	                    "gamma/SKILL.md\n");
+	free(dirty);
+
+	/* with it: the same status, and the unchanged files' new stat data in the index, so the
+	 * next status compares them without reading them; the edit is still an edit */
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, SS_STATUS_REFRESH, &st, &err), 0);
+	assert_int_equal(st.count, 1);
+	assert_string_equal(st.entries[0].name, "beta");
+	assert_int_equal(st.entries[0].unstaged, SS_STATUS_MODIFIED);
+	ss_worktree_status_release(&st);
+	dirty = stat_dirty(dir);
+	assert_string_equal(dirty, "beta/SKILL.md\n");
+	free(dirty);
+	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
+	assert_int_equal(st.count, 1);
+	assert_string_equal(st.entries[0].name, "beta");
+	ss_worktree_status_release(&st);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_worktree__status_sets_paths_apart(void **state)
 {
 	char *dir;
@@ -452,6 +522,39 @@ static void test_worktree__diff_text_and_stat(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+static void test_worktree__diff_literal_paths(void **state)
+{
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	/* as `diff` passes the names a status found changed: wildcard characters mean
+	 * themselves, a name covers everything below it, a deleted or new name is still seen */
+	const char *names[] = {"a[b]", "a*", "gamma", "new"};
+	ss_changes ch = {0};
+	ss_buf path = SS_BUF_INIT;
+	ss_error err;
+
+	ss_test_write(dir, "a[b]/SKILL.md", "bracket\n");
+	ss_test_write(dir, "a*/SKILL.md", "star\n");
+	ss_test_write(dir, "ab/SKILL.md", "not named\n");
+	ss_test_write(dir, "new/references/deep/notes.md", "notes\n");
+	ss_test_write(dir, "beta/SKILL.md", "not named either\n");
+	ss_buf_printf(&path, "%s/gamma/SKILL.md", dir);
+	assert_int_equal(unlink(path.ptr), 0);
+	assert_int_equal(ss_worktree_diff_stat(repo, SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL, NULL,
+	                                       NULL, names, 4, &ch, &err),
+	                 0);
+	assert_int_equal(ch.count, 4);
+	assert_string_equal(ch.items[0].path, "a*/SKILL.md");
+	assert_string_equal(ch.items[1].path, "a[b]/SKILL.md");
+	assert_string_equal(ch.items[2].path, "gamma/SKILL.md");
+	assert_string_equal(ch.items[3].path, "new/references/deep/notes.md");
+	ss_tree_changes_release(&ch);
+	ss_buf_release(&path);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_worktree_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,7 +565,9 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__checkout_refuses_odd_entries),
 	    cmocka_unit_test(test_worktree__status_groups_by_skill),
 	    cmocka_unit_test(test_worktree__status_sets_paths_apart),
+	    cmocka_unit_test(test_worktree__status_refresh_writes_stat_data),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
+	    cmocka_unit_test(test_worktree__diff_literal_paths),
 	};
 	return cmocka_run_group_tests_name("core/worktree", tests, NULL, NULL);
 }
