@@ -35,26 +35,9 @@ skillsync=${SKILLSYNC:-$build/skillsync}
 
 bench_pds
 export SKILLSYNC_CONFIG_HOME=$work/config # nobody signed in: a read-only clone
-export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=b@example.test GIT_COMMITTER_NAME=Bench
-export GIT_COMMITTER_EMAIL=b@example.test
-# No detached `git gc --auto` after git's commits: it would run into the next measurement.
-export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0
-
-echo "filling $members members x $skills skills..." >&2
-handles=()
-for i in $(seq 1 "$members"); do
-	acct=$work/m$i.json
-	(umask 077 && tests/pds/account "$info" "c$i" >"$acct")
-	prefix=m$i
-	[ "$i" -le 2 ] || prefix=m2
-	SS_FILL_TOKEN=$(json "$acct" accessJwt) "$build/ss-fill" --pds "$pds" \
-		--did "$(json "$acct" did)" --generate "$skills" --prefix "$prefix" --real
-	handles+=("$(json "$acct" handle)")
-done
-args=()
-for h in "${handles[@]:1}"; do args+=(--member "$h"); done
+bench_git_env
+bench_fill_clone "$members" "$skills" c space
 cd "$work"
-"$skillsync" clone "${handles[0]}" space "${args[@]}" >/dev/null 2>&1
 cd space
 ls -d */ | awk -v n="$changes" 'NR <= n { sub("/$", "/SKILL.md"); print }' >"$work/changed"
 [ "$(wc -l <"$work/changed")" -eq "$changes" ] || { echo "fewer than $changes skills" >&2; exit 1; }

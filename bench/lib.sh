@@ -20,4 +20,33 @@ bench_pds() {
 	export SKILLSYNC_PLC_URL=$(json "$info" plc) SKILLSYNC_HANDLE_RESOLVER=$pds
 }
 
+# bench_git_env: commits by a fixed author, and no detached `git gc --auto` after git's commits
+# (it would run into the next measurement).
+bench_git_env() {
+	export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=b@example.test GIT_COMMITTER_NAME=Bench
+	export GIT_COMMITTER_EMAIL=b@example.test
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0
+}
+
+# bench_fill_clone <members> <skills> <account prefix> <dir>: that many accounts on the bench's
+# PDS, each with that many real-shaped skills (ss-fill --real; the third and later members
+# reuse the second's names, so names overlap), then a read-only clone of the first with the
+# others as members into $work/<dir>; $handles holds the members' handles.
+bench_fill_clone() {
+	local n=$1 skills=$2 tag=$3 dir=$4 acct prefix args=()
+	echo "filling $n members x $skills skills..." >&2
+	handles=()
+	for i in $(seq 1 "$n"); do
+		acct=$work/m$i.json
+		(umask 077 && tests/pds/account "$info" "$tag$i" >"$acct")
+		prefix=m$i
+		[ "$i" -le 2 ] || prefix=m2
+		SS_FILL_TOKEN=$(json "$acct" accessJwt) "$build/ss-fill" --pds "$pds" \
+			--did "$(json "$acct" did)" --generate "$skills" --prefix "$prefix" --real
+		handles+=("$(json "$acct" handle)")
+	done
+	for h in "${handles[@]:1}"; do args+=(--member "$h"); done
+	(cd "$work" && "$skillsync" clone "${handles[0]}" "$dir" "${args[@]}" >/dev/null 2>&1)
+}
+
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
