@@ -263,16 +263,15 @@ static int decide(gate_run *g, candidate *c, ss_error *err)
 	if (ss_state_pin_get(g->st, c->name, &pinned, err) < 0)
 		goto out;
 	r.pinned = pinned;
-	{
-		ss_gate_change f = facts;
-
-		if (ss_gate_facts(g->repo, c->name, has_from ? &from : NULL,
-		                  has_view ? &view : NULL, &f, NULL, NULL, err) < 0)
-			goto out;
-		facts.scripts = f.scripts;
-		facts.high_finding = f.high_finding;
-	}
+	/* the files' facts (a diff and the audit) count only where the rules reach them: under
+	 * policy scripts, for a change that is not mine, pinned or trusted */
 	verdict = ss_gate_decide(&facts, &r);
+	if (verdict == SS_GATE_MERGE && r.policy == SS_GATE_SCRIPTS) {
+		if (ss_gate_facts(g->repo, c->name, has_from ? &from : NULL,
+		                  has_view ? &view : NULL, &facts, NULL, NULL, err) < 0)
+			goto out;
+		verdict = ss_gate_decide(&facts, &r);
+	}
 	if (ss_gate_held(verdict)) {
 		ss_state_hold *h;
 
