@@ -13,14 +13,17 @@
 # Prints "median (min-max)" of wall time, the median CPU (user+sys) and peak RSS, and the ratio
 # of the wall medians, one row per case. Usage:
 #   bench/everyday.sh [--members N] [--skills M] [--changes C] [--runs R] [--modes "place copy"]
+#   [--trees DIR]
 #   (default 3 x 3000, 1000 changes, 3 runs). BUILD=<dir>: the build (a Release build is
 #   fairer); starts and stops its own PDS (free ports). SS_BENCH_KEEP=<dir>: the trees are moved
-#   there at the end (for profiles: none of the commands needs the PDS).
+#   there at the end (for profiles: none of the commands needs the PDS). --trees DIR: no fill
+#   and no PDS; the rounds run on DIR/ss-place and DIR/git-place, trees an earlier run kept
+#   (filling 3 x 30,000 takes the PDS ten minutes or more; the trees go on from there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 . bench/lib.sh
-members=3 skills=3000 changes=1000 runs=3 modes="place copy"
+members=3 skills=3000 changes=1000 runs=3 modes="place copy" trees=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--members) members=$2; shift 2 ;;
@@ -28,20 +31,30 @@ while [ $# -gt 0 ]; do
 	--changes) changes=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--modes) modes=$2; shift 2 ;;
-	*) echo "usage: bench/everyday.sh [--members N] [--skills M] [--changes C] [--runs R] [--modes \"place copy\"]" >&2; exit 129 ;;
+	--trees) trees=$(cd "$2" && pwd); shift 2 ;;
+	*) echo "usage: bench/everyday.sh [--members N] [--skills M] [--changes C] [--runs R] [--modes \"place copy\"] [--trees DIR]" >&2; exit 129 ;;
 	esac
 done
 bench_build
 skillsync=${SKILLSYNC:-$build/skillsync}
 [ -x "$skillsync" ] || { echo "bench/everyday.sh: build first (no $skillsync)" >&2; exit 1; }
 
-bench_pds
-export SKILLSYNC_CONFIG_HOME=$work/config # nobody signed in: a read-only clone
 bench_git_env
-bench_fill_clone "$members" "$skills" e ss-place
-cd "$work"
-cp -a ss-place git-place
-(cd git-place && git status >/dev/null)
+if [ -n "$trees" ]; then
+	work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-bench.XXXXXX")
+	# the trees go back where they were, whatever happens
+	trap 'mv "$work/ss-place" "$work/git-place" "$trees/"; rm -rf "$work"' EXIT
+	mv "$trees/ss-place" "$trees/git-place" "$work/"
+	export SKILLSYNC_CONFIG_HOME=$work/config
+	cd "$work"
+else
+	bench_pds
+	export SKILLSYNC_CONFIG_HOME=$work/config # nobody signed in: a read-only clone
+	bench_fill_clone "$members" "$skills" e ss-place
+	cd "$work"
+	cp -a ss-place git-place
+	(cd git-place && git status >/dev/null)
+fi
 (cd ss-place && ls -d */ | awk -v n="$changes" 'NR <= n { sub("/$", "/SKILL.md"); print }') \
 	>"$work/changed"
 [ "$(wc -l <"$work/changed")" -eq "$changes" ] || { echo "fewer than $changes skills" >&2; exit 1; }
@@ -116,7 +129,7 @@ stat() {
 }
 med() { stat "$@" | cut -d' ' -f1; }
 echo
-echo "| $members x $skills | skillsync ms | git ms | ratio | CPU ms (ss / git) | peak RSS MB (ss / git) |"
+echo "| $(ls -d ss-place/*/ | wc -l) skills | skillsync ms | git ms | ratio | CPU ms (ss / git) | peak RSS MB (ss / git) |"
 echo "|---|---|---|---|---|---|"
 for m in $modes; do
 	cut -d'|' -f1,2 "$work/rows" | grep "^$m|" | awk '!seen[$0]++' | while read -r c; do
@@ -127,8 +140,8 @@ for m in $modes; do
 			"$(stat "$c" ss 5) / $(stat "$c" git 5) | $(stat "$c" ss 4) / $(stat "$c" git 4) |"
 	done
 done
-if [ -n "${SS_BENCH_KEEP:-}" ]; then
+if [ -z "$trees" ] && [ -n "${SS_BENCH_KEEP:-}" ]; then
 	mkdir -p "$SS_BENCH_KEEP"
-	for m in $modes; do mv "$work/ss-$m" "$work/git-$m" "$SS_BENCH_KEEP/"; done
+	mv "$work/ss-place" "$work/git-place" "$SS_BENCH_KEEP/"
 	echo "trees kept in $SS_BENCH_KEEP" >&2
 fi

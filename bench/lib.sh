@@ -31,9 +31,10 @@ bench_git_env() {
 # bench_fill_clone <members> <skills> <account prefix> <dir>: that many accounts on the bench's
 # PDS, each with that many real-shaped skills (ss-fill --real; the third and later members
 # reuse the second's names, so names overlap), then a read-only clone of the first with the
-# others as members into $work/<dir>; $handles holds the members' handles.
+# others as members into $work/<dir> (its wall time and peak RSS on stderr); $handles holds the
+# members' handles.
 bench_fill_clone() {
-	local n=$1 skills=$2 tag=$3 dir=$4 acct prefix args=()
+	local n=$1 skills=$2 tag=$3 dir=$4 acct prefix args=() secs kb
 	echo "filling $n members x $skills skills..." >&2
 	handles=()
 	for i in $(seq 1 "$n"); do
@@ -46,7 +47,10 @@ bench_fill_clone() {
 		handles+=("$(json "$acct" handle)")
 	done
 	for h in "${handles[@]:1}"; do args+=(--member "$h"); done
-	(cd "$work" && "$skillsync" clone "${handles[0]}" "$dir" "${args[@]}" >/dev/null 2>&1)
+	(cd "$work" && /usr/bin/time -f "%e %M" -o "$work/clone.time" \
+		"$skillsync" clone "${handles[0]}" "$dir" "${args[@]}" >/dev/null 2>&1)
+	read -r secs kb <"$work/clone.time"
+	echo "clone: $secs s, peak RSS $((kb / 1024)) MB" >&2
 }
 
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
