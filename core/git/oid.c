@@ -1,5 +1,7 @@
 #include "core/git/oid.h"
 
+#include <openssl/evp.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char hexdigits[] = "0123456789abcdef";
@@ -56,4 +58,19 @@ bool ss_oid_is_zero(const ss_oid *oid)
 void ss_oid_clear(ss_oid *oid)
 {
 	memset(oid->id, 0, SS_OID_RAWSZ);
+}
+
+int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len)
+{
+	char head[64];
+	int n = snprintf(head, sizeof(head), "%s %zu", type, len);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok = ctx && n > 0 && (size_t)n < sizeof(head) &&
+	         EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) == 1 &&
+	         EVP_DigestUpdate(ctx, head, (size_t)n + 1) == 1 &&
+	         EVP_DigestUpdate(ctx, data, len) == 1 &&
+	         EVP_DigestFinal_ex(ctx, out->id, NULL) == 1;
+
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
 }

@@ -24,4 +24,12 @@ bool ss_oid_equal(const ss_oid *a, const ss_oid *b);
 bool ss_oid_is_zero(const ss_oid *oid);
 void ss_oid_clear(ss_oid *oid);
 
+/*
+ * The id git gives an object of type ("blob", "tree") holding these len bytes: the SHA-1 of
+ * "<type> <len>\0" and the bytes. OpenSSL's SHA-1, several times faster than libgit2's (which
+ * detects collisions): for ids computed to be compared with the index's (status), not for
+ * objects written. -1 when libcrypto fails.
+ */
+int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len);
+
 #endif

@@ -82,6 +82,9 @@ typedef struct ss_status {
 	bool merging; /* a merge waits to be concluded (MERGE_HEAD exists) */
 	char **apart; /* ss_worktree_status_apart: the changed paths it set apart, sorted */
 	size_t napart;
+	/* what the walk had to read: directories listed and files hashed (for the tests and
+	 * benchmarks of the refreshed index and the directory cache; 0 when libgit2 walked) */
+	size_t dirs_read, files_hashed;
 } ss_status;
 
 /* Status of the index vs HEAD and the working directory vs index; ignored files left out. */

@@ -6,16 +6,13 @@
 #include <sys/stat.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/worktree_priv.h"
 #include "core/skill/skilldir.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 
-/* One changed path, before grouping. */
-typedef struct item {
-	char *path;
-	unsigned flags; /* git_status_t */
-} item;
+typedef ss_worktree__item item;
 
 static int cmp_item(const void *a, const void *b)
 {
@@ -150,38 +147,23 @@ int ss_worktree_status_apart(ss_repo *repo, const char *const *skip, size_t nski
 	return ss_worktree_status_flags(repo, skip, nskip, 0, out, err);
 }
 
-int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nskip, unsigned flags,
-                             ss_status *out, ss_error *err)
+/* The changed paths by libgit2's status: for what ss_worktree__scan does not know. */
+static int libgit2_items(git_repository *git, git_index *index, unsigned flags,
+                         ss_worktree__items *out, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
 	git_status_options opts;
 	git_status_list *list = NULL;
-	git_index *index = NULL;
-	git_tree *head = NULL;
-	item *items = NULL;
-	size_t n = 0, count;
-	ss_status st = {NULL, 0, false, NULL, 0};
-	const char *path;
-	int rc, ret;
+	int rc;
 
 	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
 	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 	             GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
 	/* libgit2 adds each file it hashed and found unchanged back to the index with its new
-	 * stat data, and writes the index (under index.lock) when it added any; the write zeroes
-	 * the size of a racily clean entry (modified in the index's own second), so that entry is
-	 * hashed again next time (git's racy-git rule) */
+	 * stat data, and writes the index (under index.lock) when it added any */
 	if (flags & SS_STATUS_REFRESH)
 		opts.flags |= GIT_STATUS_OPT_UPDATE_INDEX;
-	ret = ss_git__head_tree(&head, repo, err);
-	if (ret < 0)
-		goto out;
-	rc = git_repository_index(&index, git);
-	if (rc == 0)
-		rc = git_index_read(index, 0);
-	if (rc == 0)
-		rc = git_status_list_new(&list, git, &opts);
+	rc = git_status_list_new(&list, git, &opts);
 	if (rc == GIT_ELOCKED && (opts.flags & GIT_STATUS_OPT_UPDATE_INDEX)) {
 		/* a git command holds index.lock: the same status, without the write */
 		opts.flags &= ~(unsigned)GIT_STATUS_OPT_UPDATE_INDEX;
@@ -189,30 +171,74 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 		if (rc == 0)
 			rc = git_status_list_new(&list, git, &opts);
 	}
-	if (rc < 0) {
-		ret = ss_git__error(err, rc, "cannot read the status");
-		goto out;
-	}
-	count = git_status_list_entrycount(list);
-	items = ss_xcalloc(count ? count : 1, sizeof(*items));
-	st.apart = ss_xcalloc(nskip ? nskip : 1, sizeof(char *));
-	for (size_t i = 0; i < count; i++) {
+	if (rc < 0)
+		return ss_git__error(err, rc, "cannot read the status");
+	for (size_t i = 0, count = git_status_list_entrycount(list); i < count; i++) {
 		const git_status_entry *s = git_status_byindex(list, i);
 		const git_diff_delta *d = s->head_to_index ? s->head_to_index : s->index_to_workdir;
 		if (!d || s->status == GIT_STATUS_CURRENT || (s->status & GIT_STATUS_IGNORED))
 			continue;
-		path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		ss_worktree__items_add(out, d->new_file.path ? d->new_file.path : d->old_file.path,
+		                       s->status);
+	}
+	git_status_list_free(list);
+	return 0;
+}
+
+int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nskip, unsigned flags,
+                             ss_status *out, ss_error *err)
+{
+	git_repository *git = ss_repo__git(repo);
+	git_index *index = NULL;
+	git_tree *head = NULL;
+	ss_worktree__items found = {0};
+	ss_buf cache = SS_BUF_INIT;
+	item *items = NULL;
+	size_t n = 0;
+	ss_status st = {0};
+	const char *path;
+	int rc, ret;
+
+	ret = ss_git__head_tree(&head, repo, err);
+	if (ret < 0)
+		goto out;
+	rc = git_repository_index(&index, git);
+	if (rc == 0)
+		rc = git_index_read(index, 0);
+	if (rc < 0) {
+		ret = ss_git__error(err, rc, "cannot read the index");
+		goto out;
+	}
+	ss_fs_join(&cache, ss_repo_statedir(repo), "dircache");
+	ret = (flags & SS_STATUS__LIBGIT2)
+	          ? 1
+	          : ss_worktree__scan(git, index, head, cache.ptr, (flags & SS_STATUS_REFRESH) != 0,
+	                              &found, err);
+	if (ret == 1)
+		ret = libgit2_items(git, index, flags, &found, err);
+	if (ret < 0)
+		goto out;
+	/* one item per path, its flags or'ed (libgit2 lists each path once already) */
+	if (found.n)
+		qsort(found.v, found.n, sizeof(*found.v), cmp_item);
+	items = ss_xcalloc(found.n ? found.n : 1, sizeof(*items));
+	st.apart = ss_xcalloc(nskip ? nskip : 1, sizeof(char *));
+	for (size_t i = 0; i < found.n; i++) {
+		path = found.v[i].path;
+		if (n && !strcmp(items[n - 1].path, path)) {
+			items[n - 1].flags |= found.v[i].flags;
+			continue;
+		}
 		if (nskip && st.napart < nskip &&
 		    bsearch(&path, skip, nskip, sizeof(*skip), cmp_str)) {
-			st.apart[st.napart++] = ss_xstrdup(path);
+			if (!st.napart || strcmp(st.apart[st.napart - 1], path))
+				st.apart[st.napart++] = ss_xstrdup(path);
 			continue;
 		}
 		items[n].path = ss_xstrdup(path);
-		items[n].flags = s->status;
+		items[n].flags = found.v[i].flags;
 		n++;
 	}
-	if (n)
-		qsort(items, n, sizeof(*items), cmp_item);
 	st.entries = ss_xcalloc(n ? n : 1, sizeof(*st.entries));
 	for (size_t i = 0; i < n;) {
 		ss_status_entry *e = &st.entries[st.count++];
@@ -227,8 +253,8 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 		i = j;
 	}
 	st.merging = git_repository_state(git) == GIT_REPOSITORY_STATE_MERGE;
-	if (st.napart)
-		qsort(st.apart, st.napart, sizeof(char *), cmp_str);
+	st.dirs_read = found.dirs_read;
+	st.files_hashed = found.files_hashed;
 	*out = st;
 	st.entries = NULL;
 	st.count = 0;
@@ -240,7 +266,8 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(items[i].path);
 	free(items);
-	git_status_list_free(list);
+	ss_worktree__items_release(&found);
+	ss_buf_release(&cache);
 	git_index_free(index);
 	git_tree_free(head);
 	return ret;

@@ -1,9 +1,15 @@
 /* platform.c: the calls that differ between systems, and their fallbacks (see
  * core/util/platform.h). */
+#if defined(__linux__)
+#define _GNU_SOURCE /* getdents64 */
+#endif
 #include "core/util/platform.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__linux__)
 #include <sys/prctl.h>
@@ -61,5 +67,52 @@ struct timespec ss_platform_ctime(const struct stat *st)
 	return st->st_ctimespec;
 #else
 	return st->st_ctim;
+#endif
+}
+
+int ss_platform_dir_each(int fd, int (*fn)(void *payload, const char *name, unsigned char type),
+                         void *payload)
+{
+#if defined(__linux__) && defined(__GLIBC__)
+	/* one system call per buffer of names, no DIR stream (its fstat and fcntl) */
+	union {
+		struct dirent64 align;
+		char bytes[32768];
+	} buf;
+
+	for (;;) {
+		ssize_t n = getdents64(fd, buf.bytes, sizeof(buf.bytes));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + off);
+			int rc = fn(payload, de->d_name, de->d_type);
+			if (rc)
+				return rc;
+			off += de->d_reclen;
+		}
+	}
+#else
+	int dup_fd = dup(fd), rc = 0;
+	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+	struct dirent *de;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	while (rc == 0 && (errno = 0, de = readdir(d)))
+		rc = fn(payload, de->d_name, de->d_type);
+	if (rc == 0 && errno) {
+		int e = errno;
+		closedir(d);
+		errno = e;
+		return -1;
+	}
+	closedir(d);
+	return rc;
 #endif
 }

@@ -26,4 +26,11 @@ void ss_platform_release_pages(void *addr, size_t len);
 struct timespec ss_platform_mtime(const struct stat *st);
 struct timespec ss_platform_ctime(const struct stat *st);
 
+/* Calls fn with each name of the directory open at fd (".", ".." included) and its d_type
+ * (DT_UNKNOWN where the file system does not say), until fn returns non-zero (returned). fd is
+ * read, not closed. -1 with errno when the directory cannot be read. Linux: getdents64 on fd
+ * itself; elsewhere readdir on a duplicate of fd. */
+int ss_platform_dir_each(int fd, int (*fn)(void *payload, const char *name, unsigned char type),
+                         void *payload);
+
 #endif

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "core/git/commit.h"
+#include "core/git/oid.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
 #include "support/gitrepo.h"
@@ -261,11 +262,31 @@ static void test_tree__file_level_changes_count_lines(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* ss_oid_hash gives git's ids: the empty blob's and tree's, and a file's as git hash-object. */
+static void test_tree__oid_hash_is_gits(void **state)
+{
+	char hex[SS_OID_HEXSZ + 1];
+	ss_oid id;
+
+	(void)state;
+	assert_int_equal(ss_oid_hash(&id, "blob", "", 0), 0);
+	ss_oid_fmt(hex, &id);
+	assert_string_equal(hex, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+	assert_int_equal(ss_oid_hash(&id, "tree", "", 0), 0);
+	ss_oid_fmt(hex, &id);
+	assert_string_equal(hex, "4b825dc642cb6eb9a060e54bf8d69288fbee4904");
+	/* printf 'hello\n' | git hash-object --stdin */
+	assert_int_equal(ss_oid_hash(&id, "blob", "hello\n", 6), 0);
+	ss_oid_fmt(hex, &id);
+	assert_string_equal(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+}
+
 int test_tree_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tree__nested_subtree_reads_back_exactly),
 	    cmocka_unit_test(test_tree__same_content_same_oid),
+	    cmocka_unit_test(test_tree__oid_hash_is_gits),
 	    cmocka_unit_test(test_tree__bad_paths_refused),
 	    cmocka_unit_test(test_tree__top_level_diff),
 	    cmocka_unit_test(test_tree__file_level_changes_count_lines),

@@ -15,6 +15,7 @@
 #include "core/git/git_priv.h"
 #include "core/git/repo.h"
 #include "core/git/worktree.h"
+#include "core/git/worktree_priv.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "support/gitrepo.h"
@@ -445,6 +446,7 @@ static void test_worktree__status_refresh_writes_stat_data(void **state)
 	assert_int_equal(st.count, 1);
 	assert_string_equal(st.entries[0].name, "beta");
 	assert_int_equal(st.entries[0].unstaged, SS_STATUS_MODIFIED);
+	assert_int_equal(st.files_hashed, 4); /* the four of the same size; the edit is longer */
 	ss_worktree_status_release(&st);
 	dirty = stat_dirty(dir);
 	assert_string_equal(dirty, "beta/SKILL.md\n");
@@ -452,7 +454,138 @@ static void test_worktree__status_refresh_writes_stat_data(void **state)
 	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
 	assert_int_equal(st.count, 1);
 	assert_string_equal(st.entries[0].name, "beta");
+	/* none of the four read again; the edit may be (a racily clean entry's size is zeroed
+	 * when the index is written, as git does, so that its content decides) */
+	assert_true(st.files_hashed <= 1);
 	ss_worktree_status_release(&st);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* The status after one that recorded the directories (settled: changed more than a few
+ * seconds before) reads only the directories that changed since, and still finds everything. */
+static void test_worktree__dircache_reads_only_changed_dirs(void **state)
+{
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	ss_status st;
+	ss_error err;
+
+	(void)state;
+	sleep(4);
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, SS_STATUS_REFRESH, &st, &err), 0);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.dirs_read, 5); /* the top, alpha, alpha/scripts, beta, gamma */
+	ss_worktree_status_release(&st);
+	/* nor a file: the first wrote the index again, newer than the racily clean entries the
+	 * checkout left (written in the index's own time) */
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, SS_STATUS_REFRESH, &st, &err), 0);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.dirs_read, 0);
+	assert_int_equal(st.files_hashed, 0);
+	ss_worktree_status_release(&st);
+
+	/* a new file: its directory's mtime moved, that one is read */
+	ss_test_write(dir, "alpha/scripts/new.sh", "new\n");
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, SS_STATUS_REFRESH, &st, &err), 0);
+	assert_int_equal(st.dirs_read, 1);
+	assert_int_equal(st.count, 1);
+	assert_string_equal(st.entries[0].name, "alpha");
+	assert_int_equal(st.entries[0].npaths, 1);
+	assert_string_equal(st.entries[0].paths[0], "alpha/scripts/new.sh");
+	ss_worktree_status_release(&st);
+
+	/* a file the index no longer lists: its directory did not change, the index did */
+	assert_int_equal(ss_test_git(dir, NULL, "rm -q --cached gamma/SKILL.md"), 0);
+	assert_int_equal(ss_worktree_status(repo, &st, &err), 0);
+	assert_int_equal(st.count, 2);
+	assert_string_equal(st.entries[1].name, "gamma");
+	assert_int_equal(st.entries[1].staged, SS_STATUS_DELETED);
+	assert_int_equal(st.entries[1].unstaged, SS_STATUS_NEW);
+	ss_worktree_status_release(&st);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* Asserts that skillsync's own walk and libgit2's status list the same, entry by entry. */
+static void same_status(ss_repo *repo, const char *when)
+{
+	ss_status ours, theirs;
+	ss_error err;
+
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, 0, &ours, &err), 0);
+	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, SS_STATUS__LIBGIT2, &theirs, &err),
+	                 0);
+	if (ours.count != theirs.count)
+		fail_msg("%s: %zu entries, libgit2 %zu", when, ours.count, theirs.count);
+	for (size_t i = 0; i < ours.count; i++) {
+		const ss_status_entry *a = &ours.entries[i], *b = &theirs.entries[i];
+		assert_string_equal(a->name, b->name);
+		if (a->staged != b->staged || a->unstaged != b->unstaged || a->file != b->file ||
+		    a->outside != b->outside || a->npaths != b->npaths)
+			fail_msg("%s: '%s' staged %d/%d unstaged %d/%d paths %zu/%zu", when,
+			         a->name, a->staged, b->staged, a->unstaged, b->unstaged, a->npaths,
+			         b->npaths);
+		for (size_t j = 0; j < a->npaths; j++)
+			assert_string_equal(a->paths[j], b->paths[j]);
+	}
+	ss_worktree_status_release(&ours);
+	ss_worktree_status_release(&theirs);
+}
+
+static void sh(const char *dir, const char *fmt)
+{
+	ss_buf cmd = SS_BUF_INIT;
+
+	ss_buf_printf(&cmd, "cd '%s' && %s", dir, fmt);
+	assert_int_equal(system(cmd.ptr), 0);
+	ss_buf_release(&cmd);
+}
+
+static void test_worktree__status_walk_matches_libgit2(void **state)
+{
+	/* each case on its own, from a clean tree, then all of them at once */
+	static const char *const cases[] = {
+	    /* the same size, stat data older than the index: only the content tells */
+	    "echo BETA > beta/SKILL.md && touch -d '1 hour ago' beta/SKILL.md",
+	    "echo new > alpha/notes.md",
+	    "mkdir -p delta/scripts empty/inner && echo d > delta/SKILL.md && "
+	    "echo s > delta/scripts/x.sh",
+	    "rm alpha/scripts/run.sh",
+	    "rm -r gamma",
+	    "chmod -x alpha/scripts/run.sh",
+	    "rm beta/SKILL.md && ln -s ../README.md beta/SKILL.md",
+	    "rm gamma/SKILL.md && mkdir gamma/SKILL.md && echo g > gamma/SKILL.md/inner",
+	    "rm -r gamma && echo now-a-file > gamma",
+	    "ln -s alpha epsilon",
+	    "echo a >> alpha/SKILL.md && git add alpha",
+	    "mkdir zeta && echo z > zeta/SKILL.md && git add zeta",
+	    "git rm -q --cached README.md",
+	    "git rm -q -r --cached beta",
+	    "echo a >> alpha/SKILL.md && git add alpha && echo b >> alpha/SKILL.md",
+	    "printf '*.log\\nbuild/\\n' > .gitignore && echo l > alpha/x.log && "
+	    "mkdir -p alpha/build && echo b > alpha/build/out",
+	    "mkdir -p nested/.git && echo n > nested/file",
+	    "echo top > TOP.md && echo changed > README.md",
+	    "touch alpha/SKILL.md",
+	};
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	ss_buf all = SS_BUF_INIT;
+
+	(void)state;
+	same_status(repo, "clean");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sh(dir, cases[i]);
+		same_status(repo, cases[i]);
+		sh(dir, "git reset -q --hard && git clean -qfdx");
+		ss_buf_printf(&all, "%s(%s) 2>/dev/null; ", i ? "" : "", cases[i]);
+	}
+	sh(dir, all.ptr);
+	same_status(repo, "all at once");
+	ss_buf_release(&all);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 }
@@ -566,6 +699,8 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__status_groups_by_skill),
 	    cmocka_unit_test(test_worktree__status_sets_paths_apart),
 	    cmocka_unit_test(test_worktree__status_refresh_writes_stat_data),
+	    cmocka_unit_test(test_worktree__status_walk_matches_libgit2),
+	    cmocka_unit_test(test_worktree__dircache_reads_only_changed_dirs),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
 	    cmocka_unit_test(test_worktree__diff_literal_paths),
 	};

@@ -1,0 +1,90 @@
+/*
+ * worktree_priv.h: what the status (worktree_status.c) and its walk of the working directory
+ * (worktree_scan.c) share, private to core/git/.
+ */
+#ifndef SS_WORKTREE_PRIV_H
+#define SS_WORKTREE_PRIV_H
+
+#include <git2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "core/util/buf.h"
+#include "core/util/error.h"
+
+/* One changed path, before grouping: flags are git_status_t bits (GIT_STATUS_INDEX_* for the
+ * index against HEAD, GIT_STATUS_WT_* for the working directory against the index). */
+typedef struct ss_worktree__item {
+	char *path;
+	unsigned flags;
+} ss_worktree__item;
+
+typedef struct ss_worktree__items {
+	ss_worktree__item *v;
+	size_t n, alloc;
+	size_t dirs_read, files_hashed; /* what the walk read (ss_status's) */
+} ss_worktree__items;
+
+/* A flag of ss_worktree_status_flags beside SS_STATUS_REFRESH: libgit2's status rather than
+ * ss_worktree__scan, whatever the index holds (for the test that both list the same). */
+#define SS_STATUS__LIBGIT2 0x100u
+
+/* Adds a copy of path with flags. */
+void ss_worktree__items_add(ss_worktree__items *items, const char *path, unsigned flags);
+void ss_worktree__items_release(ss_worktree__items *items);
+
+/*
+ * The directory cache (worktree_dircache.c, in the state directory): the directories a status
+ * found holding exactly the names the index lists below them (no untracked, no missing name),
+ * each with its stat data when read and its number of names. A directory whose stat data and
+ * number of index names are still those, and whose index names all exist as what the index
+ * says, holds nothing untracked (a name made or removed in a directory changes its mtime), so
+ * the next status need not read it: git's untracked cache, in its simplest form. A directory
+ * changed in the seconds before the walk began is never recorded (file systems with a coarse
+ * mtime). It also keeps the top-level names whose tree differs between HEAD and the index, for
+ * that index (its checksum: any write of it changes it) and that HEAD tree, so that an
+ * unchanged index is not hashed again into trees. A cache that cannot be read is empty.
+ */
+typedef struct ss_worktree__dircache ss_worktree__dircache;
+ss_worktree__dircache *ss_worktree__dircache_load(const char *path);
+/* Whether the directory at path ("" or "dir/") is recorded with this stat data and n names. */
+bool ss_worktree__dircache_fresh(const ss_worktree__dircache *c, const char *path,
+                                 const struct stat *st, size_t n);
+size_t ss_worktree__dircache_count(const ss_worktree__dircache *c);
+/* Appends a record to out (a part of the next cache). */
+void ss_worktree__dircache_add(ss_buf *out, const char *path, const struct stat *st, size_t n);
+/* The names whose tree differs between HEAD and the index, when recorded for this index
+ * checksum and HEAD tree id (20 bytes each, zeros for none); valid while c is. */
+bool ss_worktree__dircache_staged(const ss_worktree__dircache *c, const unsigned char *index_sum,
+                                  const unsigned char *head, const char *const **names, size_t *n);
+/* Replaces the cache at path: those staged names for that index and HEAD, and the records of
+ * the parts. */
+int ss_worktree__dircache_save(const char *path, const unsigned char *index_sum,
+                               const unsigned char *head, const char *const *staged, size_t nstaged,
+                               const ss_buf *const *parts, size_t nparts, ss_error *err);
+void ss_worktree__dircache_free(ss_worktree__dircache *c);
+
+/*
+ * The changed paths of the working directory (index, HEAD) into out, unsorted, each path once
+ * (its flags or'ed), ignored files left out: what libgit2's status lists, walked by skillsync
+ * itself (each directory read once, each file's stat data read relative to its directory on
+ * two threads, a directory not read when the directory cache at cache_path (NULL: none) says
+ * it holds only what the index lists, a file hashed only when its stat data differs from the
+ * index's or the entry is
+ * racily clean, no attribute lookups: a clone has no filters; HEAD against the index by the
+ * tree ids the index's entries make, top-level name by top-level name, so that only the names
+ * whose trees differ are diffed). head NULL: nothing committed yet. With refresh, the files
+ * hashed and found unchanged get their new stat data written back into the index, and the
+ * directory cache is written when it changed (the caller holds the clone's lock; when a git
+ * command holds index.lock the index is not written).
+ *
+ * Returns 1, out untouched, when the index or the configuration holds what this walk does not
+ * know (a conflicted entry, a submodule, an intent-to-add or skip-worktree entry, core.filemode
+ * false, core.ignorecase, core.symlinks false, core.trustctime false, core.checkStat): the
+ * caller asks libgit2's status instead. 0 on success, < 0 with err set.
+ */
+int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, const char *cache_path,
+                      bool refresh, ss_worktree__items *out, ss_error *err);
+
+#endif
