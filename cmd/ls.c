@@ -7,63 +7,98 @@
 #include "core/diff/provenance.h"
 #include "core/state/state.h"
 #include "core/state/state_record.h"
+#include "core/util/mem.h"
+
+/* One skill of the listing: read in the state's read transaction, printed after it. */
+typedef struct ls_row {
+	char *name;
+	ss_provenance p;
+	ss_state_hold hold;
+	int held;
+	bool pinned;
+} ls_row;
 
 typedef struct ls_ctx {
-	ss_state *st;
 	bool json;
 	cli_member_list members;
 	cli_gate_marks gate;
-	size_t count;
-	ss_error *err;
+	ls_row *rows;
+	size_t nrows, rows_alloc;
 	ss_ctx *ctx; /* for colours and the holds */
 } ls_ctx;
 
 static int on_entry(const ss_state_view_entry *e, void *payload)
 {
 	ls_ctx *l = payload;
-	ss_provenance p;
-	const ss_provenance_version *w;
-	ss_state_hold hold;
-	bool pinned = cli_gate_pinned(&l->gate, e->rkey);
-	int held;
+	ls_row row;
 
-	if (ss_provenance_load(l->st, e->rkey, &p, l->err) < 0)
+	memset(&row, 0, sizeof(row));
+	if (ss_provenance_load(l->ctx->state, e->rkey, &row.p, &l->ctx->err) < 0)
 		return -1;
-	if (!p.nvalid) {
-		ss_provenance_release(&p);
+	if (!row.p.nvalid) {
+		ss_provenance_release(&row.p);
 		return 0;
 	}
-	if ((held = cli_gate_hold(l->ctx, &l->gate, e->rkey, &hold)) < 0) {
-		ss_provenance_release(&p);
+	if ((row.held = cli_gate_hold(l->ctx, &l->gate, e->rkey, &row.hold)) < 0) {
+		ss_provenance_release(&row.p);
 		return -1;
 	}
-	w = &p.versions[0];
+	row.pinned = cli_gate_pinned(&l->gate, e->rkey);
+	row.name = ss_xstrdup(e->rkey);
+	ss_xgrow((void **)&l->rows, sizeof(*l->rows), l->nrows + 1, &l->rows_alloc);
+	l->rows[l->nrows++] = row;
+	return 0;
+}
+
+/* The members, the gate's marks and every skill of the view in one read transaction, which
+ * ends before anything is printed (output may block: the state is not held meanwhile). */
+static int read_view(ls_ctx *l)
+{
+	ss_ctx *ctx = l->ctx;
+	int ret;
+
+	if (ss_state_read_begin(ctx->state, &ctx->err) < 0)
+		return -1;
+	ret = cli_members_load(ctx, &l->members) < 0 || cli_gate_marks_load(ctx, &l->gate) < 0 ||
+	              ss_state_view_each(ctx->state, on_entry, l, &ctx->err) < 0
+	          ? -1
+	          : 0;
+	ss_state_read_end(ctx->state);
+	return ret;
+}
+
+static void print_row(ls_ctx *l, const ls_row *row, size_t i)
+{
+	const ss_provenance *p = &row->p;
+	const ss_provenance_version *w = &p->versions[0];
+
 	if (l->json) {
-		printf("%s\n", l->count ? "," : "");
-		cli_print_json_provenance(e->rkey, &l->members, &p, pinned, held ? &hold : NULL);
+		printf("%s\n", i ? "," : "");
+		cli_print_json_provenance(row->name, &l->members, p, row->pinned,
+		                          row->held ? &row->hold : NULL);
 	} else {
 		ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
 
 		printf("%s%-24s%s %-9s %-28s %s", cli_color(l->ctx, CLI_BOLD),
-		       cli_safe(&name, e->rkey), cli_color(l->ctx, CLI_RESET),
+		       cli_safe(&name, row->name), cli_color(l->ctx, CLI_RESET),
 		       ss_view_why_name(w->why), cli_safe(&who, cli_who(&l->members, w->did)),
 		       w->updated_at ? cli_safe(&when, w->updated_at) : "-");
-		if (p.count > 1) {
+		if (p->count > 1) {
 			printf("  %sshadows%s ", cli_color(l->ctx, CLI_YELLOW),
 			       cli_color(l->ctx, CLI_RESET));
-			for (size_t i = 1; i < p.count; i++)
-				printf("%s%s%s", i > 1 ? ", " : "",
-				       cli_safe(&who, cli_who(&l->members, p.versions[i].did)),
-				       p.versions[i].valid ? "" : " (invalid)");
+			for (size_t j = 1; j < p->count; j++)
+				printf("%s%s%s", j > 1 ? ", " : "",
+				       cli_safe(&who, cli_who(&l->members, p->versions[j].did)),
+				       p->versions[j].valid ? "" : " (invalid)");
 		}
-		if (pinned)
+		if (row->pinned)
 			printf("  %spinned%s", cli_color(l->ctx, CLI_YELLOW),
 			       cli_color(l->ctx, CLI_RESET));
-		if (held) {
+		if (row->held) {
 			printf("  %s%s%s (", cli_color(l->ctx, CLI_YELLOW),
-			       hold.rejected ? "held, rejected" : "held for review",
+			       row->hold.rejected ? "held, rejected" : "held for review",
 			       cli_color(l->ctx, CLI_RESET));
-			cli_print_safe(stdout, hold.reason);
+			cli_print_safe(stdout, row->hold.reason);
 			putchar(')');
 		}
 		putchar('\n');
@@ -71,10 +106,6 @@ static int on_entry(const ss_state_view_entry *e, void *payload)
 		ss_buf_release(&who);
 		ss_buf_release(&when);
 	}
-	l->count++;
-	ss_state_hold_release(&hold);
-	ss_provenance_release(&p);
-	return 0;
 }
 
 static int cmd_ls(ss_ctx *ctx, int argc, char **argv);
@@ -103,25 +134,26 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0)
 		return cli_fail(&ctx->err);
-	l.st = ctx->state;
-	l.err = &ctx->err;
-	if (cli_members_load(ctx, &l.members) < 0 || cli_gate_marks_load(ctx, &l.gate) < 0) {
+	if (read_view(&l) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
 	if (l.json)
 		printf("[");
-	ret = ss_state_view_each(ctx->state, on_entry, &l, &ctx->err);
+	for (size_t i = 0; i < l.nrows; i++)
+		print_row(&l, &l.rows[i], i);
 	if (l.json)
-		printf("%s]\n", l.count ? "\n" : "");
-	if (ret < 0) {
-		ret = cli_fail(&ctx->err);
-		goto out;
-	}
-	if (!l.json && !l.count)
+		printf("%s]\n", l.nrows ? "\n" : "");
+	if (!l.json && !l.nrows)
 		fprintf(stderr, "no skills in this space yet\n");
 	ret = SS_EXIT_OK;
 out:
+	for (size_t i = 0; i < l.nrows; i++) {
+		free(l.rows[i].name);
+		ss_state_hold_release(&l.rows[i].hold);
+		ss_provenance_release(&l.rows[i].p);
+	}
+	free(l.rows);
 	cli_gate_marks_release(&l.gate);
 	cli_members_release(&l.members);
 	return ret;

@@ -139,12 +139,19 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	memset(&hold, 0, sizeof(hold));
 	memset(&gate, 0, sizeof(gate));
 	space = cli_space_clone(ctx);
-	if (cli_members_load(ctx, &members) < 0 || cli_gate_marks_load(ctx, &gate) < 0 ||
-	    ss_provenance_load(ctx->state, name, &p, &ctx->err) < 0 ||
-	    (held = cli_gate_hold(ctx, &gate, name, &hold)) < 0) {
+	/* one read transaction for the state's answers, ended before anything is printed */
+	if (ss_state_read_begin(ctx->state, &ctx->err) < 0) {
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
+	if (cli_members_load(ctx, &members) < 0 || cli_gate_marks_load(ctx, &gate) < 0 ||
+	    ss_provenance_load(ctx->state, name, &p, &ctx->err) < 0 ||
+	    (held = cli_gate_hold(ctx, &gate, name, &hold)) < 0) {
+		ss_state_read_end(ctx->state);
+		ret = cli_fail(&ctx->err);
+		goto out;
+	}
+	ss_state_read_end(ctx->state);
 	if (!p.count) {
 		ss_error_set(&ctx->err, SS_ENOTFOUND, "skill '%s' is not in this space", name);
 		ret = cli_fail(&ctx->err);

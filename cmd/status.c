@@ -187,9 +187,14 @@ static int load(cli_status_run *r)
 	bool have_head;
 	int rc, ret = -1;
 
-	if (cli_status_refresh(r->ctx, (const char *const *)r->pull, r->npull, &r->s) < 0 ||
-	    cli_members_load(r->ctx, &r->members) < 0)
+	if (cli_status_refresh(r->ctx, (const char *const *)r->pull, r->npull, &r->s) < 0)
 		return -1;
+	/* Every read of the state below in one read transaction (per changed skill: its
+	 * versions, holds and notices): none of them waits or writes. */
+	if (ss_state_read_begin(r->ctx->state, &r->ctx->err) < 0)
+		return -1;
+	if (cli_members_load(r->ctx, &r->members) < 0)
+		goto out;
 	ss_state_tracking(r->ctx->state, &tracking);
 	rc = ss_commit_read_ref(r->ctx->repo, "HEAD", &head, &r->ctx->err);
 	if (rc < 0 && r->ctx->err.code != SS_ENOTFOUND)
@@ -228,14 +233,17 @@ static int load(cli_status_run *r)
 		    deletion_notice(r, e->name) < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < r->s.count; i++)
-		r->nconflicts += r->s.entries[i].nconflicts;
-	check_invalid(r);
 	if (ss_state_hold_waiting(r->ctx->state, &r->waiting, &r->ctx->err) < 0 ||
 	    ss_state_pin_each(r->ctx->state, collect_pin, r, &r->ctx->err) < 0)
 		goto out;
 	ret = 0;
 out:
+	ss_state_read_end(r->ctx->state);
+	if (ret == 0) {
+		for (size_t i = 0; i < r->s.count; i++)
+			r->nconflicts += r->s.entries[i].nconflicts;
+		check_invalid(r); /* the files: no state read */
+	}
 	return ret;
 }
 

@@ -258,6 +258,7 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	ss_outgoing *o = ss_xcalloc(1, sizeof(*o));
 	ss_changes top = {0};
 	ss_outgoing_lookup l;
+	bool reading = false;
 	int ret = -1;
 
 	memset(&l, 0, sizeof(l));
@@ -281,6 +282,11 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	if (ss_tree_diff_top(repo, ss_oid_is_zero(&o->tracking_tree) ? NULL : &o->tracking_tree,
 	                     &o->head_tree, &top, err) < 0)
 		goto out;
+	/* The state's answers for every change (its hold, its versions, their members) in one
+	 * read: one snapshot, not one lock and journal check per statement. */
+	if (ss_state_read_begin(st, err) < 0)
+		goto out;
+	reading = true;
 	if (classify(o, &top, err) < 0 || ss_outgoing__find_renames(o, err) < 0)
 		goto out;
 	l.st = st;
@@ -295,6 +301,8 @@ int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *
 	o = NULL;
 	ret = 0;
 out:
+	if (reading)
+		ss_state_read_end(st);
 	ss_outgoing__lookup_release(&l);
 	ss_tree_changes_release(&top);
 	ss_outgoing_free(o);

@@ -48,7 +48,8 @@ typedef struct ss_outgoing ss_outgoing;
 /*
  * Computes what pushing head (a commit) over tracking (the tracking commit; zero: none) would
  * send, for me (my DID; NULL: a read-only clone, every change then becomes a create of "mine"
- * that cannot be sent). push_ms is the push time (ms since the epoch).
+ * that cannot be sent). push_ms is the push time (ms since the epoch). The state is only
+ * read, in one read transaction (ss_state_read_begin): not inside one that writes.
  */
 int ss_outgoing_new(ss_outgoing **out, ss_repo *repo, ss_state *st, const char *me,
                     const ss_oid *tracking, const ss_oid *head, int64_t push_ms, unsigned flags,

@@ -79,43 +79,94 @@ int ss_state__step_done(ss_state *st, sqlite3_stmt *s, const char *what, ss_erro
 	return sqlite3_step(s) == SQLITE_DONE ? 0 : ss_state__sqlite_error(st, err, what);
 }
 
+/*
+ * A statement that writes, inside a read transaction: refused. The read's end would commit
+ * it, and the write lock it needs may wait on the very readers the transaction holds off.
+ */
+static int refuse_write(ss_state *st, sqlite3_stmt *s, ss_error *err)
+{
+	if (!st->read_open || sqlite3_stmt_readonly(s))
+		return 0;
+	return ss_error_set(
+	    err, SS_ERROR, "local state '%s': a write inside a read transaction (a bug)", st->path);
+}
+
 int ss_state__prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
 {
 	*out = NULL;
 	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
 		return ss_state__sqlite_error(st, err, "cannot prepare a query");
+	if (refuse_write(st, *out, err) < 0) {
+		sqlite3_finalize(*out);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
+}
+
+/* A slot for a new cached statement: a free one, else the least recently used one not in
+ * use (finalized); SS_STATE_NCACHED when every one is in use. */
+static size_t cache_slot(ss_state *st)
+{
+	size_t lru = SS_STATE_NCACHED;
+
+	if (st->ncached < SS_STATE_NCACHED)
+		return st->ncached++;
+	for (size_t i = 0; i < st->ncached; i++)
+		if (!st->cached[i].in_use &&
+		    (lru == SS_STATE_NCACHED || st->cached[i].used < st->cached[lru].used))
+			lru = i;
+	if (lru < SS_STATE_NCACHED) {
+		sqlite3_finalize(st->cached[lru].stmt);
+		free(st->cached[lru].sql);
+		memset(&st->cached[lru], 0, sizeof(st->cached[lru]));
+	}
+	return lru;
 }
 
 int ss_state__prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err)
 {
-	size_t max = sizeof(st->cached) / sizeof(st->cached[0]);
+	size_t slot = SS_STATE_NCACHED;
+	bool taken = false; /* the same text is in use (a walk's callback runs it again) */
 
-	for (size_t i = 0; i < st->ncached; i++)
-		if (!strcmp(st->cached[i].sql, sql)) {
-			*out = st->cached[i].stmt;
-			return 0;
-		}
 	*out = NULL;
-	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
-		return ss_state__sqlite_error(st, err, "cannot prepare a query");
-	if (st->ncached == max) { /* full: the oldest goes (none is in use: see state_priv.h) */
-		sqlite3_finalize(st->cached[0].stmt);
-		free(st->cached[0].sql);
-		memmove(&st->cached[0], &st->cached[1], (max - 1) * sizeof(st->cached[0]));
-		st->ncached--;
+	for (size_t i = 0; i < st->ncached; i++)
+		if (st->cached[i].sql && !strcmp(st->cached[i].sql, sql)) {
+			taken = st->cached[i].in_use;
+			slot = taken ? SS_STATE_NCACHED : i;
+			break;
+		}
+	if (slot == SS_STATE_NCACHED) {
+		if (sqlite3_prepare_v3(st->db, sql, -1, taken ? 0 : SQLITE_PREPARE_PERSISTENT, out,
+		                       NULL) != SQLITE_OK)
+			return ss_state__sqlite_error(st, err, "cannot prepare a query");
+		if (!taken && (slot = cache_slot(st)) < SS_STATE_NCACHED) {
+			st->cached[slot].sql = ss_xstrdup(sql);
+			st->cached[slot].stmt = *out;
+		}
 	}
-	st->cached[st->ncached].sql = ss_xstrdup(sql);
-	st->cached[st->ncached++].stmt = *out;
+	if (slot < SS_STATE_NCACHED) { /* else *out is not cached: ss_state__done finalizes it */
+		*out = st->cached[slot].stmt;
+		st->cached[slot].in_use = true;
+		st->cached[slot].used = ++st->uses;
+	}
+	if (refuse_write(st, *out, err) < 0) {
+		ss_state__done(st, *out);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void ss_state__done(ss_state *st, sqlite3_stmt *s)
 {
+	if (!s)
+		return;
 	for (size_t i = 0; i < st->ncached; i++)
 		if (st->cached[i].stmt == s) {
 			sqlite3_reset(s);
 			sqlite3_clear_bindings(s);
+			st->cached[i].in_use = false;
 			return;
 		}
 	sqlite3_finalize(s);
@@ -296,6 +347,10 @@ void ss_state_free(ss_state *st)
 		return;
 	if (st->in_transaction)
 		ss_state_rollback(st);
+	if (st->read_depth) {
+		st->read_depth = 1;
+		ss_state_read_end(st);
+	}
 	for (size_t i = 0; i < st->ncached; i++) {
 		sqlite3_finalize(st->cached[i].stmt);
 		free(st->cached[i].sql);
@@ -311,6 +366,10 @@ int ss_state_begin(ss_state *st, ss_error *err)
 {
 	if (st->in_transaction)
 		return ss_error_set(err, SS_ERROR, "local state: a transaction is already open");
+	if (st->read_open)
+		return ss_error_set(err, SS_ERROR,
+		                    "local state: a read transaction is open (a bug: writes come "
+		                    "after its end)");
 	if (exec_script(st, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
 	st->in_transaction = true;
@@ -338,6 +397,29 @@ void ss_state_rollback(ss_state *st)
 	st->in_transaction = false;
 	st->mirror_dirty = false;
 	ss_state_reload(st, &ignored); /* the cached values as the table has them again */
+}
+
+int ss_state_read_begin(ss_state *st, ss_error *err)
+{
+	if (!st->read_depth && !st->in_transaction) {
+		/* DEFERRED: no lock until the first read, and only a shared one */
+		if (exec_script(st, "BEGIN DEFERRED", err) < 0)
+			return -1;
+		st->read_open = true;
+	}
+	st->read_depth++;
+	return 0;
+}
+
+void ss_state_read_end(ss_state *st)
+{
+	if (!st || !st->read_depth || --st->read_depth || !st->read_open)
+		return;
+	/* Nothing was written (refuse_write): COMMIT only lets go of the shared lock; should it
+	 * fail, ROLLBACK does the same, so that no transaction is left open. */
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->read_open = false;
 }
 
 int ss_state__try_open(ss_state **out, const char *gitdir, ss_buf *why, ss_error *err)

@@ -14,7 +14,9 @@
  * open; the database uses SQLite's default rollback journal (one file, nothing beside it
  * after a clean close; the clone's lock, not SQLite, keeps two skillsync runs apart; another
  * process holding the file past the 5 s busy timeout is SS_ELOCKED naming it).
- * Many writes belong in one ss_state_begin/ss_state_commit: each commit is an fsync.
+ * Many writes belong in one ss_state_begin/ss_state_commit: each commit is an fsync. Many
+ * reads belong in one ss_state_read_begin/ss_state_read_end: outside a transaction each
+ * statement takes the file's lock and checks its journal again.
  * This header opens the state, holds its transactions, its config and the three values every
  * run needs; the members are in core/state/state_member.h, the records and the view in
  * core/state/state_record.h, the other tables in core/state/state_*.h.
@@ -48,6 +50,19 @@ void ss_state_free(ss_state *st);
 int ss_state_begin(ss_state *st, ss_error *err);
 int ss_state_commit(ss_state *st, ss_error *err);
 void ss_state_rollback(ss_state *st);
+
+/*
+ * One read transaction (BEGIN DEFERRED) around many reads, as a status makes once per changed
+ * skill: one snapshot, and one lock, journal check and cache check for all of them instead of
+ * one per statement. Nests: only the outermost begin and end count; inside ss_state_begin's
+ * transaction it adds nothing. Nothing writes inside it: a statement that writes fails
+ * (SS_ERROR) and so does ss_state_begin; end it first. Keep it short and never across a wait
+ * (the clone's lock, a prompt, the network, output that may block): while it holds the file,
+ * another process's commit waits. Each begin that returned 0 has its one end; an end with no
+ * transaction begun is harmless.
+ */
+int ss_state_read_begin(ss_state *st, ss_error *err);
+void ss_state_read_end(ss_state *st);
 
 /* config. get: *out is a new string (free()), SS_ENOTFOUND when the key is absent. */
 int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err);

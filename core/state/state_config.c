@@ -15,7 +15,7 @@ int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err
 	sqlite3_stmt *s = NULL;
 	int rc, ret = -1;
 
-	if (ss_state__prepare(st, &s, "SELECT value FROM config WHERE key = ?1", err) < 0)
+	if (ss_state__prepare_cached(st, &s, "SELECT value FROM config WHERE key = ?1", err) < 0)
 		return -1;
 	ss_state__bind_text(s, 1, key);
 	rc = sqlite3_step(s);
@@ -27,7 +27,7 @@ int ss_state_config_get(ss_state *st, const char *key, char **out, ss_error *err
 	} else {
 		ret = ss_state__sqlite_error(st, err, "cannot read config");
 	}
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 

@@ -104,8 +104,8 @@ int ss_state_hold_get(ss_state *st, const char *name, ss_state_hold *out, ss_err
 	int rc, ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (ss_state__prepare(st, &s, "SELECT " HOLD_COLUMNS " FROM holds WHERE name = ?1", err) <
-	    0)
+	if (ss_state__prepare_cached(st, &s, "SELECT " HOLD_COLUMNS " FROM holds WHERE name = ?1",
+	                             err) < 0)
 		return -1;
 	ss_state__bind_text(s, 1, name);
 	rc = sqlite3_step(s);
@@ -115,7 +115,7 @@ int ss_state_hold_get(ss_state *st, const char *name, ss_state_hold *out, ss_err
 		ret = ss_error_set(err, SS_ENOTFOUND, "'%s' is not held for review", name);
 	else
 		ret = ss_state__sqlite_error(st, err, "cannot read a held change");
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 
@@ -197,7 +197,7 @@ int ss_state_pin_get(ss_state *st, const char *name, bool *out, ss_error *err)
 	int rc, ret = 0;
 
 	*out = false;
-	if (ss_state__prepare(st, &s, "SELECT 1 FROM pins WHERE name = ?1", err) < 0)
+	if (ss_state__prepare_cached(st, &s, "SELECT 1 FROM pins WHERE name = ?1", err) < 0)
 		return -1;
 	ss_state__bind_text(s, 1, name);
 	rc = sqlite3_step(s);
@@ -205,7 +205,7 @@ int ss_state_pin_get(ss_state *st, const char *name, bool *out, ss_error *err)
 		*out = true;
 	else if (rc != SQLITE_DONE)
 		ret = ss_state__sqlite_error(st, err, "cannot read the pins");
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 

@@ -262,8 +262,8 @@ int ss_state_journal_kept_note(ss_state *st, const char *rkey, const char *tree,
 	int rc, ret = 0;
 
 	*note = NULL;
-	if (ss_state__prepare(st, &s, "SELECT note FROM push_notes WHERE rkey = ?1 AND tree = ?2",
-	                      err) < 0)
+	if (ss_state__prepare_cached(
+	        st, &s, "SELECT note FROM push_notes WHERE rkey = ?1 AND tree = ?2", err) < 0)
 		return -1;
 	ss_state__bind_text(s, 1, rkey);
 	ss_state__bind_text(s, 2, tree);
@@ -274,7 +274,7 @@ int ss_state_journal_kept_note(ss_state *st, const char *rkey, const char *tree,
 		ret = ss_error_set(err, SS_ENOTFOUND, "no kept note for '%s'", rkey);
 	else
 		ret = ss_state__sqlite_error(st, err, "cannot read the push journal");
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 

@@ -58,7 +58,7 @@ int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_
 	sqlite3_stmt *s = NULL;
 	int rc, ret;
 
-	if (ss_state__prepare(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
+	if (ss_state__prepare_cached(st, &s, MEMBER_SELECT " WHERE did = ?1", err) < 0)
 		return -1;
 	ss_state__bind_text(s, 1, did);
 	rc = sqlite3_step(s);
@@ -71,7 +71,7 @@ int ss_state_member_get(ss_state *st, const char *did, ss_state_member *out, ss_
 	} else {
 		ret = ss_state__sqlite_error(st, err, "cannot read members");
 	}
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 

@@ -17,22 +17,33 @@
 #include "core/git/repo.h"
 #include "core/state/state.h"
 
+/* How many statements ss_state__prepare_cached keeps prepared. */
+#define SS_STATE_NCACHED 32
+
 struct ss_state {
 	sqlite3 *db;
 	char *path;
 	bool in_transaction;
+	/* ss_state_read_begin's depth; read_open: its BEGIN DEFERRED is the open transaction
+	   (not one inside ss_state_begin's) */
+	unsigned read_depth;
+	bool read_open;
 	bool mirror_dirty; /* the member list changed: rewrite the mirror
 	                      (core/state/state_mirror.c) */
 	char *rebuilt;     /* what the open's rebuild of a damaged state did; NULL: none */
 	/* config values read at open (core/state/state_config.c) */
 	char *me, *authority; /* NULL when absent */
 	ss_oid tracking;      /* zero when absent */
-	/* statements kept prepared (ss_state__prepare_cached) */
+	/* statements kept prepared (ss_state__prepare_cached); in_use: handed out, not given
+	   back yet (a walk's, while its callback runs); used: when last handed out */
 	struct {
 		char *sql;
 		sqlite3_stmt *stmt;
-	} cached[16];
+		bool in_use;
+		unsigned long used;
+	} cached[SS_STATE_NCACHED];
 	size_t ncached;
+	unsigned long uses;
 };
 
 /* Frees the cached config values (core/state/state_config.c). */
@@ -41,14 +52,20 @@ void ss_state_config__release(ss_state *st);
 /* Sets err from the connection's last error: "<what>: <sqlite message>"; returns SS_ERROR. */
 int ss_state__sqlite_error(ss_state *st, ss_error *err, const char *what);
 
-/* Prepares sql or sets err; *out NULL on failure. */
+/*
+ * Prepares sql or sets err; *out NULL on failure. For a statement run once per command (a
+ * walk of a whole table, a write of the push journal). Inside a read transaction
+ * (ss_state_read_begin) a statement that writes is refused (SS_ERROR).
+ */
 int ss_state__prepare(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
 
 /*
  * The same, for a statement run again and again (once per record in a fetch, where preparing
- * it each time was a tenth of the CPU): kept prepared for the state's life, by its text.
- * Give it back with ss_state__done (never sqlite3_finalize) before preparing any other
- * statement this way: the least recently prepared text may be dropped to make room.
+ * it each time was a tenth of the CPU; once per changed skill in a status): kept prepared for
+ * the state's life, by its text. Give it back with ss_state__done, never sqlite3_finalize.
+ * A statement handed out is not dropped until it is given back, so a walk may run others,
+ * itself included, from its callback (the same text while in use is prepared anew and
+ * finalized by ss_state__done); to make room, the least recently used one goes.
  */
 int ss_state__prepare_cached(ss_state *st, sqlite3_stmt **out, const char *sql, ss_error *err);
 /* Gives back a statement of ss_state__prepare_cached (reset, bindings cleared). */

@@ -146,11 +146,11 @@ int ss_state_records_each(ss_state *st, const char *rkey, ss_state_record_fn fn,
 	ss_state_record r;
 	int rc, ret = 0;
 
-	if (ss_state__prepare(st, &s,
-	                      rkey ? "SELECT " RECORD_COLUMNS
-	                             " FROM records WHERE rkey = ?1 ORDER BY rkey, did"
-	                           : "SELECT " RECORD_COLUMNS " FROM records ORDER BY rkey, did",
-	                      err) < 0)
+	if (ss_state__prepare_cached(
+	        st, &s,
+	        rkey ? "SELECT " RECORD_COLUMNS " FROM records WHERE rkey = ?1 ORDER BY rkey, did"
+	             : "SELECT " RECORD_COLUMNS " FROM records ORDER BY rkey, did",
+	        err) < 0)
 		return -1;
 	if (rkey)
 		ss_state__bind_text(s, 1, rkey);
@@ -163,7 +163,7 @@ int ss_state_records_each(ss_state *st, const char *rkey, ss_state_record_fn fn,
 	if (rc != SQLITE_DONE)
 		ret = ss_state__sqlite_error(st, err, "cannot read records");
 out:
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 
@@ -202,8 +202,8 @@ int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, 
 	sqlite3_stmt *s = NULL;
 	int rc, ret;
 
-	if (ss_state__prepare(st, &s, "SELECT rkey, did, cid, tree FROM view WHERE rkey = ?1",
-	                      err) < 0)
+	if (ss_state__prepare_cached(
+	        st, &s, "SELECT rkey, did, cid, tree FROM view WHERE rkey = ?1", err) < 0)
 		return -1;
 	ss_state__bind_text(s, 1, rkey);
 	rc = sqlite3_step(s);
@@ -219,7 +219,7 @@ int ss_state_view_get(ss_state *st, const char *rkey, ss_state_view_entry *out, 
 	} else {
 		ret = ss_state__sqlite_error(st, err, "cannot read the view");
 	}
-	sqlite3_finalize(s);
+	ss_state__done(st, s);
 	return ret;
 }
 

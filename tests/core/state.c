@@ -12,6 +12,7 @@
 #include "core/git/repo.h"
 #include "core/state/state.h"
 #include "core/state/state_member.h"
+#include "core/state/state_priv.h" /* the connection, for a writer that does not wait */
 #include "core/state/state_record.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
@@ -306,6 +307,132 @@ static void test_state__provenance_ranks_the_versions_of_a_name(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+static void assert_config(ss_state *st, const char *key, const char *want)
+{
+	char *value = NULL;
+	ss_error err;
+
+	assert_int_equal(ss_state_config_get(st, key, &value, &err), 0);
+	assert_string_equal(value, want);
+	free(value);
+}
+
+/*
+ * A read transaction is one snapshot: another connection cannot commit a change under it
+ * until its outermost end (here at once, with SQLite's busy wait turned off, where skillsync
+ * would wait up to 5 s), and then it can.
+ */
+static void test_state__read_transaction_is_one_snapshot(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir), *other = open_state(dir);
+	ss_error err;
+
+	sqlite3_busy_timeout(other->db, 0);
+	assert_int_equal(ss_state_config_set(st, "k", "1", &err), 0);
+	assert_int_equal(ss_state_read_begin(st, &err), 0);
+	assert_int_equal(ss_state_read_begin(st, &err), 0); /* nested: the same transaction */
+	assert_config(st, "k", "1");
+	assert_false(sqlite3_get_autocommit(st->db));
+	SS_ASSERT_FAILS(ss_state_config_set(other, "k", "2", &err), err, SS_ELOCKED);
+	assert_config(st, "k", "1");
+	ss_state_read_end(st); /* the inner end: still open */
+	assert_false(sqlite3_get_autocommit(st->db));
+	SS_ASSERT_FAILS(ss_state_config_set(other, "k", "2", &err), err, SS_ELOCKED);
+	ss_state_read_end(st);
+	assert_true(sqlite3_get_autocommit(st->db));
+	assert_int_equal(ss_state_config_set(other, "k", "2", &err), 0);
+	assert_config(st, "k", "2");
+	ss_state_free(other);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+/* Nothing writes inside a read transaction (a write statement and ss_state_begin are refused,
+ * nothing is written); inside a write transaction it adds nothing, and the writes stay. */
+static void test_state__nothing_writes_inside_a_read_transaction(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	ss_state_view_entry e = {"pdf", "did:plc:a", "cid1", "tree1"};
+	ss_error err;
+
+	assert_int_equal(ss_state_config_set(st, "k", "1", &err), 0);
+	assert_int_equal(ss_state_read_begin(st, &err), 0);
+	SS_ASSERT_FAILS(ss_state_config_set(st, "k", "2", &err), err, SS_ERROR);
+	assert_non_null(strstr(err.message, "read transaction"));
+	SS_ASSERT_FAILS(ss_state_view_put(st, &e, &err), err, SS_ERROR);
+	SS_ASSERT_FAILS(ss_state_begin(st, &err), err, SS_ERROR);
+	assert_config(st, "k", "1");
+	ss_state_read_end(st);
+	ss_state_read_end(st); /* harmless without one */
+	assert_config(st, "k", "1");
+
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	assert_int_equal(ss_state_read_begin(st, &err), 0);
+	assert_int_equal(ss_state_config_set(st, "k", "3", &err), 0);
+	ss_state_read_end(st);
+	assert_false(sqlite3_get_autocommit(st->db)); /* still the write transaction */
+	assert_int_equal(ss_state_commit(st, &err), 0);
+	ss_state_free(st);
+	st = open_state(dir);
+	assert_config(st, "k", "3");
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
+typedef struct walk_run {
+	ss_state *st;
+	size_t rows, inner;
+} walk_run;
+
+static int count_row(const ss_state_record *r, void *payload)
+{
+	(void)r;
+	(*(size_t *)payload)++;
+	return 0;
+}
+
+/* From a walk's callback: the same walk again, and more cached statements than the cache
+ * holds, each run once. */
+static int walk_runs_others(const ss_state_record *r, void *payload)
+{
+	walk_run *w = payload;
+	ss_error err;
+
+	assert_int_equal(ss_state_records_each(w->st, r->rkey, count_row, &w->inner, &err), 0);
+	for (int i = 0; i < SS_STATE_NCACHED + 4; i++) {
+		char sql[32];
+		sqlite3_stmt *s = NULL;
+
+		snprintf(sql, sizeof(sql), "SELECT %d", i);
+		assert_int_equal(ss_state__prepare_cached(w->st, &s, sql, &err), 0);
+		assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(s, 0), i);
+		ss_state__done(w->st, s);
+	}
+	w->rows++;
+	return 0;
+}
+
+/* A cached statement in use (a walk's) is never dropped to make room, nor handed out twice. */
+static void test_state__a_walk_keeps_its_statement(void **state)
+{
+	char *dir = ss_test_tmpdir();
+	ss_state *st = open_state(dir);
+	walk_run w = {st, 0, 0};
+	ss_error err;
+
+	put_record(st, "did:plc:a", "pdf", "cid1", true);
+	put_record(st, "did:plc:b", "pdf", "cid2", true);
+	put_record(st, "did:plc:c", "pdf", "cid3", false);
+	assert_int_equal(ss_state_records_each(st, "pdf", walk_runs_others, &w, &err), 0);
+	assert_int_equal(w.rows, 3);
+	assert_int_equal(w.inner, 9);
+	ss_state_free(st);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_state_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +443,9 @@ int test_state_run(void)
 	    cmocka_unit_test(test_state__rollback_keeps_the_old_state),
 	    cmocka_unit_test(test_state__me_authority_tracking_follow_the_table),
 	    cmocka_unit_test(test_state__provenance_ranks_the_versions_of_a_name),
+	    cmocka_unit_test(test_state__read_transaction_is_one_snapshot),
+	    cmocka_unit_test(test_state__nothing_writes_inside_a_read_transaction),
+	    cmocka_unit_test(test_state__a_walk_keeps_its_statement),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
 }
