@@ -1,14 +1,17 @@
 /* state.c: opening, migrations and transactions of the local state. */
 #include "core/state/state_priv.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
+#include "core/util/platform.h"
 
 /* Schema version 1: config, members, records, view. */
 static const char schema_v1[] =
@@ -43,6 +46,75 @@ static const char *const migrations[] = {
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
 /*
+ * The check stamp (state.db.checked): the database file's device, inode, size and times when
+ * it last passed PRAGMA quick_check or was last committed to by skillsync. An open whose file
+ * still has them skips the check, which reads the whole file (50 ms at 60,000 skills): a
+ * file that anything else wrote, truncated or replaced has other times; a damage SQLite
+ * reports while in use removes the stamp, so that the next open checks and rebuilds.
+ */
+static void stamp_path(const ss_state *st, ss_buf *out)
+{
+	ss_buf_printf(out, "%s.checked", st->path);
+}
+
+static bool stamp_of(const ss_state *st, ss_buf *out)
+{
+	struct stat sb;
+	struct timespec m, c;
+
+	if (stat(st->path, &sb) < 0)
+		return false;
+	m = ss_platform_mtime(&sb);
+	c = ss_platform_ctime(&sb);
+	ss_buf_printf(out, "%ju %ju %jd %jd.%09ld %jd.%09ld\n", (uintmax_t)sb.st_dev,
+	              (uintmax_t)sb.st_ino, (intmax_t)sb.st_size, (intmax_t)m.tv_sec, m.tv_nsec,
+	              (intmax_t)c.tv_sec, c.tv_nsec);
+	return true;
+}
+
+static bool stamp_matches(const ss_state *st)
+{
+	ss_buf path = SS_BUF_INIT, want = SS_BUF_INIT, have = SS_BUF_INIT;
+	ss_error ignored;
+	bool same;
+
+	stamp_path(st, &path);
+	same = stamp_of(st, &want) && ss_fs_read_file(&have, path.ptr, 256, &ignored) == 0 &&
+	       have.len == want.len && !memcmp(have.ptr, want.ptr, want.len);
+	ss_buf_release(&path);
+	ss_buf_release(&want);
+	ss_buf_release(&have);
+	return same;
+}
+
+/* Best effort: without the stamp, the next open checks the file again. */
+static void stamp_write(const ss_state *st)
+{
+	ss_buf path = SS_BUF_INIT, v = SS_BUF_INIT;
+	int fd;
+
+	stamp_path(st, &path);
+	if (stamp_of(st, &v) &&
+	    (fd = open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) >=
+	        0) {
+		if (ss_fs_write_all(fd, v.ptr, v.len) < 0)
+			(void)ftruncate(fd, 0);
+		close(fd);
+	}
+	ss_buf_release(&path);
+	ss_buf_release(&v);
+}
+
+static void stamp_drop(const ss_state *st)
+{
+	ss_buf path = SS_BUF_INIT;
+
+	stamp_path(st, &path);
+	unlink(path.ptr);
+	ss_buf_release(&path);
+}
+
+/*
  * The one place SQLite's failures become ss_error. Another process holding the database
  * (SQLITE_BUSY past the busy timeout) is SS_ELOCKED; a damaged file names itself.
  */
@@ -58,6 +130,8 @@ static int sqlite_fail(ss_state *st, ss_error *err, const char *what, const char
 		                    "local state '%s' is locked by another process (%s): try again "
 		                    "once it is done",
 		                    path, what);
+	if ((rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) && st && st->path)
+		stamp_drop(st);
 	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
 		return ss_error_set(err, SS_ERROR,
 		                    "local state '%s' is damaged (%s): the next skillsync command "
@@ -291,19 +365,25 @@ static int quick_check(ss_state *st, ss_buf *why, ss_error *err)
 
 int ss_state__open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
 {
+	struct stat sb;
+
 	if (sqlite3_open_v2(st->path, &st->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
 	                    NULL) != SQLITE_OK)
 		return ss_error_set(err, SS_ERROR, "cannot open local state '%s': %s", st->path,
 		                    st->db ? sqlite3_errmsg(st->db) : "out of memory");
-	chmod(st->path, 0600);
+	/* only when needed: a chmod moves the file's ctime, which the check stamp keeps */
+	if (stat(st->path, &sb) == 0 && (sb.st_mode & 07777) != 0600)
+		chmod(st->path, 0600);
 	sqlite3_busy_timeout(st->db, 5000);
-	if ((check && quick_check(st, why, err) < 0) ||
+	if ((check && !stamp_matches(st) && quick_check(st, why, err) < 0) ||
 	    exec_script(st, "PRAGMA foreign_keys = ON", err) < 0 || migrate(st, err) < 0 ||
 	    ss_state_reload(st, err) < 0) {
 		damage_from_sqlite(st, why);
 		return -1;
 	}
+	if (check)
+		stamp_write(st);
 	return 0;
 }
 
@@ -384,6 +464,7 @@ int ss_state_commit(ss_state *st, ss_error *err)
 	    exec_script(st, "COMMIT", err) < 0)
 		return -1;
 	st->in_transaction = false;
+	stamp_write(st); /* what skillsync itself committed needs no check */
 	return 0;
 }
 

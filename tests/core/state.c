@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "core/diff/provenance.h"
@@ -71,6 +73,61 @@ static void test_state__config_survives_reopen(void **state)
 	assert_int_equal(stat(path.ptr, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
 	ss_buf_release(&path);
+	ss_test_tmpdir_free(dir);
+}
+
+/* The check stamp (state.db.checked) is the file's stat data after a commit or a clean
+ * check: an open of an unchanged file skips PRAGMA quick_check; one the file changed under
+ * checks it and stamps it again. */
+static char *read_stamp(const char *dir)
+{
+	ss_buf path = SS_BUF_INIT, v = SS_BUF_INIT;
+	ss_error err;
+
+	ss_fs_join(&path, dir, "skillsync/state.db.checked");
+	if (ss_fs_read_file(&v, path.ptr, 0, &err) < 0) {
+		ss_buf_release(&path);
+		return NULL;
+	}
+	ss_buf_release(&path);
+	return ss_buf_detach(&v, NULL);
+}
+
+static void test_state__check_stamp_follows_the_file(void **state)
+{
+	char *dir = ss_test_tmpdir(), *a, *b;
+	ss_state *st = open_state(dir);
+	ss_buf db = SS_BUF_INIT;
+	struct timespec times[2];
+	ss_error err;
+
+	(void)state;
+	assert_int_equal(ss_state_begin(st, &err), 0);
+	assert_int_equal(ss_state_config_set(st, "authority", "did:plc:auth", &err), 0);
+	assert_int_equal(ss_state_commit(st, &err), 0);
+	ss_state_free(st);
+	a = read_stamp(dir);
+	assert_non_null(a);
+	assert_int_equal(ss_state_open_existing(&st, dir, &err), 0);
+	ss_state_free(st);
+	b = read_stamp(dir);
+	assert_string_equal(a, b); /* unchanged */
+	free(b);
+
+	/* the file's times moved under it: checked, and stamped with its new times */
+	ss_fs_join(&db, dir, "skillsync/state.db");
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_sec -= 7200;
+	times[1] = times[0];
+	assert_int_equal(utimensat(AT_FDCWD, db.ptr, times, 0), 0);
+	assert_int_equal(ss_state_open_existing(&st, dir, &err), 0);
+	ss_state_free(st);
+	b = read_stamp(dir);
+	assert_non_null(b);
+	assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+	ss_buf_release(&db);
 	ss_test_tmpdir_free(dir);
 }
 
@@ -437,6 +494,7 @@ int test_state_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_state__config_survives_reopen),
+	    cmocka_unit_test(test_state__check_stamp_follows_the_file),
 	    cmocka_unit_test(test_state__refuses_a_newer_schema),
 	    cmocka_unit_test(test_state__members_and_their_records),
 	    cmocka_unit_test(test_state__sweep_drops_what_a_listing_missed),
