@@ -41,10 +41,10 @@ void ss_worktree__items_release(ss_worktree__items *items);
  * number of index names are still those, and whose index names all exist as what the index
  * says, holds nothing untracked (a name made or removed in a directory changes its mtime), so
  * the next status need not read it: git's untracked cache, in its simplest form. A directory
- * changed in the seconds before the walk began is never recorded (file systems with a coarse
- * mtime). It also keeps the top-level names whose tree differs between HEAD and the index, for
- * that index (its checksum: any write of it changes it) and that HEAD tree, so that an
- * unchanged index is not hashed again into trees. A cache that cannot be read is empty.
+ * changed just before the walk began is never recorded (100 ms; 3 s on a file system whose
+ * times are whole seconds). It also keeps the top-level names whose tree differs between HEAD and
+ * the index, for that index (its checksum: any write of it changes it) and that HEAD tree, so that
+ * an unchanged index is not hashed again into trees. A cache that cannot be read is empty.
  */
 typedef struct ss_worktree__dircache ss_worktree__dircache;
 ss_worktree__dircache *ss_worktree__dircache_load(const char *path);

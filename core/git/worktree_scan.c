@@ -66,8 +66,9 @@ typedef struct walker {
 	int top;               /* the working directory */
 	struct timespec stamp; /* the index file's modification time (racily clean entries) */
 	const ss_worktree__dircache *cache;
-	time_t settled; /* a directory changed at or after this second is not recorded */
-	ss_buf keep;    /* the directories for the next cache (ss_worktree__dircache_add) */
+	struct timespec began; /* when the walk began (a directory changed just before is not
+	                          recorded: keep()) */
+	ss_buf keep;           /* the directories for the next cache (ss_worktree__dircache_add) */
 	size_t kept, kept_new;
 	size_t dirs_read, files_hashed;
 	size_t racy_clean; /* entries hashed only for being racy, and clean */
@@ -410,11 +411,27 @@ static bool walk_known(walker *w, ss_buf *prefix, const dname *ix, size_t nix)
 	return true;
 }
 
-/* Records the directory at prefix for the next cache, unless it changed too recently. */
+/* Whether t is at least margin nanoseconds before the walk began. */
+static bool before(const walker *w, struct timespec t, long long margin)
+{
+	long long ns =
+	    ((long long)w->began.tv_sec - t.tv_sec) * 1000000000LL + (w->began.tv_nsec - t.tv_nsec);
+
+	return ns >= margin;
+}
+
+/*
+ * Records the directory at prefix for the next cache, unless it changed too recently: a name
+ * made in it later within the same tick of the file system's clock would leave its mtime as
+ * recorded. A file system with sub-second times ticks every few milliseconds: 100 ms is
+ * ample; one whose times are whole seconds (FAT's are two) gets three seconds.
+ */
 static void keep(walker *w, const char *prefix, const struct stat *st, size_t nix, bool fresh)
 {
-	if (ss_platform_mtime(st).tv_sec >= w->settled ||
-	    ss_platform_ctime(st).tv_sec >= w->settled)
+	struct timespec m = ss_platform_mtime(st), c = ss_platform_ctime(st);
+	long long margin = m.tv_nsec == 0 && c.tv_nsec == 0 ? 3000000000LL : 100000000LL;
+
+	if (!before(w, m, margin) || !before(w, c, margin))
 		return;
 	ss_worktree__dircache_add(&w->keep, prefix, st, nix);
 	w->kept++;
@@ -887,8 +904,7 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 		ws[k].ne = ne;
 		ws[k].top = top;
 		ws[k].cache = cache;
-		/* a few seconds: a file system's mtime may be as coarse as two */
-		ws[k].settled = now.tv_sec - 3;
+		ws[k].began = now;
 	}
 	if (git_index_path(index)) {
 		struct stat ist;
