@@ -1,8 +1,10 @@
 #include "core/git/oid.h"
 
+#include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char hexdigits[] = "0123456789abcdef";
 
@@ -73,4 +75,44 @@ int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len)
 
 	EVP_MD_CTX_free(ctx);
 	return ok ? 0 : -1;
+}
+
+int ss_oid_hash_fd(ss_oid *out, int fd, size_t size)
+{
+	char head[64], buf[65536];
+	int n = snprintf(head, sizeof(head), "blob %zu", size), ret = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	size_t total = 0;
+
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) != 1 ||
+	    EVP_DigestUpdate(ctx, head, (size_t)n + 1) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return -EIO;
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = -errno;
+			break;
+		}
+		if (got == 0)
+			break;
+		total += (size_t)got;
+		if (total > size) { /* longer than it was a moment ago */
+			ret = -EAGAIN;
+			break;
+		}
+		if (EVP_DigestUpdate(ctx, buf, (size_t)got) != 1) {
+			ret = -EIO;
+			break;
+		}
+	}
+	if (ret == 0 && total != size)
+		ret = -EAGAIN;
+	if (ret == 0 && EVP_DigestFinal_ex(ctx, out->id, NULL) != 1)
+		ret = -EIO;
+	EVP_MD_CTX_free(ctx);
+	return ret;
 }

@@ -31,5 +31,9 @@ void ss_oid_clear(ss_oid *oid);
  * objects written. -1 when libcrypto fails.
  */
 int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len);
+/* The same for a blob of size bytes read from fd to its end, a buffer at a time: -EAGAIN when
+ * fd holds more or fewer bytes than size (the file changed meanwhile), -errno when it cannot be
+ * read, -EIO when libcrypto fails. */
+int ss_oid_hash_fd(ss_oid *out, int fd, size_t size);
 
 #endif

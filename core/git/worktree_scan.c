@@ -73,8 +73,8 @@ typedef struct walker {
 	size_t dirs_read, files_hashed;
 	size_t racy_clean; /* entries hashed only for being racy, and clean */
 	ss_worktree__items found;
-	char *
-	    *untracked; /* paths of untracked files and directories ("dir/"), ignore rules unread */
+	/* paths of untracked files and directories ("dir/"), the ignore rules not read yet */
+	char **untracked;
 	size_t nuntracked, auntracked;
 	refreshed *ref;
 	size_t nref, aref;
@@ -131,43 +131,32 @@ static bool racy(const walker *w, const git_index_entry *e)
 	        e->mtime.nanoseconds >= (uint32_t)w->stamp.tv_nsec);
 }
 
-/* The blob id of name in dfd (a file's content or a link's target), as git add would make it. */
+/* The blob id of name in dfd (a file's content or a link's target), as git add would make it:
+ * -EAGAIN when it changed while read (or is no longer what st says), -errno on failure. */
 static int hash_file(int dfd, const char *name, const struct stat *st, git_oid *out)
 {
-	size_t cap = (size_t)st->st_size + 1, len = 0;
-	char *buf = ss_xmalloc(cap);
 	ss_oid id;
-	int fd, rc = 0;
+	int fd, rc;
 
 	if (S_ISLNK(st->st_mode)) {
+		size_t cap = (size_t)st->st_size + 1;
+		char *buf = ss_xmalloc(cap);
 		ssize_t n = readlinkat(dfd, name, buf, cap);
-		if (n < 0 || (size_t)n >= cap)
-			rc = n < 0 ? -errno
-			           : -EAGAIN; /* a longer target than its stat said: changed */
-		len = n < 0 ? 0 : (size_t)n;
+		/* a longer target than its stat said: changed */
+		rc = n < 0 ? -errno : (size_t)n >= cap ? -EAGAIN : 0;
+		if (rc == 0 && ss_oid_hash(&id, "blob", buf, (size_t)n) < 0)
+			rc = -EIO;
+		free(buf);
 	} else if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		rc = -errno;
 	} else {
-		for (;;) {
-			ssize_t n;
-			if (len == cap)
-				buf = ss_xrealloc(buf, cap *= 2);
-			n = read(fd, buf + len, cap - len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				if (n < 0)
-					rc = -errno;
-				break;
-			}
-			len += (size_t)n;
-		}
+		rc = ss_oid_hash_fd(&id, fd, (size_t)st->st_size);
 		close(fd);
 	}
-	if (rc == 0 && ss_oid_hash(&id, "blob", buf, len) < 0)
-		rc = -EIO;
-	ss_git__oid_in(out, &id);
-	free(buf);
+	if (rc == -ENOENT || rc == -ELOOP || rc == -EISDIR || rc == -ENOTDIR || rc == -EINVAL)
+		rc = -EAGAIN; /* gone, or no longer a file, since its stat data was read */
+	if (rc == 0)
+		ss_git__oid_in(out, &id);
 	return rc;
 }
 
@@ -219,7 +208,7 @@ static void check_stat(walker *w, int dfd, const char *name, const char *path, s
 	if (same_stat && !racy(w, e))
 		return;
 	w->files_hashed++;
-	if ((rc = hash_file(dfd, name, &st, &id)) == -EAGAIN || rc == -ENOENT) {
+	if ((rc = hash_file(dfd, name, &st, &id)) == -EAGAIN) {
 		ss_worktree__items_add(&w->found, path, GIT_STATUS_WT_MODIFIED);
 		return;
 	}

@@ -1,15 +1,19 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/git/commit.h"
 #include "core/git/oid.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
+#include "core/util/mem.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 
@@ -279,6 +283,25 @@ static void test_tree__oid_hash_is_gits(void **state)
 	assert_int_equal(ss_oid_hash(&id, "blob", "hello\n", 6), 0);
 	ss_oid_fmt(hex, &id);
 	assert_string_equal(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+
+	/* read from a file: the same id; a size that is not the file's is a changed file */
+	char *dir = ss_test_tmpdir(), *path = NULL;
+	int fd;
+	ss_test_write(dir, "f", "hello\n");
+	path = ss_xstrdup(dir);
+	path = ss_xrealloc(path, strlen(dir) + 3);
+	strcat(path, "/f");
+	assert_true((fd = open(path, O_RDONLY)) >= 0);
+	assert_int_equal(ss_oid_hash_fd(&id, fd, 6), 0);
+	ss_oid_fmt(hex, &id);
+	assert_string_equal(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(ss_oid_hash_fd(&id, fd, 5), -EAGAIN);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(ss_oid_hash_fd(&id, fd, 7), -EAGAIN);
+	close(fd);
+	free(path);
+	ss_test_tmpdir_free(dir);
 }
 
 int test_tree_run(void)
