@@ -11,10 +11,14 @@
  */
 #include "core/git/worktree_priv.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util/buf.h"
 #include "core/util/fs.h"
@@ -31,10 +35,22 @@ struct ss_worktree__dircache {
 	unsigned char index_sum[IDSZ], head[IDSZ];
 	const char **staged;
 	size_t nstaged;
-	const char **key; /* open addressing over the records' paths; NULL: free */
-	const unsigned char **val;
-	size_t cap;
+	/* open addressing over the records: a record's offset in data + 1; 0: free */
+	uint32_t *slot;
+	unsigned char *used; /* by slot: the record was found fresh (kept for the next cache) */
+	size_t cap, count;
 };
+
+/* The record at slot i: its path (NUL-terminated), its fields after it. */
+static const char *rec(const ss_worktree__dircache *c, size_t i)
+{
+	return c->data.ptr + c->slot[i] - 1;
+}
+
+static size_t rec_len(const char *r)
+{
+	return strlen(r) + 1 + FIELDS * 8;
+}
 
 static uint64_t hash(const char *s, size_t len)
 {
@@ -106,42 +122,53 @@ ss_worktree__dircache *ss_worktree__dircache_load(const char *path)
 			return c; /* a torn or foreign file: nothing is trusted */
 		off = (size_t)(nul - c->data.ptr) + 1 + FIELDS * 8;
 	}
+	if (c->data.len >= UINT32_MAX)
+		return c;
 	c->cap = 16;
 	while (c->cap < 2 * n)
 		c->cap *= 2;
-	c->key = ss_xcalloc(c->cap, sizeof(*c->key));
-	c->val = ss_xcalloc(c->cap, sizeof(*c->val));
+	c->slot = ss_xcalloc(c->cap, sizeof(*c->slot));
+	c->used = ss_xcalloc(c->cap, 1);
 	c->staged_known = true;
 	for (size_t off = first; off < c->data.len;) {
 		const char *k = c->data.ptr + off;
 		size_t klen = strlen(k), i = hash(k, klen) & (c->cap - 1);
-		while (c->key[i] && strcmp(c->key[i], k))
+		while (c->slot[i] && strcmp(rec(c, i), k))
 			i = (i + 1) & (c->cap - 1);
-		c->key[i] = k;
-		c->val[i] = (const unsigned char *)k + klen + 1;
+		if (!c->slot[i])
+			c->count++;
+		c->slot[i] = (uint32_t)off + 1;
 		off += klen + 1 + FIELDS * 8;
 	}
 	return c;
 }
 
 bool ss_worktree__dircache_fresh(const ss_worktree__dircache *c, const char *path,
-                                 const struct stat *st, size_t n)
+                                 const struct stat *st, size_t n, size_t *slot)
 {
 	uint64_t want[FIELDS];
+	const unsigned char *v;
 	size_t i;
 
 	if (!c || !c->cap)
 		return false;
 	i = hash(path, strlen(path)) & (c->cap - 1);
-	while (c->key[i] && strcmp(c->key[i], path))
+	while (c->slot[i] && strcmp(rec(c, i), path))
 		i = (i + 1) & (c->cap - 1);
-	if (!c->key[i])
+	if (!c->slot[i])
 		return false;
+	v = (const unsigned char *)rec(c, i) + strlen(path) + 1;
 	stamp(st, n, want);
 	for (int f = 0; f < FIELDS; f++)
-		if (get64(c->val[i] + 8 * f) != want[f])
+		if (get64(v + 8 * f) != want[f])
 			return false;
+	*slot = i;
 	return true;
+}
+
+void ss_worktree__dircache_keep(ss_worktree__dircache *c, size_t slot)
+{
+	c->used[slot] = 1; /* one walker per directory: no other thread writes this byte */
 }
 
 void ss_worktree__dircache_add(ss_buf *out, const char *path, const struct stat *st, size_t n)
@@ -152,15 +179,6 @@ void ss_worktree__dircache_add(ss_buf *out, const char *path, const struct stat 
 	stamp(st, n, v);
 	for (int f = 0; f < FIELDS; f++)
 		put64(out, v[f]);
-}
-
-size_t ss_worktree__dircache_count(const ss_worktree__dircache *c)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; c && i < c->cap; i++)
-		n += c->key[i] != NULL;
-	return n;
 }
 
 bool ss_worktree__dircache_staged(const ss_worktree__dircache *c, const unsigned char *index_sum,
@@ -174,24 +192,65 @@ bool ss_worktree__dircache_staged(const ss_worktree__dircache *c, const unsigned
 	return true;
 }
 
-int ss_worktree__dircache_save(const char *path, const unsigned char *index_sum,
-                               const unsigned char *head, const char *const *staged, size_t nstaged,
-                               const ss_buf *const *parts, size_t nparts, ss_error *err)
+/* Appends len bytes to out, writing out to fd when it holds 64 KB: -1 with errno on failure. */
+static int put(int fd, ss_buf *out, const void *data, size_t len)
 {
-	ss_buf all = SS_BUF_INIT;
-	int ret;
+	ss_buf_put(out, data, len);
+	if (out->len < 65536)
+		return 0;
+	if (ss_fs_write_all(fd, out->ptr, out->len) < 0)
+		return -1;
+	ss_buf_clear(out);
+	return 0;
+}
 
-	ss_buf_puts(&all, MAGIC);
-	ss_buf_put(&all, index_sum, IDSZ);
-	ss_buf_put(&all, head, IDSZ);
-	put64(&all, nstaged);
-	for (size_t i = 0; i < nstaged; i++)
-		ss_buf_put(&all, staged[i], strlen(staged[i]) + 1);
-	for (size_t i = 0; i < nparts; i++)
-		ss_buf_put(&all, parts[i]->ptr, parts[i]->len);
-	ret = ss_fs_write_atomic(path, all.ptr, all.len, 0600, err);
-	ss_buf_release(&all);
-	return ret;
+int ss_worktree__dircache_save(const char *path, const ss_worktree__dircache *was,
+                               const unsigned char *index_sum, const unsigned char *head,
+                               const char *const *staged, size_t nstaged,
+                               const ss_buf *const *parts, size_t nparts, bool changed,
+                               ss_error *err)
+{
+	ss_buf tmp = SS_BUF_INIT, out = SS_BUF_INIT, n = SS_BUF_INIT;
+	size_t fresh = 0, added = 0;
+	int fd, rc = 0;
+
+	for (size_t i = 0; was && i < was->cap; i++)
+		fresh += was->used[i];
+	for (size_t k = 0; k < nparts; k++)
+		added += parts[k]->len;
+	if (!changed && !added && was && fresh == was->count)
+		return 0;
+	ss_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		rc = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", tmp.ptr, strerror(errno));
+		goto out;
+	}
+	put64(&n, nstaged);
+	rc = put(fd, &out, MAGIC, strlen(MAGIC)) | put(fd, &out, index_sum, IDSZ) |
+	     put(fd, &out, head, IDSZ) | put(fd, &out, n.ptr, n.len);
+	for (size_t i = 0; rc == 0 && i < nstaged; i++)
+		rc = put(fd, &out, staged[i], strlen(staged[i]) + 1);
+	for (size_t i = 0; rc == 0 && was && i < was->cap; i++)
+		if (was->used[i])
+			rc = put(fd, &out, rec(was, i), rec_len(rec(was, i)));
+	for (size_t k = 0; rc == 0 && k < nparts; k++)
+		rc = put(fd, &out, parts[k]->ptr, parts[k]->len);
+	if (rc == 0 && out.len && ss_fs_write_all(fd, out.ptr, out.len) < 0)
+		rc = -1;
+	if (close(fd) < 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp.ptr, path) < 0)
+		rc = -1;
+	if (rc < 0) {
+		rc = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp.ptr);
+	}
+out:
+	ss_buf_release(&tmp);
+	ss_buf_release(&out);
+	ss_buf_release(&n);
+	return rc;
 }
 
 void ss_worktree__dircache_free(ss_worktree__dircache *c)
@@ -200,7 +259,7 @@ void ss_worktree__dircache_free(ss_worktree__dircache *c)
 		return;
 	ss_buf_release(&c->data);
 	free(c->staged);
-	free(c->key);
-	free(c->val);
+	free(c->slot);
+	free(c->used);
 	free(c);
 }

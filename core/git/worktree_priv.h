@@ -48,21 +48,27 @@ void ss_worktree__items_release(ss_worktree__items *items);
  */
 typedef struct ss_worktree__dircache ss_worktree__dircache;
 ss_worktree__dircache *ss_worktree__dircache_load(const char *path);
-/* Whether the directory at path ("" or "dir/") is recorded with this stat data and n names. */
+/* Whether the directory at path ("" or "dir/") is recorded with this stat data and n names
+ * (its record's slot in *slot). */
 bool ss_worktree__dircache_fresh(const ss_worktree__dircache *c, const char *path,
-                                 const struct stat *st, size_t n);
-size_t ss_worktree__dircache_count(const ss_worktree__dircache *c);
-/* Appends a record to out (a part of the next cache). */
+                                 const struct stat *st, size_t n, size_t *slot);
+/* Keeps the record at slot for the next cache: the directory still holds what it says. Walkers
+ * may call it at once for different directories. */
+void ss_worktree__dircache_keep(ss_worktree__dircache *c, size_t slot);
+/* Appends a record of a directory read now to out (a part of the next cache). */
 void ss_worktree__dircache_add(ss_buf *out, const char *path, const struct stat *st, size_t n);
 /* The names whose tree differs between HEAD and the index, when recorded for this index
  * checksum and HEAD tree id (20 bytes each, zeros for none); valid while c is. */
 bool ss_worktree__dircache_staged(const ss_worktree__dircache *c, const unsigned char *index_sum,
                                   const unsigned char *head, const char *const **names, size_t *n);
-/* Replaces the cache at path: those staged names for that index and HEAD, and the records of
- * the parts. */
-int ss_worktree__dircache_save(const char *path, const unsigned char *index_sum,
-                               const unsigned char *head, const char *const *staged, size_t nstaged,
-                               const ss_buf *const *parts, size_t nparts, ss_error *err);
+/* Replaces the cache at path (by a rename): those staged names for that index and HEAD, the
+ * records of was found fresh and the records of the parts; nothing is written when nothing
+ * changed (was's records all fresh, no part, changed false: the staged names are was's). */
+int ss_worktree__dircache_save(const char *path, const ss_worktree__dircache *was,
+                               const unsigned char *index_sum, const unsigned char *head,
+                               const char *const *staged, size_t nstaged,
+                               const ss_buf *const *parts, size_t nparts, bool changed,
+                               ss_error *err);
 void ss_worktree__dircache_free(ss_worktree__dircache *c);
 
 /*

@@ -65,11 +65,10 @@ typedef struct walker {
 	size_t ne;
 	int top;               /* the working directory */
 	struct timespec stamp; /* the index file's modification time (racily clean entries) */
-	const ss_worktree__dircache *cache;
+	ss_worktree__dircache *cache;
 	struct timespec began; /* when the walk began (a directory changed just before is not
 	                          recorded: keep()) */
-	ss_buf keep;           /* the directories for the next cache (ss_worktree__dircache_add) */
-	size_t kept, kept_new;
+	ss_buf keep; /* the directories read for the next cache (ss_worktree__dircache_add) */
 	size_t dirs_read, files_hashed;
 	size_t racy_clean; /* entries hashed only for being racy, and clean */
 	ss_worktree__items found;
@@ -415,7 +414,7 @@ static bool before(const walker *w, struct timespec t, long long margin)
  * recorded. A file system with sub-second times ticks every few milliseconds: 100 ms is
  * ample; one whose times are whole seconds (FAT's are two) gets three seconds.
  */
-static void keep(walker *w, const char *prefix, const struct stat *st, size_t nix, bool fresh)
+static void keep(walker *w, const char *prefix, const struct stat *st, size_t nix)
 {
 	struct timespec m = ss_platform_mtime(st), c = ss_platform_ctime(st);
 	long long margin = m.tv_nsec == 0 && c.tv_nsec == 0 ? 3000000000LL : 100000000LL;
@@ -423,8 +422,6 @@ static void keep(walker *w, const char *prefix, const struct stat *st, size_t ni
 	if (!before(w, m, margin) || !before(w, c, margin))
 		return;
 	ss_worktree__dircache_add(&w->keep, prefix, st, nix);
-	w->kept++;
-	w->kept_new += !fresh;
 }
 
 /* The path a prefix holds: "" for the top. */
@@ -440,12 +437,14 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 	ss_buf pool = SS_BUF_INIT;
 	size_t nwd = 0, nix, i = 0, j = 0, plen = prefix->len, exact = 0;
 	dname *wd = NULL, *ix = index_names(w, lo, hi, plen, &nix);
+	size_t slot;
 	int dfd, rc;
 
 	/* prefix grows and shrinks below: its pointer is read again each time (here()) */
-	if (ss_worktree__dircache_fresh(w->cache, here(prefix), st, nix) &&
+	/* a record found fresh is kept as it is */
+	if (ss_worktree__dircache_fresh(w->cache, here(prefix), st, nix, &slot) &&
 	    walk_known(w, prefix, ix, nix)) {
-		keep(w, here(prefix), st, nix, true);
+		ss_worktree__dircache_keep(w->cache, slot);
 		free(ix);
 		return;
 	}
@@ -510,7 +509,7 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 		j += c >= 0;
 	}
 	if (exact == nwd && nwd == nix)
-		keep(w, here(prefix), st, nix, false);
+		keep(w, here(prefix), st, nix);
 out:
 	close(dfd);
 	free(wd);
@@ -832,17 +831,11 @@ static int save_cache(const char *path, const ss_worktree__dircache *was, walker
                       size_t nstaged, bool changed, ss_error *err)
 {
 	const ss_buf *parts[WORKERS];
-	size_t kept = 0, fresh_new = 0;
 
-	for (size_t k = 0; k < WORKERS; k++) {
+	for (size_t k = 0; k < WORKERS; k++)
 		parts[k] = &ws[k].keep;
-		kept += ws[k].kept;
-		fresh_new += ws[k].kept_new;
-	}
-	if (!changed && !fresh_new && kept == ss_worktree__dircache_count(was))
-		return 0;
-	return ss_worktree__dircache_save(path, git_index_checksum(index)->id, head, staged,
-	                                  nstaged, parts, WORKERS, err);
+	return ss_worktree__dircache_save(path, was, git_index_checksum(index)->id, head, staged,
+	                                  nstaged, parts, WORKERS, changed, err);
 }
 
 int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, const char *cache_path,
