@@ -103,6 +103,16 @@ static int cmp_name(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+/* A file's type as readdir gives it: DT_DIR, DT_REG, DT_LNK, or DT_UNKNOWN for any other. */
+static unsigned char dtype(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return DT_DIR;
+	if (S_ISREG(st->st_mode))
+		return DT_REG;
+	return S_ISLNK(st->st_mode) ? DT_LNK : DT_UNKNOWN;
+}
+
 static void fail(walker *w, int errnum, const char *path)
 {
 	if (w->errnum)
@@ -477,10 +487,7 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 				}
 				x = NULL; /* gone since the directory was read */
 			} else {
-				type = S_ISDIR(sub.st_mode)   ? DT_DIR
-				       : S_ISREG(sub.st_mode) ? DT_REG
-				       : S_ISLNK(sub.st_mode) ? DT_LNK
-				                              : DT_UNKNOWN;
+				type = dtype(&sub);
 			}
 		}
 		if (!y) { /* only in the working directory: untracked */
@@ -752,10 +759,7 @@ static int add_untracked(git_repository *git, int top, const char *path, ss_work
 		ss_buf_clear(&sub);
 		ss_buf_printf(&sub, "%s%s", path, names[i].s);
 		if (type == DT_UNKNOWN && fstatat(top, sub.ptr, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			type = S_ISDIR(st.st_mode)   ? DT_DIR
-			       : S_ISREG(st.st_mode) ? DT_REG
-			       : S_ISLNK(st.st_mode) ? DT_LNK
-			                             : DT_UNKNOWN;
+			type = dtype(&st);
 		if (type == DT_DIR)
 			ss_buf_putc(&sub, '/');
 		if (type == DT_DIR || type == DT_REG || type == DT_LNK)
