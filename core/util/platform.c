@@ -5,6 +5,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #if defined(__linux__)
 #include <sys/prctl.h>
 #elif defined(__APPLE__)
@@ -43,6 +46,13 @@ void ss_platform_release_pages(void *addr, size_t len)
 	(void)madvise(addr, len, MADV_DONTNEED);
 #else
 	(void)posix_madvise(addr, len, POSIX_MADV_DONTNEED);
+#endif
+}
+
+void ss_platform_trim_heap(void)
+{
+#if defined(__GLIBC__)
+	(void)malloc_trim(0);
 #endif
 }
 
