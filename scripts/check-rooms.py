@@ -115,7 +115,7 @@ def main():
             kind, inc = m.groups()
             where = f"{path}:{n}"
             if kind == "<":
-                only = libs.get(inc) or libs.get(inc.split("/")[0] + "/")
+                only = libs.get(inc) or libs.get(inc.split("/")[0])
                 if only is not None and not any(path == o or here == o or path.startswith(o + "/") for o in only):
                     problems.append(f"{where}: <{inc}> belongs only in {', '.join(only)}")
                 continue

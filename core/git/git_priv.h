@@ -58,6 +58,14 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
                   char name[GIT_OID_HEXSZ + 1], ss_error *err);
 
 /*
+ * order[0..n) (n at most UINT32_MAX) gets 0..n-1 sorted by the git_oid each element of base
+ * (n elements of stride bytes) starts with, equal ids by their place: a sort of n 4-byte
+ * numbers rather than of the elements, whose copy (qsort's, as large as the array) was the
+ * largest allocation of a pack merge's end.
+ */
+void ss_git__oid_order(uint32_t *order, size_t n, const void *base, size_t stride);
+
+/*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted
  * from fmt ("cannot write tree for '%s'"); returns the SS_E* code: GIT_ENOTFOUND ->
  * SS_ENOTFOUND, GIT_EEXISTS -> SS_EEXISTS, GIT_EMODIFIED / GIT_ELOCKED -> SS_ECONFLICT,

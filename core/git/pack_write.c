@@ -225,58 +225,64 @@ static int put_object(pack_out *po, const ss_repo_pack_obj *o)
 	return po->len >= PACK_OUT_CHUNK ? out_flush(po) : 0;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	return git_oid_cmp(&((const pack_entry *)a)->id, &((const pack_entry *)b)->id);
-}
-
-/* The index of the pack whose checksum is sum, in a new temporary file (closed, not renamed). */
+/* The index of the pack whose checksum is sum, in a new temporary file (closed, not renamed):
+ * the entries in the order of their ids (through order, not by moving them: a copy of the
+ * entries as large as the array was a pack merge's largest allocation). */
 static int write_index(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ])
 {
 	unsigned char b[8], idx_sum[GIT_OID_RAWSZ];
-	uint32_t large = 0;
+	uint32_t large = 0, *order = ss_xcalloc(po->n ? po->n : 1, sizeof(*order));
 	size_t k = 0;
+	int ret = -1;
 
-	qsort(po->e, po->n, sizeof(*po->e), by_id);
+	ss_git__oid_order(order, po->n, po->e, sizeof(*po->e));
 	for (size_t i = 1; i < po->n; i++)
-		if (git_oid_equal(&po->e[i - 1].id, &po->e[i].id))
-			return ss_error_set(po->err, SS_ERROR, "object %s is twice in a new pack",
-			                    git_oid_tostr_s(&po->e[i].id));
+		if (git_oid_equal(&po->e[order[i - 1]].id, &po->e[order[i]].id)) {
+			ret = ss_error_set(po->err, SS_ERROR, "object %s is twice in a new pack",
+			                   git_oid_tostr_s(&po->e[order[i]].id));
+			goto out;
+		}
 	if (out_open(po, "tmp_idx_") < 0 || out_put(po, "\377tOc\0\0\0\2", 8) < 0)
-		return -1;
+		goto out;
 	for (unsigned f = 0; f < 256; f++) {
-		while (k < po->n && po->e[k].id.id[0] <= f)
+		while (k < po->n && po->e[order[k]].id.id[0] <= f)
 			k++;
 		be32_put(b, (uint32_t)k);
 		if (out_put(po, b, 4) < 0)
-			return -1;
+			goto out;
 	}
 	for (size_t i = 0; i < po->n; i++)
-		if (out_put(po, po->e[i].id.id, GIT_OID_RAWSZ) < 0)
-			return -1;
+		if (out_put(po, po->e[order[i]].id.id, GIT_OID_RAWSZ) < 0)
+			goto out;
 	for (size_t i = 0; i < po->n; i++) {
-		be32_put(b, po->e[i].crc);
+		be32_put(b, po->e[order[i]].crc);
 		if (out_put(po, b, 4) < 0)
-			return -1;
+			goto out;
 	}
 	/* offsets from 2 GiB on go to a table of 8-byte ones, which the 4-byte one points into */
 	for (size_t i = 0; i < po->n; i++) {
-		be32_put(b, po->e[i].off < 0x80000000u ? (uint32_t)po->e[i].off
-		                                       : 0x80000000u | large++);
+		uint64_t off = po->e[order[i]].off;
+
+		be32_put(b, off < 0x80000000u ? (uint32_t)off : 0x80000000u | large++);
 		if (out_put(po, b, 4) < 0)
-			return -1;
+			goto out;
 	}
 	for (size_t i = 0; i < po->n; i++) {
-		if (po->e[i].off < 0x80000000u)
+		uint64_t off = po->e[order[i]].off;
+
+		if (off < 0x80000000u)
 			continue;
-		be32_put(b, (uint32_t)(po->e[i].off >> 32));
-		be32_put(b + 4, (uint32_t)po->e[i].off);
+		be32_put(b, (uint32_t)(off >> 32));
+		be32_put(b + 4, (uint32_t)off);
 		if (out_put(po, b, 8) < 0)
-			return -1;
+			goto out;
 	}
 	if (out_put(po, sum, GIT_OID_RAWSZ) < 0)
-		return -1;
-	return out_close(po, idx_sum);
+		goto out;
+	ret = out_close(po, idx_sum);
+out:
+	free(order);
+	return ret;
 }
 
 int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,

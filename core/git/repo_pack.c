@@ -44,15 +44,16 @@ typedef struct source {
 	char *base;         /* NULL: the loose objects */
 } source;
 
-/* An object to pack: where it is, and its place in the order the sources listed them. */
+/* An object to pack: where it is (the entries in the order the sources listed them). */
 typedef struct entry {
 	git_oid id;
-	uint32_t src;
-	uint32_t at;
+	uint32_t src; /* DROPPED: listed again, after its first listing */
 	uint64_t off; /* its entry in the pack, when known (len > 0) */
 	uint32_t len;
 	uint32_t crc; /* that entry's CRC-32, as the pack's index gives it */
 } entry;
+
+#define DROPPED UINT32_MAX
 
 typedef struct repack {
 	source *src;
@@ -138,7 +139,6 @@ static int add_entry(const git_oid *id, void *payload)
 	ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
 	git_oid_cpy(&r->e[r->n].id, id);
 	r->e[r->n].src = (uint32_t)(r->nsrc - 1);
-	r->e[r->n].at = (uint32_t)r->n;
 	r->e[r->n].off = 0;
 	r->e[r->n].len = 0;
 	r->n++;
@@ -200,7 +200,6 @@ static int list_index(repack *r, const char *path, const char *pack)
 		ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
 		memcpy(r->e[r->n].id.id, idx.ids + 20 * (size_t)o[k].i, GIT_OID_RAWSZ);
 		r->e[r->n].src = (uint32_t)(r->nsrc - 1);
-		r->e[r->n].at = (uint32_t)r->n;
 		r->e[r->n].off = o[k].off;
 		r->e[r->n].len = (uint32_t)(end - o[k].off);
 		r->e[r->n].crc = ss_pack_read_crc(&idx, o[k].i);
@@ -251,32 +250,26 @@ out:
 	return rc;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	const entry *x = a, *y = b;
-	int c = git_oid_cmp(&x->id, &y->id);
-
-	return c ? c : (x->at > y->at) - (x->at < y->at);
-}
-
-static int by_at(const void *a, const void *b)
-{
-	const entry *x = a, *y = b;
-
-	return (x->at > y->at) - (x->at < y->at);
-}
-
-/* Each object once (its first listing), in the order of listing. */
+/* Each object once (its first listing), in the order of listing: the entries in the order of
+ * their ids (ss_git__oid_order: equal ids by their place) name the later listings, which are
+ * dropped. At most UINT32_MAX entries (a pack's count). */
 static void dedup(repack *r)
 {
+	uint32_t *order;
 	size_t kept = 0;
 
-	qsort(r->e, r->n, sizeof(*r->e), by_id);
+	if (r->n < 2)
+		return;
+	order = ss_xcalloc(r->n, sizeof(*order));
+	ss_git__oid_order(order, r->n, r->e, sizeof(*r->e));
+	for (size_t i = 1; i < r->n; i++)
+		if (git_oid_equal(&r->e[order[i - 1]].id, &r->e[order[i]].id))
+			r->e[order[i]].src = DROPPED;
+	free(order);
 	for (size_t i = 0; i < r->n; i++)
-		if (!kept || !git_oid_equal(&r->e[kept - 1].id, &r->e[i].id))
+		if (r->e[i].src != DROPPED)
 			r->e[kept++] = r->e[i];
 	r->n = kept;
-	qsort(r->e, r->n, sizeof(*r->e), by_at);
 }
 
 /* Reads the objects to pack: the packs' bytes through a window read ahead, since their
@@ -473,6 +466,9 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 		goto out;
 	}
 	ss_crash_delay("pack-merge"); /* test-only: holding pack.lock, nothing read yet */
+	/* what the command freed before (a clone's checkout) stays resident in the allocator
+	 * otherwise, below the merge's own lists */
+	ss_platform_trim_heap();
 	rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = add_source(&r, objects.ptr, names[i]);
@@ -484,6 +480,11 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	}
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot read the objects to pack");
+		goto out;
+	}
+	if (r.n > UINT32_MAX) {
+		ret = ss_error_set(err, SS_ERROR,
+		                   "cannot merge packs: %zu objects, more than a pack holds", r.n);
 		goto out;
 	}
 	dedup(&r);

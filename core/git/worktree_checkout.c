@@ -24,7 +24,15 @@
  *     (O_EXCL, never following a symlink) and fstat()ed for its index entry. Progress is
  *     reported by the main thread only, as files complete; one thread only when libgit2 is
  *     built without threads;
- *  4. the index gets one entry per file with its stat data, in path order, and is written once.
+ *  4. the index is written from the array, one entry per file with its stat data, in the walk's
+ *     order, which is git's index order (a tree sorts a directory's name as if it ended in '/',
+ *     so a pre-order walk lists full paths in byte order; the walk checks that it does): the
+ *     bytes git_index_write would write for the same entries (version 2, no extension),
+ *     streamed through a buffer and hashed as they go, without libgit2's in-memory index,
+ *     which held ~140 bytes more a file (an entry, its path, its place in a map) on top of the
+ *     array, until the end: at 150,000 files ~21 MB of the clone's peak memory.
+ * What the checkout holds until its end is ~110 bytes a file: the array (72 bytes an entry)
+ * and the paths.
  * A failure midway returns the error and leaves what was written (the clone's partial
  * directory, removed by the next clone); a file that could not be written whole is an error.
  */
@@ -44,16 +52,26 @@
 #include <unistd.h>
 
 #include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
+#include <openssl/evp.h>
 
 #include "core/git/git_priv.h"
 #include "core/git/pack_read.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
+#include "core/util/platform.h"
 
-/* A file to write, its index entry filled as it is written (ie.path set after the walk). */
+/* The stat data an index entry holds, as git's index stores it (32 bits each). */
+typedef struct co_stat {
+	uint32_t ctime_s, ctime_ns, mtime_s, mtime_ns, dev, ino, uid, gid, size;
+} co_stat;
+
+/* A file to write, and what its index entry needs (st filled as it is written). */
 typedef struct co_file {
-	git_index_entry ie;
+	git_oid id;
+	co_stat st;
 	size_t path_off; /* in checkout.paths */
+	bool exec;       /* mode 100755, else 100644 */
 	bool present;    /* already there with this content: indexed, not written */
 } co_file;
 
@@ -120,19 +138,21 @@ static bool name_ok(const char *name)
 }
 
 /*
- * Reads trees straight from the repository's packs (pack_read.h; libgit2's pack backend for
- * what that leaves, a delta) and loose-object backend: through git_tree_lookup every tree would
- * stay in libgit2's two object caches (parsed and raw) until the end, ~1 KB a file on a
- * 150,000-file checkout. An object none has (an open batch's, in memory) comes from the
- * repository's database.
+ * Reads the commit and its trees straight from the repository's packs (pack_read.h), else
+ * through the loose-object backend, else libgit2's pack backend (for what the packs hold as a
+ * delta): through git_tree_lookup every tree would stay in libgit2's two object caches (parsed
+ * and raw) until the end, ~1 KB a file on a 150,000-file checkout, and the repository's
+ * database looks a loose object up in every pack's index first (after a clone's fetch, its
+ * commit and top tree are loose: that mapped every index of libgit2's a second time). An
+ * object none has (an open batch's, in memory) comes from the repository's database.
  */
 typedef struct tree_reader {
 	ss_pack_cursor *cur;
-	git_odb_backend *be[2];
+	git_odb_backend *be[2]; /* loose, then packs */
 	git_odb *odb;
 } tree_reader;
 
-/* One tree's bytes, from the packs (own), a backend (owner) or the database (obj). */
+/* One object's bytes, from the packs (own), a backend (owner) or the database (obj). */
 typedef struct raw_tree {
 	ss_pack_object own;
 	git_odb_backend *owner;
@@ -140,6 +160,7 @@ typedef struct raw_tree {
 	git_odb_object *obj;
 	const char *p;
 	size_t len;
+	git_object_t type;
 } raw_tree;
 
 static void raw_tree_release(raw_tree *t)
@@ -150,26 +171,28 @@ static void raw_tree_release(raw_tree *t)
 	git_odb_object_free(t->obj);
 }
 
-static int read_tree(tree_reader *r, const git_oid *id, raw_tree *out, const char *path,
-                     ss_error *err)
+/* Object id into out (its type in out->type): the tree of path, or (path NULL) the commit. */
+static int read_raw(tree_reader *r, const git_oid *id, raw_tree *out, const char *path,
+                    ss_error *err)
 {
-	git_object_t type = GIT_OBJECT_INVALID;
 	int rc = GIT_ENOTFOUND;
 	bool found = false;
 
 	memset(out, 0, sizeof(*out));
+	out->type = GIT_OBJECT_INVALID;
 	if (ss_pack_read_object(r->cur, id, &out->own, &found, err) < 0) {
 		raw_tree_release(out);
-		return ss_error_prefix(err, "cannot read the tree of '%s'", path);
+		return path ? ss_error_prefix(err, "cannot read the tree of '%s'", path)
+		            : ss_error_prefix(err, "cannot read the commit to check out");
 	}
 	if (found) {
 		rc = 0;
-		type = out->own.type;
+		out->type = out->own.type;
 		out->data = out->own.data;
 		out->len = out->own.len;
 	}
 	for (size_t i = 0; i < 2 && rc == GIT_ENOTFOUND; i++) {
-		rc = r->be[i]->read(&out->data, &out->len, &type, r->be[i], id);
+		rc = r->be[i]->read(&out->data, &out->len, &out->type, r->be[i], id);
 		if (rc == 0)
 			out->owner = r->be[i];
 		else if (rc == GIT_PASSTHROUGH)
@@ -180,15 +203,41 @@ static int read_tree(tree_reader *r, const git_oid *id, raw_tree *out, const cha
 	} else if (rc == GIT_ENOTFOUND && (rc = git_odb_read(&out->obj, r->odb, id)) == 0) {
 		out->p = git_odb_object_data(out->obj);
 		out->len = git_odb_object_size(out->obj);
-		type = git_odb_object_type(out->obj);
+		out->type = git_odb_object_type(out->obj);
 	}
 	if (rc < 0)
-		return ss_git__error(err, rc, "cannot read the tree of '%s'", path);
-	if (type != GIT_OBJECT_TREE) {
+		return path ? ss_git__error(err, rc, "cannot read the tree of '%s'", path)
+		            : ss_git__error(err, rc, "cannot read the commit to check out");
+	return 0;
+}
+
+static int read_tree(tree_reader *r, const git_oid *id, raw_tree *out, const char *path,
+                     ss_error *err)
+{
+	int ret = read_raw(r, id, out, path, err);
+
+	if (ret == 0 && out->type != GIT_OBJECT_TREE) {
 		raw_tree_release(out);
 		return ss_error_set(err, SS_EINVALID, "cannot check out '%s': not a tree", path);
 	}
-	return 0;
+	return ret;
+}
+
+/* The tree of commit id: its first line, "tree <hex>", as git writes every commit. */
+static int commit_tree(tree_reader *r, const git_oid *id, git_oid *tree, ss_error *err)
+{
+	raw_tree c;
+	int ret = read_raw(r, id, &c, NULL, err);
+
+	if (ret < 0)
+		return ret;
+	if (c.type != GIT_OBJECT_COMMIT || c.len < 5 + GIT_OID_HEXSZ + 1 ||
+	    memcmp(c.p, "tree ", 5) || c.p[5 + GIT_OID_HEXSZ] != '\n' ||
+	    git_oid_fromstrn(tree, c.p + 5, GIT_OID_HEXSZ) < 0)
+		ret = ss_error_set(err, SS_EINVALID, "cannot check out %s: not a commit",
+		                   git_oid_tostr_s(id));
+	raw_tree_release(&c);
+	return ret;
 }
 
 /* Step 1: the files and directories of tree id, below prefix (ending in '/', or empty: the
@@ -242,8 +291,15 @@ static int walk(checkout *co, tree_reader *r, const git_oid *id, ss_buf *prefix,
 			f = &co->files[co->nfiles++];
 			memset(f, 0, sizeof(*f));
 			f->path_off = add_path(co, prefix->ptr, plen, name);
-			f->ie.mode = mode;
-			git_oid_cpy(&f->ie.id, &sub);
+			f->exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+			git_oid_cpy(&f->id, &sub);
+			/* the index's order, which a tree out of git's order would break */
+			if (co->nfiles > 1 &&
+			    strcmp(path_at(co, f[-1].path_off), path_at(co, f->path_off)) >= 0)
+				ret = ss_error_set(
+				    err, SS_EINVALID,
+				    "cannot check out: malformed tree at '%s' (out of order)",
+				    plen ? prefix->ptr : "/");
 		} else {
 			ret = ss_error_set(
 			    err, SS_EINVALID,
@@ -282,6 +338,23 @@ static void refuse(checkout *co, const char *path)
 	co->nrefused++;
 }
 
+/* The stat data of f's index entry, as libgit2 takes it from an lstat
+ * (ss_git__index_stat: dev from st_rdev, each field cut to 32 bits). */
+static void set_stat(co_file *f, const struct stat *st)
+{
+	struct timespec ctime = ss_platform_ctime(st), mtime = ss_platform_mtime(st);
+
+	f->st.ctime_s = (uint32_t)ctime.tv_sec;
+	f->st.ctime_ns = (uint32_t)ctime.tv_nsec;
+	f->st.mtime_s = (uint32_t)mtime.tv_sec;
+	f->st.mtime_ns = (uint32_t)mtime.tv_nsec;
+	f->st.dev = (uint32_t)st->st_rdev;
+	f->st.ino = (uint32_t)st->st_ino;
+	f->st.uid = (uint32_t)st->st_uid;
+	f->st.gid = (uint32_t)st->st_gid;
+	f->st.size = (uint32_t)st->st_size;
+}
+
 /* Whether the file f at full path holds f's blob with f's executable bit. */
 static int same_file(checkout *co, co_file *f, const char *full, const struct stat *st, bool *same,
                      ss_error *err)
@@ -291,7 +364,7 @@ static int same_file(checkout *co, co_file *f, const char *full, const struct st
 	int rc, ret;
 
 	*same = false;
-	if (!!(st->st_mode & S_IXUSR) != (f->ie.mode == GIT_FILEMODE_BLOB_EXECUTABLE))
+	if (!!(st->st_mode & S_IXUSR) != f->exec)
 		return 0;
 	ret = ss_fs_read_file(&data, full, 0, err);
 	if (ret == 0) {
@@ -299,7 +372,7 @@ static int same_file(checkout *co, co_file *f, const char *full, const struct st
 		if (rc < 0)
 			ret = ss_git__error(err, rc, "cannot hash '%s'", path_at(co, f->path_off));
 		else
-			*same = git_oid_equal(&id, &f->ie.id);
+			*same = git_oid_equal(&id, &f->id);
 	}
 	ss_buf_release(&data);
 	return ret;
@@ -331,7 +404,7 @@ static int check_file(checkout *co, co_file *f, const char *workdir, const char 
 	}
 	if (ret == 0 && same) {
 		f->present = true;
-		ss_git__index_stat(&f->ie, st);
+		set_stat(f, st);
 	} else if (ret == 0) {
 		refuse(co, p);
 	}
@@ -371,8 +444,8 @@ static int find_conflicts(checkout *co, const char *workdir, ss_error *err)
 static int write_file(co_thread *t, co_file *f, ss_error *err)
 {
 	checkout *co = t->co;
-	const char *path = f->ie.path;
-	mode_t mode = f->ie.mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
+	const char *path = path_at(co, f->path_off);
+	mode_t mode = f->exec ? 0777 : 0666;
 	git_odb_object *blob = NULL;
 	const void *data;
 	size_t len;
@@ -381,7 +454,7 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 	bool found = false;
 	int fd = -1, rc, ret = -1;
 
-	if (ss_pack_read_object(t->cur, &f->ie.id, &t->obj, &found, err) < 0) {
+	if (ss_pack_read_object(t->cur, &f->id, &t->obj, &found, err) < 0) {
 		ret = ss_error_prefix(err, "cannot read the content of '%s'", path);
 		goto out;
 	}
@@ -390,9 +463,9 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 		len = t->obj.len;
 		type = t->obj.type;
 	} else {
-		rc = git_odb_read(&blob, t->odb, &f->ie.id);
+		rc = git_odb_read(&blob, t->odb, &f->id);
 		if (rc == GIT_ENOTFOUND && t->odb != co->odb)
-			rc = git_odb_read(&blob, co->odb, &f->ie.id);
+			rc = git_odb_read(&blob, co->odb, &f->id);
 		if (rc < 0) {
 			ret = ss_git__error(err, rc, "cannot read the content of '%s'", path);
 			goto out;
@@ -416,7 +489,7 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 		ret = ss_error_set(err, SS_ERROR, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	ss_git__index_stat(&f->ie, &st);
+	set_stat(f, &st);
 	ret = 0;
 out:
 	if (fd >= 0)
@@ -442,9 +515,13 @@ static int make_dir(checkout *co, const char *p, ss_error *err)
  * files, parents before children, and no unit needs another's. */
 static void make_units(checkout *co)
 {
-	size_t d = 0, f = 0;
+	size_t d = 0, f = 0, n = 1;
 
-	co->units = ss_xcalloc(co->ndirs + co->nfiles + 1, sizeof(*co->units));
+	for (size_t i = 0; i < co->ndirs; i++)
+		n += !strchr(path_at(co, co->dirs[i]), '/');
+	for (size_t i = 0; i < co->nfiles; i++)
+		n += !strchr(path_at(co, co->files[i].path_off), '/');
+	co->units = ss_xcalloc(n, sizeof(*co->units));
 	co->nunits = 0;
 	while (d < co->ndirs || f < co->nfiles) {
 		bool dir =
@@ -546,21 +623,177 @@ static int write_all(checkout *co, ss_pack_cursor *cur, ss_worktree_progress pro
 	return ret;
 }
 
-/* Step 4: the index holds exactly the files, with their stat data. */
+/* Step 4: the index holds exactly the files, with their stat data, written as
+ * git_index_write writes an index it was given these entries (tests/core/worktree.c holds the
+ * bytes to libgit2's): "DIRC", version 2, the count, then each entry (its stat data, mode, id,
+ * the length of its path in 12 bits, the path, NULs up to a multiple of 8 bytes), then the
+ * SHA-1 of all that; into index.lock, renamed over index once whole. */
+#define INDEX_CHUNK (256u * 1024)
+
+typedef struct index_out {
+	int fd;
+	EVP_MD_CTX *sum;
+	ss_buf buf;
+	const char *lock; /* the file written */
+	ss_error *err;
+} index_out;
+
+static int index_fail(index_out *o, const char *what)
+{
+	return ss_error_set(o->err, SS_ERROR, "cannot write the index: cannot %s '%s': %s", what,
+	                    o->lock, strerror(errno));
+}
+
+/* The bytes buffered, hashed and written. */
+static int index_flush(index_out *o)
+{
+	if (EVP_DigestUpdate(o->sum, o->buf.ptr, o->buf.len) != 1)
+		return ss_error_set(o->err, SS_ERROR, "cannot write the index: no SHA-1");
+	if (ss_fs_write_all(o->fd, o->buf.ptr, o->buf.len) < 0)
+		return index_fail(o, "write");
+	ss_buf_clear(&o->buf);
+	return 0;
+}
+
+static void put_be32(ss_buf *b, uint32_t v)
+{
+	unsigned char p[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+	                      (unsigned char)(v >> 8), (unsigned char)v};
+
+	ss_buf_put(b, p, 4);
+}
+
+/* Entry f (its path p, plen bytes) as the index stores it, version 2. */
+static void put_entry(ss_buf *b, const co_file *f, const char *p, size_t plen)
+{
+	static const char nuls[8] = {0};
+	const co_stat *st = &f->st;
+	size_t len = 62 + plen, pad = ((len + 8) & ~(size_t)7) - len,
+	       flags = plen < 0xfff ? plen : 0xfff;
+
+	put_be32(b, st->ctime_s);
+	put_be32(b, st->ctime_ns);
+	put_be32(b, st->mtime_s);
+	put_be32(b, st->mtime_ns);
+	put_be32(b, st->dev);
+	put_be32(b, st->ino);
+	put_be32(b, f->exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB);
+	put_be32(b, st->uid);
+	put_be32(b, st->gid);
+	put_be32(b, st->size);
+	ss_buf_put(b, f->id.id, GIT_OID_RAWSZ);
+	ss_buf_putc(b, (char)(flags >> 8));
+	ss_buf_putc(b, (char)(flags & 0xff));
+	ss_buf_put(b, p, plen);
+	ss_buf_put(b, nuls, pad);
+}
+
 static int write_index(checkout *co, git_repository *git, ss_error *err)
 {
-	git_index *index = NULL;
-	int rc;
+	ss_buf path = SS_BUF_INIT, lock = SS_BUF_INIT;
+	index_out o;
+	unsigned char sum[EVP_MAX_MD_SIZE];
+	int ret = -1;
 
-	rc = git_repository_index(&index, git);
-	if (rc == 0)
-		rc = git_index_clear(index);
-	for (size_t i = 0; i < co->nfiles && rc == 0; i++)
-		rc = git_index_add(index, &co->files[i].ie);
-	if (rc == 0)
-		rc = git_index_write(index);
-	git_index_free(index);
-	return rc < 0 ? ss_git__error(err, rc, "cannot write the index") : 0;
+	ss_buf_printf(&path, "%sindex", git_repository_path(git));
+	ss_buf_printf(&lock, "%s.lock", path.ptr);
+	o.fd = -1;
+	o.sum = NULL;
+	ss_buf_init(&o.buf);
+	o.lock = lock.ptr;
+	o.err = err;
+	if (co->nfiles > UINT32_MAX) {
+		ret = ss_error_set(err, SS_EINVALID, "cannot check out: too many files");
+		goto out;
+	}
+	/* as libgit2 locks it: whoever made index.lock is writing the index */
+	o.fd = open(lock.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o.fd < 0) {
+		ret = errno == EEXIST
+		          ? ss_error_set(err, SS_ECONFLICT, "cannot write the index: '%s' exists",
+		                         lock.ptr)
+		          : index_fail(&o, "create");
+		goto out;
+	}
+	o.sum = EVP_MD_CTX_new();
+	if (!o.sum || EVP_DigestInit_ex(o.sum, EVP_sha1(), NULL) != 1) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write the index: no SHA-1");
+		goto drop;
+	}
+	ss_buf_put(&o.buf, "DIRC", 4);
+	put_be32(&o.buf, 2);
+	put_be32(&o.buf, (uint32_t)co->nfiles);
+	for (size_t i = 0; i < co->nfiles; i++) {
+		const char *p = path_at(co, co->files[i].path_off);
+
+		put_entry(&o.buf, &co->files[i], p, strlen(p));
+		if (o.buf.len >= INDEX_CHUNK && (ret = index_flush(&o)) < 0)
+			goto drop;
+	}
+	if ((ret = index_flush(&o)) < 0)
+		goto drop;
+	if (EVP_DigestFinal_ex(o.sum, sum, NULL) != 1) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write the index: no SHA-1");
+		goto drop;
+	}
+	if (ss_fs_write_all(o.fd, sum, GIT_OID_RAWSZ) < 0) {
+		ret = index_fail(&o, "write");
+		goto drop;
+	}
+	ret = close(o.fd);
+	o.fd = -1;
+	if (ret < 0) {
+		ret = index_fail(&o, "write");
+		goto drop;
+	}
+	if (rename(lock.ptr, path.ptr) < 0) {
+		ret = index_fail(&o, "rename");
+		goto drop;
+	}
+	ret = 0;
+	goto out;
+drop:
+	if (o.fd >= 0)
+		close(o.fd);
+	o.fd = -1;
+	unlink(lock.ptr);
+out:
+	EVP_MD_CTX_free(o.sum);
+	ss_buf_release(&o.buf);
+	ss_buf_release(&path);
+	ss_buf_release(&lock);
+	return ret;
+}
+
+/*
+ * Before the walk: what the steps before left resident that the checkout does not use. libgit2
+ * keeps the index of each pack it has looked into mapped whole, and windows of the packs (up
+ * to SS_REPO_MAPPED_LIMIT), for as long as a database holds the pack: after a clone's fetch,
+ * ~28 bytes an object (8 MB at 300,000 objects) plus the windows, which the checkout's reader
+ * maps again for itself. The repository's database is opened again, the old one let go first
+ * (libgit2 shares a pack between the databases that hold it, so a new one opened first would
+ * keep the old mappings). Then the allocator gives back what the fetch freed (its arenas stay
+ * resident otherwise). Not while a batch is open: its objects are in the database it put in.
+ */
+static int release_unused(ss_repo *repo, const char *objects, ss_error *err)
+{
+	git_repository *git = ss_repo__git(repo);
+	git_odb *none = NULL, *fresh = NULL;
+	int rc = 0;
+
+	if (!*ss_repo_batch__slot(repo)) {
+		rc = git_odb_new(&none);
+		if (rc == 0)
+			rc = git_repository_set_odb(git, none);
+		if (rc == 0)
+			rc = git_odb_open(&fresh, objects);
+		if (rc == 0)
+			rc = git_repository_set_odb(git, fresh);
+		git_odb_free(none);
+		git_odb_free(fresh);
+	}
+	ss_platform_trim_heap();
+	return rc < 0 ? ss_git__error(err, rc, "cannot open the object database again") : 0;
 }
 
 int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
@@ -575,9 +808,8 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 	const char *workdir = git_repository_workdir(git);
 	checkout co;
 	ss_buf prefix = SS_BUF_INIT;
-	git_commit *c = NULL;
 	tree_reader reader = {NULL, {NULL, NULL}, NULL};
-	git_oid id;
+	git_oid id, tree;
 	bool busy = false;
 	int rc, ret = -1;
 
@@ -593,15 +825,15 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 		ret = ss_error_set(err, SS_EINVALID, "cannot check out: no working directory");
 		goto out;
 	}
-	ss_git__oid_in(&id, commit);
-	rc = git_commit_lookup(&c, git, &id);
 	ss_buf_printf(&co.objects, "%sobjects", git_repository_path(git));
+	if ((ret = release_unused(repo, co.objects.ptr, err)) < 0)
+		goto out;
+	ss_git__oid_in(&id, commit);
+	rc = git_repository_odb(&co.odb, git);
 	if (rc == 0)
-		rc = git_repository_odb(&co.odb, git);
+		rc = git_odb_backend_loose(&reader.be[0], co.objects.ptr, -1, 0, 0, 0);
 	if (rc == 0)
-		rc = git_odb_backend_pack(&reader.be[0], co.objects.ptr);
-	if (rc == 0)
-		rc = git_odb_backend_loose(&reader.be[1], co.objects.ptr, -1, 0, 0, 0);
+		rc = git_odb_backend_pack(&reader.be[1], co.objects.ptr);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot prepare the checkout");
 		goto out;
@@ -610,10 +842,9 @@ int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
 	    (ret = ss_pack_read_cursor_new(&reader.cur, co.packs, err)) < 0)
 		goto out;
 	reader.odb = co.odb;
-	if ((ret = walk(&co, &reader, git_commit_tree_id(c), &prefix, err)) < 0)
+	if ((ret = commit_tree(&reader, &id, &tree, err)) < 0 ||
+	    (ret = walk(&co, &reader, &tree, &prefix, err)) < 0)
 		goto out;
-	for (size_t i = 0; i < co.nfiles; i++)
-		co.files[i].ie.path = path_at(&co, co.files[i].path_off);
 	co.top = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (co.top < 0) {
 		ret = ss_error_set(err, SS_ERROR, "cannot open '%s': %s", workdir, strerror(errno));
@@ -647,6 +878,5 @@ out:
 	ss_pack_read_cursor_free(reader.cur);
 	ss_pack_read_close(co.packs);
 	ss_buf_release(&co.objects);
-	git_commit_free(c);
 	return ret;
 }

@@ -11,6 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #if defined(__linux__)
 #include <sys/prctl.h>
 #elif defined(__APPLE__)
@@ -49,6 +52,13 @@ void ss_platform_release_pages(void *addr, size_t len)
 	(void)madvise(addr, len, MADV_DONTNEED);
 #else
 	(void)posix_madvise(addr, len, POSIX_MADV_DONTNEED);
+#endif
+}
+
+void ss_platform_trim_heap(void)
+{
+#if defined(__GLIBC__)
+	(void)malloc_trim(0);
 #endif
 }
 

@@ -2,7 +2,7 @@
  * platform.h: the few calls skillsync makes that are not plain POSIX.1-2008, each with its
  * portable fallback beside it (core/util/platform.c), so that a build for another system (macOS,
  * the BSDs: docs/INSTALL.md) is a matter of this one file. Nothing else calls prctl,
- * explicit_bzero or madvise, or reads a stat's nanosecond times by their Linux names.
+ * explicit_bzero, madvise or malloc_trim, or reads a stat's nanosecond times by their Linux names.
  */
 #ifndef SS_PLATFORM_H
 #define SS_PLATFORM_H
@@ -21,6 +21,12 @@ void ss_platform_no_attach(void);
 /* Tells the kernel the pages of [addr, addr + len) of a read-only file mapping are not needed
  * now: they are read from the file again when touched. Best effort. */
 void ss_platform_release_pages(void *addr, size_t len);
+
+/* Gives the memory the allocator holds free back to the system, where the allocator can
+ * (glibc's malloc_trim: what a program frees stays resident in its arenas, the second
+ * threads' too, for later allocations); a no-op elsewhere. For the moment a large step that
+ * allocates little follows one that freed a lot. */
+void ss_platform_trim_heap(void);
 
 /* A file's modification and status-change times, to the nanosecond where the system keeps it. */
 struct timespec ss_platform_mtime(const struct stat *st);

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,6 +146,35 @@ static void progress_seen(void *payload, size_t done, size_t total)
 	seen[2] = total;
 }
 
+/* The checkout's index, byte for byte, is what libgit2's git_index_write makes of the same
+ * entries (added to an index of no repository: nothing of its own to check for racy files). */
+static void index_bytes_as_libgit2(ss_repo *repo)
+{
+	char *tmp = ss_test_tmpdir();
+	ss_buf path = SS_BUF_INIT, ours = SS_BUF_INIT, theirs = SS_BUF_INIT;
+	git_index *read = NULL, *made = NULL;
+	ss_error err;
+
+	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
+	assert_int_equal(ss_fs_read_file(&ours, path.ptr, 0, &err), 0);
+	assert_int_equal(git_index_open(&read, path.ptr), 0);
+	ss_buf_clear(&path);
+	ss_fs_join(&path, tmp, "index");
+	assert_int_equal(git_index_open(&made, path.ptr), 0);
+	for (size_t i = 0; i < git_index_entrycount(read); i++)
+		assert_int_equal(git_index_add(made, git_index_get_byindex(read, i)), 0);
+	assert_int_equal(git_index_write(made), 0);
+	assert_int_equal(ss_fs_read_file(&theirs, path.ptr, 0, &err), 0);
+	assert_int_equal(ours.len, theirs.len);
+	assert_memory_equal(ours.ptr, theirs.ptr, ours.len);
+	git_index_free(read);
+	git_index_free(made);
+	ss_buf_release(&path);
+	ss_buf_release(&ours);
+	ss_buf_release(&theirs);
+	ss_test_tmpdir_free(tmp);
+}
+
 /* Nested directories, an executable, an empty file, a file at the top and enough files for
  * both threads: the index is what git expects, entry by entry, with each file's stat data. */
 static void test_worktree__checkout_index_matches_git(void **state)
@@ -221,6 +251,7 @@ static void test_worktree__checkout_index_matches_git(void **state)
 		}
 	}
 	git_index_free(index);
+	index_bytes_as_libgit2(repo);
 
 	text = ss_test_read(dir, "skill-003/scripts/run.sh");
 	assert_string_equal(text, "#!/bin/sh\necho run\n");
@@ -315,6 +346,116 @@ static void test_worktree__checkout_refuses_odd_entries(void **state)
 		ss_repo_free(repo);
 		ss_test_tmpdir_free(dir);
 	}
+}
+
+/* How many of this process's mappings are of a pack index of dir's repository; -1 when the
+ * system does not say (no /proc/self/maps). */
+static int pack_index_maps(const char *dir)
+{
+	ss_buf packdir = SS_BUF_INIT;
+	char line[1024], names[8][64];
+	size_t nnames = 0;
+	struct dirent *d;
+	DIR *dh;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	ss_fs_join(&packdir, dir, ".git/objects/pack");
+	dh = opendir(packdir.ptr);
+	assert_non_null(dh);
+	while ((d = readdir(dh)) && nnames < 8)
+		if (strstr(d->d_name, ".idx") && strlen(d->d_name) < sizeof(names[0]))
+			strcpy(names[nnames++], d->d_name);
+	closedir(dh);
+	assert_true(nnames > 0);
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < nnames; i++)
+			n += strstr(line, names[i]) != NULL;
+	fclose(f);
+	ss_buf_release(&packdir);
+	return n;
+}
+
+/* A fetch leaves the packs' indexes mapped in libgit2 (each one it looked into, whole): the
+ * checkout, which reads the packs itself, lets go of them first, and maps none once done. */
+static void test_worktree__checkout_lets_go_of_pack_indexes(void **state)
+{
+	enum { FILES = 120 };
+	char *owned[2 * FILES];
+	const char *pairs[2 * FILES + 1];
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	git_tree *tree = NULL;
+	git_oid id;
+	ss_oid t, c;
+	ss_error err;
+
+	for (int i = 0; i < FILES; i++) {
+		ss_buf b = SS_BUF_INIT;
+
+		ss_buf_printf(&b, "skill-%03d/SKILL.md", i);
+		owned[2 * i] = ss_buf_detach(&b, NULL);
+		ss_buf_printf(&b, "---\nname: skill-%03d\n---\n", i);
+		owned[2 * i + 1] = ss_buf_detach(&b, NULL);
+	}
+	for (int i = 0; i < 2 * FILES; i++)
+		pairs[i] = owned[i];
+	pairs[2 * FILES] = NULL;
+	assert_int_equal(ss_repo_batch_begin(repo, 0, &err), 0);
+	t = ss_test_tree(repo, pairs);
+	assert_int_equal(ss_repo_batch_end(repo, &err), 0);
+	for (int i = 0; i < 2 * FILES; i++)
+		free(owned[i]);
+	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &t, NULL, "clone");
+	/* the tree looked up through libgit2, as the fetch's checks do */
+	ss_git__oid_in(&id, &t);
+	assert_int_equal(git_tree_lookup(&tree, ss_repo__git(repo), &id), 0);
+	git_tree_free(tree);
+	if (pack_index_maps(dir) < 0)
+		skip();
+	assert_true(pack_index_maps(dir) > 0);
+	assert_int_equal(ss_worktree_checkout(repo, &c, &err), 0);
+	assert_int_equal(pack_index_maps(dir), 0);
+	assert_int_equal(ss_test_git(dir, NULL, "diff-files --quiet"), 0);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* A tree whose entries are out of git's order (b.md before a.md) would make an index out of
+ * order: refused, nothing written. */
+static void test_worktree__checkout_refuses_unsorted_tree(void **state)
+{
+	char *dir;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	git_repository *git = ss_repo__git(repo);
+	git_odb *odb = NULL;
+	git_oid blob, top;
+	ss_buf raw = SS_BUF_INIT;
+	ss_oid t, c;
+	ss_error err;
+
+	assert_int_equal(git_blob_create_from_buffer(&blob, git, "x\n", 2), 0);
+	assert_int_equal(git_repository_odb(&odb, git), 0);
+	ss_buf_puts(&raw, "100644 b.md");
+	ss_buf_put(&raw, "", 1);
+	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
+	ss_buf_puts(&raw, "100644 a.md");
+	ss_buf_put(&raw, "", 1);
+	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
+	assert_int_equal(git_odb_write(&top, odb, raw.ptr, raw.len, GIT_OBJECT_TREE), 0);
+	ss_buf_release(&raw);
+	git_odb_free(odb);
+	ss_git__oid_out(&t, &top);
+	c = ss_test_commit(repo, SS_REPO_MAIN_REF, &t, NULL, "unsorted");
+	SS_ASSERT_FAILS(ss_worktree_checkout(repo, &c, &err), err, SS_EINVALID);
+	assert_non_null(strstr(err.message, "out of order"));
+	assert_false(ss_test_exists(dir, "a.md"));
+	assert_false(ss_test_exists(dir, "b.md"));
+	assert_false(ss_test_exists(dir, ".git/index"));
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
 }
 
 static const ss_status_entry *find(const ss_status *st, const char *name)
@@ -701,6 +842,8 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__checkout_keeps_identical_files),
 	    cmocka_unit_test(test_worktree__checkout_index_matches_git),
 	    cmocka_unit_test(test_worktree__checkout_refuses_odd_entries),
+	    cmocka_unit_test(test_worktree__checkout_refuses_unsorted_tree),
+	    cmocka_unit_test(test_worktree__checkout_lets_go_of_pack_indexes),
 	    cmocka_unit_test(test_worktree__status_groups_by_skill),
 	    cmocka_unit_test(test_worktree__status_sets_paths_apart),
 	    cmocka_unit_test(test_worktree__status_refresh_writes_stat_data),
