@@ -16,6 +16,8 @@
 # --against: the no-change pulls alternate between the build and BINARY (e.g. an older build)
 # on the same clone, so that both are measured against the same PDS and the same files.
 # Needs a build in build/ (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release is fairer).
+# SS_BENCH_PERF=<file>: each pull runs under `perf record --call-graph dwarf`, into <file>.<n>
+# (the times then include perf's cost: for profiles, not figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -108,7 +110,13 @@ timed() {
 	state0=$(sha256sum .git/skillsync/state.db | cut -d' ' -f1)
 	head0=$(git rev-parse refs/remotes/space/main)
 	t0=$(date +%s%N)
-	"$bin" pull --json >"$work/out.json"
+	if [ -n "${SS_BENCH_PERF:-}" ]; then # a profile of each pull: <file>.<n>
+		perf_n=$((${perf_n:-0} + 1))
+		perf record -q --call-graph dwarf -F 4000 -o "$SS_BENCH_PERF.$perf_n" \
+			"$bin" pull --json >"$work/out.json" 2>/dev/null
+	else
+		"$bin" pull --json >"$work/out.json"
+	fi
 	t1=$(date +%s%N)
 	state1=$(sha256sum .git/skillsync/state.db | cut -d' ' -f1)
 	head1=$(git rev-parse refs/remotes/space/main)
