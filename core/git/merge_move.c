@@ -10,6 +10,7 @@
 
 #include "core/git/commit.h"
 #include "core/git/merge_priv.h"
+#include "core/git/tree.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
 #include "core/util/fs.h"
@@ -298,7 +299,7 @@ int ss_merge_move__check(ss_repo *repo, const ss_merge_move *m, ss_error *err)
 /* The paths that differ in a diff (both sides' paths). */
 static void diff_paths(git_diff *diff, git_strarray *out)
 {
-	size_t n = git_diff_num_deltas(diff);
+	size_t n = diff ? git_diff_num_deltas(diff) : 0;
 
 	out->strings = ss_xcalloc(n ? 2 * n : 1, sizeof(char *));
 	out->count = 0;
@@ -368,8 +369,33 @@ int ss_merge_move__init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, cons
 	rc = ss_oid_is_zero(old) ? empty_tree(&m->old, git) : commit_tree(&m->old, git, old);
 	if (rc == 0 && !conflicting)
 		rc = commit_tree(&m->target, git, target);
-	if (rc == 0 && !conflicting)
-		rc = git_diff_tree_to_tree(&diff, git, m->old, m->target, NULL);
+	if (rc == 0 && !conflicting) {
+		/* only the top-level names whose entry differs, taken literally: libgit2's diff of
+		 * two trees reads every subtree of both, the whole space, for a change of one skill
+		 */
+		ss_changes top = {NULL, 0};
+		ss_oid a, b;
+		git_diff_options opts;
+		char **names;
+
+		ss_git__oid_out(&a, git_tree_id(m->old));
+		ss_git__oid_out(&b, git_tree_id(m->target));
+		if (ss_tree_diff_top(repo, &a, &b, &top, err) < 0) {
+			ss_merge_move__release(m);
+			return -1;
+		}
+		names = ss_xcalloc(top.count ? top.count : 1, sizeof(*names));
+		for (size_t i = 0; i < top.count; i++)
+			names[i] = top.items[i].path;
+		git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+		opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+		opts.pathspec.strings = names;
+		opts.pathspec.count = top.count;
+		if (top.count) /* no pathspec would mean every path */
+			rc = git_diff_tree_to_tree(&diff, git, m->old, m->target, &opts);
+		free(names);
+		ss_tree_changes_release(&top);
+	}
 	if (rc == 0 && conflicting)
 		rc = ss_merge__index(&m->merged, repo, old, target);
 	if (rc == 0 && conflicting)
