@@ -556,8 +556,9 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Whether the index and the configuration are what the walk knows (ss_worktree__scan). */
-static bool walkable(git_repository *git, git_index *index)
+/* Whether the index and the configuration are what the walk knows (ss_worktree__scan); *cache:
+ * whether the directory cache is on. */
+static bool walkable(git_repository *git, git_index *index, bool *cache)
 {
 	static const struct {
 		const char *key;
@@ -570,11 +571,13 @@ static bool walkable(git_repository *git, git_index *index)
 	git_config *cfg = NULL;
 	const char *s;
 	bool ok = true;
+	int v;
 
 	if (git_repository_config_snapshot(&cfg, git) < 0)
 		return false;
+	/* the directory cache: git's core.untrackedCache false turns it off */
+	*cache = git_config_get_bool(&v, cfg, "core.untrackedcache") < 0 || v;
 	for (size_t i = 0; ok && i < sizeof(bools) / sizeof(bools[0]); i++) {
-		int v;
 		if (git_config_get_bool(&v, cfg, bools[i].key) == 0)
 			ok = !v == !bools[i].want;
 	}
@@ -590,20 +593,6 @@ static bool walkable(git_repository *git, git_index *index)
 		      e->mode == GIT_FILEMODE_LINK);
 	}
 	return ok;
-}
-
-/* Whether the directory cache is on: git's core.untrackedCache false turns it off. */
-static bool cache_enabled(git_repository *git)
-{
-	git_config *cfg = NULL;
-	int v = 1;
-
-	if (git_repository_config_snapshot(&cfg, git) < 0)
-		return false;
-	if (git_config_get_bool(&v, cfg, "core.untrackedcache") < 0)
-		v = 1;
-	git_config_free(cfg);
-	return v != 0;
 }
 
 /* The tree id that entries [lo, hi), below the prefix of length plen, make. */
@@ -859,13 +848,13 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 	ss_buf prefix = SS_BUF_INIT;
 	struct timespec stamp = {0, 0}, now;
 	pthread_t thread;
-	bool threaded = false;
+	bool threaded = false, cache_on = false;
 	dname *ix = NULL;
 	struct stat st;
 	jobs j;
 	int top, rc = 0, ret = -1;
 
-	if (!workdir || !walkable(git, index))
+	if (!workdir || !walkable(git, index, &cache_on))
 		return 1;
 	if ((top = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || fstat(top, &st) < 0) {
 		ret = ss_error_set(err, SS_ERROR, "cannot read '%s': %s", workdir, strerror(errno));
@@ -876,7 +865,7 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 	e = ss_xcalloc(ne ? ne : 1, sizeof(*e));
 	for (size_t i = 0; i < ne; i++)
 		e[i] = git_index_get_byindex(index, i);
-	if (cache_path && cache_enabled(git))
+	if (cache_path && cache_on)
 		cache = ss_worktree__dircache_load(cache_path);
 	if (head)
 		memcpy(head_id, git_tree_id(head)->id, sizeof(head_id));
