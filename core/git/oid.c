@@ -62,15 +62,26 @@ void ss_oid_clear(ss_oid *oid)
 	memset(oid->id, 0, SS_OID_RAWSZ);
 }
 
-int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len)
+/* A SHA-1 context that has read git's object header "<type> <len>\0"; NULL on failure. */
+static EVP_MD_CTX *hash_begin(const char *type, size_t len)
 {
 	char head[64];
 	int n = snprintf(head, sizeof(head), "%s %zu", type, len);
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int ok = ctx && n > 0 && (size_t)n < sizeof(head) &&
-	         EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) == 1 &&
-	         EVP_DigestUpdate(ctx, head, (size_t)n + 1) == 1 &&
-	         EVP_DigestUpdate(ctx, data, len) == 1 &&
+
+	if (!ctx || n <= 0 || (size_t)n >= sizeof(head) ||
+	    EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) != 1 ||
+	    EVP_DigestUpdate(ctx, head, (size_t)n + 1) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len)
+{
+	EVP_MD_CTX *ctx = hash_begin(type, len);
+	int ok = ctx && EVP_DigestUpdate(ctx, data, len) == 1 &&
 	         EVP_DigestFinal_ex(ctx, out->id, NULL) == 1;
 
 	EVP_MD_CTX_free(ctx);
@@ -79,16 +90,13 @@ int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len)
 
 int ss_oid_hash_fd(ss_oid *out, int fd, size_t size)
 {
-	char head[64], buf[65536];
-	int n = snprintf(head, sizeof(head), "blob %zu", size), ret = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	EVP_MD_CTX *ctx = hash_begin("blob", size);
+	char buf[65536];
 	size_t total = 0;
+	int ret = 0;
 
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) != 1 ||
-	    EVP_DigestUpdate(ctx, head, (size_t)n + 1) != 1) {
-		EVP_MD_CTX_free(ctx);
+	if (!ctx)
 		return -EIO;
-	}
 	for (;;) {
 		ssize_t got = read(fd, buf, sizeof(buf));
 		if (got < 0 && errno == EINTR)
