@@ -13,7 +13,7 @@
 #include "core/git/oid.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
-#include "core/util/mem.h"
+#include "core/util/fs.h"
 #include "support/gitrepo.h"
 #include "support/support.h"
 
@@ -285,13 +285,12 @@ static void test_tree__oid_hash_is_gits(void **state)
 	assert_string_equal(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
 
 	/* read from a file: the same id; a size that is not the file's is a changed file */
-	char *dir = ss_test_tmpdir(), *path = NULL;
+	char *dir = ss_test_tmpdir();
+	ss_buf path = SS_BUF_INIT;
 	int fd;
 	ss_test_write(dir, "f", "hello\n");
-	path = ss_xstrdup(dir);
-	path = ss_xrealloc(path, strlen(dir) + 3);
-	strcat(path, "/f");
-	assert_true((fd = open(path, O_RDONLY)) >= 0);
+	ss_fs_join(&path, dir, "f");
+	assert_true((fd = open(path.ptr, O_RDONLY)) >= 0);
 	assert_int_equal(ss_oid_hash_fd(&id, fd, 6), 0);
 	ss_oid_fmt(hex, &id);
 	assert_string_equal(hex, "ce013625030ba8dba906f756967f9e9ca394464a");
@@ -300,7 +299,7 @@ static void test_tree__oid_hash_is_gits(void **state)
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	assert_int_equal(ss_oid_hash_fd(&id, fd, 7), -EAGAIN);
 	close(fd);
-	free(path);
+	ss_buf_release(&path);
 	ss_test_tmpdir_free(dir);
 }
 

@@ -680,13 +680,9 @@ static void same_status(ss_repo *repo, const char *when)
 	ss_worktree_status_release(&theirs);
 }
 
-static void sh(const char *dir, const char *fmt)
+static void sh(const char *dir, const char *script)
 {
-	ss_buf cmd = SS_BUF_INIT;
-
-	ss_buf_printf(&cmd, "cd '%s' && %s", dir, fmt);
-	assert_int_equal(system(cmd.ptr), 0);
-	ss_buf_release(&cmd);
+	assert_int_equal(ss_test_sh(dir, script), 0);
 }
 
 static void test_worktree__status_walk_matches_libgit2(void **state)
@@ -727,7 +723,7 @@ static void test_worktree__status_walk_matches_libgit2(void **state)
 		sh(dir, cases[i]);
 		same_status(repo, cases[i]);
 		sh(dir, "git reset -q --hard && git clean -qfdx");
-		ss_buf_printf(&all, "%s(%s) 2>/dev/null; ", i ? "" : "", cases[i]);
+		ss_buf_printf(&all, "(%s) 2>/dev/null; ", cases[i]);
 	}
 	sh(dir, all.ptr);
 	same_status(repo, "all at once");

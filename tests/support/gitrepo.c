@@ -18,6 +18,11 @@
 #include "core/util/mem.h"
 #include "support.h"
 
+/* git with no configuration of the machine's or the user's, and a fixed author */
+#define GIT_ENV                                                                                    \
+	"GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t "          \
+	"GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t"
+
 int ss_test_git(const char *dir, ss_buf *out, const char *args)
 {
 	ss_buf cmd = SS_BUF_INIT;
@@ -26,17 +31,24 @@ int ss_test_git(const char *dir, ss_buf *out, const char *args)
 	FILE *p;
 	int status;
 
-	ss_buf_printf(&cmd,
-	              "GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent GIT_AUTHOR_NAME=t "
-	              "GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t "
-	              "git -C '%s' %s",
-	              dir, args);
+	ss_buf_printf(&cmd, GIT_ENV " git -C '%s' %s", dir, args);
 	p = popen(cmd.ptr, "r");
 	assert_non_null(p);
 	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
 		if (out)
 			ss_buf_put(out, chunk, n);
 	status = pclose(p);
+	ss_buf_release(&cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int ss_test_sh(const char *dir, const char *script)
+{
+	ss_buf cmd = SS_BUF_INIT;
+	int status;
+
+	ss_buf_printf(&cmd, "cd '%s' && export " GIT_ENV " && (%s)", dir, script);
+	status = system(cmd.ptr);
 	ss_buf_release(&cmd);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -11,6 +11,8 @@
 /* Runs `git -C dir <args>` (args is a shell fragment), appends its stdout to out (may be
  * NULL) and returns its exit status. Author/committer are fixed and no user config is read. */
 int ss_test_git(const char *dir, ss_buf *out, const char *args);
+/* Runs the shell script in dir, git's environment as ss_test_git's; its exit status. */
+int ss_test_sh(const char *dir, const char *script);
 
 /* Returns the content of dir/rel (fails the test if unreadable); free() it. */
 char *ss_test_read(const char *dir, const char *rel);
