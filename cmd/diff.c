@@ -355,13 +355,9 @@ static int cmd_diff(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (ss_worktree_diff_stat(ctx->repo, kind, d.have_old ? &d.old_tree : NULL,
 	                          d.have_new ? &d.new_tree : NULL, paths, npaths, &d.changes,
-	                          &ctx->err) < 0)
+	                          d.stat || d.json ? NULL : &patch, &ctx->err) < 0)
 		goto fail;
 	group_changes(&d);
-	if (!d.stat && !d.json &&
-	    ss_worktree_diff(ctx->repo, kind, d.have_old ? &d.old_tree : NULL,
-	                     d.have_new ? &d.new_tree : NULL, paths, npaths, &patch, &ctx->err) < 0)
-		goto fail;
 print:
 	if (d.json) {
 		print_json(&d);

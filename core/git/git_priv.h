@@ -21,6 +21,11 @@
 git_repository *ss_repo__git(ss_repo *repo);
 
 /* The repository's open object batch (core/git/repo_batch.c), NULL when none. */
+/* The repository's read of its index file (index_file.c: ss_index_file_get). */
+typedef struct ss_index_kept ss_index_kept;
+ss_index_kept **ss_repo__index_slot(ss_repo *repo);
+void ss_index_kept_free(ss_index_kept *k);
+
 typedef struct ss_repo_batch ss_repo_batch;
 ss_repo_batch **ss_repo_batch__slot(ss_repo *repo);
 

@@ -16,6 +16,7 @@ struct ss_repo {
 	char *gitdir;
 	char *statedir;
 	ss_repo_batch *batch; /* open object batch (repo_batch.c), or NULL */
+	ss_index_kept *index; /* the index file as last read (index_file.c), or NULL */
 };
 
 /* A copy of path without trailing slashes (but "/" stays "/"). */
@@ -208,6 +209,7 @@ void ss_repo_free(ss_repo *repo)
 	if (repo->git)
 		ss_repo_batch_abort(repo);
 	git_repository_free(repo->git);
+	ss_index_kept_free(repo->index);
 	free(repo->workdir);
 	free(repo->gitdir);
 	free(repo->statedir);
@@ -237,4 +239,9 @@ git_repository *ss_repo__git(ss_repo *repo)
 ss_repo_batch **ss_repo_batch__slot(ss_repo *repo)
 {
 	return &repo->batch;
+}
+
+ss_index_kept **ss_repo__index_slot(ss_repo *repo)
+{
+	return &repo->index;
 }

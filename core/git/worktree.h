@@ -129,9 +129,11 @@ int ss_worktree_diff(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
                      const ss_oid *new_tree, const char *const *paths, size_t npaths, ss_buf *out,
                      ss_error *err);
 
-/* The same comparison as file-level changes with line counts (for --stat and --json). */
+/* The same comparison as file-level changes with line counts (for --stat and --json) into out
+ * when not NULL, and the unified diff appended to patch when not NULL: one comparison for
+ * both. */
 int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
                           const ss_oid *new_tree, const char *const *paths, size_t npaths,
-                          ss_changes *out, ss_error *err);
+                          ss_changes *out, ss_buf *patch, ss_error *err);
 
 #endif

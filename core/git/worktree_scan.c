@@ -50,18 +50,20 @@ typedef struct dname {
 	size_t lo, hi;      /* the index: its entries */
 } dname;
 
-/* A top-level directory of both sides, for a walker: with its stat data, and the tree id its
- * index entries make once walked (for HEAD against the index). */
+/* A top-level directory of the index, for a walker: with its stat data (have_st false: the
+ * walker reads it, the directory cache said the top holds it), and the tree id its index
+ * entries make once walked (for HEAD against the index). */
 typedef struct job {
 	dname d;
 	struct stat st;
+	bool have_st;
 	bool have_tree;
 	git_oid tree;
 } job;
 
 /* One thread's walk: what it found, kept apart until the threads are joined. */
 typedef struct walker {
-	const git_index_entry **e; /* the index's entries, by position */
+	const git_index_entry *e; /* the index's entries, by position */
 	size_t ne;
 	int top;               /* the working directory */
 	struct timespec stamp; /* the index file's modification time (racily clean entries) */
@@ -83,6 +85,9 @@ typedef struct walker {
 	bool deferring;  /* at the top: its directories go to defer, for the walkers */
 	job *defer;
 	size_t ndefer, adefer;
+	bool top_known; /* the cache said what the top holds (its record: top_slot) */
+	size_t top_slot;
+	bool top_missed; /* a walker found one of the top's directories not there as one */
 } walker;
 
 /* The top-level directories the walkers share: next is taken atomically; w is the thread's. */
@@ -174,7 +179,7 @@ static int hash_file(int dfd, const char *name, const struct stat *st, git_oid *
 static void check_stat(walker *w, int dfd, const char *name, const char *path, size_t pos,
                        const struct stat *stp)
 {
-	const git_index_entry *e = w->e[pos];
+	const git_index_entry *e = &w->e[pos];
 	const struct stat st = *stp;
 	struct timespec mtime, ctime;
 	uint32_t mode;
@@ -256,7 +261,7 @@ static void check_file(walker *w, int dfd, const char *name, const char *path, s
 static void all_deleted(walker *w, size_t lo, size_t hi)
 {
 	for (size_t i = lo; i < hi; i++)
-		ss_worktree__items_add(&w->found, w->e[i]->path, GIT_STATUS_WT_DELETED);
+		ss_worktree__items_add(&w->found, w->e[i].path, GIT_STATUS_WT_DELETED);
 }
 
 /* The names read_names collects: offsets into the pool, and their types. */
@@ -317,7 +322,7 @@ static dname *index_names(const walker *w, size_t lo, size_t hi, size_t plen, si
 	size_t n = 0;
 
 	for (size_t i = lo; i < hi;) {
-		const char *s = w->e[i]->path + plen, *slash = strchr(s, '/');
+		const char *s = w->e[i].path + plen, *slash = strchr(s, '/');
 		dname *nm = &v[n++];
 
 		nm->s = s;
@@ -329,7 +334,7 @@ static dname *index_names(const walker *w, size_t lo, size_t hi, size_t plen, si
 		}
 		nm->len = (size_t)(slash - s);
 		nm->dir = true;
-		for (i++; i < hi && !strncmp(w->e[i]->path + plen, s, nm->len + 1); i++)
+		for (i++; i < hi && !strncmp(w->e[i].path + plen, s, nm->len + 1); i++)
 			;
 		nm->hi = i;
 	}
@@ -350,7 +355,9 @@ static void enter(walker *w, ss_buf *prefix, const dname *nm, const struct stat 
 		ss_xgrow((void **)&w->defer, sizeof(*w->defer), w->ndefer + 1, &w->adefer);
 		memset(&w->defer[w->ndefer], 0, sizeof(*w->defer));
 		w->defer[w->ndefer].d = *nm;
-		w->defer[w->ndefer].st = *st;
+		if (st)
+			w->defer[w->ndefer].st = *st;
+		w->defer[w->ndefer].have_st = st != NULL;
 		w->ndefer++;
 		return;
 	}
@@ -409,6 +416,42 @@ static bool walk_known(walker *w, ss_buf *prefix, const dname *ix, size_t nix)
 	return true;
 }
 
+/* walk_known for the top, whose directories go to the walkers unread (their stat data read
+ * by each walker, in parallel): its files checked here. */
+static bool top_known(walker *w, ss_buf *prefix, const dname *ix, size_t nix, size_t slot)
+{
+	struct stat *st = ss_xcalloc(nix ? nix : 1, sizeof(*st));
+	size_t i;
+
+	for (i = 0; i < nix; i++) {
+		if (ix[i].dir)
+			continue;
+		ss_buf_put(prefix, ix[i].s, ix[i].len);
+		bool ok = fstatat(w->top, prefix->ptr, &st[i], AT_SYMLINK_NOFOLLOW) == 0 &&
+		          !S_ISDIR(st[i].st_mode);
+		ss_buf_truncate(prefix, 0);
+		if (!ok)
+			break;
+	}
+	if (i < nix) {
+		free(st);
+		return false;
+	}
+	for (i = 0; i < nix; i++) {
+		if (ix[i].dir) {
+			enter(w, prefix, &ix[i], NULL);
+			continue;
+		}
+		ss_buf_put(prefix, ix[i].s, ix[i].len);
+		check_stat(w, w->top, prefix->ptr, prefix->ptr, ix[i].lo, &st[i]);
+		ss_buf_truncate(prefix, 0);
+	}
+	w->top_known = true;
+	w->top_slot = slot;
+	free(st);
+	return true;
+}
+
 /* Whether t is at least margin nanoseconds before the walk began. */
 static bool before(const walker *w, struct timespec t, long long margin)
 {
@@ -453,8 +496,10 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 	/* prefix grows and shrinks below: its pointer is read again each time (here()) */
 	/* a record found fresh is kept as it is */
 	if (ss_worktree__dircache_fresh(w->cache, here(prefix), st, nix, &slot) &&
-	    walk_known(w, prefix, ix, nix)) {
-		ss_worktree__dircache_keep(w->cache, slot);
+	    (w->deferring ? top_known(w, prefix, ix, nix, slot) : walk_known(w, prefix, ix, nix))) {
+		if (!w->deferring) /* the top's is kept once its walkers agree (ss_worktree__scan)
+		                    */
+			ss_worktree__dircache_keep(w->cache, slot);
 		free(ix);
 		return;
 	}
@@ -478,7 +523,9 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 		unsigned char type = x ? x->type : DT_UNKNOWN;
 		struct stat sub;
 
-		if (x && (type == DT_UNKNOWN || (y && y->dir))) {
+		/* at the top, a directory of both goes to the walkers, who read its stat data */
+		bool later = w->deferring && x && y && y->dir && type == DT_DIR;
+		if (x && !later && (type == DT_UNKNOWN || (y && y->dir))) {
 			if (fstatat(dfd, x->s, &sub, AT_SYMLINK_NOFOLLOW) < 0) {
 				if (errno != ENOENT) {
 					ss_buf_put(prefix, x->s, x->len);
@@ -506,6 +553,9 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 				                       GIT_STATUS_WT_DELETED);
 			ss_buf_truncate(prefix, plen);
 			exact += x && type != DT_DIR;
+		} else if (later) {
+			enter(w, prefix, y, NULL);
+			exact++;
 		} else if (x) { /* a directory of the index */
 			index_dir(w, prefix, y, &sub);
 			exact += type == DT_DIR;
@@ -524,7 +574,7 @@ out:
 	ss_buf_release(&pool);
 }
 
-static int tree_id(const git_index_entry **e, size_t lo, size_t hi, size_t plen, git_oid *out);
+static int tree_id(const git_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out);
 
 /* Walks the top-level directories of j until none is left, one at a time, each with the tree
  * id its index entries make. */
@@ -540,6 +590,18 @@ static void run_jobs(jobs *j, walker *w)
 		d = &j->dirs[k];
 		ss_buf_clear(&prefix);
 		ss_buf_put(&prefix, d->d.s, d->d.len);
+		if (!d->have_st) { /* its stat data read here, in parallel */
+			int rc = fstatat(w->top, prefix.ptr, &d->st, AT_SYMLINK_NOFOLLOW);
+			if (rc < 0 && errno != ENOENT && errno != ENOTDIR)
+				fail(w, errno, prefix.ptr);
+			if (rc < 0 || !S_ISDIR(d->st.st_mode)) { /* gone, or replaced, since */
+				w->top_missed = true;
+				if (rc == 0 && (S_ISREG(d->st.st_mode) || S_ISLNK(d->st.st_mode)))
+					untracked(w, prefix.ptr);
+				all_deleted(w, d->d.lo, d->d.hi);
+				continue;
+			}
+		}
 		ss_buf_putc(&prefix, '/');
 		walk_dir(w, &prefix, d->d.lo, d->d.hi, &d->st);
 		if (w->need_trees)
@@ -558,7 +620,7 @@ static void *worker_main(void *arg)
 
 /* Whether the index and the configuration are what the walk knows (ss_worktree__scan); *cache:
  * whether the directory cache is on. */
-static bool walkable(git_repository *git, git_index *index, bool *cache)
+static bool walkable(git_repository *git, const ss_index_file *ix, bool *cache)
 {
 	static const struct {
 		const char *key;
@@ -584,10 +646,9 @@ static bool walkable(git_repository *git, git_index *index, bool *cache)
 	if (ok && git_config_get_string(&s, cfg, "core.checkstat") == 0)
 		ok = false;
 	git_config_free(cfg);
-	for (size_t i = 0, n = git_index_entrycount(index); ok && i < n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
-		ok = git_index_entry_stage(e) == 0 &&
-		     !(e->flags_extended &
+	for (size_t i = 0; ok && i < ix->count; i++) {
+		const git_index_entry *e = &ix->entries[i];
+		ok = !(e->flags_extended &
 		       (GIT_INDEX_ENTRY_INTENT_TO_ADD | GIT_INDEX_ENTRY_SKIP_WORKTREE)) &&
 		     (e->mode == GIT_FILEMODE_BLOB || e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ||
 		      e->mode == GIT_FILEMODE_LINK);
@@ -596,24 +657,24 @@ static bool walkable(git_repository *git, git_index *index, bool *cache)
 }
 
 /* The tree id that entries [lo, hi), below the prefix of length plen, make. */
-static int tree_id(const git_index_entry **e, size_t lo, size_t hi, size_t plen, git_oid *out)
+static int tree_id(const git_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out)
 {
 	ss_buf t = SS_BUF_INIT;
 	ss_oid id;
 	int rc = 0;
 
 	for (size_t i = lo; i < hi && rc == 0;) {
-		const char *s = e[i]->path + plen, *slash = strchr(s, '/');
+		const char *s = e[i].path + plen, *slash = strchr(s, '/');
 		if (!slash) {
-			ss_buf_printf(&t, "%o %s", e[i]->mode, s);
+			ss_buf_printf(&t, "%o %s", e[i].mode, s);
 			ss_buf_putc(&t, '\0');
-			ss_buf_put(&t, e[i]->id.id, GIT_OID_RAWSZ);
+			ss_buf_put(&t, e[i].id.id, GIT_OID_RAWSZ);
 			i++;
 			continue;
 		}
 		size_t len = (size_t)(slash - s), k = i + 1;
 		git_oid sub;
-		while (k < hi && !strncmp(e[k]->path + plen, s, len + 1))
+		while (k < hi && !strncmp(e[k].path + plen, s, len + 1))
 			k++;
 		rc = tree_id(e, i, k, plen + len + 1, &sub);
 		ss_buf_printf(&t, "40000 %.*s", (int)len, s);
@@ -643,7 +704,7 @@ static int staged_names(const walker *w, const dname *ix, size_t nix, git_tree *
 	int ret = 0;
 
 	for (size_t i = 0; i < nix && ret == 0; i++) {
-		const git_index_entry *first = w->e[ix[i].lo];
+		const git_index_entry *first = &w->e[ix[i].lo];
 		const job *walked;
 		const git_tree_entry *te;
 		bool differs = true;
@@ -680,21 +741,27 @@ static int staged_names(const walker *w, const dname *ix, size_t nix, git_tree *
 	return ret;
 }
 
-/* HEAD against the index for the top-level names that differ (names). */
-static int scan_staged(git_repository *git, git_index *index, git_tree *head,
+/* HEAD against the index for the top-level names that differ (names), the index holding only
+ * their entries. */
+static int scan_staged(git_repository *git, const ss_index_file *ix, git_tree *head,
                        const char *const *names, size_t n, ss_worktree__items *out, ss_error *err)
 {
+	git_index *index = NULL;
 	git_diff *diff = NULL;
 	git_diff_options opts;
 	int rc;
 
 	if (!n)
 		return 0;
+	if (ss_index_file_subset(ix, names, n, true, &index, err) < 0)
+		return -1;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH | GIT_DIFF_INCLUDE_TYPECHANGE;
 	opts.pathspec.strings = (char **)(uintptr_t)names;
 	opts.pathspec.count = n;
-	if ((rc = git_diff_tree_to_index(&diff, git, head, index, &opts)) < 0)
+	rc = git_diff_tree_to_index(&diff, git, head, index, &opts);
+	git_index_free(index);
+	if (rc < 0)
 		return ss_git__error(err, rc, "cannot compare HEAD with the index");
 	for (size_t i = 0, nd = git_diff_num_deltas(diff); i < nd; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
@@ -760,30 +827,53 @@ static int add_untracked(git_repository *git, int top, const char *path, ss_work
 	return ret;
 }
 
-/* Writes the refreshed stat data of the walkers' files back into the index: 1 when written. */
-static int write_refreshed(git_index *index, walker *ws, size_t nw, ss_error *err)
+/*
+ * Writes the refreshed stat data of the walkers' files back into the index through libgit2's
+ * read of it: 1 when written. Not written (0) when the file is no longer the one the walk read:
+ * what was written since stands, and the next status refreshes what it still needs.
+ */
+static int write_refreshed(git_repository *git, const ss_index_file *ix, walker *ws, size_t nw,
+                           ss_error *err)
 {
-	size_t total = 0, racy = 0;
+	size_t todo = 0;
+	git_index *index = NULL;
 	int rc;
 
+	for (size_t k = 0; k < nw; k++)
+		todo += ws[k].racy_clean + ws[k].nref;
+	if (!todo)
+		return 0;
+	if ((rc = git_repository_index(&index, git)) == 0)
+		rc = git_index_read(index, 0);
+	if (rc < 0) {
+		git_index_free(index);
+		return ss_git__error(err, rc, "cannot read the index");
+	}
+	if (memcmp(git_index_checksum(index)->id, ix->checksum, GIT_OID_RAWSZ)) {
+		git_index_free(index);
+		return 0;
+	}
 	for (size_t k = 0; k < nw; k++) {
-		racy += ws[k].racy_clean;
 		for (size_t i = 0; i < ws[k].nref; i++) {
-			git_index_entry copy = *git_index_get_byindex(index, ws[k].ref[i].pos);
+			const git_index_entry *e = git_index_get_byindex(index, ws[k].ref[i].pos);
+			if (!e || strcmp(e->path, ix->entries[ws[k].ref[i].pos].path))
+				continue; /* the same file read twice holds the same entries */
+			git_index_entry copy = *e;
 			ss_git__index_stat(&copy, &ws[k].ref[i].st);
-			if ((rc = git_index_add(index, &copy)) < 0)
-				return ss_git__error(err, rc, "cannot refresh '%s' in the index",
-				                     copy.path);
-			total++;
+			if ((rc = git_index_add(index, &copy)) < 0) {
+				ss_git__error(err, rc, "cannot refresh '%s' in the index",
+				              copy.path);
+				git_index_free(index);
+				return -1;
+			}
 		}
 	}
 	/* written also when it only had racily clean entries (as git's status does): once the
 	 * index is newer than them, the next status trusts their stat data; the write zeroes the
 	 * size of an entry still racy and changed, so that it is hashed next time. When a git
 	 * command holds index.lock, the same status stands without the write */
-	if (!total && !racy)
-		return 0;
 	rc = git_index_write(index);
+	git_index_free(index);
 	if (rc < 0 && rc != GIT_ELOCKED)
 		return ss_git__error(err, rc, "cannot write the index");
 	return rc == 0;
@@ -820,24 +910,24 @@ static void walker_release(walker *w)
 /* Writes the next directory cache when it differs from the one read (changed: the staged
  * names are new, or the index's checksum is). */
 static int save_cache(const char *path, const ss_worktree__dircache *was, walker *ws,
-                      git_index *index, const unsigned char *head, const char *const *staged,
-                      size_t nstaged, bool changed, ss_error *err)
+                      const unsigned char *index_sum, const unsigned char *head,
+                      const char *const *staged, size_t nstaged, bool changed, ss_error *err)
 {
 	const ss_buf *parts[WORKERS];
 
 	for (size_t k = 0; k < WORKERS; k++)
 		parts[k] = &ws[k].keep;
-	return ss_worktree__dircache_save(path, was, git_index_checksum(index)->id, head, staged,
-	                                  nstaged, parts, WORKERS, changed, err);
+	return ss_worktree__dircache_save(path, was, index_sum, head, staged, nstaged, parts,
+	                                  WORKERS, changed, err);
 }
 
-int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, const char *cache_path,
-                      bool refresh, ss_worktree__items *out, ss_error *err)
+int ss_worktree__scan(git_repository *git, const ss_index_file *index, git_tree *head,
+                      const char *cache_path, bool refresh, ss_worktree__items *out, ss_error *err)
 {
 	walker ws[WORKERS];
 	const char *workdir = git_repository_workdir(git);
-	const git_index_entry **e;
-	size_t ne = git_index_entrycount(index), nix = 0;
+	const git_index_entry *e = index->entries;
+	size_t ne = index->count, nix = 0;
 	ss_worktree__items found = {0};
 	ss_worktree__dircache *cache = NULL;
 	const char *const *staged = NULL;
@@ -846,7 +936,7 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 	unsigned char head_id[GIT_OID_RAWSZ] = {0};
 	bool staged_known;
 	ss_buf prefix = SS_BUF_INIT;
-	struct timespec stamp = {0, 0}, now;
+	struct timespec now;
 	pthread_t thread;
 	bool threaded = false, cache_on = false;
 	dname *ix = NULL;
@@ -862,15 +952,12 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 			close(top);
 		return ret;
 	}
-	e = ss_xcalloc(ne ? ne : 1, sizeof(*e));
-	for (size_t i = 0; i < ne; i++)
-		e[i] = git_index_get_byindex(index, i);
 	if (cache_path && cache_on)
 		cache = ss_worktree__dircache_load(cache_path);
 	if (head)
 		memcpy(head_id, git_tree_id(head)->id, sizeof(head_id));
-	staged_known = ss_worktree__dircache_staged(cache, git_index_checksum(index)->id, head_id,
-	                                            &staged, &nstaged);
+	staged_known =
+	    ss_worktree__dircache_staged(cache, index->checksum, head_id, &staged, &nstaged);
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(ws, 0, sizeof(ws));
 	for (size_t k = 0; k < WORKERS; k++) {
@@ -880,14 +967,8 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 		ws[k].top = top;
 		ws[k].cache = cache;
 		ws[k].began = now;
+		ws[k].stamp = index->mtime;
 	}
-	if (git_index_path(index)) {
-		struct stat ist;
-		if (stat(git_index_path(index), &ist) == 0)
-			stamp = ss_platform_mtime(&ist);
-	}
-	for (size_t k = 0; k < WORKERS; k++)
-		ws[k].stamp = stamp;
 	/* the top level here: its files checked, its directories left to the walkers */
 	ws[0].deferring = true;
 	walk_dir(&ws[0], &prefix, 0, ne, &st);
@@ -908,6 +989,15 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 			             strerror(ws[k].errnum));
 			goto out;
 		}
+	/* a top-level directory removed or replaced while the walk ran, after the cache said
+	 * what the top holds: what else the top holds now is not known, libgit2 says */
+	for (size_t k = 0; k < WORKERS; k++)
+		if (ws[0].top_known && ws[k].top_missed) {
+			ret = 1;
+			goto out;
+		}
+	if (ws[0].top_known)
+		ss_worktree__dircache_keep(cache, ws[0].top_slot);
 	for (size_t k = 0; k < WORKERS; k++) {
 		gather(&ws[k], &ws[0], &found);
 		found.dirs_read += ws[k].dirs_read;
@@ -925,12 +1015,12 @@ int ss_worktree__scan(git_repository *git, git_index *index, git_tree *head, con
 		staged = (const char *const *)computed;
 	}
 	if (scan_staged(git, index, head, staged, nstaged, &found, err) < 0 ||
-	    (refresh && (rc = write_refreshed(index, ws, WORKERS, err)) < 0))
+	    (refresh && (rc = write_refreshed(git, index, ws, WORKERS, err)) < 0))
 		goto out;
 	/* a cache that cannot be written costs the next status its reads, nothing else */
 	if (refresh && cache) {
 		ss_error ignored;
-		save_cache(cache_path, cache, ws, index, head_id, staged, nstaged,
+		save_cache(cache_path, cache, ws, index->checksum, head_id, staged, nstaged,
 		           !staged_known || rc == 1, &ignored);
 	}
 	*out = found;
@@ -943,7 +1033,6 @@ out:
 	ss_worktree__dircache_free(cache);
 	ss_git__strings_free(computed, computed ? nstaged : 0);
 	free(ix);
-	free(e);
 	ss_buf_release(&prefix);
 	close(top);
 	return ret;

@@ -29,23 +29,19 @@ static size_t top_len(const char *path, bool *file)
 }
 
 /* Stage-0 index entries at name (a file) or below name/ (a directory). */
-static size_t index_count(git_index *index, const char *name, bool file)
+static size_t index_count(const ss_index_file *ix, const char *name, bool file)
 {
 	ss_buf prefix = SS_BUF_INIT;
-	size_t pos, n = 0, total = git_index_entrycount(index);
+	size_t len = strlen(name), i, n = 0;
 
-	if (file)
-		return git_index_get_bypath(index, name, 0) ? 1 : 0;
-	ss_buf_printf(&prefix, "%s/", name);
-	if (git_index_find_prefix(&pos, index, prefix.ptr) == 0) {
-		for (; pos < total; pos++) {
-			const git_index_entry *e = git_index_get_byindex(index, pos);
-			if (strncmp(e->path, prefix.ptr, prefix.len) != 0)
-				break;
-			if (git_index_entry_stage(e) == 0)
-				n++;
-		}
+	if (file) {
+		i = ss_index_file_find(ix, name, len + 1);
+		return i < ix->count && !strcmp(ix->entries[i].path, name);
 	}
+	ss_buf_printf(&prefix, "%s/", name);
+	for (i = ss_index_file_find(ix, prefix.ptr, prefix.len);
+	     i < ix->count && !strncmp(ix->entries[i].path, prefix.ptr, prefix.len); i++)
+		n++;
 	ss_buf_release(&prefix);
 	return n;
 }
@@ -92,9 +88,10 @@ static ss_conflict_kind conflict_kind(git_index *index, const char *path)
 	return SS_CONFLICT_OTHER;
 }
 
-/* Fills e from the items [lo, hi) that share its top-level name. */
+/* Fills e from the items [lo, hi) that share its top-level name: ix, the index's stage-0
+ * entries; index, libgit2's read of it when it listed the items (the walk lists no conflict). */
 static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t hi, git_tree *head,
-                       git_index *index)
+                       const ss_index_file *ix, git_index *index)
 {
 	const unsigned idx = GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
 	                     GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED |
@@ -114,7 +111,7 @@ static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t 
 		if (f & GIT_STATUS_CONFLICTED) {
 			ss_conflict *c = &e->conflicts[e->nconflicts++];
 			c->path = ss_xstrdup(items[i].path);
-			c->kind = conflict_kind(index, items[i].path);
+			c->kind = index ? conflict_kind(index, items[i].path) : SS_CONFLICT_OTHER;
 		}
 		any_idx |= (f & idx) != 0;
 		any_wt |= (f & wt) != 0;
@@ -124,7 +121,7 @@ static void fill_entry(ss_status_entry *e, const item *items, size_t lo, size_t 
 	}
 	in_head = head && git_tree_entry_bypath(&te, head, e->name) == 0;
 	git_tree_entry_free(te);
-	in_index = index_count(index, e->name, e->file);
+	in_index = index_count(ix, e->name, e->file);
 	if (any_idx)
 		e->staged = kind_of(in_head, in_index > 0);
 	if (any_wt)
@@ -189,6 +186,8 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
                              ss_status *out, ss_error *err)
 {
 	git_repository *git = ss_repo__git(repo);
+	const ss_index_file *ix = NULL;
+	ss_index_file view = {0}; /* libgit2's entries, when it lists the changes */
 	git_index *index = NULL;
 	git_tree *head = NULL;
 	ss_worktree__items found = {0};
@@ -202,20 +201,30 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 	ret = ss_git__head_tree(&head, repo, err);
 	if (ret < 0)
 		goto out;
-	rc = git_repository_index(&index, git);
-	if (rc == 0)
-		rc = git_index_read(index, 0);
-	if (rc < 0) {
-		ret = ss_git__error(err, rc, "cannot read the index");
-		goto out;
-	}
 	ss_fs_join(&cache, ss_repo_statedir(repo), "dircache");
-	ret = (flags & SS_STATUS__LIBGIT2)
-	          ? 1
-	          : ss_worktree__scan(git, index, head, cache.ptr, (flags & SS_STATUS_REFRESH) != 0,
+	if (!(flags & SS_STATUS__LIBGIT2))
+		ix = ss_index_file_get(repo);
+	ret = !ix ? 1
+	          : ss_worktree__scan(git, ix, head, cache.ptr, (flags & SS_STATUS_REFRESH) != 0,
 	                              &found, err);
-	if (ret == 1)
+	if (ret == 1) {
+		rc = git_repository_index(&index, git);
+		if (rc == 0)
+			rc = git_index_read(index, 0);
+		if (rc < 0) {
+			ret = ss_git__error(err, rc, "cannot read the index");
+			goto out;
+		}
 		ret = libgit2_items(git, index, flags, &found, err);
+		/* its stage-0 entries, as the walk's are, once it wrote what it refreshed */
+		view.entries = ss_xcalloc(git_index_entrycount(index) + 1, sizeof(*view.entries));
+		for (size_t i = 0; i < git_index_entrycount(index); i++) {
+			const git_index_entry *ie = git_index_get_byindex(index, i);
+			if (git_index_entry_stage(ie) == 0)
+				view.entries[view.count++] = *ie;
+		}
+		ix = &view;
+	}
 	if (ret < 0)
 		goto out;
 	/* one item per path, its flags or'ed (libgit2 lists each path once already) */
@@ -249,7 +258,7 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 		while (j < n && strncmp(items[j].path, e->name, len) == 0 &&
 		       (items[j].path[len] == '/' || items[j].path[len] == '\0'))
 			j++;
-		fill_entry(e, items, i, j, head, index);
+		fill_entry(e, items, i, j, head, ix, index);
 		i = j;
 	}
 	st.merging = git_repository_state(git) == GIT_REPOSITORY_STATE_MERGE;
@@ -268,6 +277,7 @@ out:
 	free(items);
 	ss_worktree__items_release(&found);
 	ss_buf_release(&cache);
+	ss_index_file_release(&view);
 	git_index_free(index);
 	git_tree_free(head);
 	return ret;

@@ -780,8 +780,9 @@ static void test_worktree__diff_text_and_stat(void **state)
 	assert_non_null(strstr(out.ptr, "--- a/alpha/SKILL.md\n+++ b/alpha/SKILL.md\n"));
 	assert_non_null(strstr(out.ptr, "\n-alpha 2\n+alpha two\n+alpha 3\n"));
 	assert_null(strstr(out.ptr, "beta"));
-	assert_int_equal(
-	    ss_worktree_diff_stat(repo, SS_DIFF_INDEX_WORKDIR, NULL, NULL, NULL, 0, &ch, &err), 0);
+	assert_int_equal(ss_worktree_diff_stat(repo, SS_DIFF_INDEX_WORKDIR, NULL, NULL, NULL, 0,
+	                                       &ch, NULL, &err),
+	                 0);
 	assert_int_equal(ch.count, 2);
 	assert_string_equal(ch.items[0].path, "alpha/SKILL.md");
 	assert_int_equal(ch.items[0].added_lines, 2);
@@ -817,7 +818,7 @@ static void test_worktree__diff_literal_paths(void **state)
 	ss_buf_printf(&path, "%s/gamma/SKILL.md", dir);
 	assert_int_equal(unlink(path.ptr), 0);
 	assert_int_equal(ss_worktree_diff_stat(repo, SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL, NULL,
-	                                       NULL, names, 4, &ch, &err),
+	                                       NULL, names, 4, &ch, NULL, &err),
 	                 0);
 	assert_int_equal(ch.count, 4);
 	assert_string_equal(ch.items[0].path, "a*/SKILL.md");

@@ -1,0 +1,356 @@
+/*
+ * index_file.c: git's index file read by skillsync itself (see ss_index_file in
+ * worktree_priv.h): versions 2, 3 and 4, one pass over the file, the entries in one array.
+ *
+ * The file (git's Documentation/gitformat-index.txt): "DIRC", the version and the number of
+ * entries (32-bit, big-endian); the entries, sorted by path: ten 32-bit stat fields (ctime
+ * seconds and nanoseconds, mtime seconds and nanoseconds, dev, ino, mode, uid, gid, size), the
+ * object id, 16 bits of flags (assume-valid, extended, the stage, the path's length up to
+ * 0xfff), 16 more when extended (version 3 on), then the path: NUL-terminated and padded with
+ * NULs to a multiple of 8 bytes (versions 2 and 3), or, in version 4, as the number of bytes
+ * to drop from the previous entry's path (a varint) and what follows them, NUL-terminated;
+ * then the extensions (a 4-byte signature and a 32-bit size each); then the SHA-1 of all that
+ * (zeros when index.skipHash is set: such a file is left to libgit2).
+ */
+#include "core/git/worktree_priv.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/git/git_priv.h"
+#include "core/util/buf.h"
+#include "core/util/fs.h"
+#include "core/util/mem.h"
+#include "core/util/platform.h"
+
+#define HEADER  12
+#define TRAILER 20
+#define FIXED   62 /* an entry's bytes before its path, without the extended flags */
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint16_t get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Whether path is one git would write: not empty, relative, no empty, "." or ".." part. */
+static bool plain_path(const char *path, size_t len)
+{
+	size_t start = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && path[i] != '/')
+			continue;
+		size_t n = i - start;
+		if (n == 0 || (n == 1 && path[start] == '.') ||
+		    (n == 2 && path[start] == '.' && path[start + 1] == '.'))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+/* Version 4's prefix length: git's varint (each continuation adds one before the shift). */
+static bool get_varint(const unsigned char **p, const unsigned char *end, size_t *out)
+{
+	size_t v;
+	unsigned char c;
+
+	if (*p >= end)
+		return false;
+	c = *(*p)++;
+	v = c & 127;
+	while (c & 128) {
+		if (*p >= end || v > (SIZE_MAX >> 8))
+			return false;
+		c = *(*p)++;
+		v = ((v + 1) << 7) | (c & 127);
+	}
+	*out = v;
+	return true;
+}
+
+/* Whether the extensions in [p, end) are all ones an entry's meaning does not depend on:
+ * optional ones (an upper-case first letter), but a split index's ("link") and a sparse
+ * index's ("sdir") are not. */
+static bool known_extensions(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end) {
+		if (end - p < 8)
+			return false;
+		uint32_t size = get32(p + 4);
+		if (p[0] < 'A' || p[0] > 'Z' || (size_t)(end - p - 8) < size)
+			return false;
+		p += 8 + size;
+	}
+	return true;
+}
+
+/* Whether the file's checksum is the SHA-1 of its bytes: zeros (index.skipHash) are not, the
+ * directory cache tells one index from the next by it. */
+static bool checksum_ok(const unsigned char *data, size_t len, const unsigned char *want)
+{
+	unsigned char got[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	return EVP_Digest(data, len, got, &n, EVP_sha1(), NULL) == 1 && n == TRAILER &&
+	       !memcmp(got, want, TRAILER);
+}
+
+/* Parses the index file's len bytes at base into ix: false when it is not a file this reader
+ * knows through and through. */
+static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
+{
+	const unsigned char *p, *end;
+	size_t *offs, prev = 0, prev_len = 0;
+	uint32_t version, count;
+	ss_buf *paths = &ix->paths, last = SS_BUF_INIT;
+
+	if (len < HEADER + TRAILER || memcmp(base, "DIRC", 4))
+		return false;
+	version = get32(base + 4);
+	count = get32(base + 8);
+	end = base + len - TRAILER;
+	if (version < 2 || version > 4 || count > (len - HEADER) / FIXED + 1 ||
+	    !checksum_ok(base, len - TRAILER, end))
+		return false;
+	ix->entries = ss_xcalloc(count ? count : 1, sizeof(*ix->entries));
+	offs = ss_xcalloc(count ? count : 1, sizeof(*offs));
+	p = base + HEADER;
+	for (uint32_t i = 0; i < count; i++) {
+		git_index_entry *e = &ix->entries[i];
+		size_t fixed = FIXED, plen;
+		const unsigned char *name, *nul;
+
+		if ((size_t)(end - p) < FIXED)
+			goto bad;
+		e->ctime.seconds = (int32_t)get32(p);
+		e->ctime.nanoseconds = get32(p + 4);
+		e->mtime.seconds = (int32_t)get32(p + 8);
+		e->mtime.nanoseconds = get32(p + 12);
+		e->dev = get32(p + 16);
+		e->ino = get32(p + 20);
+		e->mode = get32(p + 24);
+		e->uid = get32(p + 28);
+		e->gid = get32(p + 32);
+		e->file_size = get32(p + 36);
+		memcpy(e->id.id, p + 40, GIT_OID_RAWSZ);
+		e->flags = get16(p + 60);
+		if (e->flags & GIT_INDEX_ENTRY_STAGEMASK)
+			goto bad; /* a conflict */
+		if (e->flags & GIT_INDEX_ENTRY_EXTENDED) {
+			if (version < 3 || (size_t)(end - p) < FIXED + 2)
+				goto bad;
+			e->flags_extended = get16(p + 62);
+			fixed += 2;
+		}
+		name = p + fixed;
+		offs[i] = paths->len;
+		if (version == 4) {
+			size_t strip;
+			if (!get_varint(&name, end, &strip) || strip > prev_len)
+				goto bad;
+			nul = memchr(name, '\0', (size_t)(end - name));
+			if (!nul)
+				goto bad;
+			/* the previous path is copied out first: the pool may move as it grows */
+			ss_buf_truncate(&last, prev_len - strip);
+			ss_buf_put(&last, name, (size_t)(nul - name));
+			ss_buf_put(paths, last.ptr, last.len + 1);
+			p = nul + 1;
+		} else {
+			nul = memchr(name, '\0', (size_t)(end - name));
+			if (!nul)
+				goto bad;
+			size_t entry = (fixed + (size_t)(nul - name) + 8) & ~(size_t)7;
+			if ((size_t)(end - p) < entry)
+				goto bad;
+			ss_buf_put(paths, name, (size_t)(nul - name) + 1);
+			p += entry;
+		}
+		plen = paths->len - offs[i] - 1;
+		/* the 12 bits of length say the path's, up to 0xfff */
+		if ((e->flags & 0xfff) != (plen < 0xfff ? plen : 0xfff) ||
+		    !plain_path(paths->ptr + offs[i], plen) ||
+		    (i && strcmp(paths->ptr + prev, paths->ptr + offs[i]) >= 0))
+			goto bad; /* out of order, twice the same path (stages) or not a path */
+		prev = offs[i];
+		prev_len = plen;
+	}
+	if (!known_extensions(p, end))
+		goto bad;
+	for (uint32_t i = 0; i < count; i++)
+		ix->entries[i].path = paths->ptr + offs[i];
+	ix->count = count;
+	free(offs);
+	ss_buf_release(&last);
+	return true;
+bad:
+	free(offs);
+	ss_buf_release(&last);
+	return false;
+}
+
+int ss_index_file_read(const char *path, ss_index_file *out)
+{
+	ss_buf data = SS_BUF_INIT;
+	struct stat st;
+	ss_error ignored;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	ss_buf_init(&out->paths);
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0 : 1; /* no index yet: empty */
+	/* the stamp taken before the read: an entry written after it counts as racy */
+	out->mtime = ss_platform_mtime(&st);
+	ok = ss_fs_read_file(&data, path, 0, &ignored) == 0 &&
+	     parse(out, (const unsigned char *)data.ptr, data.len);
+	if (ok)
+		memcpy(out->checksum, data.ptr + data.len - TRAILER, TRAILER);
+	ss_buf_release(&data);
+	if (!ok)
+		ss_index_file_release(out);
+	return ok ? 0 : 1;
+}
+
+size_t ss_index_file_find(const ss_index_file *ix, const char *path, size_t len)
+{
+	size_t lo = 0, hi = ix->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *p = ix->entries[mid].path;
+		int c = strncmp(p, path, len);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Marks in pick the entries at or below each of the names, taken literally. */
+static void pick_literal(const ss_index_file *ix, const char *const *names, size_t n,
+                         unsigned char *pick)
+{
+	ss_buf dir = SS_BUF_INIT;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t len = strlen(names[k]), i = ss_index_file_find(ix, names[k], len + 1);
+		if (i < ix->count && !strcmp(ix->entries[i].path, names[k]))
+			pick[i] = 1;
+		ss_buf_clear(&dir);
+		ss_buf_printf(&dir, "%s/", names[k]);
+		for (i = ss_index_file_find(ix, dir.ptr, dir.len);
+		     i < ix->count && !strncmp(ix->entries[i].path, dir.ptr, dir.len); i++)
+			pick[i] = 1;
+	}
+	ss_buf_release(&dir);
+}
+
+int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size_t n, bool literal,
+                         git_index **out, ss_error *err)
+{
+	unsigned char *pick = ss_xcalloc(ix->count ? ix->count : 1, 1);
+	git_pathspec *ps = NULL;
+	git_strarray spec = {(char **)(uintptr_t)names, n};
+	int rc;
+
+	*out = NULL;
+	if (literal)
+		pick_literal(ix, names, n, pick);
+	else if ((rc = git_pathspec_new(&ps, &spec)) < 0)
+		goto fail;
+	for (size_t i = 0; ps && i < ix->count; i++)
+		pick[i] = (unsigned char)git_pathspec_matches_path(ps, 0, ix->entries[i].path);
+	if ((rc = git_index_new(out)) < 0)
+		goto fail;
+	/* in the index's order: each added at the end of libgit2's sorted entries */
+	for (size_t i = 0; i < ix->count; i++) {
+		if (!pick[i])
+			continue;
+		git_index_entry e = ix->entries[i];
+		memset(&e.ctime, 0, sizeof(e.ctime));
+		memset(&e.mtime, 0, sizeof(e.mtime));
+		e.dev = e.ino = e.uid = e.gid = e.file_size = 0;
+		if ((rc = git_index_add(*out, &e)) < 0)
+			goto fail;
+	}
+	git_pathspec_free(ps);
+	free(pick);
+	return 0;
+fail:
+	git_pathspec_free(ps);
+	free(pick);
+	git_index_free(*out);
+	*out = NULL;
+	return ss_git__error(err, rc, "cannot read the index");
+}
+
+void ss_index_file_release(ss_index_file *ix)
+{
+	free(ix->entries);
+	ss_buf_release(&ix->paths);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* The index a repository keeps (ss_repo__index_slot): the read and the stat data it is of. */
+struct ss_index_kept {
+	ss_index_file ix;
+	bool read; /* false: left to libgit2 */
+	bool exists;
+	struct stat st;
+};
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	struct timespec am = ss_platform_mtime(a), bm = ss_platform_mtime(b);
+	struct timespec ac = ss_platform_ctime(a), bc = ss_platform_ctime(b);
+
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       am.tv_sec == bm.tv_sec && am.tv_nsec == bm.tv_nsec && ac.tv_sec == bc.tv_sec &&
+	       ac.tv_nsec == bc.tv_nsec;
+}
+
+const ss_index_file *ss_index_file_get(ss_repo *repo)
+{
+	ss_index_kept **slot = ss_repo__index_slot(repo), *k = *slot;
+	ss_buf path = SS_BUF_INIT;
+	struct stat st;
+	bool exists;
+
+	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
+	exists = stat(path.ptr, &st) == 0;
+	if (k && k->exists == exists && (!exists || same_file(&k->st, &st))) {
+		ss_buf_release(&path);
+		return k->read ? &k->ix : NULL;
+	}
+	ss_index_kept_free(k);
+	k = *slot = ss_xcalloc(1, sizeof(*k));
+	k->exists = exists;
+	k->st = st;
+	/* a write between the stat and the read leaves the stat data older than the bytes: the
+	 * next call reads the file again */
+	k->read = ss_index_file_read(path.ptr, &k->ix) == 0;
+	ss_buf_release(&path);
+	return k->read ? &k->ix : NULL;
+}
+
+void ss_index_kept_free(ss_index_kept *k)
+{
+	if (!k)
+		return;
+	ss_index_file_release(&k->ix);
+	free(k);
+}
