@@ -36,7 +36,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/dist/systemd/skillsync-pull@.service
               ${PROJECT_SOURCE_DIR}/dist/systemd/skillsync-pull@.timer
         DESTINATION lib/systemd/user)
 
-# cpack -G DEB: the runtime dependencies come from dpkg-shlibdeps over the binary (dpkg-dev).
+# cpack -G DEB: the runtime dependencies come from dpkg-shlibdeps over the binary (dpkg-dev),
+# and libcurl's package besides: the binary loads libcurl.so.4 when it first talks to the
+# network (sync/net/curl.c), so the binary's own list does not name it.
 set(CPACK_PACKAGE_NAME skillsync)
 set(CPACK_PACKAGE_VENDOR skillsync)
 set(CPACK_PACKAGE_CONTACT "skillsync maintainers <skillsync@invalid>")
@@ -50,6 +52,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= ${LIBCURL_VERSION})")
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "git, man-db, bash-completion")

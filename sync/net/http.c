@@ -54,21 +54,21 @@ int ss_http_new(ss_http **out, const ss_http_options *opts, ss_error *err)
 {
 	ss_http *h;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
+	if (!ss_curl_load(err))
+		return -1;
 	h = ss_xcalloc(1, sizeof(*h));
 	if (opts)
 		h->opts = *opts;
 	fill_defaults(&h->opts);
-	h->share = curl_share_init();
-	h->easy = curl_easy_init();
+	h->share = ss_curl_fns()->share_init();
+	h->easy = ss_curl_fns()->easy_init();
 	if (!h->share || !h->easy) {
 		ss_http_free(h);
 		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
 	}
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	ss_curl_fns()->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	ss_curl_fns()->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	ss_curl_fns()->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 	*out = h;
 	return 0;
 }
@@ -78,11 +78,10 @@ void ss_http_free(ss_http *h)
 	if (!h)
 		return;
 	if (h->easy)
-		curl_easy_cleanup(h->easy);
+		ss_curl_fns()->easy_cleanup(h->easy);
 	if (h->share)
-		curl_share_cleanup(h->share);
+		ss_curl_fns()->share_cleanup(h->share);
 	free(h);
-	curl_global_cleanup();
 }
 
 void ss_http_get_stats(const ss_http *h, ss_http_stats *out)
@@ -164,7 +163,7 @@ long ss_http_retry_wait_s(const char *retry_after, const char *ratelimit_reset, 
 		if (v >= 0)
 			return v > MAX_WAIT_S ? MAX_WAIT_S : (long)v;
 		/* An HTTP date: the wait is until then. */
-		time_t when = curl_getdate(retry_after, NULL);
+		time_t when = ss_curl_fns()->getdate(retry_after, NULL);
 		if (when != (time_t)-1)
 			return until((long long)when, now);
 	}
@@ -230,7 +229,8 @@ static size_t on_write(char *data, size_t size, size_t n, void *user)
 	ss_http_xfer *x = user;
 	long status = 0;
 
-	if (x->fd > 0 && curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+	if (x->fd > 0 &&
+	    ss_curl_fns()->easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
 	    status >= 200 && status < 300)
 		return write_file(x, data, size * n);
 	if (ss_buf_put(&x->resp->body, data, size * n) < 0) {
@@ -301,48 +301,49 @@ int ss_http__setup(ss_http *h, CURL *c, const ss_http_request *req, ss_http_xfer
 		return ss_error_set(err, SS_ERROR,
 		                    "cannot empty the file for the answer of '%s': %s", req->url,
 		                    strerror(errno));
-	curl_easy_setopt(c, CURLOPT_URL, req->url);
-	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, req->once ? 1L : 0L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->opts.timeout_ms);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->opts.low_speed_time_s);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "skillsync/" SS_VERSION);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_URL, req->url);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_SHARE, h->share);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	ss_curl_fns()->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_FRESH_CONNECT, req->once ? 1L : 0L);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_TIMEOUT_MS, h->opts.timeout_ms);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->opts.low_speed_time_s);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_ERRORBUFFER, x->errbuf);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_WRITEDATA, x);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_HEADERDATA, x);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_USERAGENT, "skillsync/" SS_VERSION);
 	/* Compression pays across a network, costs CPU on loopback (plain http is loopback). */
 	if (!strncasecmp(req->url, "https:", 6))
-		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-	x->headers = curl_slist_append(x->headers, "Expect:");
+		ss_curl_fns()->easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	x->headers = ss_curl_fns()->slist_append(x->headers, "Expect:");
 	if (req->bearer) {
 		ss_buf_printf(&line, "Authorization: Bearer %s", req->bearer);
-		x->headers = curl_slist_append(x->headers, line.ptr);
+		x->headers = ss_curl_fns()->slist_append(x->headers, line.ptr);
 		/* The token leaves no copy behind in freed memory we own. */
 		ss_buf_clear(&line);
 	}
 	for (size_t i = 0; req->headers && req->headers[i]; i++)
-		x->headers = curl_slist_append(x->headers, req->headers[i]);
+		x->headers = ss_curl_fns()->slist_append(x->headers, req->headers[i]);
 	if (is_post(req)) {
-		curl_easy_setopt(c, CURLOPT_POST, 1L);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-		                 (curl_off_t)(req->body ? req->body_len : 0));
+		ss_curl_fns()->easy_setopt(c, CURLOPT_POST, 1L);
+		ss_curl_fns()->easy_setopt(c, CURLOPT_POSTFIELDS,
+		                           req->body ? (const char *)req->body : "");
+		ss_curl_fns()->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+		                           (curl_off_t)(req->body ? req->body_len : 0));
 		if (req->content_type) {
 			ss_buf_printf(&line, "Content-Type: %s", req->content_type);
-			x->headers = curl_slist_append(x->headers, line.ptr);
+			x->headers = ss_curl_fns()->slist_append(x->headers, line.ptr);
 		}
 	} else {
-		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+		ss_curl_fns()->easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	}
 	ss_buf_release(&line);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, x->headers);
+	ss_curl_fns()->easy_setopt(c, CURLOPT_HTTPHEADER, x->headers);
 	return 0;
 }
 
@@ -353,7 +354,7 @@ void ss_http__xfer_release(ss_http_xfer *x)
 	/* The bearer header line lives in this list: wipe it before freeing. */
 	for (struct curl_slist *l = x->headers; l; l = l->next)
 		ss_secret_wipe(l->data, strlen(l->data));
-	curl_slist_free_all(x->headers);
+	ss_curl_fns()->slist_free_all(x->headers);
 	x->headers = NULL;
 	free(x->fbuf);
 	x->fbuf = NULL;
@@ -397,7 +398,7 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 	h->stats.requests++;
 	if (attempt > 0)
 		h->stats.retries++;
-	curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
+	ss_curl_fns()->easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
 	h->stats.bytes_sent += (uint64_t)up;
 	h->stats.bytes_received += x->resp->body.len + x->resp->file_len;
 	*wait_ms = 0;
@@ -415,9 +416,9 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 		}
 		x->resp->cut = transient(rc) && !not_sent(rc);
 		return ss_error_set(err, SS_ENETWORK, "cannot reach '%s': %s", req->url,
-		                    x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+		                    x->errbuf[0] ? x->errbuf : ss_curl_fns()->easy_strerror(rc));
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	ss_curl_fns()->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	x->resp->status = status;
 	if (status == 429) {
 		long wait_s = ss_http_retry_wait_s(x->retry_after, x->ratelimit_reset, time(NULL));
@@ -443,7 +444,7 @@ int ss_http__decide(ss_http *h, CURL *c, const ss_http_request *req, CURLcode rc
 	}
 	free(x->resp->content_type);
 	x->resp->content_type = NULL;
-	if (curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
+	if (ss_curl_fns()->easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
 		x->resp->content_type = ss_xstrdup(ct);
 	return 0;
 }
@@ -457,10 +458,10 @@ int ss_http_perform(ss_http *h, const ss_http_request *req, ss_http_response *re
 	for (int attempt = 0;; attempt++) {
 		CURLcode rc;
 
-		curl_easy_reset(h->easy);
+		ss_curl_fns()->easy_reset(h->easy);
 		if ((ret = ss_http__setup(h, h->easy, req, &x, resp, err)) < 0)
 			return ret;
-		rc = curl_easy_perform(h->easy);
+		rc = ss_curl_fns()->easy_perform(h->easy);
 		ret = ss_http__decide(h, h->easy, req, rc, &x, attempt, &wait_ms, err);
 		ss_http__xfer_release(&x);
 		if (ret <= 0)

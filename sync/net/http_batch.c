@@ -54,7 +54,7 @@ static void item_free(item *it)
 	if (!it)
 		return;
 	if (it->easy)
-		curl_easy_cleanup(it->easy);
+		ss_curl_fns()->easy_cleanup(it->easy);
 	ss_http__xfer_release(&it->x);
 	ss_http_response_release(&it->resp);
 	free(it->method);
@@ -74,7 +74,7 @@ int ss_http_batch_new(ss_http_batch **out, ss_http *http, int max_parallel, ss_e
 
 	b->http = http;
 	b->max_parallel = max_parallel > 0 ? max_parallel : 8;
-	b->multi = curl_multi_init();
+	b->multi = ss_curl_fns()->multi_init();
 	if (!b->multi) {
 		free(b);
 		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
@@ -105,11 +105,11 @@ void ss_http_batch_free(ss_http_batch *b)
 	}
 	for (it = b->run; it; it = next) {
 		next = it->run_next;
-		curl_multi_remove_handle(b->multi, it->easy);
+		ss_curl_fns()->multi_remove_handle(b->multi, it->easy);
 		item_free(it);
 	}
 	if (b->multi)
-		curl_multi_cleanup(b->multi);
+		ss_curl_fns()->multi_cleanup(b->multi);
 	free(b);
 }
 
@@ -174,9 +174,9 @@ static int start_due(ss_http_batch *b, long long *next_due_ms, ss_error *err)
 			continue;
 		}
 		if (!it->easy)
-			it->easy = curl_easy_init();
+			it->easy = ss_curl_fns()->easy_init();
 		else
-			curl_easy_reset(it->easy);
+			ss_curl_fns()->easy_reset(it->easy);
 		ss_http__xfer_release(&it->x);
 		if (!it->easy) {
 			ss_error e;
@@ -189,8 +189,8 @@ static int start_due(ss_http_batch *b, long long *next_due_ms, ss_error *err)
 
 			ret = deliver(b, it, ret, &e, err);
 		} else {
-			curl_easy_setopt(it->easy, CURLOPT_PRIVATE, (char *)it);
-			curl_multi_add_handle(b->multi, it->easy);
+			ss_curl_fns()->easy_setopt(it->easy, CURLOPT_PRIVATE, (char *)it);
+			ss_curl_fns()->multi_add_handle(b->multi, it->easy);
 			it->run_prev = NULL;
 			it->run_next = b->run;
 			if (b->run)
@@ -216,8 +216,8 @@ static int finish(ss_http_batch *b, CURLMsg *msg, ss_error *err)
 	long wait_ms;
 	int rc;
 
-	curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&it);
-	curl_multi_remove_handle(b->multi, msg->easy_handle);
+	ss_curl_fns()->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&it);
+	ss_curl_fns()->multi_remove_handle(b->multi, msg->easy_handle);
 	if (it->run_prev)
 		it->run_prev->run_next = it->run_next;
 	else
@@ -250,9 +250,9 @@ int ss_http_batch_run(ss_http_batch *b, ss_error *err)
 			return ret;
 		if (!b->running && !b->queue)
 			return 0;
-		if (curl_multi_perform(b->multi, &still) != CURLM_OK)
+		if (ss_curl_fns()->multi_perform(b->multi, &still) != CURLM_OK)
 			return ss_error_set(err, SS_ERROR, "libcurl's multi interface failed");
-		while ((msg = curl_multi_info_read(b->multi, &left))) {
+		while ((msg = ss_curl_fns()->multi_info_read(b->multi, &left))) {
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			if ((ret = finish(b, msg, err)) < 0)
@@ -265,7 +265,7 @@ int ss_http_batch_run(ss_http_batch *b, ss_error *err)
 
 			if (next_due >= 0 && next_due < timeout)
 				timeout = (int)next_due;
-			curl_multi_poll(b->multi, NULL, 0, timeout, NULL);
+			ss_curl_fns()->multi_poll(b->multi, NULL, 0, timeout, NULL);
 		}
 	}
 }

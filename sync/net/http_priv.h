@@ -1,12 +1,11 @@
 /*
- * http_priv.h: what http.c and http_batch.c share; private to the HTTP module (the only
- * place curl.h is included).
+ * http_priv.h: what http.c and http_batch.c share; private to the HTTP module (libcurl's
+ * functions through curl_priv.h).
  */
 #ifndef SS_HTTP_PRIV_H
 #define SS_HTTP_PRIV_H
 
-#include <curl/curl.h>
-
+#include "sync/net/curl_priv.h"
 #include "sync/net/http.h"
 
 struct ss_http {

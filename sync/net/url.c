@@ -3,9 +3,10 @@
 #include "sync/net/url.h"
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <string.h>
 #include <strings.h>
+
+#include "sync/net/curl_priv.h"
 
 bool ss_url_host_is_loopback(const char *host)
 {
@@ -25,9 +26,9 @@ bool ss_url_host_is_loopback(const char *host)
 static bool has_part(CURLU *u, CURLUPart part)
 {
 	char *v = NULL;
-	bool has = curl_url_get(u, part, &v, 0) == CURLUE_OK;
+	bool has = ss_curl_fns()->url_get(u, part, &v, 0) == CURLUE_OK;
 
-	curl_free(v);
+	ss_curl_fns()->free(v);
 	return has;
 }
 
@@ -42,11 +43,13 @@ int ss_url_check(const char *url, ss_error *err)
 	/* the spelling itself first: curl also reads "https:/h" and "https:h" as https URLs */
 	if (strncasecmp(url, "https://", 8) && strncasecmp(url, "http://", 7))
 		return ss_error_set(err, SS_EINVALID, "'%s' is not an http(s) URL", url);
-	u = curl_url();
+	if (!ss_curl_load(err))
+		return -1;
+	u = ss_curl_fns()->url();
 	if (!u)
 		return ss_error_set(err, SS_ERROR, "cannot initialize libcurl");
-	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+	if (ss_curl_fns()->url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
+	    ss_curl_fns()->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
 		ret = ss_error_set(err, SS_EINVALID, "'%s' is not a valid URL", url);
 		goto out;
 	}
@@ -60,7 +63,7 @@ int ss_url_check(const char *url, ss_error *err)
 		goto out;
 	}
 	/* curl reads "https:///x" as host x: a URL with an empty authority has no host. */
-	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host ||
+	if (ss_curl_fns()->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host ||
 	    (sep && sep[3] == '/')) {
 		ret = ss_error_set(err, SS_EINVALID, "'%s' has no host", url);
 		goto out;
@@ -76,8 +79,8 @@ int ss_url_check(const char *url, ss_error *err)
 		                   "http, use https",
 		                   url);
 out:
-	curl_free(scheme);
-	curl_free(host);
-	curl_url_cleanup(u);
+	ss_curl_fns()->free(scheme);
+	ss_curl_fns()->free(host);
+	ss_curl_fns()->url_cleanup(u);
 	return ret;
 }
