@@ -366,6 +366,7 @@ static int quick_check(ss_state *st, ss_buf *why, ss_error *err)
 int ss_state__open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
 {
 	struct stat sb;
+	bool checked;
 
 	if (sqlite3_open_v2(st->path, &st->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
@@ -376,13 +377,15 @@ int ss_state__open_db(ss_state *st, bool check, ss_buf *why, ss_error *err)
 	if (stat(st->path, &sb) == 0 && (sb.st_mode & 07777) != 0600)
 		chmod(st->path, 0600);
 	sqlite3_busy_timeout(st->db, 5000);
-	if ((check && !stamp_matches(st) && quick_check(st, why, err) < 0) ||
+	checked = check && stamp_matches(st);
+	if ((check && !checked && quick_check(st, why, err) < 0) ||
 	    exec_script(st, "PRAGMA foreign_keys = ON", err) < 0 || migrate(st, err) < 0 ||
 	    ss_state_reload(st, err) < 0) {
 		damage_from_sqlite(st, why);
 		return -1;
 	}
-	if (check)
+	/* written when the file passed the check now, or a migration wrote it since */
+	if (check && !(checked && stamp_matches(st)))
 		stamp_write(st);
 	return 0;
 }
