@@ -15,11 +15,14 @@
 #include "core/git/worktree_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/git/git_priv.h"
 #include "core/util/buf.h"
@@ -112,7 +115,8 @@ static bool checksum_ok(const unsigned char *data, size_t len, const unsigned ch
 static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 {
 	const unsigned char *p, *end;
-	size_t *offs, prev = 0, prev_len = 0;
+	size_t *offs = NULL, prev_len = 0;
+	const char *prev_path = NULL;
 	uint32_t version, count;
 	ss_buf *paths = &ix->paths, last = SS_BUF_INIT;
 
@@ -124,8 +128,9 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 	if (version < 2 || version > 4 || count > (len - HEADER) / FIXED + 1 ||
 	    !checksum_ok(base, len - TRAILER, end))
 		return false;
-	ix->entries = ss_xcalloc(count ? count : 1, sizeof(*ix->entries));
-	offs = ss_xcalloc(count ? count : 1, sizeof(*offs));
+	ix->entries = ss_xmalloc((count ? count : 1) * sizeof(*ix->entries));
+	if (version == 4) /* the paths' offsets in the pool, until it stops moving */
+		offs = ss_xmalloc((count ? count : 1) * sizeof(*offs));
 	p = base + HEADER;
 	for (uint32_t i = 0; i < count; i++) {
 		git_index_entry *e = &ix->entries[i];
@@ -148,6 +153,7 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 		e->flags = get16(p + 60);
 		if (e->flags & GIT_INDEX_ENTRY_STAGEMASK)
 			goto bad; /* a conflict */
+		e->flags_extended = 0;
 		if (e->flags & GIT_INDEX_ENTRY_EXTENDED) {
 			if (version < 3 || (size_t)(end - p) < FIXED + 2)
 				goto bad;
@@ -155,41 +161,42 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 			fixed += 2;
 		}
 		name = p + fixed;
-		offs[i] = paths->len;
 		if (version == 4) {
+			offs[i] = paths->len;
 			size_t strip;
 			if (!get_varint(&name, end, &strip) || strip > prev_len)
 				goto bad;
 			nul = memchr(name, '\0', (size_t)(end - name));
 			if (!nul)
 				goto bad;
-			/* the previous path is copied out first: the pool may move as it grows */
+			/* built apart first: the pool moves as it grows */
 			ss_buf_truncate(&last, prev_len - strip);
 			ss_buf_put(&last, name, (size_t)(nul - name));
 			ss_buf_put(paths, last.ptr, last.len + 1);
+			plen = last.len;
 			p = nul + 1;
-		} else {
+		} else { /* the path in the file itself, NUL-terminated there */
 			nul = memchr(name, '\0', (size_t)(end - name));
 			if (!nul)
 				goto bad;
 			size_t entry = (fixed + (size_t)(nul - name) + 8) & ~(size_t)7;
 			if ((size_t)(end - p) < entry)
 				goto bad;
-			ss_buf_put(paths, name, (size_t)(nul - name) + 1);
+			e->path = (const char *)name;
+			plen = (size_t)(nul - name);
 			p += entry;
 		}
-		plen = paths->len - offs[i] - 1;
+		const char *path = version == 4 ? paths->ptr + offs[i] : e->path;
 		/* the 12 bits of length say the path's, up to 0xfff */
 		if ((e->flags & 0xfff) != (plen < 0xfff ? plen : 0xfff) ||
-		    !plain_path(paths->ptr + offs[i], plen) ||
-		    (i && strcmp(paths->ptr + prev, paths->ptr + offs[i]) >= 0))
+		    !plain_path(path, plen) || (i && strcmp(prev_path, path) >= 0))
 			goto bad; /* out of order, twice the same path (stages) or not a path */
-		prev = offs[i];
+		prev_path = path;
 		prev_len = plen;
 	}
 	if (!known_extensions(p, end))
 		goto bad;
-	for (uint32_t i = 0; i < count; i++)
+	for (uint32_t i = 0; version == 4 && i < count; i++)
 		ix->entries[i].path = paths->ptr + offs[i];
 	ix->count = count;
 	free(offs);
@@ -201,27 +208,46 @@ bad:
 	return false;
 }
 
-int ss_index_file_read(const char *path, ss_index_file *out)
+/* Reads the index open at fd, of stat data st, into out (see ss_index_file_read). */
+static int read_fd(int fd, const struct stat *st, ss_index_file *out)
 {
-	ss_buf data = SS_BUF_INIT;
-	struct stat st;
-	ss_error ignored;
-	bool ok;
+	void *map;
 
 	memset(out, 0, sizeof(*out));
 	ss_buf_init(&out->paths);
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? 0 : 1; /* no index yet: empty */
-	/* the stamp taken before the read: an entry written after it counts as racy */
-	out->mtime = ss_platform_mtime(&st);
-	ok = ss_fs_read_file(&data, path, 0, &ignored) == 0 &&
-	     parse(out, (const unsigned char *)data.ptr, data.len);
-	if (ok)
-		memcpy(out->checksum, data.ptr + data.len - TRAILER, TRAILER);
-	ss_buf_release(&data);
-	if (!ok)
+	out->st = *st;
+	/* the stat data of the file read: an entry written in its second or after counts as
+	 * racy */
+	out->mtime = ss_platform_mtime(st);
+	if (st->st_size < HEADER + TRAILER)
+		return 1;
+	/* mapped, as git maps it: git replaces the file by a rename, never rewrites it */
+	map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return 1;
+	out->map = map;
+	out->maplen = (size_t)st->st_size;
+	if (!parse(out, map, out->maplen)) {
 		ss_index_file_release(out);
-	return ok ? 0 : 1;
+		return 1;
+	}
+	memcpy(out->checksum, (const unsigned char *)map + out->maplen - TRAILER, TRAILER);
+	return 0;
+}
+
+int ss_index_file_read(const char *path, ss_index_file *out)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		memset(out, 0, sizeof(*out));
+		ss_buf_init(&out->paths);
+		return errno == ENOENT ? 0 : 1; /* no index yet: empty */
+	}
+	rc = fstat(fd, &st) == 0 ? read_fd(fd, &st, out) : 1;
+	close(fd);
+	return rc;
 }
 
 size_t ss_index_file_find(const ss_index_file *ix, const char *path, size_t len)
@@ -302,25 +328,32 @@ void ss_index_file_release(ss_index_file *ix)
 {
 	free(ix->entries);
 	ss_buf_release(&ix->paths);
+	if (ix->map)
+		munmap(ix->map, ix->maplen);
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* The index a repository keeps (ss_repo__index_slot): the read and the stat data it is of. */
+/* The index a repository keeps (ss_repo__index_slot). */
 struct ss_index_kept {
 	ss_index_file ix;
 	bool read; /* false: left to libgit2 */
 	bool exists;
-	struct stat st;
 };
 
-static bool same_file(const struct stat *a, const struct stat *b)
+/* Whether the file open at fd, of stat data st, is the one k read: the same stat data and the
+ * same checksum (an inode reused within one tick of a coarse clock keeps the first two). */
+static bool same_file(const ss_index_kept *k, int fd, const struct stat *st)
 {
-	struct timespec am = ss_platform_mtime(a), bm = ss_platform_mtime(b);
-	struct timespec ac = ss_platform_ctime(a), bc = ss_platform_ctime(b);
+	const struct stat *a = &k->ix.st;
+	struct timespec am = ss_platform_mtime(a), bm = ss_platform_mtime(st);
+	struct timespec ac = ss_platform_ctime(a), bc = ss_platform_ctime(st);
+	unsigned char sum[TRAILER];
 
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       am.tv_sec == bm.tv_sec && am.tv_nsec == bm.tv_nsec && ac.tv_sec == bc.tv_sec &&
-	       ac.tv_nsec == bc.tv_nsec;
+	return k->read && a->st_dev == st->st_dev && a->st_ino == st->st_ino &&
+	       a->st_size == st->st_size && am.tv_sec == bm.tv_sec && am.tv_nsec == bm.tv_nsec &&
+	       ac.tv_sec == bc.tv_sec && ac.tv_nsec == bc.tv_nsec &&
+	       pread(fd, sum, TRAILER, st->st_size - TRAILER) == TRAILER &&
+	       !memcmp(sum, k->ix.checksum, TRAILER);
 }
 
 const ss_index_file *ss_index_file_get(ss_repo *repo)
@@ -328,22 +361,30 @@ const ss_index_file *ss_index_file_get(ss_repo *repo)
 	ss_index_kept **slot = ss_repo__index_slot(repo), *k = *slot;
 	ss_buf path = SS_BUF_INIT;
 	struct stat st;
-	bool exists;
+	int fd;
 
 	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
-	exists = stat(path.ptr, &st) == 0;
-	if (k && k->exists == exists && (!exists || same_file(&k->st, &st))) {
-		ss_buf_release(&path);
+	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+	ss_buf_release(&path);
+	if (fd >= 0 && fstat(fd, &st) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (k && (fd < 0 ? !k->exists : k->exists && same_file(k, fd, &st))) {
+		if (fd >= 0)
+			close(fd);
 		return k->read ? &k->ix : NULL;
 	}
 	ss_index_kept_free(k);
 	k = *slot = ss_xcalloc(1, sizeof(*k));
-	k->exists = exists;
-	k->st = st;
-	/* a write between the stat and the read leaves the stat data older than the bytes: the
-	 * next call reads the file again */
-	k->read = ss_index_file_read(path.ptr, &k->ix) == 0;
-	ss_buf_release(&path);
+	k->exists = fd >= 0;
+	if (fd < 0) { /* no index yet: empty; anything else: libgit2 says */
+		k->read = errno == ENOENT;
+		ss_buf_init(&k->ix.paths);
+		return k->read ? &k->ix : NULL;
+	}
+	k->read = read_fd(fd, &st, &k->ix) == 0;
+	close(fd);
 	return k->read ? &k->ix : NULL;
 }
 

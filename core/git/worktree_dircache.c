@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +31,8 @@
 #define FIELDS 6
 
 struct ss_worktree__dircache {
-	ss_buf data; /* the file as read */
+	const char *data; /* the file, mapped (len bytes) */
+	size_t len;
 	bool staged_known;
 	unsigned char index_sum[IDSZ], head[IDSZ];
 	const char **staged;
@@ -44,7 +46,7 @@ struct ss_worktree__dircache {
 /* The record at slot i: its path (NUL-terminated), its fields after it. */
 static const char *rec(const ss_worktree__dircache *c, size_t i)
 {
-	return c->data.ptr + c->slot[i] - 1;
+	return c->data + c->slot[i] - 1;
 }
 
 static size_t rec_len(const char *r)
@@ -91,48 +93,67 @@ static void stamp(const struct stat *st, size_t n, uint64_t out[FIELDS])
 	out[5] = n;
 }
 
+/* Maps the file at path into c (data, len); false when it cannot be. */
+static bool map_file(ss_worktree__dircache *c, const char *path)
+{
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	map = fstat(fd, &st) == 0 && st.st_size > 0
+	          ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+	          : MAP_FAILED;
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	c->data = map;
+	c->len = (size_t)st.st_size;
+	return true;
+}
+
 ss_worktree__dircache *ss_worktree__dircache_load(const char *path)
 {
 	ss_worktree__dircache *c = ss_xcalloc(1, sizeof(*c));
-	size_t n = 0, len = strlen(MAGIC), first, nstaged;
-	ss_error ignored;
+	size_t len = strlen(MAGIC), first, nstaged, most;
 
-	if (ss_fs_read_file(&c->data, path, 0, &ignored) < 0 || c->data.len < len + 2 * IDSZ + 8 ||
-	    memcmp(c->data.ptr, MAGIC, len) != 0)
+	/* a cache written by a rename, never in place, and read whole: mapped */
+	if (!map_file(c, path) || c->len < len + 2 * IDSZ + 8 || memcmp(c->data, MAGIC, len) != 0 ||
+	    c->len >= UINT32_MAX)
 		return c;
-	memcpy(c->index_sum, c->data.ptr + len, IDSZ);
-	memcpy(c->head, c->data.ptr + len + IDSZ, IDSZ);
-	nstaged = (size_t)get64((const unsigned char *)c->data.ptr + len + 2 * IDSZ);
+	memcpy(c->index_sum, c->data + len, IDSZ);
+	memcpy(c->head, c->data + len + IDSZ, IDSZ);
+	nstaged = (size_t)get64((const unsigned char *)c->data + len + 2 * IDSZ);
 	len += 2 * IDSZ + 8;
-	if (nstaged > c->data.len)
+	if (nstaged > c->len)
 		return c;
 	c->staged = ss_xcalloc(nstaged ? nstaged : 1, sizeof(*c->staged));
 	for (; c->nstaged < nstaged; c->nstaged++) {
-		const char *nul = memchr(c->data.ptr + len, '\0', c->data.len - len);
+		const char *nul = memchr(c->data + len, '\0', c->len - len);
 		if (!nul)
 			return c;
-		c->staged[c->nstaged] = c->data.ptr + len;
-		len = (size_t)(nul - c->data.ptr) + 1;
+		c->staged[c->nstaged] = c->data + len;
+		len = (size_t)(nul - c->data) + 1;
 	}
 	first = len;
-	/* count the records, checking each is whole */
-	for (size_t off = first; off < c->data.len; n++) {
-		const char *nul = memchr(c->data.ptr + off, '\0', c->data.len - off);
-		if (!nul || (size_t)(nul - c->data.ptr) + 1 + FIELDS * 8 > c->data.len)
-			return c; /* a torn or foreign file: nothing is trusted */
-		off = (size_t)(nul - c->data.ptr) + 1 + FIELDS * 8;
-	}
-	if (c->data.len >= UINT32_MAX)
-		return c;
+	/* at most one record per NUL and fields: the table sized from the file, in one pass */
+	most = (c->len - first) / (1 + FIELDS * 8) + 1;
 	c->cap = 16;
-	while (c->cap < 2 * n)
+	while (c->cap < 2 * most)
 		c->cap *= 2;
 	c->slot = ss_xcalloc(c->cap, sizeof(*c->slot));
 	c->used = ss_xcalloc(c->cap, 1);
-	c->staged_known = true;
-	for (size_t off = first; off < c->data.len;) {
-		const char *k = c->data.ptr + off;
-		size_t klen = strlen(k), i = hash(k, klen) & (c->cap - 1);
+	for (size_t off = first; off < c->len;) {
+		const char *k = c->data + off, *nul = memchr(k, '\0', c->len - off);
+		if (!nul || (size_t)(nul - c->data) + 1 + FIELDS * 8 > c->len) {
+			/* a torn or foreign file: nothing is trusted */
+			memset(c->slot, 0, c->cap * sizeof(*c->slot));
+			c->count = 0;
+			c->cap = 0;
+			return c;
+		}
+		size_t klen = (size_t)(nul - k), i = hash(k, klen) & (c->cap - 1);
 		while (c->slot[i] && strcmp(rec(c, i), k))
 			i = (i + 1) & (c->cap - 1);
 		if (!c->slot[i])
@@ -140,6 +161,7 @@ ss_worktree__dircache *ss_worktree__dircache_load(const char *path)
 		c->slot[i] = (uint32_t)off + 1;
 		off += klen + 1 + FIELDS * 8;
 	}
+	c->staged_known = true;
 	return c;
 }
 
@@ -257,7 +279,8 @@ void ss_worktree__dircache_free(ss_worktree__dircache *c)
 {
 	if (!c)
 		return;
-	ss_buf_release(&c->data);
+	if (c->data)
+		munmap((void *)(uintptr_t)c->data, c->len);
 	free(c->staged);
 	free(c->slot);
 	free(c->used);

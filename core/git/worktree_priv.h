@@ -39,11 +39,14 @@ typedef struct ss_worktree__items {
  * sparse index; anything else reads as "ask libgit2".
  */
 typedef struct ss_index_file {
-	git_index_entry *entries; /* by path, as git sorts them; each path in paths */
+	git_index_entry *entries; /* by path, as git sorts them; paths in map, or in paths */
 	size_t count;
-	ss_buf paths;
+	void *map; /* the file, mapped */
+	size_t maplen;
+	ss_buf paths;                          /* version 4's paths, made whole */
 	unsigned char checksum[GIT_OID_RAWSZ]; /* the file's (git_index_checksum's) */
-	struct timespec mtime; /* the file's, read before it (racily clean entries) */
+	struct stat st;                        /* the file's, when read */
+	struct timespec mtime;                 /* st's (racily clean entries) */
 } ss_index_file;
 
 /* The repository's index file as ss_index_file_read reads it, kept for the next call while the

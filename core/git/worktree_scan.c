@@ -338,7 +338,13 @@ static dname *index_names(const walker *w, size_t lo, size_t hi, size_t plen, si
 			;
 		nm->hi = i;
 	}
-	qsort(v, n, sizeof(*v), cmp_name);
+	/* the index's order is the paths', which the names' differs from only where a name is
+	 * a prefix of another's ("a/" after "a-b"): most directories are in order already */
+	for (size_t k = 1; k < n; k++)
+		if (cmp_name(&v[k - 1], &v[k]) > 0) {
+			qsort(v, n, sizeof(*v), cmp_name);
+			break;
+		}
 	*count = n;
 	return v;
 }
