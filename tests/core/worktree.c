@@ -660,9 +660,10 @@ static void same_status(ss_repo *repo, const char *when)
 	ss_status ours, theirs;
 	ss_error err;
 
-	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, 0, &ours, &err), 0);
-	assert_int_equal(ss_worktree_status_flags(repo, NULL, 0, SS_STATUS__LIBGIT2, &theirs, &err),
-	                 0);
+	if (ss_worktree_status_flags(repo, NULL, 0, 0, &ours, &err) < 0)
+		fail_msg("%s: %s", when, err.message);
+	if (ss_worktree_status_flags(repo, NULL, 0, SS_STATUS__LIBGIT2, &theirs, &err) < 0)
+		fail_msg("%s: libgit2: %s", when, err.message);
 	if (ours.count != theirs.count)
 		fail_msg("%s: %zu entries, libgit2 %zu", when, ours.count, theirs.count);
 	for (size_t i = 0; i < ours.count; i++) {
@@ -728,6 +729,114 @@ static void test_worktree__status_walk_matches_libgit2(void **state)
 	sh(dir, all.ptr);
 	same_status(repo, "all at once");
 	ss_buf_release(&all);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+/* Asserts that ss_index_file_read reads the index of repo as libgit2 does, entry by entry. */
+static void same_index(ss_repo *repo, const char *when)
+{
+	ss_buf path = SS_BUF_INIT;
+	ss_index_file ours;
+	git_index *theirs = NULL;
+
+	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
+	if (ss_index_file_read(path.ptr, &ours) != 0)
+		fail_msg("%s: the index was left to libgit2", when);
+	assert_int_equal(git_index_open(&theirs, path.ptr), 0);
+	assert_int_equal(ours.count, git_index_entrycount(theirs));
+	assert_memory_equal(ours.checksum, git_index_checksum(theirs)->id, GIT_OID_RAWSZ);
+	for (size_t i = 0; i < ours.count; i++) {
+		const git_index_entry *a = &ours.entries[i], *b = git_index_get_byindex(theirs, i);
+		assert_string_equal(a->path, b->path);
+		if (a->mode != b->mode || !git_oid_equal(&a->id, &b->id) ||
+		    a->file_size != b->file_size || a->mtime.seconds != b->mtime.seconds ||
+		    a->mtime.nanoseconds != b->mtime.nanoseconds ||
+		    a->ctime.seconds != b->ctime.seconds ||
+		    a->ctime.nanoseconds != b->ctime.nanoseconds || a->ino != b->ino ||
+		    a->dev != b->dev || a->uid != b->uid || a->gid != b->gid ||
+		    a->flags_extended != b->flags_extended)
+			fail_msg("%s: '%s' read otherwise than libgit2 reads it", when, a->path);
+	}
+	git_index_free(theirs);
+	ss_index_file_release(&ours);
+	ss_buf_release(&path);
+}
+
+static void test_worktree__index_file_reads_what_libgit2_reads(void **state)
+{
+	/* as git writes it: versions 2, 3 (extended flags) and 4 (each path without the prefix it
+	 * shares with the one before) */
+	static const char *const forms[][2] = {
+	    {"as the checkout wrote it", "true"},
+	    {"an intent-to-add entry (version 3)",
+	     "echo n > beta/new.md && git add -N beta/new.md"},
+	    {"version 4", "git update-index --index-version 4"},
+	    {"version 4, more paths",
+	     "mkdir -p alpha/references/deep && for n in one two three; do "
+	     "echo $n > alpha/references/deep/$n.md; done && git add -A alpha && "
+	     "test \"$(od -An -tu1 -j7 -N1 .git/index)\" -eq 4"},
+	    {"version 2 again", "git update-index --index-version 2"},
+	};
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		sh(dir, forms[i][1]);
+		same_index(repo, forms[i][0]);
+		/* and the walk over it lists what libgit2's status lists, with a change or two */
+		sh(dir, "echo more >> alpha/SKILL.md && echo u > beta/untracked.md");
+		same_status(repo, forms[i][0]);
+		sh(dir, "git checkout -q -- alpha/SKILL.md && rm -f beta/untracked.md");
+	}
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
+static void test_worktree__index_file_leaves_the_rest_to_libgit2(void **state)
+{
+	static const char *const forms[][2] = {
+	    /* a split index holds its entries in another file */
+	    {"a split index", "git update-index --split-index"},
+	    {"a conflict", "id=$(git rev-parse HEAD:beta/SKILL.md) && "
+	                   "printf '100644 %s 1\\tbeta/SKILL.md\\n100644 %s 2\\tbeta/SKILL.md\\n' "
+	                   "$id $id | git update-index --index-info"},
+	    /* a byte changed inside an entry: the checksum no longer matches */
+	    {"a damaged file", "printf 'X' | dd of=.git/index bs=1 seek=100 conv=notrunc "
+	                       "2>/dev/null"},
+	    {"a cut file", "head -c 80 .git/index > .git/cut && mv .git/cut .git/index"},
+	};
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	ss_buf path = SS_BUF_INIT;
+	ss_index_file ix;
+	ss_status st;
+	ss_error err;
+
+	(void)state;
+	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		sh(dir, forms[i][1]);
+		if (ss_index_file_read(path.ptr, &ix) != 1)
+			fail_msg("%s: read, not left to libgit2", forms[i][0]);
+		assert_int_equal(ix.count, 0);
+		/* what status then says is libgit2's: the same status, or its error (libgit2 1.5
+		 * reads no split index either) */
+		if (i == 1)
+			same_status(repo, forms[i][0]);
+		else
+			assert_int_equal(ss_worktree_status(repo, &st, &err), -1);
+		sh(dir, "rm -f .git/index .git/sharedindex.* && git reset -q");
+	}
+	/* no index yet: an empty one */
+	sh(dir, "rm .git/index");
+	assert_int_equal(ss_index_file_read(path.ptr, &ix), 0);
+	assert_int_equal(ix.count, 0);
+	ss_index_file_release(&ix);
+	ss_buf_release(&path);
 	ss_repo_free(repo);
 	ss_test_tmpdir_free(dir);
 }
@@ -845,6 +954,8 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__status_sets_paths_apart),
 	    cmocka_unit_test(test_worktree__status_refresh_writes_stat_data),
 	    cmocka_unit_test(test_worktree__status_walk_matches_libgit2),
+	    cmocka_unit_test(test_worktree__index_file_reads_what_libgit2_reads),
+	    cmocka_unit_test(test_worktree__index_file_leaves_the_rest_to_libgit2),
 	    cmocka_unit_test(test_worktree__dircache_reads_only_changed_dirs),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
 	    cmocka_unit_test(test_worktree__diff_literal_paths),
