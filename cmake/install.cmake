@@ -37,8 +37,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/dist/systemd/skillsync-pull@.service
         DESTINATION lib/systemd/user)
 
 # cpack -G DEB: the runtime dependencies come from dpkg-shlibdeps over the binary (dpkg-dev),
-# and libcurl's package besides: the binary loads libcurl.so.4 when it first talks to the
-# network (sync/net/curl.c), so the binary's own list does not name it.
+# and libcurl's and ICU's packages besides: the binary loads libcurl.so.4 when it first talks
+# to the network (sync/net/curl.c) and ICU when it first counts graphemes
+# (core/util/grapheme.c), so the binary's own list names neither.
 set(CPACK_PACKAGE_NAME skillsync)
 set(CPACK_PACKAGE_VENDOR skillsync)
 set(CPACK_PACKAGE_CONTACT "skillsync maintainers <skillsync@invalid>")
@@ -52,7 +53,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= ${LIBCURL_VERSION})")
+string(REGEX MATCH "^[0-9]+" ss_icu_major "${ICU_VERSION}")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= ${LIBCURL_VERSION}), libicu${ss_icu_major}")
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "git, man-db, bash-completion")

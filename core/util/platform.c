@@ -6,7 +6,9 @@
 #include "core/util/platform.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -125,4 +127,22 @@ int ss_platform_dir_each(int fd, int (*fn)(void *payload, const char *name, unsi
 	closedir(d);
 	return rc;
 #endif
+}
+
+int ss_platform_dl_load(const char *soname, const char *const *names, size_t n, void **fns,
+                        char *why, size_t whylen)
+{
+	void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+
+	if (!lib) {
+		snprintf(why, whylen, "cannot load %s: %s", soname, dlerror());
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(fns[i] = dlsym(lib, names[i]))) {
+			snprintf(why, whylen, "cannot load %s: it has no %s", soname, names[i]);
+			dlclose(lib);
+			return -1;
+		}
+	return 0; /* loaded for the process, as a linked library is */
 }

@@ -39,4 +39,10 @@ struct timespec ss_platform_ctime(const struct stat *st);
 int ss_platform_dir_each(int fd, int (*fn)(void *payload, const char *name, unsigned char type),
                          void *payload);
 
+/* Loads the shared library soname for the rest of the process and the addresses of its n
+ * functions names into fns (for a library loaded when first needed rather than linked): 0, or
+ * -1 with a line saying what is missing in why. */
+int ss_platform_dl_load(const char *soname, const char *const *names, size_t n, void **fns,
+                        char *why, size_t whylen);
+
 #endif

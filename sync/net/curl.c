@@ -7,9 +7,11 @@
  */
 #include "sync/net/curl_priv.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "core/util/platform.h"
 
 /* The soname of libcurl's ABI 4 (every libcurl since 7.16, 2006). */
 #define LIBCURL "libcurl.so.4"
@@ -20,26 +22,21 @@ static char failure[256]; /* why it could not be loaded, "" when it was */
 
 static void load(void)
 {
-	void *lib = dlopen(LIBCURL, RTLD_NOW | RTLD_LOCAL);
-	const char *missing = NULL;
+	/* POSIX's way to a function's address from dlsym's void *: copied as bytes */
+#define SS_CURL_NAME(name) "curl_" #name,
+	static const char *const names[] = {SS_CURL_FUNCTIONS(SS_CURL_NAME)};
+#undef SS_CURL_NAME
+	void *fns[sizeof(names) / sizeof(names[0])];
+	size_t i = 0;
 
-	if (!lib) {
-		snprintf(failure, sizeof(failure), "cannot load libcurl (%s): %s", LIBCURL,
-		         dlerror());
+	if (ss_platform_dl_load(LIBCURL, names, sizeof(names) / sizeof(names[0]), fns, failure,
+	                        sizeof(failure)) < 0)
 		return;
-	}
-	/* POSIX's way to a function's address from dlsym's void * */
-#define SS_CURL_SYM(name)                                                                          \
-	if (!missing && !(*(void **)&api.name = dlsym(lib, "curl_" #name)))                        \
-		missing = "curl_" #name;
-	SS_CURL_FUNCTIONS(SS_CURL_SYM)
-#undef SS_CURL_SYM
-	if (missing)
-		snprintf(failure, sizeof(failure), "cannot load libcurl (%s): it has no %s",
-		         LIBCURL, missing);
-	else if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+#define SS_CURL_SET(name) memcpy(&api.name, &fns[i++], sizeof(void *));
+	SS_CURL_FUNCTIONS(SS_CURL_SET)
+#undef SS_CURL_SET
+	if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		snprintf(failure, sizeof(failure), "cannot initialize libcurl");
-	/* the library stays loaded for the process, as if it were linked */
 }
 
 const ss_curl_api *ss_curl_load(ss_error *err)

@@ -91,12 +91,13 @@ deb=${debs[0]}
 info=$(dpkg-deb -I "$deb")
 grep -q '^ Package: skillsync$' <<<"$info" || fail "dpkg-deb -I: $info"
 # Depends: computed by dpkg-shlibdeps from the libraries the binary links, with versions, and
-# libcurl4 besides: the binary loads libcurl when it first talks to the network (sync/net/curl.c),
-# so that a command that does not starts without it.
+# libcurl4 and ICU besides: the binary loads libcurl when it first talks to the network
+# (sync/net/curl.c) and ICU when it first counts graphemes (core/util/grapheme.c), so that a
+# command that does neither starts without them.
 needed=$(readelf -d "$build/skillsync") || fail "readelf -d: $needed"
-! grep -q 'NEEDED.*libcurl' <<<"$needed" || fail "the binary links libcurl: $needed"
+! grep -qE 'NEEDED.*(libcurl|libicu)' <<<"$needed" || fail "the binary links libcurl or ICU: $needed"
 depends=$(sed -n 's/^ Depends: //p' <<<"$info")
-for lib in libc6 libcurl4 libgit2 libjansson4 libsqlite3 libyaml; do
+for lib in libc6 libcurl4 libicu libgit2 libjansson4 libsqlite3 libyaml; do
 	grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: '$depends'"
 done
 grep -q '(>= ' <<<"$depends" || fail "Depends has no versions: '$depends'"
