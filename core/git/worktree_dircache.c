@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,44 @@ out:
 	ss_buf_release(&out);
 	ss_buf_release(&n);
 	return rc;
+}
+
+struct ss_worktree__dircache_loading {
+	char *path;
+	ss_worktree__dircache *cache;
+	pthread_t thread;
+	bool started;
+};
+
+static void *load_main(void *arg)
+{
+	ss_worktree__dircache_loading *l = arg;
+
+	l->cache = ss_worktree__dircache_load(l->path);
+	return NULL;
+}
+
+ss_worktree__dircache_loading *ss_worktree__dircache_load_async(const char *path)
+{
+	ss_worktree__dircache_loading *l = ss_xcalloc(1, sizeof(*l));
+
+	l->path = ss_xstrdup(path);
+	l->started = pthread_create(&l->thread, NULL, load_main, l) == 0;
+	return l;
+}
+
+ss_worktree__dircache *ss_worktree__dircache_join(ss_worktree__dircache_loading *l)
+{
+	ss_worktree__dircache *c;
+
+	if (l->started)
+		pthread_join(l->thread, NULL);
+	else /* no thread to be had: loaded here */
+		l->cache = ss_worktree__dircache_load(l->path);
+	c = l->cache;
+	free(l->path);
+	free(l);
+	return c;
 }
 
 void ss_worktree__dircache_free(ss_worktree__dircache *c)

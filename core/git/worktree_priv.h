@@ -109,21 +109,25 @@ int ss_worktree__dircache_save(const char *path, const ss_worktree__dircache *wa
                                const ss_buf *const *parts, size_t nparts, bool changed,
                                ss_error *err);
 void ss_worktree__dircache_free(ss_worktree__dircache *c);
+/* The cache at path loaded on a thread of its own, while the caller reads the index and HEAD:
+ * ss_worktree__dircache_join waits for it and gives it. */
+typedef struct ss_worktree__dircache_loading ss_worktree__dircache_loading;
+ss_worktree__dircache_loading *ss_worktree__dircache_load_async(const char *path);
+ss_worktree__dircache *ss_worktree__dircache_join(ss_worktree__dircache_loading *l);
 
 /*
  * The changed paths of the working directory (index, HEAD) into out, unsorted, each path once
  * (its flags or'ed), ignored files left out: what libgit2's status lists, walked by skillsync
  * itself (each directory read once, each file's stat data read relative to its directory on
- * two threads, a directory not read when the directory cache at cache_path (NULL: none) says
- * it holds only what the index lists, a file hashed only when its stat data differs from the
- * index's or the entry is
- * racily clean, no attribute lookups: a clone has no filters; HEAD against the index by the
- * tree ids the index's entries make, top-level name by top-level name, so that only the names
- * whose trees differ are diffed). head NULL: nothing committed yet. With refresh, the files
- * hashed and found unchanged get their new stat data written back into the index, and the
- * directory cache is written when it changed (the caller holds the clone's lock; when a git
- * command holds index.lock, or the index file is no longer the one read as index, the index
- * is not written).
+ * two threads, a directory not read when the directory cache (cache, read from cache_path and
+ * freed here; NULL: none) says it holds only what the index lists, a file hashed only when its stat
+ * data differs from the index's or the entry is racily clean, no attribute lookups: a clone has no
+ * filters; HEAD against the index by the tree ids the index's entries make, top-level name by
+ * top-level name, so that only the names whose trees differ are diffed). head NULL: nothing
+ * committed yet. With refresh, the files hashed and found unchanged get their new stat data written
+ * back into the index, and the directory cache is written when it changed (the caller holds the
+ * clone's lock; when a git command holds index.lock, or the index file is no longer the one read as
+ * index, the index is not written).
  *
  * Returns 1, out untouched, when the index or the configuration holds what this walk does not
  * know (a conflicted entry, a submodule, an intent-to-add or skip-worktree entry, core.filemode
@@ -131,6 +135,7 @@ void ss_worktree__dircache_free(ss_worktree__dircache *c);
  * caller asks libgit2's status instead. 0 on success, < 0 with err set.
  */
 int ss_worktree__scan(git_repository *git, const ss_index_file *index, git_tree *head,
-                      const char *cache_path, bool refresh, ss_worktree__items *out, ss_error *err);
+                      const char *cache_path, ss_worktree__dircache *cache, bool refresh,
+                      ss_worktree__items *out, ss_error *err);
 
 #endif

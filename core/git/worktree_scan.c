@@ -928,14 +928,14 @@ static int save_cache(const char *path, const ss_worktree__dircache *was, walker
 }
 
 int ss_worktree__scan(git_repository *git, const ss_index_file *index, git_tree *head,
-                      const char *cache_path, bool refresh, ss_worktree__items *out, ss_error *err)
+                      const char *cache_path, ss_worktree__dircache *cache, bool refresh,
+                      ss_worktree__items *out, ss_error *err)
 {
 	walker ws[WORKERS];
 	const char *workdir = git_repository_workdir(git);
 	const git_index_entry *e = index->entries;
 	size_t ne = index->count, nix = 0;
 	ss_worktree__items found = {0};
-	ss_worktree__dircache *cache = NULL;
 	const char *const *staged = NULL;
 	char **computed = NULL;
 	size_t nstaged = 0;
@@ -950,16 +950,21 @@ int ss_worktree__scan(git_repository *git, const ss_index_file *index, git_tree 
 	jobs j;
 	int top, rc = 0, ret = -1;
 
-	if (!workdir || !walkable(git, index, &cache_on))
+	if (!workdir || !walkable(git, index, &cache_on)) {
+		ss_worktree__dircache_free(cache);
 		return 1;
+	}
+	if (!cache_path || !cache_on) { /* git's core.untrackedCache false */
+		ss_worktree__dircache_free(cache);
+		cache = NULL;
+	}
 	if ((top = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || fstat(top, &st) < 0) {
 		ret = ss_error_set(err, SS_ERROR, "cannot read '%s': %s", workdir, strerror(errno));
 		if (top >= 0)
 			close(top);
+		ss_worktree__dircache_free(cache);
 		return ret;
 	}
-	if (cache_path && cache_on)
-		cache = ss_worktree__dircache_load(cache_path);
 	if (head)
 		memcpy(head_id, git_tree_id(head)->id, sizeof(head_id));
 	staged_known =

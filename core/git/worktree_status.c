@@ -188,6 +188,8 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 	git_repository *git = ss_repo__git(repo);
 	const ss_index_file *ix = NULL;
 	ss_index_file view = {0}; /* libgit2's entries, when it lists the changes */
+	ss_worktree__dircache_loading *loading = NULL;
+	ss_worktree__dircache *dircache;
 	git_index *index = NULL;
 	git_tree *head = NULL;
 	ss_worktree__items found = {0};
@@ -198,15 +200,23 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 	const char *path;
 	int rc, ret;
 
-	ret = ss_git__head_tree(&head, repo, err);
-	if (ret < 0)
-		goto out;
+	/* the directory cache read on a thread of its own while HEAD and the index are */
 	ss_fs_join(&cache, ss_repo_statedir(repo), "dircache");
 	if (!(flags & SS_STATUS__LIBGIT2))
+		loading = ss_worktree__dircache_load_async(cache.ptr);
+	ret = ss_git__head_tree(&head, repo, err);
+	if (ret == 0 && loading)
 		ix = ss_index_file_get(repo);
+	dircache = loading ? ss_worktree__dircache_join(loading) : NULL;
+	if (ret < 0) {
+		ss_worktree__dircache_free(dircache);
+		goto out;
+	}
+	if (!ix)
+		ss_worktree__dircache_free(dircache);
 	ret = !ix ? 1
-	          : ss_worktree__scan(git, ix, head, cache.ptr, (flags & SS_STATUS_REFRESH) != 0,
-	                              &found, err);
+	          : ss_worktree__scan(git, ix, head, cache.ptr, dircache,
+	                              (flags & SS_STATUS_REFRESH) != 0, &found, err);
 	if (ret == 1) {
 		rc = git_repository_index(&index, git);
 		if (rc == 0)
