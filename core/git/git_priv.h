@@ -21,6 +21,10 @@
 git_repository *ss_repo__git(ss_repo *repo);
 
 /* The repository's open object batch (core/git/repo_batch.c), NULL when none. */
+/* Adds to git (a repository of the clone's) the ignore rules every repository skillsync opens
+ * has (repo.c): every path counts, only .git is left out. */
+int ss_repo__ignore_rules(git_repository *git, ss_error *err);
+
 /* The repository's read of its index file (index_file.c: ss_index_file_get). */
 typedef struct ss_index_kept ss_index_kept;
 ss_index_kept **ss_repo__index_slot(ss_repo *repo);

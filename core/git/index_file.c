@@ -285,43 +285,70 @@ static void pick_literal(const ss_index_file *ix, const char *const *names, size
 	ss_buf_release(&dir);
 }
 
+/* A libgit2 index in memory of ix's entries marked in pick, strip bytes cut from each path and
+ * their stat data zeroed (ss_index_file_subset). */
+static int picked_index(const ss_index_file *ix, const unsigned char *pick, size_t strip,
+                        git_index **out, ss_error *err)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = git_index_new(out)) < 0)
+		return ss_git__error(err, rc, "cannot read the index");
+	/* in the index's order: each added at the end of libgit2's sorted entries */
+	for (size_t i = 0; i < ix->count; i++) {
+		if (!pick[i])
+			continue;
+		git_index_entry e = ix->entries[i];
+		e.path += strip;
+		memset(&e.ctime, 0, sizeof(e.ctime));
+		memset(&e.mtime, 0, sizeof(e.mtime));
+		e.dev = e.ino = e.uid = e.gid = e.file_size = 0;
+		if ((rc = git_index_add(*out, &e)) < 0) {
+			git_index_free(*out);
+			*out = NULL;
+			return ss_git__error(err, rc, "cannot read the index");
+		}
+	}
+	return 0;
+}
+
 int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size_t n, bool literal,
                          git_index **out, ss_error *err)
 {
 	unsigned char *pick = ss_xcalloc(ix->count ? ix->count : 1, 1);
 	git_pathspec *ps = NULL;
 	git_strarray spec = {(char **)(uintptr_t)names, n};
-	int rc;
+	int rc, ret;
 
 	*out = NULL;
 	if (literal)
 		pick_literal(ix, names, n, pick);
-	else if ((rc = git_pathspec_new(&ps, &spec)) < 0)
-		goto fail;
+	else if ((rc = git_pathspec_new(&ps, &spec)) < 0) {
+		free(pick);
+		return ss_git__error(err, rc, "cannot read the index");
+	}
 	for (size_t i = 0; ps && i < ix->count; i++)
 		pick[i] = (unsigned char)git_pathspec_matches_path(ps, 0, ix->entries[i].path);
-	if ((rc = git_index_new(out)) < 0)
-		goto fail;
-	/* in the index's order: each added at the end of libgit2's sorted entries */
-	for (size_t i = 0; i < ix->count; i++) {
-		if (!pick[i])
-			continue;
-		git_index_entry e = ix->entries[i];
-		memset(&e.ctime, 0, sizeof(e.ctime));
-		memset(&e.mtime, 0, sizeof(e.mtime));
-		e.dev = e.ino = e.uid = e.gid = e.file_size = 0;
-		if ((rc = git_index_add(*out, &e)) < 0)
-			goto fail;
-	}
+	ret = picked_index(ix, pick, 0, out, err);
 	git_pathspec_free(ps);
 	free(pick);
-	return 0;
-fail:
-	git_pathspec_free(ps);
+	return ret;
+}
+
+int ss_index_file_below(const ss_index_file *ix, const char *name, git_index **out, ss_error *err)
+{
+	unsigned char *pick = ss_xcalloc(ix->count ? ix->count : 1, 1);
+	size_t len = strlen(name);
+	int ret;
+
+	/* name/ itself is not picked: a file named as the directory is not below it */
+	pick_literal(ix, &name, 1, pick);
+	for (size_t i = 0; i < ix->count; i++)
+		pick[i] &= ix->entries[i].path[len] == '/';
+	ret = picked_index(ix, pick, len + 1, out, err);
 	free(pick);
-	git_index_free(*out);
-	*out = NULL;
-	return ss_git__error(err, rc, "cannot read the index");
+	return ret;
 }
 
 void ss_index_file_release(ss_index_file *ix)

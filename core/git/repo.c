@@ -44,11 +44,18 @@ static char *strip_slash(const char *path)
 	"* -text -ident -filter !eol !crlf !diff !merge !working-tree-encoding\n"
 #define IGNORE_RULES "!*\n.git\n"
 
+int ss_repo__ignore_rules(git_repository *git, ss_error *err)
+{
+	int rc = git_ignore_add_rule(git, IGNORE_RULES);
+
+	return rc < 0 ? ss_git__error(err, rc, "cannot set the ignore rules") : 0;
+}
+
 static int neutralise_git_files(ss_repo *repo, bool write_attributes, ss_error *err)
 {
 	ss_error ignored;
 	ss_buf path = SS_BUF_INIT, old = SS_BUF_INIT;
-	int rc, ret = 0;
+	int ret = 0;
 
 	if (!write_attributes)
 		goto ignores;
@@ -63,9 +70,7 @@ static int neutralise_git_files(ss_repo *repo, bool write_attributes, ss_error *
 	if (ret < 0)
 		goto out;
 ignores:
-	rc = git_ignore_add_rule(repo->git, IGNORE_RULES);
-	if (rc < 0)
-		ret = ss_git__error(err, rc, "cannot set the ignore rules");
+	ret = ss_repo__ignore_rules(repo->git, err);
 out:
 	ss_buf_release(&path);
 	ss_buf_release(&old);

@@ -2,8 +2,11 @@
  * worktree_checkout.c). */
 #include "core/git/worktree.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <git2/sys/repository.h>
 
@@ -123,14 +126,137 @@ int ss_worktree_diff(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
 	return ss_worktree_diff_stat(repo, kind, old_tree, new_tree, paths, npaths, NULL, out, err);
 }
 
+/*
+ * Up to this many names, a diff of the working directory against the index is made name by
+ * name, each in a repository of its own whose working directory is the name's directory: a
+ * diff rooted at the clone reads the clone's top directory whole (60,000 names) to find them.
+ */
+#define ROOTED_MAX 16
+
+static int cmp_git_order(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y), n = lx < ly ? lx : ly;
+	int c = memcmp(x, y, n);
+
+	/* as git sorts trees: a directory's name as if it ended in '/' */
+	if (c || lx == ly)
+		return c;
+	return lx < ly ? (unsigned char)'/' - (unsigned char)y[n]
+	               : (unsigned char)x[n] - (unsigned char)'/';
+}
+
+/* Whether each of the names is a directory of the working directory that holds no repository
+ * of its own (which a diff from the clone's top shows as one untracked name). */
+static bool all_directories(ss_repo *repo, const char *const *names, size_t n)
+{
+	ss_buf path = SS_BUF_INIT;
+	struct stat st;
+	bool ok = n > 0 && n <= ROOTED_MAX;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		ss_buf_clear(&path);
+		ss_buf_printf(&path, "%s/%s", ss_repo_workdir(repo), names[i]);
+		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode);
+		ss_buf_puts(&path, "/.git");
+		ok = ok && lstat(path.ptr, &st) < 0 && errno == ENOENT;
+	}
+	ss_buf_release(&path);
+	return ok;
+}
+
+/* Appends the changes of from, their paths below name/, to out. */
+static void take_changes(ss_changes *out, ss_changes *from, const char *name)
+{
+	out->items = ss_xrealloc(out->items, (out->count + from->count + 1) * sizeof(*out->items));
+	for (size_t i = 0; i < from->count; i++) {
+		ss_change *c = &out->items[out->count++];
+		*c = from->items[i];
+		c->path = ss_xmalloc(strlen(name) + strlen(from->items[i].path) + 2);
+		sprintf(c->path, "%s/%s", name, from->items[i].path);
+		free(from->items[i].path);
+	}
+	free(from->items);
+	from->items = NULL;
+	from->count = 0;
+}
+
+/* The diff of the directory name against the index ix's entries below it, rooted there (see
+ * ROOTED_MAX): its changes appended to out, its patch to patch, each when not NULL. */
+static int rooted_diff(ss_repo *repo, const ss_index_file *ix, const char *name, ss_changes *out,
+                       ss_buf *patch, ss_error *err)
+{
+	git_repository *git = NULL;
+	git_index *index = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts;
+	ss_buf dir = SS_BUF_INIT, a = SS_BUF_INIT, b = SS_BUF_INIT;
+	ss_changes some = {0};
+	int rc, ret = -1;
+
+	ss_buf_printf(&dir, "%s/%s", ss_repo_workdir(repo), name);
+	ss_buf_printf(&a, "a/%s/", name);
+	ss_buf_printf(&b, "b/%s/", name);
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+	             GIT_DIFF_SHOW_UNTRACKED_CONTENT;
+	opts.old_prefix = a.ptr;
+	opts.new_prefix = b.ptr;
+	rc = git_repository_open_ext(&git, ss_repo_gitdir(repo), GIT_REPOSITORY_OPEN_NO_SEARCH,
+	                             NULL);
+	if (rc == 0)
+		rc = git_repository_set_workdir(git, dir.ptr, 0);
+	if (rc < 0) {
+		ss_git__error(err, rc, "cannot open '%s'", dir.ptr);
+		goto out;
+	}
+	if (ss_repo__ignore_rules(git, err) < 0 || ss_index_file_below(ix, name, &index, err) < 0)
+		goto out;
+	/* the index is this repository's while the diff is read (attribute lookups) */
+	if ((rc = git_repository_set_index(git, index)) < 0 ||
+	    (rc = git_diff_index_to_workdir(&diff, git, index, &opts)) < 0) {
+		ss_git__error(err, rc, "cannot compute the diff");
+		goto out;
+	}
+	if (out && ss_git__diff_changes(diff, &some, err) < 0)
+		goto out;
+	if (patch && diff_text(diff, patch, err) < 0)
+		goto out;
+	if (out)
+		take_changes(out, &some, name);
+	ret = 0;
+out:
+	ss_tree_changes_release(&some);
+	git_diff_free(diff);
+	git_index_free(index);
+	git_repository_free(git);
+	ss_buf_release(&dir);
+	ss_buf_release(&a);
+	ss_buf_release(&b);
+	return ret;
+}
+
 int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tree,
                           const ss_oid *new_tree, const char *const *paths, size_t npaths,
                           ss_changes *out, ss_buf *patch, ss_error *err)
 {
+	const ss_index_file *ix = NULL;
 	git_diff *diff = NULL;
 	git_index *used = NULL;
-	int ret;
+	int ret = 0;
 
+	if (kind == (SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL) && (ix = ss_index_file_get(repo)) &&
+	    all_directories(repo, paths, npaths)) {
+		const char **names = ss_xcalloc(npaths, sizeof(*names));
+		memcpy(names, paths, npaths * sizeof(*names));
+		qsort(names, npaths, sizeof(*names), cmp_git_order);
+		if (out)
+			memset(out, 0, sizeof(*out));
+		for (size_t i = 0; ret == 0 && i < npaths; i++)
+			ret = rooted_diff(repo, ix, names[i], out, patch, err);
+		free(names);
+		return ret;
+	}
 	ret = make_diff(&diff, &used, repo, kind, old_tree, new_tree, paths, npaths, err);
 	if (ret == 0 && out)
 		ret = ss_git__diff_changes(diff, out, err);

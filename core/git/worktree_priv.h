@@ -67,6 +67,8 @@ size_t ss_index_file_find(const ss_index_file *ix, const char *path, size_t len)
  */
 int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size_t n, bool literal,
                          git_index **out, ss_error *err);
+/* The same for the entries below the top-level directory name, their paths relative to it. */
+int ss_index_file_below(const ss_index_file *ix, const char *name, git_index **out, ss_error *err);
 void ss_index_file_release(ss_index_file *ix);
 
 /* Adds a copy of path with flags. */

@@ -391,13 +391,18 @@ static void index_dir(walker *w, ss_buf *prefix, const dname *nm, const struct s
 
 /* Whether the directory at prefix, recorded in the cache, still holds exactly the index's
  * names ix: each is there as what the index says; then each is checked (nothing untracked can
- * be there). false, nothing done, when one is not. */
+ * be there). false, nothing done, when one is not. At the top (deferring), its directories go
+ * to the walkers unread: each walker reads their stat data, in parallel, and one no longer
+ * there as a directory is found then (ss_worktree__scan). */
 static bool walk_known(walker *w, ss_buf *prefix, const dname *ix, size_t nix)
 {
 	struct stat *st = ss_xcalloc(nix ? nix : 1, sizeof(*st));
 	size_t plen = prefix->len, i;
+	bool top = w->deferring;
 
 	for (i = 0; i < nix; i++) {
+		if (top && ix[i].dir)
+			continue;
 		ss_buf_put(prefix, ix[i].s, ix[i].len);
 		bool ok = fstatat(w->top, prefix->ptr, &st[i], AT_SYMLINK_NOFOLLOW) == 0 &&
 		          (S_ISDIR(st[i].st_mode) == ix[i].dir);
@@ -411,49 +416,13 @@ static bool walk_known(walker *w, ss_buf *prefix, const dname *ix, size_t nix)
 	}
 	for (i = 0; i < nix; i++) {
 		if (ix[i].dir) {
-			enter(w, prefix, &ix[i], &st[i]);
+			enter(w, prefix, &ix[i], top ? NULL : &st[i]);
 			continue;
 		}
 		ss_buf_put(prefix, ix[i].s, ix[i].len);
 		check_stat(w, w->top, prefix->ptr, prefix->ptr, ix[i].lo, &st[i]);
 		ss_buf_truncate(prefix, plen);
 	}
-	free(st);
-	return true;
-}
-
-/* walk_known for the top, whose directories go to the walkers unread (their stat data read
- * by each walker, in parallel): its files checked here. */
-static bool top_known(walker *w, ss_buf *prefix, const dname *ix, size_t nix, size_t slot)
-{
-	struct stat *st = ss_xcalloc(nix ? nix : 1, sizeof(*st));
-	size_t i;
-
-	for (i = 0; i < nix; i++) {
-		if (ix[i].dir)
-			continue;
-		ss_buf_put(prefix, ix[i].s, ix[i].len);
-		bool ok = fstatat(w->top, prefix->ptr, &st[i], AT_SYMLINK_NOFOLLOW) == 0 &&
-		          !S_ISDIR(st[i].st_mode);
-		ss_buf_truncate(prefix, 0);
-		if (!ok)
-			break;
-	}
-	if (i < nix) {
-		free(st);
-		return false;
-	}
-	for (i = 0; i < nix; i++) {
-		if (ix[i].dir) {
-			enter(w, prefix, &ix[i], NULL);
-			continue;
-		}
-		ss_buf_put(prefix, ix[i].s, ix[i].len);
-		check_stat(w, w->top, prefix->ptr, prefix->ptr, ix[i].lo, &st[i]);
-		ss_buf_truncate(prefix, 0);
-	}
-	w->top_known = true;
-	w->top_slot = slot;
 	free(st);
 	return true;
 }
@@ -502,10 +471,13 @@ static void walk_dir(walker *w, ss_buf *prefix, size_t lo, size_t hi, const stru
 	/* prefix grows and shrinks below: its pointer is read again each time (here()) */
 	/* a record found fresh is kept as it is */
 	if (ss_worktree__dircache_fresh(w->cache, here(prefix), st, nix, &slot) &&
-	    (w->deferring ? top_known(w, prefix, ix, nix, slot) : walk_known(w, prefix, ix, nix))) {
-		if (!w->deferring) /* the top's is kept once its walkers agree (ss_worktree__scan)
-		                    */
+	    walk_known(w, prefix, ix, nix)) {
+		if (w->deferring) { /* kept once its walkers agree (ss_worktree__scan) */
+			w->top_known = true;
+			w->top_slot = slot;
+		} else {
 			ss_worktree__dircache_keep(w->cache, slot);
+		}
 		free(ix);
 		return;
 	}

@@ -907,6 +907,55 @@ static void test_worktree__diff_text_and_stat(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* The diff and its changes of names, as ss_worktree_diff_stat gives them for kind. */
+static void diff_of(ss_repo *repo, ss_diff_kind kind, const char *const *names, size_t n,
+                    ss_buf *text)
+{
+	ss_changes ch = {0};
+	ss_buf patch = SS_BUF_INIT;
+	ss_error err;
+
+	if (ss_worktree_diff_stat(repo, kind, NULL, NULL, names, n, &ch, &patch, &err) < 0)
+		fail_msg("diff: %s", err.message);
+	ss_buf_clear(text);
+	for (size_t i = 0; i < ch.count; i++)
+		ss_buf_printf(text, "%d %s +%zu -%zu %d\n", (int)ch.items[i].kind, ch.items[i].path,
+		              ch.items[i].added_lines, ch.items[i].removed_lines,
+		              (int)ch.items[i].binary);
+	ss_buf_put(text, patch.ptr, patch.len);
+	ss_tree_changes_release(&ch);
+	ss_buf_release(&patch);
+}
+
+static void test_worktree__diff_rooted_at_each_name_is_the_same(void **state)
+{
+	char *dir;
+	ss_oid c;
+	ss_repo *repo = cloned(&dir, &c);
+	/* in git's order "a-b" comes before "alpha" ('-' before '/'), "alpha" before "alpha0" */
+	const char *names[] = {"alpha", "a-b", "beta", "gamma", "alpha0"};
+	ss_buf rooted = SS_BUF_INIT, whole = SS_BUF_INIT;
+
+	(void)state;
+	sh(dir, "echo more >> alpha/SKILL.md && chmod -x alpha/scripts/run.sh && "
+	        "mkdir -p alpha/references/deep && echo n > alpha/references/deep/new.md && "
+	        "printf 'bin\\000ary' > alpha/blob.bin && ln -s SKILL.md alpha/link.md && "
+	        "mkdir a-b alpha0 && echo ab > a-b/SKILL.md && echo z > alpha0/SKILL.md && "
+	        "echo BETA > beta/SKILL.md && rm gamma/SKILL.md && echo g > gamma/other.md");
+	/* taken literally, at most ROOTED_MAX directories: one diff rooted at each */
+	diff_of(repo, SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL, names, 5, &rooted);
+	/* as pathspecs: one diff from the clone's top */
+	diff_of(repo, SS_DIFF_INDEX_WORKDIR, names, 5, &whole);
+	assert_string_equal(rooted.ptr, whole.ptr);
+	assert_non_null(strstr(rooted.ptr, "diff --git a/alpha/SKILL.md b/alpha/SKILL.md"));
+	assert_non_null(strstr(rooted.ptr, "old mode 100755"));
+	assert_true(strstr(rooted.ptr, "a/a-b/SKILL.md") < strstr(rooted.ptr, "a/alpha/SKILL.md"));
+	ss_buf_release(&rooted);
+	ss_buf_release(&whole);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 static void test_worktree__diff_literal_paths(void **state)
 {
 	char *dir;
@@ -959,6 +1008,7 @@ int test_worktree_run(void)
 	    cmocka_unit_test(test_worktree__dircache_reads_only_changed_dirs),
 	    cmocka_unit_test(test_worktree__diff_text_and_stat),
 	    cmocka_unit_test(test_worktree__diff_literal_paths),
+	    cmocka_unit_test(test_worktree__diff_rooted_at_each_name_is_the_same),
 	};
 	return cmocka_run_group_tests_name("core/worktree", tests, NULL, NULL);
 }
