@@ -116,7 +116,6 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 {
 	const unsigned char *p, *end;
 	size_t *offs = NULL, prev_len = 0;
-	const char *prev_path = NULL;
 	uint32_t version, count;
 	ss_buf *paths = &ix->paths, last = SS_BUF_INIT;
 
@@ -186,12 +185,15 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 			plen = (size_t)(nul - name);
 			p += entry;
 		}
+		/* version 4's paths taken from the pool each time: it may have moved */
 		const char *path = version == 4 ? paths->ptr + offs[i] : e->path;
+		const char *prev = !i             ? NULL
+		                   : version == 4 ? paths->ptr + offs[i - 1]
+		                                  : ix->entries[i - 1].path;
 		/* the 12 bits of length say the path's, up to 0xfff */
 		if ((e->flags & 0xfff) != (plen < 0xfff ? plen : 0xfff) ||
-		    !plain_path(path, plen) || (i && strcmp(prev_path, path) >= 0))
+		    !plain_path(path, plen) || (prev && strcmp(prev, path) >= 0))
 			goto bad; /* out of order, twice the same path (stages) or not a path */
-		prev_path = path;
 		prev_len = plen;
 	}
 	if (!known_extensions(p, end))
@@ -388,16 +390,19 @@ const ss_index_file *ss_index_file_get(ss_repo *repo)
 	ss_index_kept **slot = ss_repo__index_slot(repo), *k = *slot;
 	ss_buf path = SS_BUF_INIT;
 	struct stat st;
+	bool missing;
 	int fd;
 
 	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
 	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
-	ss_buf_release(&path);
 	if (fd >= 0 && fstat(fd, &st) < 0) {
 		close(fd);
 		fd = -1;
+		errno = EIO; /* not ENOENT: left to libgit2 */
 	}
-	if (k && (fd < 0 ? !k->exists : k->exists && same_file(k, fd, &st))) {
+	missing = fd < 0 && errno == ENOENT;
+	ss_buf_release(&path);
+	if (k && (fd < 0 ? missing && !k->exists : k->exists && same_file(k, fd, &st))) {
 		if (fd >= 0)
 			close(fd);
 		return k->read ? &k->ix : NULL;
@@ -406,7 +411,7 @@ const ss_index_file *ss_index_file_get(ss_repo *repo)
 	k = *slot = ss_xcalloc(1, sizeof(*k));
 	k->exists = fd >= 0;
 	if (fd < 0) { /* no index yet: empty; anything else: libgit2 says */
-		k->read = errno == ENOENT;
+		k->read = missing;
 		ss_buf_init(&k->ix.paths);
 		return k->read ? &k->ix : NULL;
 	}

@@ -773,8 +773,9 @@ static void test_worktree__index_file_reads_what_libgit2_reads(void **state)
 	     "echo n > beta/new.md && git add -N beta/new.md"},
 	    {"version 4", "git update-index --index-version 4"},
 	    {"version 4, more paths",
-	     "mkdir -p alpha/references/deep && for n in one two three; do "
-	     "echo $n > alpha/references/deep/$n.md; done && git add -A alpha && "
+	     /* enough paths that the pool they are made whole in moves as it grows */
+	     "mkdir -p alpha/references/deep && for n in $(seq 1 300); do "
+	     "echo $n > alpha/references/deep/note-$n.md; done && git add -A alpha && "
 	     "test \"$(od -An -tu1 -j7 -N1 .git/index)\" -eq 4"},
 	    {"version 2 again", "git update-index --index-version 2"},
 	};
