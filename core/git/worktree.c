@@ -147,17 +147,21 @@ static int cmp_git_order(const void *a, const void *b)
 }
 
 /* Whether each of the names is a directory of the working directory that holds no repository
- * of its own (which a diff from the clone's top shows as one untracked name). */
-static bool all_directories(ss_repo *repo, const char *const *names, size_t n)
+ * of its own (which a diff from the clone's top shows as one untracked name) and that the index
+ * ix does not hold as a file (whose deletion a diff rooted below it would not see). */
+static bool all_directories(ss_repo *repo, const ss_index_file *ix, const char *const *names,
+                            size_t n)
 {
 	ss_buf path = SS_BUF_INIT;
 	struct stat st;
 	bool ok = n > 0 && n <= ROOTED_MAX;
 
 	for (size_t i = 0; ok && i < n; i++) {
+		size_t at = ss_index_file_find(ix, names[i], strlen(names[i]) + 1);
 		ss_buf_clear(&path);
 		ss_buf_printf(&path, "%s/%s", ss_repo_workdir(repo), names[i]);
-		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode);
+		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode) &&
+		     !(at < ix->count && !strcmp(ix->entries[at].path, names[i]));
 		ss_buf_puts(&path, "/.git");
 		ok = ok && lstat(path.ptr, &st) < 0 && errno == ENOENT;
 	}
@@ -246,7 +250,7 @@ int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tr
 	int ret = 0;
 
 	if (kind == (SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL) && (ix = ss_index_file_get(repo)) &&
-	    all_directories(repo, paths, npaths)) {
+	    all_directories(repo, ix, paths, npaths)) {
 		const char **names = ss_xcalloc(npaths, sizeof(*names));
 		memcpy(names, paths, npaths * sizeof(*names));
 		qsort(names, npaths, sizeof(*names), cmp_git_order);

@@ -935,6 +935,8 @@ static void test_worktree__diff_rooted_at_each_name_is_the_same(void **state)
 	ss_repo *repo = cloned(&dir, &c);
 	/* in git's order "a-b" comes before "alpha" ('-' before '/'), "alpha" before "alpha0" */
 	const char *names[] = {"alpha", "a-b", "beta", "gamma", "alpha0"};
+	/* a file of the index now a directory: its deletion is seen from the top only */
+	const char *typechange[] = {"alpha", "README.md"};
 	ss_buf rooted = SS_BUF_INIT, whole = SS_BUF_INIT;
 
 	(void)state;
@@ -951,6 +953,11 @@ static void test_worktree__diff_rooted_at_each_name_is_the_same(void **state)
 	assert_non_null(strstr(rooted.ptr, "diff --git a/alpha/SKILL.md b/alpha/SKILL.md"));
 	assert_non_null(strstr(rooted.ptr, "old mode 100755"));
 	assert_true(strstr(rooted.ptr, "a/a-b/SKILL.md") < strstr(rooted.ptr, "a/alpha/SKILL.md"));
+	sh(dir, "rm README.md && mkdir README.md && echo r > README.md/x");
+	diff_of(repo, SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL, typechange, 2, &rooted);
+	diff_of(repo, SS_DIFF_INDEX_WORKDIR, typechange, 2, &whole);
+	assert_string_equal(rooted.ptr, whole.ptr);
+	assert_non_null(strstr(rooted.ptr, "deleted file mode 100644"));
 	ss_buf_release(&rooted);
 	ss_buf_release(&whole);
 	ss_repo_free(repo);
