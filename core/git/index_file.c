@@ -218,9 +218,6 @@ static int read_fd(int fd, const struct stat *st, ss_index_file *out)
 	memset(out, 0, sizeof(*out));
 	ss_buf_init(&out->paths);
 	out->st = *st;
-	/* the stat data of the file read: an entry written in its second or after counts as
-	 * racy */
-	out->mtime = ss_platform_mtime(st);
 	if (st->st_size < HEADER + TRAILER)
 		return 1;
 	/* mapped, as git maps it: git replaces the file by a rename, never rewrites it */
@@ -252,15 +249,14 @@ int ss_index_file_read(const char *path, ss_index_file *out)
 	return rc;
 }
 
-size_t ss_index_file_find(const ss_index_file *ix, const char *path, size_t len)
+/* The first entry whose path's first len bytes are not below path's. */
+static size_t find(const ss_index_file *ix, const char *path, size_t len)
 {
 	size_t lo = 0, hi = ix->count;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const char *p = ix->entries[mid].path;
-		int c = strncmp(p, path, len);
-		if (c < 0)
+		if (strncmp(ix->entries[mid].path, path, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -268,23 +264,41 @@ size_t ss_index_file_find(const ss_index_file *ix, const char *path, size_t len)
 	return lo;
 }
 
+/* The position of path itself, ix->count when ix does not hold it. */
+static size_t position(const ss_index_file *ix, const char *path)
+{
+	size_t i = find(ix, path, strlen(path) + 1); /* its NUL too: path itself */
+
+	return i < ix->count && !strcmp(ix->entries[i].path, path) ? i : ix->count;
+}
+
+bool ss_index_file_has(const ss_index_file *ix, const char *path)
+{
+	return position(ix, path) < ix->count;
+}
+
+void ss_index_file_dir(const ss_index_file *ix, const char *name, size_t *lo, size_t *hi)
+{
+	ss_buf dir = SS_BUF_INIT;
+
+	ss_buf_printf(&dir, "%s/", name);
+	*lo = *hi = find(ix, dir.ptr, dir.len);
+	while (*hi < ix->count && !strncmp(ix->entries[*hi].path, dir.ptr, dir.len))
+		(*hi)++;
+	ss_buf_release(&dir);
+}
+
 /* Marks in pick the entries at or below each of the names, taken literally. */
 static void pick_literal(const ss_index_file *ix, const char *const *names, size_t n,
                          unsigned char *pick)
 {
-	ss_buf dir = SS_BUF_INIT;
-
 	for (size_t k = 0; k < n; k++) {
-		size_t len = strlen(names[k]), i = ss_index_file_find(ix, names[k], len + 1);
-		if (i < ix->count && !strcmp(ix->entries[i].path, names[k]))
-			pick[i] = 1;
-		ss_buf_clear(&dir);
-		ss_buf_printf(&dir, "%s/", names[k]);
-		for (i = ss_index_file_find(ix, dir.ptr, dir.len);
-		     i < ix->count && !strncmp(ix->entries[i].path, dir.ptr, dir.len); i++)
-			pick[i] = 1;
+		size_t at = position(ix, names[k]), lo, hi;
+		if (at < ix->count)
+			pick[at] = 1;
+		ss_index_file_dir(ix, names[k], &lo, &hi);
+		memset(pick + lo, 1, hi - lo);
 	}
-	ss_buf_release(&dir);
 }
 
 /* A libgit2 index in memory of ix's entries marked in pick, strip bytes cut from each path and
@@ -341,14 +355,12 @@ int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size
 int ss_index_file_below(const ss_index_file *ix, const char *name, git_index **out, ss_error *err)
 {
 	unsigned char *pick = ss_xcalloc(ix->count ? ix->count : 1, 1);
-	size_t len = strlen(name);
+	size_t lo, hi;
 	int ret;
 
-	/* name/ itself is not picked: a file named as the directory is not below it */
-	pick_literal(ix, &name, 1, pick);
-	for (size_t i = 0; i < ix->count; i++)
-		pick[i] &= ix->entries[i].path[len] == '/';
-	ret = picked_index(ix, pick, len + 1, out, err);
+	ss_index_file_dir(ix, name, &lo, &hi);
+	memset(pick + lo, 1, hi - lo);
+	ret = picked_index(ix, pick, strlen(name) + 1, out, err);
 	free(pick);
 	return ret;
 }

@@ -157,11 +157,10 @@ static bool all_directories(ss_repo *repo, const ss_index_file *ix, const char *
 	bool ok = n > 0 && n <= ROOTED_MAX;
 
 	for (size_t i = 0; ok && i < n; i++) {
-		size_t at = ss_index_file_find(ix, names[i], strlen(names[i]) + 1);
 		ss_buf_clear(&path);
 		ss_buf_printf(&path, "%s/%s", ss_repo_workdir(repo), names[i]);
 		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode) &&
-		     !(at < ix->count && !strcmp(ix->entries[at].path, names[i]));
+		     !ss_index_file_has(ix, names[i]);
 		ss_buf_puts(&path, "/.git");
 		ok = ok && lstat(path.ptr, &st) < 0 && errno == ENOENT;
 	}

@@ -45,8 +45,7 @@ typedef struct ss_index_file {
 	size_t maplen;
 	ss_buf paths;                          /* version 4's paths, made whole */
 	unsigned char checksum[GIT_OID_RAWSZ]; /* the file's (git_index_checksum's) */
-	struct stat st;                        /* the file's, when read */
-	struct timespec mtime;                 /* st's (racily clean entries) */
+	struct stat st; /* the file's, when read (its mtime: racily clean entries) */
 } ss_index_file;
 
 /* The repository's index file as ss_index_file_read reads it, kept for the next call while the
@@ -56,9 +55,10 @@ const ss_index_file *ss_index_file_get(ss_repo *repo);
  * file holds what this reader does not know or cannot be read (out empty: libgit2 decides
  * what it holds or says what is wrong with it). */
 int ss_index_file_read(const char *path, ss_index_file *out);
-/* The first entry whose path's first len bytes are not below path's ("name/", 5: the first
- * below name/; "name" and its NUL, 5: name itself if it is there). */
-size_t ss_index_file_find(const ss_index_file *ix, const char *path, size_t len);
+/* Whether ix holds path itself. */
+bool ss_index_file_has(const ss_index_file *ix, const char *path);
+/* The entries below the directory name/: [*lo, *hi). */
+void ss_index_file_dir(const ss_index_file *ix, const char *name, size_t *lo, size_t *hi);
 /*
  * A libgit2 index in memory holding only ix's entries at or below names (top-level names taken
  * literally, or pathspecs), for a diff of those names: their stat data zeroed, so that a diff

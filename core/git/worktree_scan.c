@@ -950,7 +950,7 @@ int ss_worktree__scan(git_repository *git, const ss_index_file *index, git_tree 
 		ws[k].top = top;
 		ws[k].cache = cache;
 		ws[k].began = now;
-		ws[k].stamp = index->mtime;
+		ws[k].stamp = ss_platform_mtime(&index->st);
 	}
 	/* the top level here: its files checked, its directories left to the walkers */
 	ws[0].deferring = true;

@@ -31,19 +31,12 @@ static size_t top_len(const char *path, bool *file)
 /* Stage-0 index entries at name (a file) or below name/ (a directory). */
 static size_t index_count(const ss_index_file *ix, const char *name, bool file)
 {
-	ss_buf prefix = SS_BUF_INIT;
-	size_t len = strlen(name), i, n = 0;
+	size_t lo, hi;
 
-	if (file) {
-		i = ss_index_file_find(ix, name, len + 1);
-		return i < ix->count && !strcmp(ix->entries[i].path, name);
-	}
-	ss_buf_printf(&prefix, "%s/", name);
-	for (i = ss_index_file_find(ix, prefix.ptr, prefix.len);
-	     i < ix->count && !strncmp(ix->entries[i].path, prefix.ptr, prefix.len); i++)
-		n++;
-	ss_buf_release(&prefix);
-	return n;
+	if (file)
+		return ss_index_file_has(ix, name);
+	ss_index_file_dir(ix, name, &lo, &hi);
+	return hi - lo;
 }
 
 static ss_status_kind kind_of(bool before, bool after)
