@@ -567,21 +567,20 @@ static void run_jobs(jobs *j, walker *w)
 			break;
 		d = &j->dirs[k];
 		ss_buf_clear(&prefix);
-		ss_buf_put(&prefix, d->d.s, d->d.len);
 		if (!d->have_st) { /* its stat data read here, in parallel */
+			ss_buf_put(&prefix, d->d.s, d->d.len);
 			int rc = fstatat(w->top, prefix.ptr, &d->st, AT_SYMLINK_NOFOLLOW);
 			if (rc < 0 && errno != ENOENT && errno != ENOTDIR)
 				fail(w, errno, prefix.ptr);
-			if (rc < 0 || !S_ISDIR(d->st.st_mode)) { /* gone, or replaced, since */
+			ss_buf_clear(&prefix);
+			if (rc < 0) { /* gone since */
 				w->top_missed = true;
-				if (rc == 0 && (S_ISREG(d->st.st_mode) || S_ISLNK(d->st.st_mode)))
-					untracked(w, prefix.ptr);
 				all_deleted(w, d->d.lo, d->d.hi);
 				continue;
 			}
+			w->top_missed |= !S_ISDIR(d->st.st_mode); /* replaced since */
 		}
-		ss_buf_putc(&prefix, '/');
-		walk_dir(w, &prefix, d->d.lo, d->d.hi, &d->st);
+		index_dir(w, &prefix, &d->d, &d->st); /* walked, or what replaced it found */
 		if (w->need_trees)
 			d->have_tree = tree_id(w->e, d->d.lo, d->d.hi, d->d.len + 1, &d->tree) == 0;
 	}
