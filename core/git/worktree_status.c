@@ -182,6 +182,7 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 	const ss_index_file *ix = NULL;
 	ss_index_file view = {0}; /* libgit2's entries, when it lists the changes */
 	ss_worktree__dircache_loading *loading = NULL;
+	bool walk = !(flags & SS_STATUS__LIBGIT2); /* skillsync's walk, unless told libgit2's */
 	ss_worktree__dircache *dircache;
 	git_index *index = NULL;
 	git_tree *head = NULL;
@@ -195,12 +196,12 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 
 	/* the directory cache read on a thread of its own while HEAD and the index are */
 	ss_fs_join(&cache, ss_repo_statedir(repo), "dircache");
-	if (!(flags & SS_STATUS__LIBGIT2))
+	if (walk)
 		loading = ss_worktree__dircache_load_async(cache.ptr);
 	ret = ss_git__head_tree(&head, repo, err);
-	if (ret == 0 && loading)
+	if (ret == 0 && walk)
 		ix = ss_index_file_get(repo);
-	dircache = loading ? ss_worktree__dircache_join(loading) : NULL;
+	dircache = walk ? ss_worktree__dircache_join(loading) : NULL;
 	if (ret < 0) {
 		ss_worktree__dircache_free(dircache);
 		goto out;
