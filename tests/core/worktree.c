@@ -284,6 +284,14 @@ static void test_worktree__checkout_index_matches_git(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* Appends a tree entry as a tree object holds it: "<mode in octal> <name>", a NUL, the id. */
+static void raw_entry(ss_buf *raw, unsigned mode, const char *name, const git_oid *id)
+{
+	ss_buf_printf(raw, "%o %s", mode, name);
+	ss_buf_put(raw, "", 1);
+	ss_buf_put(raw, id->id, GIT_OID_RAWSZ);
+}
+
 /* A commit whose tree holds a.md, then sub/ holding name as entry of mode mode (raw, as a
  * hostile tree would be), pointing at a blob; sub's bytes cut short by cut bytes. */
 static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode, size_t cut)
@@ -296,17 +304,11 @@ static ss_oid odd_commit(ss_repo *repo, const char *name, unsigned mode, size_t 
 
 	assert_int_equal(git_blob_create_from_buffer(&blob, git, "x\n", 2), 0);
 	assert_int_equal(git_repository_odb(&odb, git), 0);
-	ss_buf_printf(&raw, "%o %s", mode, name);
-	ss_buf_put(&raw, "", 1);
-	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
+	raw_entry(&raw, mode, name, &blob);
 	assert_int_equal(git_odb_write(&sub, odb, raw.ptr, raw.len - cut, GIT_OBJECT_TREE), 0);
 	ss_buf_clear(&raw);
-	ss_buf_puts(&raw, "100644 a.md");
-	ss_buf_put(&raw, "", 1);
-	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
-	ss_buf_puts(&raw, "40000 sub");
-	ss_buf_put(&raw, "", 1);
-	ss_buf_put(&raw, sub.id, GIT_OID_RAWSZ);
+	raw_entry(&raw, 0100644, "a.md", &blob);
+	raw_entry(&raw, 040000, "sub", &sub);
 	assert_int_equal(git_odb_write(&top, odb, raw.ptr, raw.len, GIT_OBJECT_TREE), 0);
 	ss_buf_release(&raw);
 	git_odb_free(odb);
@@ -438,12 +440,8 @@ static void test_worktree__checkout_refuses_unsorted_tree(void **state)
 
 	assert_int_equal(git_blob_create_from_buffer(&blob, git, "x\n", 2), 0);
 	assert_int_equal(git_repository_odb(&odb, git), 0);
-	ss_buf_puts(&raw, "100644 b.md");
-	ss_buf_put(&raw, "", 1);
-	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
-	ss_buf_puts(&raw, "100644 a.md");
-	ss_buf_put(&raw, "", 1);
-	ss_buf_put(&raw, blob.id, GIT_OID_RAWSZ);
+	raw_entry(&raw, 0100644, "b.md", &blob);
+	raw_entry(&raw, 0100644, "a.md", &blob);
 	assert_int_equal(git_odb_write(&top, odb, raw.ptr, raw.len, GIT_OBJECT_TREE), 0);
 	ss_buf_release(&raw);
 	git_odb_free(odb);
@@ -530,19 +528,13 @@ static void test_worktree__status_groups_by_skill(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
-/* The paths set apart are left out of the entries (whose kinds then come from the other
- * paths alone) and listed in st.apart, sorted. */
 /* Sets the times of dir/rel an hour back: new stat data (mtime, ctime), the same content. */
 static void backdate(const char *dir, const char *rel)
 {
 	ss_buf path = SS_BUF_INIT;
-	struct timespec times[2];
 
 	ss_buf_printf(&path, "%s/%s", dir, rel);
-	clock_gettime(CLOCK_REALTIME, &times[0]);
-	times[0].tv_sec -= 3600;
-	times[1] = times[0];
-	assert_int_equal(utimensat(AT_FDCWD, path.ptr, times, 0), 0);
+	ss_test_backdate(path.ptr, 3600);
 	ss_buf_release(&path);
 }
 
@@ -842,6 +834,8 @@ static void test_worktree__index_file_leaves_the_rest_to_libgit2(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* The paths set apart are left out of the entries (whose kinds then come from the other
+ * paths alone) and listed in st.apart, sorted. */
 static void test_worktree__status_sets_paths_apart(void **state)
 {
 	char *dir;

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -40,6 +43,17 @@ void ss_test_data(ss_buf *out, const char *rel)
 	assert_non_null(base);
 	ss_buf_clear(out);
 	ss_fs_join(out, base, rel);
+}
+
+time_t ss_test_backdate(const char *path, time_t seconds)
+{
+	struct timespec times[2];
+
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_sec -= seconds;
+	times[1] = times[0];
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	return times[0].tv_sec;
 }
 
 void ss_test_write(const char *dir, const char *rel, const char *content)

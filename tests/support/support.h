@@ -5,6 +5,8 @@
 #ifndef SS_TEST_SUPPORT_H
 #define SS_TEST_SUPPORT_H
 
+#include <time.h>
+
 #include "core/util/buf.h"
 #include "core/util/error.h"
 
@@ -16,6 +18,9 @@ void ss_test_tmpdir_free(char *dir);
 void ss_test_data(ss_buf *out, const char *rel);
 /* Writes a file (creating parent directories), failing the test on error. */
 void ss_test_write(const char *dir, const char *rel, const char *content);
+/* Sets path's access and modification times seconds back (its ctime moves to now): the time
+ * set. */
+time_t ss_test_backdate(const char *path, time_t seconds);
 
 /* Decodes hex (lowercase or not) into out, failing the test unless it is exactly n bytes. */
 void ss_test_hex(void *out, size_t n, const char *hex);
