@@ -37,6 +37,8 @@ ss_gate_verdict ss_gate_decide(const ss_gate_change *c, const ss_gate_rules *r)
 	}
 	if (c->high_finding)
 		return SS_GATE_HOLD_FINDING;
+	if (c->grant)
+		return SS_GATE_HOLD_GRANT;
 	if (c->scripts)
 		return SS_GATE_HOLD_SCRIPTS;
 	return SS_GATE_MERGE;
@@ -58,6 +60,8 @@ const char *ss_gate_reason(ss_gate_verdict v)
 		return "changes scripts";
 	case SS_GATE_HOLD_ALL:
 		return "review.policy is all";
+	case SS_GATE_HOLD_GRANT:
+		return "widens allowed-tools";
 	case SS_GATE_MERGE:
 	case SS_GATE_MINE:
 	case SS_GATE_TRUSTED:

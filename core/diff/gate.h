@@ -3,16 +3,19 @@
  * brought for one skill merges into main, or is held until the person accepts it.
  *
  * One place decides, and it is pure: a function of the change (who wrote the version the
- * view has now, whether it adds or changes an executable file or a file under scripts/,
- * whether it raises a high audit finding), the policy (setting review.policy), the trust list
- * (review.trust), and whether the skill is pinned. The order of the rules:
+ * view has now, whether it adds or changes a program, whether it introduces a high audit
+ * finding, whether it adds or widens an allowed-tools grant), the policy (setting
+ * review.policy), the trust list (review.trust), and whether the skill is pinned. The order of
+ * the rules:
  *   1. my own version (from any of my clones) is never held;
  *   2. a pinned skill holds every other change;
  *   3. a trusted member's version (by DID or handle) is never held;
  *   4. policy off: nothing else is held; all: every other change is;
- *   5. policy scripts (the default): a change that raises a high finding, or that adds or
- *      changes an executable file or anything under scripts/, is held; the rest merges.
- * What the facts are made of (the files of the two versions, the audit) is gate_facts.c's.
+ *   5. policy scripts (the default): a change that introduces a high finding, or that adds or
+ *      widens an allowed-tools grant, or that adds or changes a program, is held (the reason
+ *      named is the first of these three that holds); the rest merges.
+ * What the facts are made of (the files of the two versions, the audit of both, the grants)
+ * is gate_facts.c's.
  */
 #ifndef SS_GATE_H
 #define SS_GATE_H
@@ -33,8 +36,9 @@ typedef enum ss_gate_policy {
 typedef struct ss_gate_change {
 	const char *did;    /* who wrote the version the view has now; NULL: the name left it */
 	const char *handle; /* that member's handle when known */
-	bool scripts;       /* adds or changes an executable file or a file under scripts/ */
-	bool high_finding;  /* the new version has an audit finding of severity high */
+	bool scripts;       /* adds or changes a program (core/skill/program.h) */
+	bool high_finding;  /* introduces an audit finding of severity high */
+	bool grant;         /* adds or widens SKILL.md's allowed-tools (core/skill/grants.h) */
 } ss_gate_change;
 
 typedef struct ss_gate_rules {
@@ -51,8 +55,9 @@ typedef enum ss_gate_verdict {
 	SS_GATE_TRUSTED,      /* merges: a member of review.trust wrote it */
 	SS_GATE_HOLD_PINNED,  /* held: the skill is pinned */
 	SS_GATE_HOLD_FINDING, /* held: a high audit finding */
-	SS_GATE_HOLD_SCRIPTS, /* held: an executable file or scripts/ added or changed */
+	SS_GATE_HOLD_SCRIPTS, /* held: a program added or changed */
 	SS_GATE_HOLD_ALL,     /* held: review.policy is all */
+	SS_GATE_HOLD_GRANT,   /* held: allowed-tools grants more than before */
 } ss_gate_verdict;
 
 /* The rules above. */
@@ -65,18 +70,31 @@ const char *ss_gate_reason(ss_gate_verdict v);
 bool ss_gate_policy_parse(const char *s, ss_gate_policy *out);
 
 /*
- * The facts of one change read from the repository (core/diff/gate_facts.c): the file-level
- * changes from the version main keeps (old, NULL: none) to the new one (new, NULL: the skill
- * left the view), whether one of them adds or changes an executable file or a file under
- * scripts/, and whether the audit (core/skill/audit.h) finds something high in the files the
- * new version adds or changes. files (may be NULL) receives the file-level changes
- * (ss_tree_changes_release), findings (may be NULL, initialised by the caller) what the audit
- * found in them.
+ * The facts of one change read from the repository (core/diff/gate_facts.c), from the version
+ * main keeps (old, NULL: none, a new skill) to the new one (new, NULL: the skill left the
+ * view), over the files the new version adds or changes:
+ * - scripts: one of them is a program (core/skill/program.h) in the new version, or was one in
+ *   the old (a program changed into a file that no longer looks like one is still a change of
+ *   a program);
+ * - high_finding: the audit (core/skill/audit.h) of these files in the new version finds a
+ *   high finding that their audit in the old version does not have (ss_gate_introduced); for a
+ *   new skill, any high finding;
+ * - grant: SKILL.md is one of them and its allowed-tools grants more (core/skill/grants.h).
+ * files (may be NULL) receives the file-level changes (ss_tree_changes_release), findings
+ * (may be NULL, initialised by the caller) everything the audit finds in these files of the
+ * new version, introduced or not.
  */
 struct ss_changes;
 struct ss_audit_report;
 int ss_gate_facts(ss_repo *repo, const char *skill, const ss_oid *old_tree, const ss_oid *new_tree,
                   ss_gate_change *out, struct ss_changes *files, struct ss_audit_report *findings,
                   ss_error *err);
+
+/*
+ * How many high findings of now are new: not matched, one for one, by a high finding of kept
+ * with the same file path, the same rule and the same excerpt (line numbers do not count: an
+ * edit above a finding moves it). kept NULL: every high finding of now. Pure.
+ */
+size_t ss_gate_introduced(const struct ss_audit_report *kept, const struct ss_audit_report *now);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/skill/audit_priv.h"
+#include "core/skill/program.h"
 #include "core/util/buf.h"
 #include "core/util/mem.h"
 #include "core/util/utf8.h"
@@ -131,21 +132,10 @@ static bool has_prefix(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* Whether a file is a program: executable, under scripts/, a #! line, or a script's suffix. */
+/* Whether a file is a program, as the review gate sees it too (core/skill/program.h). */
 static bool is_code(const char *path, const char *bytes, size_t len, bool executable)
 {
-	static const char *const suffixes[] = {".sh",  ".bash", ".zsh",  ".fish", ".ksh", ".py",
-	                                       ".js",  ".mjs",  ".cjs",  ".ts",   ".rb",  ".pl",
-	                                       ".php", ".ps1",  ".psm1", ".bat",  ".cmd", ".lua"};
-	const char *dot = strrchr(path, '.');
-
-	if (executable || has_prefix(path, "scripts/") || (len >= 2 && !memcmp(bytes, "#!", 2)))
-		return true;
-	for (size_t i = 0; dot && !strchr(dot, '/') && i < sizeof(suffixes) / sizeof(*suffixes);
-	     i++)
-		if (!strcmp(dot, suffixes[i]))
-			return true;
-	return false;
+	return ss_program_is(path, bytes, len, executable);
 }
 
 /* The end of the line at off (past its newline), or len. */
