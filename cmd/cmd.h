@@ -269,5 +269,6 @@ extern const ss_command cmd_link_def;
 extern const ss_command cmd_unlink_def;
 extern const ss_command cmd_config_def;
 extern const ss_command cmd_prompt_def;
+extern const ss_command cmd_mcp_def;
 
 #endif

@@ -38,7 +38,7 @@ static const ss_command *const commands[] = {
     &cmd_logout_def,   &cmd_whoami_def, &cmd_members_def, &cmd_fetch_def,  &cmd_pull_def,
     &cmd_log_def,      &cmd_review_def, &cmd_accept_def,  &cmd_reject_def, &cmd_pin_def,
     &cmd_unpin_def,    &cmd_space_def,  &cmd_card_def,    &cmd_link_def,   &cmd_unlink_def,
-    &cmd_verify_def,   &cmd_config_def, &cmd_prompt_def,  &help_def,
+    &cmd_verify_def,   &cmd_config_def, &cmd_prompt_def,  &cmd_mcp_def,    &help_def,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -23,6 +23,8 @@ static const ss_setting_def table[] = {
     /* the review gate (core/diff/gate.h) */
     {"review.policy", "SKILLSYNC_REVIEW_POLICY", "scripts", "scripts, all or off"},
     {"review.trust", "SKILLSYNC_REVIEW_TRUST", "", "members' DIDs or handles, comma-separated"},
+    /* skillsync mcp: push right after update_skill commits */
+    {"mcp.push", "SKILLSYNC_MCP_PUSH", "false", "true or false"},
 };
 
 #define NSETTINGS (sizeof(table) / sizeof(table[0]))
@@ -113,6 +115,7 @@ static bool valid(const ss_setting_def *d, const char *v)
 	static const char *const color[] = {"auto", "always", "never", NULL};
 	static const char *const progress[] = {"auto", "never", NULL};
 	static const char *const policy[] = {"scripts", "all", "off", NULL};
+	static const char *const boolean[] = {"true", "false", NULL};
 
 	if (!strcmp(d->key, "timeout"))
 		return seconds(v, NULL);
@@ -126,6 +129,8 @@ static bool valid(const ss_setting_def *d, const char *v)
 		return one_of(v, policy);
 	if (!strcmp(d->key, "review.trust"))
 		return member_list(v);
+	if (!strcmp(d->key, "mcp.push"))
+		return one_of(v, boolean);
 	return one_of(v, progress);
 }
 

@@ -34,7 +34,7 @@ static int set_string(json_t *obj, const char *key, const char *s, size_t len)
 	return json_object_set_new(obj, key, j);
 }
 
-static json_t *value_to_json(const ss_value *v)
+json_t *ss_record_value_json(const ss_value *v)
 {
 	json_t *j = NULL;
 	const char *s;
@@ -53,7 +53,7 @@ static json_t *value_to_json(const ss_value *v)
 	case SS_VALUE_LIST:
 		j = json_array();
 		for (size_t i = 0; i < ss_value_count(v); i++) {
-			json_t *item = value_to_json(ss_value_at(v, i, NULL));
+			json_t *item = ss_record_value_json(ss_value_at(v, i, NULL));
 			if (!item || json_array_append_new(j, item) < 0)
 				goto fail;
 		}
@@ -62,7 +62,7 @@ static json_t *value_to_json(const ss_value *v)
 		j = json_object();
 		for (size_t i = 0; i < ss_value_count(v); i++) {
 			const char *key;
-			json_t *item = value_to_json(ss_value_at(v, i, &key));
+			json_t *item = ss_record_value_json(ss_value_at(v, i, &key));
 			if (!item || json_object_set_new(j, key, item) < 0)
 				goto fail;
 		}
@@ -115,7 +115,7 @@ int ss_record_encode(const ss_skill *skill, const char *created_at, const char *
 		json_object_set_new(root, "files", files);
 	}
 	if (ss_value_count(skill->frontmatter)) {
-		if (!(fm = value_to_json(skill->frontmatter)))
+		if (!(fm = ss_record_value_json(skill->frontmatter)))
 			goto fail;
 		json_object_set_new(root, "frontmatter", fm);
 	}

@@ -46,6 +46,12 @@ void ss_record_meta_release(ss_record_meta *m);
 int ss_record_encode(const struct ss_skill *skill, const char *created_at, const char *updated_at,
                      const char *note, ss_buf *out, ss_error *err);
 
+/* A frontmatter value as JSON (a new reference), keys in their order; NULL on text that is not
+ * UTF-8. */
+struct json_t;
+struct ss_value;
+struct json_t *ss_record_value_json(const struct ss_value *v);
+
 /*
  * Decodes the raw JSON text of one record (len bytes, as the server sent it: never text dumped
  * back from a parsed page, which would have merged keys given twice) stored under rkey.

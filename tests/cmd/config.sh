@@ -14,7 +14,7 @@ esc=$(printf '\033')
 
 # Keys and values: refused with the list of keys, or what the key takes.
 ss_run 1 "$SKILLSYNC" config --global nosuch 1
-grep -q "unknown key 'nosuch' (one of: timeout, pull.ff, link.agents, color, progress, review.policy, review.trust)" "$work/stderr" ||
+grep -q "unknown key 'nosuch' (one of: timeout, pull.ff, link.agents, color, progress, review.policy, review.trust, mcp.push)" "$work/stderr" ||
 	fail "unknown key: $(cat "$work/stderr")"
 ss_run 1 "$SKILLSYNC" config --global color blue
 grep -q "'color' takes auto, always or never, not 'blue'" "$work/stderr" || fail "bad value: $(cat "$work/stderr")"
