@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks STYLE.md's naming rule over the built objects of core/ and sync/ (ctest `prefixes`):
+"""Checks the naming rule of docs/CONTRIBUTING.md over the built objects of core/ and sync/ (ctest `prefixes`):
 
 - every name an object exports is ss_<module>_..., where <module> is its file's name or a
   leading part of it (core/atproto/mst_walk.c exports ss_mst_*; ss_mst_walk_* would do too);
@@ -63,7 +63,7 @@ def main():
             if exc and exc.match(name):
                 continue
             if not any(name.startswith(f"ss_{p}_") or name.startswith(f"SS_{p.upper()}_") for p in prefixes):
-                problems.append(f"{src}: exports '{name}', not ss_{base.split('_')[0]}_... (STYLE.md: the file matches the prefix)")
+                problems.append(f"{src}: exports '{name}', not ss_{base.split('_')[0]}_... (docs/CONTRIBUTING.md: the file matches the prefix)")
             if "__" in name and name in public:
                 problems.append(f"{src}: '{name}' is private by its name but declared in {public[name]}")
     for p in problems:

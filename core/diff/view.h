@@ -1,5 +1,5 @@
 /*
- * view.h: the precedence rule (DESIGN.md section 2), pure and deterministic.
+ * view.h: the precedence rule (docs/concepts/precedence.md), pure and deterministic.
  *
  * For me (maybe nobody: a read-only clone) and the space's authority, among the versions of
  * one skill name written by different members:

@@ -340,7 +340,7 @@ static void test_car__refuses_bad_framing(void **state)
 	              "block length");
 }
 
-/* A space repo as getRepo serves it (SPACES-PROTOCOL.md section 3): roots [commit, index], the
+/* A space repo as getRepo serves it (docs/SPACE-PROTOCOL.md, section 3): roots [commit, index], the
  * index a map "<collection>/<rkey>" -> record CID in DAG-CBOR key order (length first), then
  * the records. Written with the encoder, read back: the roots, the index in its order, and
  * every record it names. */

@@ -174,7 +174,7 @@ static void test_crypto__signature_fixtures(void **state)
 
 /*
  * cocoon's reference-generated space HTTP signatures: each verifies with its P-256 key over the
- * signature base rebuilt from the headers (SPACES-PROTOCOL.md section 2: one line per covered
+ * signature base rebuilt from the headers (docs/SPACE-PROTOCOL.md, section 2: one line per covered
  * component, then "@signature-params", joined by newlines); a base with another audience does
  * not. The signature's base64 is unpadded, as the reference writes it.
  */

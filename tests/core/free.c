@@ -1,5 +1,5 @@
 /*
- * Every free and release accepts NULL (STYLE.md, Memory), as free() does.
+ * Every free and release accepts NULL (docs/CONTRIBUTING.md, "Memory"), as free() does.
  */
 #include <stdarg.h>
 #include <stddef.h>

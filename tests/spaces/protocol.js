@@ -1,6 +1,6 @@
 // Every wire detail of the permissioned-spaces protocol the test host follows, in one place:
 // the October 2026 alpha (signed HTTP headers, 600 s credentials), as collected in
-// SPACES-PROTOCOL.md. The next alpha should change this file only.
+// docs/SPACE-PROTOCOL.md. The next alpha should change this file only.
 'use strict'
 
 const crypto = require('node:crypto')

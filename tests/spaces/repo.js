@@ -1,5 +1,5 @@
 // The structures a space repo is synced with: the LtHash set hash, the signed commit and the
-// CAR of getRepo (SPACES-PROTOCOL.md section 3).
+// CAR of getRepo (docs/SPACE-PROTOCOL.md, section 3).
 'use strict'
 
 const crypto = require('node:crypto')
