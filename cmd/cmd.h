@@ -237,7 +237,8 @@ void cli_progress_clear(cli_progress_line *p);
 int cli_color_option(ss_ctx *ctx, const char *arg, int *consumed);
 int cli_color_init(ss_ctx *ctx);
 const char *cli_color(const ss_ctx *ctx, const char *code);
-/* A unified diff on stdout, coloured as git's (headers bold, hunks cyan, +/- green/red). */
+/* A unified diff on stdout, coloured as git's (headers bold, hunks cyan, +/- green/red), each
+ * line through the escape rule (only the newlines are kept: docs/SECURITY.md). */
 void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len);
 
 /* The commands (cmd/<name>.c each). */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/util/utf8.h"
 #include "sync/setting.h"
 
 int cli_progress(ss_ctx *ctx, bool quiet, bool *out)
@@ -104,35 +105,42 @@ const char *cli_color(const ss_ctx *ctx, const char *code)
 	return ctx->color ? code : "";
 }
 
+/* The colour of the patch line at p (git's: headers bold, hunks cyan, + green, - red). */
+static const char *patch_color(const char *p)
+{
+	if (!strncmp(p, "diff ", 5) || !strncmp(p, "index ", 6) || !strncmp(p, "--- ", 4) ||
+	    !strncmp(p, "+++ ", 4) || !strncmp(p, "new file", 8) || !strncmp(p, "deleted file", 12))
+		return CLI_BOLD;
+	if (!strncmp(p, "@@", 2))
+		return CLI_CYAN;
+	if (*p == '+')
+		return CLI_GREEN;
+	if (*p == '-')
+		return CLI_RED;
+	return NULL;
+}
+
 void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len)
 {
 	const char *p = patch, *end = patch + len;
+	ss_buf line = SS_BUF_INIT;
 
-	if (!ctx->color) {
-		fwrite(patch, 1, len, stdout);
-		return;
-	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		const char *code = NULL;
+		const char *code = ctx->color && n ? patch_color(p) : NULL;
 
-		if (!strncmp(p, "diff ", 5) || !strncmp(p, "index ", 6) || !strncmp(p, "--- ", 4) ||
-		    !strncmp(p, "+++ ", 4) || !strncmp(p, "new file", 8) ||
-		    !strncmp(p, "deleted file", 12))
-			code = CLI_BOLD;
-		else if (!strncmp(p, "@@", 2))
-			code = CLI_CYAN;
-		else if (*p == '+')
-			code = CLI_GREEN;
-		else if (*p == '-')
-			code = CLI_RED;
-		if (code && n)
-			printf("%s%.*s%s", code, (int)n, p, CLI_RESET);
+		/* the newlines are the patch's structure; each line's bytes, file contents and
+		 * names a member wrote, go through the escape rule (docs/SECURITY.md) */
+		ss_buf_clear(&line);
+		ss_utf8_escape(&line, p, n, SS_ESCAPE_TEXT);
+		if (code)
+			printf("%s%s%s", code, line.ptr, CLI_RESET);
 		else
-			fwrite(p, 1, n, stdout);
+			fputs(line.ptr, stdout);
 		if (nl)
 			putchar('\n');
 		p += n + (nl ? 1 : 0);
 	}
+	ss_buf_release(&line);
 }

@@ -169,12 +169,15 @@ static const char *file_path(const ss_change *c)
 	return slash ? slash + 1 : c->path;
 }
 
+/* The summary: names and paths are a member's words, through the escape rule. */
 static void print_text(const diff_run *d)
 {
+	ss_buf text = SS_BUF_INIT;
+
 	for (size_t i = 0; i < d->ngroups; i++) {
 		const group *g = &d->groups[i];
 
-		printf("%s%s: %s (", g->name, g->outside ? "" : "/", g->change);
+		printf("%s%s: %s (", cli_safe(&text, g->name), g->outside ? "" : "/", g->change);
 		if (g->added)
 			printf("%zu added%s", g->added, g->removed || g->changed ? ", " : "");
 		if (g->removed)
@@ -187,22 +190,21 @@ static void print_text(const diff_run *d)
 		if (d->side == SIDE_PUSHED && !g->item)
 			printf("  not yours: nothing sent");
 		else if (g->item && g->item->write->renamed_from)
-			printf("  renamed from %s", g->item->write->renamed_from);
-		else if (g->item && g->item->write->based_on) {
-			printf("  your own version of ");
-			cli_print_safe(stdout, g->item->write->based_on);
-			printf("'s");
-		}
+			printf("  renamed from %s", cli_safe(&text, g->item->write->renamed_from));
+		else if (g->item && g->item->write->based_on)
+			printf("  your own version of %s's",
+			       cli_safe(&text, g->item->write->based_on));
 		putchar('\n');
 		for (size_t j = g->first; j < g->first + g->count; j++) {
 			const ss_change *c = &d->changes.items[j];
-			printf("  %c %s", "?ADM"[c->kind], file_path(c));
+			printf("  %c %s", "?ADM"[c->kind], cli_safe(&text, file_path(c)));
 			if (c->binary)
 				printf(" (binary)\n");
 			else
 				printf(" (+%zu -%zu)\n", c->added_lines, c->removed_lines);
 		}
 	}
+	ss_buf_release(&text);
 }
 
 static void print_json(const diff_run *d)

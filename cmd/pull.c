@@ -39,15 +39,29 @@ static void on_skip(void *payload, const char *did, const char *handle, const ch
 	s->refused = refused;
 }
 
+/* "warning: <why><tail>" on stderr (why through the escape rule), the progress line cleared. */
+static void warn(cli_pull_run *run, const char *why, const char *tail)
+{
+	cli_progress_clear(&run->line);
+	fputs("warning: ", stderr);
+	cli_print_safe(stderr, why);
+	fprintf(stderr, "%s\n", tail);
+}
+
 /* A member that could not be read: said at once, the run goes on (exit status 4 at the end). */
 static void on_unreachable(void *payload, const char *did, const char *handle, const char *why)
 {
-	cli_pull_run *run = payload;
-
 	(void)did;
 	(void)handle;
-	cli_progress_clear(&run->line);
-	fprintf(stderr, "warning: %s; its last known versions are kept\n", why);
+	warn(payload, why, "; its last known versions are kept");
+}
+
+/* A refused answer before a read that checked out: said at once, also when quiet (exit 4). */
+static void on_caught(void *payload, const char *did, const char *handle, const char *why)
+{
+	(void)did;
+	(void)handle;
+	warn(payload, why, "");
 }
 
 static void on_progress(void *payload, size_t records, size_t done, size_t members)
@@ -125,6 +139,7 @@ static int run(ss_ctx *ctx, cli_pull_run *r, bool ff_only)
 	memset(&fopts, 0, sizeof(fopts));
 	fopts.report = on_skip;
 	fopts.unreachable = on_unreachable;
+	fopts.caught = on_caught;
 	fopts.progress = on_progress;
 	fopts.payload = r;
 	fopts.subject = r->merge ? "pull" : "fetch";
@@ -194,8 +209,10 @@ int cli_pull_main(ss_ctx *ctx, int argc, char **argv, bool merge)
 	r.code = run(ctx, &r, ff_only) < 0 ? ctx->err.code : 0;
 	code = cli_exit_code(r.code);
 	/* Like `git fetch --all` with a remote down: the rest synced, the status says not all. A
-	 * record refused because what the server sent does not verify is a failed read too. */
-	if (code == SS_EXIT_OK && (r.result.fetch.unreachable || r.result.fetch.refused))
+	 * record refused because what the server sent does not verify is a failed read too, and
+	 * so is an answer refused before a second read checked out (docs/SECURITY.md). */
+	if (code == SS_EXIT_OK &&
+	    (r.result.fetch.unreachable || r.result.fetch.refused || r.result.fetch.caught))
 		code = SS_EXIT_NETWORK;
 	if (r.json) {
 		if (!r.quiet || r.code < 0 || cli_pull_changed(&r) || cli_pull_waiting(&r))

@@ -171,8 +171,8 @@ void ss_fetch_result_release(ss_fetch_result *r)
 	r->nfailed = 0;
 }
 
-/* A member that could not be read, or whose read was refused: counted, kept with why, said. */
-static void note_failed(ss_fetch_run_ctx *f, const char *did, const char *handle, const char *why)
+/* A member that could not be read, or whose read was refused: kept with why. */
+static void keep_failed(ss_fetch_run_ctx *f, const char *did, const char *why)
 {
 	ss_fetch_failed *x;
 
@@ -180,8 +180,31 @@ static void note_failed(ss_fetch_run_ctx *f, const char *did, const char *handle
 	x = &f->res->failed[f->res->nfailed++];
 	x->did = ss_xstrdup(did);
 	x->why = ss_xstrdup(why ? why : "");
+}
+
+/* A member that could not be read, or whose read was refused: counted, kept with why, said. */
+static void note_failed(ss_fetch_run_ctx *f, const char *did, const char *handle, const char *why)
+{
+	keep_failed(f, did, why);
 	f->res->unreachable++;
 	f->opts->unreachable(f->opts->payload, did, handle, why);
+}
+
+/* An answer refused as not verifying before the member's read checked out (how->caught):
+ * counted, kept and said all the same (docs/SECURITY.md: a caught lie is still told). */
+static void note_caught(ss_fetch_run_ctx *f, const char *did, const char *caught)
+{
+	ss_buf why = SS_BUF_INIT;
+
+	ss_buf_printf(&why,
+	              "'%s': its server sent what does not verify (%s): refused; read again, the "
+	              "member synced",
+	              ss_fetch__who(f, did), caught);
+	keep_failed(f, did, why.ptr);
+	f->res->caught++;
+	if (f->opts && f->opts->caught)
+		f->opts->caught(f->opts->payload, did, ss_fetch__handle(f, did), why.ptr);
+	ss_buf_release(&why);
 }
 
 static int on_done(void *payload, const char *did, const ss_space_read *how, ss_error *err)
@@ -200,6 +223,8 @@ static int on_done(void *payload, const char *did, const ss_space_read *how, ss_
 		if (!strcmp(f->wants[i].did, did) && f->wants[i].since_rev)
 			f->res->fallbacks++;
 	note_read(f, did, how, how->verified);
+	if (how->caught)
+		note_caught(f, did, how->caught);
 	if (h && ss_state_member_set_head(f->st, did, h->commit, h->rev, err) < 0)
 		return -1;
 	f->members_done++;

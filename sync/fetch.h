@@ -38,6 +38,13 @@ typedef struct ss_fetch_opts {
 	 * versions stay in the view and the others sync. NULL: such a member fails the run.
 	 */
 	void (*unreachable)(void *payload, const char *did, const char *handle, const char *why);
+	/*
+	 * A member whose read refused an answer of its server as not verifying (a replayed older
+	 * commit, a bad signature, a block that does not hash: docs/SECURITY.md), then checked out
+	 * when read again (why: one line naming it and what was wrong). The member synced; the
+	 * run goes on. May be NULL.
+	 */
+	void (*caught)(void *payload, const char *did, const char *handle, const char *why);
 	/* Progress: records handled so far, members listed so far of members to list. */
 	void (*progress)(void *payload, size_t records, size_t members_done, size_t members);
 	void *payload;
@@ -67,6 +74,7 @@ typedef struct ss_fetch_result {
 	size_t skipped;     /* invalid records received */
 	size_t refused;     /* ... of which refused as what the server sent does not verify */
 	size_t unreachable; /* members that could not be read (opts->unreachable) */
+	size_t caught;      /* members synced after an answer refused as not verifying */
 	size_t added, updated, removed; /* view changes */
 	/* members listed in full, listed since their last revision, and listed in full although
 	 * an incremental listing was asked (the server refused `since`, or the tree could not be
@@ -76,7 +84,7 @@ typedef struct ss_fetch_result {
 	 * false); release with ss_fetch_result_release */
 	ss_fetch_read *reads;
 	size_t nreads;
-	/* the members counted in unreachable, with why, in the order they failed */
+	/* the members counted in unreachable or caught, with why, in the order they failed */
 	ss_fetch_failed *failed;
 	size_t nfailed;
 } ss_fetch_result;

@@ -331,7 +331,7 @@ static int list_since(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 		} else if (rc < 0) {
 			job->failed = true;
 		} else {
-			ss_space_read how = {false, "since", true, NULL};
+			ss_space_read how = {false, "since", true, NULL, o.caught};
 
 			/* A refused record: the next sync is a full one, which asks for it again.
 			 */
@@ -431,7 +431,7 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 		struct list_job *job = of[i];
 		ss_verify_sink sink = {sink_record, sink_deleted, job};
 		ss_verify_member vm = verify_member(ps, job);
-		ss_space_read how = {true, "repo", true, job->fallback};
+		ss_space_read how = {true, "repo", true, job->fallback, NULL};
 		ss_verify_outcome o;
 
 		if (rj[i].rc < 0) {
@@ -444,6 +444,7 @@ static int list_whole(pub_space *ps, struct list_job *jobs, size_t n, ss_error *
 			job->failed = true;
 		} else {
 			job->whole = true;
+			how.caught = o.caught;
 			/* A refused record is kept at its last good version; the next sync is a
 			 * full one, so that it converges once the PDS serves the signed version. */
 			if (o.refused)
@@ -522,7 +523,7 @@ static int list_full(pub_space *ps, struct list_job *jobs, size_t n, ss_error *e
 		ss_xrpc_list_records_many(lj, k, 0, err);
 	for (size_t i = 0; i < k; i++) {
 		struct list_job *job = of[i];
-		ss_space_read how = {true, "full", !job->unverified, job->fallback};
+		ss_space_read how = {true, "full", !job->unverified, job->fallback, NULL};
 
 		if (lj[i].rc < 0) {
 			job->failed = true;

@@ -511,8 +511,16 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 		sources_served(&r->src);
 		ss_cid_fmt(cid, &c->cid);
 		if ((b = sources_get(&r->src, &c->cid))) {
-			/* the block as it is: the record decoder reads DAG-CBOR (ss_record_value)
-			 */
+			/* the block as it is: the record decoder reads DAG-CBOR (ss_record_value);
+			 * one the CAR had wrong and getBlocks served right is still told */
+			if (!r->out->caught && sources_bad(&r->src, &c->cid)) {
+				ss_buf_printf(
+				    &why,
+				    "the block com.atproto.sync.getRepo sent for the record "
+				    "'%s' does not hash to its CID %s",
+				    c->rkey, cid);
+				r->out->caught = ss_buf_detach(&why, NULL);
+			}
 			ret = sink->record(sink->payload, c->rkey, cid, b->data, b->len, NULL, err);
 			continue;
 		}
@@ -977,6 +985,7 @@ void ss_verify_outcome_release(ss_verify_outcome *o)
 	free(o->commit);
 	free(o->rev);
 	free(o->fallback);
+	free(o->caught);
 	memset(o, 0, sizeof(*o));
 }
 

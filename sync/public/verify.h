@@ -71,6 +71,9 @@ typedef struct ss_verify_outcome {
 	uint64_t bytes;  /* their answers' bytes */
 	char *fallback;  /* why the incremental way could not be taken; NULL otherwise */
 	size_t refused;  /* records handed on refused: no block of theirs hashed to their CID */
+	/* the first record whose block in the CAR did not hash to its CID, though getBlocks then
+	 * served the one that does (taken): what was wrong, naming it; NULL otherwise */
+	char *caught;
 } ss_verify_outcome;
 /* (When records were refused, the node cache is left as it was: the next sync asks again.) */
 

@@ -22,12 +22,13 @@ static int page_commit(const ss_buf *body, ss_space_commit *c, ss_error *err)
 
 int ss_space_fold_ops(const char *space, const char *writer, const char *since, ss_lthash *h,
                       const ss_space_op *ops, size_t n, const ss_buf *body, ss_space_commit *c,
-                      ss_error *err)
+                      bool *forged, ss_error *err)
 {
 	uint8_t digest[SS_SHA256_LEN];
 	int ret;
 
 	memset(c, 0, sizeof(*c));
+	*forged = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!ops[i].collection || !ops[i].rkey || !ops[i].rev)
 			return ss_error_set(err, SS_EINVALID, "an op names no record");
@@ -43,8 +44,10 @@ int ss_space_fold_ops(const char *space, const char *writer, const char *since, 
 		return ss_error_set(err, SS_EINVALID,
 		                    "the signed commit is at revision %s, the last op at %s",
 		                    c->rev, ops[n - 1].rev);
-	if ((ret = ss_space_commit_verify_mac(c, space, writer, err)) < 0)
+	if ((ret = ss_space_commit_verify_mac(c, space, writer, err)) < 0) {
+		*forged = true;
 		return ret;
+	}
 	if (memcmp(digest, c->hash, sizeof(digest)))
 		return ss_error_set(
 		    err, SS_EINVALID,

@@ -12,6 +12,7 @@
 #ifndef SS_SPACE_FOLD_H
 #define SS_SPACE_FOLD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/atproto/lthash.h"
@@ -24,10 +25,12 @@
  * Folds ops (n, from the revision since: for the messages) into *h, reads the signed commit of
  * body (the last page's answer) into *c and checks it against them: its revision is the last
  * op's, its MAC for (space, writer), its hash the folded one. SS_EINVALID saying what fails
- * (*h then folded as far as it went, *c as read).
+ * (*h then folded as far as it went, *c as read), with *forged true when it is the MAC: the
+ * commit was not made for that hash, which no honest host sends (a compacted log, no commit or
+ * a hash that does not match are what an honest host may send: forged false).
  */
 int ss_space_fold_ops(const char *space, const char *writer, const char *since, ss_lthash *h,
                       const ss_space_op *ops, size_t n, const ss_buf *body, ss_space_commit *c,
-                      ss_error *err);
+                      bool *forged, ss_error *err);
 
 #endif

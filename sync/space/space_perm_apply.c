@@ -163,9 +163,10 @@ static int after(perm_space *ps, size_t n, ss_space_applied *out, ss_error *err)
 
 		perm_writer *me = ss_space_perm__writer(ps, ps->base.me);
 		ss_space_kept kept;
+		bool caught;
 
-		if (ss_space_verify__ops(ps, me, ps->my_rev, ops, nops, &body, &kept, &ignored) ==
-		        0 &&
+		if (ss_space_verify__ops(ps, me, ps->my_rev, ops, nops, &body, &kept, &caught,
+		                         &ignored) == 0 &&
 		    ps->st)
 			(void)ss_space_verify__keep(ps, me, &kept);
 	}

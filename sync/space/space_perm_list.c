@@ -16,13 +16,14 @@ struct walk {
 	bool refused;    /* read, and refused by the checks (sync/space/space_verify.c) */
 	bool verified;   /* checked against the writer's signed commit */
 	ss_buf fallback; /* why the ops were not taken, when they were asked */
+	bool caught;     /* ... because what the host sent failed a check (not a compacted log) */
 };
 
 /*
  * Whether r's value is the record its CID names (the host could serve another value under the
- * same CID): NULL when it is, else why (in why).
+ * same CID): NULL when it is, else why (in why; *caught true when the value is another one).
  */
-static const char *check_cid(const ss_space_record *r, ss_buf *why)
+static const char *check_cid(const ss_space_record *r, ss_buf *why, bool *caught)
 {
 	ss_error e;
 	char *cid = NULL;
@@ -42,6 +43,7 @@ static const char *check_cid(const ss_space_record *r, ss_buf *why)
 		              "the host or on the way)",
 		              r->rkey, r->cid);
 		problem = why->ptr;
+		*caught = true;
 	}
 	free(cid);
 	return problem;
@@ -137,7 +139,7 @@ static int emit_ops(struct walk *w, const ss_space_op *ops, size_t n, ss_error *
 		                     0,
 		                     false};
 
-		if (idx[i]->cid && check_cid(&r, &w->fallback))
+		if (idx[i]->cid && check_cid(&r, &w->fallback, &w->caught))
 			k = 0; /* nothing told */
 	}
 	for (size_t i = 0; i < k && ret == 0; i++) {
@@ -202,8 +204,9 @@ static int list_since(perm_space *ps, perm_writer *wr, const char *since, struct
 		if (!cursor || nops == before)
 			break;
 	}
-	if (ret == 0 && ss_space_verify__ops(ps, wr, since, ops, nops, &body, &kept, err) < 0)
-		ss_buf_puts(&w->fallback, err->message);
+	if (ret == 0 &&
+	    ss_space_verify__ops(ps, wr, since, ops, nops, &body, &kept, &w->caught, err) < 0)
+		ss_buf_printf(&w->fallback, "%s: %s", SS_SPACE_NSID_LIST_OPS, err->message);
 	else if (ret == 0 && (ret = emit_ops(w, ops, nops, err)) == 0 && !w->fallback.len) {
 		/* what the set hash vouches for was taken in: its position is kept */
 		w->verified = ps->st != NULL;
@@ -253,7 +256,7 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 		perm_writer *wr = ss_space_perm__writer(ps, wants[i].did);
 		const char *since = wants[i].since_rev;
 		bool full = !since || !*since;
-		struct walk w = {l, wr->did, false, false, false, SS_BUF_INIT};
+		struct walk w = {l, wr->did, false, false, false, SS_BUF_INIT, false};
 		ss_space_read how;
 		ss_error why;
 		int rc;
@@ -266,10 +269,12 @@ int ss_space_perm__list(ss_space *sp, const ss_space_want *wants, size_t n,
 		 * PDS its DID document names now */
 		if (rc < 0 && !w.stopped && !w.refused && moved(ps, wr, &why)) {
 			ss_buf_clear(&w.fallback);
+			w.caught = false;
 			rc = read_writer(ps, wr, since, &w, &full, &why);
 		}
 		how = (ss_space_read){full, full ? "car" : "ops", w.verified,
-		                      w.fallback.len ? w.fallback.ptr : NULL};
+		                      w.fallback.len ? w.fallback.ptr : NULL,
+		                      w.caught ? w.fallback.ptr : NULL};
 		if (rc < 0 && (w.stopped || why.code == SS_EAUTH)) {
 			/* the listener's own failure, or the credential refused: no writer can be
 			 * read */

@@ -55,12 +55,15 @@ typedef struct ss_space_kept {
  * commit: core/state/state_floor.h), which then rises to it; the new set hash goes to *out, for
  * ss_space_verify__keep once the records it vouches for were taken in (a refused fold or
  * record never moves the kept position). Otherwise SS_EINVALID with why (the kept state is
- * dropped, the floor stays) and the caller reads the writer in full (getRepo). Without a state
- * (ps->st NULL) nothing is checked: 0, *out untouched.
+ * dropped, the floor stays) and the caller reads the writer in full (getRepo); *caught true
+ * when what the host sent failed a check no honest answer fails (the MAC, the signature, a
+ * commit below the floor: docs/SECURITY.md), false when the ops could not be folded (no kept
+ * set hash, a compacted log). Without a state (ps->st NULL) nothing is checked: 0, *out
+ * untouched.
  */
 int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
                          const ss_space_op *ops, size_t n, const ss_buf *body, ss_space_kept *out,
-                         ss_error *err);
+                         bool *caught, ss_error *err);
 /* Keeps k as wr's set hash (nothing without a state); on failure it is dropped: -1. */
 int ss_space_verify__keep(perm_space *ps, const perm_writer *wr, const ss_space_kept *k);
 /*

@@ -77,7 +77,7 @@ int ss_space_verify__keep(perm_space *ps, const perm_writer *wr, const ss_space_
 
 int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *since,
                          const ss_space_op *ops, size_t n, const ss_buf *body, ss_space_kept *out,
-                         ss_error *err)
+                         bool *caught, ss_error *err)
 {
 	ss_space_commit c;
 	ss_lthash h;
@@ -85,6 +85,7 @@ int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *sinc
 	ss_error ignored;
 	int ret;
 
+	*caught = false;
 	if (!ps->st)
 		return 0;
 	if (ss_state_space_writer_get(ps->st, wr->did, &rev, &h, err) < 0)
@@ -95,11 +96,14 @@ int ss_space_verify__ops(perm_space *ps, const perm_writer *wr, const char *sinc
 		                    since);
 	}
 	free(rev);
-	ret = ss_space_fold_ops(ps->uri, wr->did, since, &h, ops, n, body, &c, err);
-	if (ret == 0)
-		ret = check_sig(ps, wr, &c, err);
-	if (ret == 0)
-		ret = floor_check_raise(ps, wr, &c, err);
+	ret = ss_space_fold_ops(ps->uri, wr->did, since, &h, ops, n, body, &c, caught, err);
+	if (ret == 0) {
+		/* past the fold a refusal is the answer's (its signature, a replayed commit),
+		 * unless the key or the state could not be read */
+		if ((ret = check_sig(ps, wr, &c, err)) == 0)
+			ret = floor_check_raise(ps, wr, &c, err);
+		*caught = ret < 0 && err->code == SS_EINVALID;
+	}
 	if (ret < 0) {
 		ss_state_space_writer_drop(ps->st, wr->did, &ignored);
 		return ret;

@@ -86,6 +86,10 @@ typedef struct ss_space_read {
 	const char *path; /* as above */
 	bool verified;    /* checked against the member's signed commit */
 	const char *fallback; /* why the incremental way was asked but not taken; NULL otherwise */
+	/* why an answer of this read was refused because what the server sent does not verify
+	 * (a replayed older commit, a bad signature, a block that does not hash), though the read
+	 * then checked out (asked again, or in full); NULL when none was (docs/SECURITY.md) */
+	const char *caught;
 } ss_space_read;
 
 /*

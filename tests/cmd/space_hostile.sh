@@ -6,7 +6,8 @@
 # the test host's rawWrite knob (no check of key, type or size): records/ as JSON values,
 # served/ (what no PDS would store: invalid UTF-8, duplicate keys, huge integers...) as raw
 # bytes served as the value. A clone by another member skips each with one line naming the
-# member and the record, writes nothing outside the clone, and keeps every valid skill.
+# member and the record, writes nothing outside the clone, and keeps every valid skill. A host
+# that replays m1's older signed set once, then answers honestly, is told (one line, exit 4).
 set -euo pipefail
 
 tmp=$(mktemp -d)
@@ -73,4 +74,38 @@ sp_put m1 "$uri" m1late 2026-01-02T00:00:00Z "late"
 cd c
 ss_run 0 "$SKILLSYNC" pull
 [ -f m1late/SKILL.md ] || fail "the pull after the corpus did not bring m1late"
-echo "ok: $n hostile records in a space repo skipped"
+
+# A host that lies once, then answers honestly (docs/SECURITY.md, "A caught lie is still
+# told"): m1's set is kept aside (the snapshot knob), m1 writes again and the pull takes it (its
+# verified floor rises); then the host lists m1 at the kept revision and answers one
+# listRepoOps with ops folding m1 back to the kept set under its genuinely signed commit (the
+# rollback knob, once), honest after that. The pull refuses the ops and reads m1 in full
+# (getRepo, honest): nothing rolls back, but it says so in one line naming m1 and what was
+# wrong (also with --quiet; in --json's fetch.failed) and exits 4. The pull after is clean.
+knob="{\"space\":\"$uri\",\"repo\":\"$(did m1)\""
+sp_knob snapshot "$knob}" >/dev/null
+sp_put m1 "$uri" m1late 2026-01-03T00:00:00Z "later"
+ss_run 0 "$SKILLSYNC" pull --quiet
+[ "$(sp_line . m1late)" = later ] || fail "m1's later write did not arrive"
+sp_knob rollback "$knob,\"on\":true,\"once\":true}" >/dev/null
+ss_run 4 "$SKILLSYNC" pull --quiet
+[ "$(grep -c . "$tmp/stderr")" = 1 ] &&
+	grep -q "^warning: '$m1h': its server sent what does not verify (.*older than the verified revision .*): refused; read again, the member synced\$" "$tmp/stderr" ||
+	fail "the replay once was not told in one line naming m1: $(cat "$tmp/stderr")"
+echo "  told: $(cat "$tmp/stderr")"
+[ "$(sp_line . m1late)" = later ] || fail "the replayed older version came back"
+ss_run 0 "$SKILLSYNC" pull
+[ ! -s "$tmp/stderr" ] || fail "the honest pull after the replay said: $(cat "$tmp/stderr")"
+sp_knob rollback "$knob,\"on\":true,\"once\":true}" >/dev/null
+ss_run 4 "$SKILLSYNC" pull --json
+python3 - "$tmp/stdout" "$(did m1)" <<'PY' || fail "pull --json does not name the replay: $(cat "$tmp/stdout")"
+import json, sys
+f = json.load(open(sys.argv[1]))["fetch"]
+failed = [x for x in f["failed"] if x["did"] == sys.argv[2]]
+assert len(failed) == 1 and "older than the verified revision" in failed[0]["reason"], f["failed"]
+assert [r["path"] for r in f["reads"] if r["did"] == sys.argv[2]] == ["car"], f["reads"]
+PY
+grep -q "older than the verified revision" "$tmp/stderr" || fail "pull --json said nothing on stderr"
+ss_run 0 "$SKILLSYNC" pull
+[ ! -s "$tmp/stderr" ] && [ "$(sp_line . m1late)" = later ] || fail "the honest pull after: $(cat "$tmp/stderr")"
+echo "ok: $n hostile records in a space repo skipped; a replay once told"

@@ -189,6 +189,18 @@ grep -qx "beside the tampered block" g-00007/SKILL.md || fail "the change beside
 tamper ""
 pull_json
 grep -qx "tampered block" mine/SKILL.md || fail "no convergence after the tampered block"
+# The block changed in getRepo?since only: the getBlocks that asks for it again gets the signed
+# one, which is taken; the wrong answer is still told, one line naming the member and the
+# record, and the pull exits 4 (docs/SECURITY.md, "A caught lie is still told").
+edit auth mine "block once"
+tamper block-since "$auth_did" mine
+rc=0
+"$SKILLSYNC" pull --quiet >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 4 ] || fail "the pull with a block wrong once exited $rc: $(cat "$work/err")"
+refused . "getRepo sent for the record 'mine' does not hash to its CID .*read again, the member synced"
+grep -qx "block once" mine/SKILL.md || fail "the signed block getBlocks served was not taken"
+tamper ""
+pull_json
 
 # Through the whole repo (a fresh clone: the repo holds only skills, so it is read with one
 # getRepo): a record's block changed with its CID kept is refused alone, not written, the rest

@@ -39,6 +39,8 @@ Tampering (T), on the way from the PDS:
                 node's last byte changed when the CAR has one)
   block         every getRepo (with `since` or without) and getBlocks: record R's block
                 bytes changed, its CID kept
+  block-since   the same in getRepo with `since` only: the getBlocks that asks for the record
+                again gets the right block (a wrong answer, then an honest one)
   whole-sig     getRepo without `since`: the commit signed again by another key, as `sig`
   record        nothing changed; the repo's full CAR now is kept for replay
   replay        getRepo with `since`: the CAR the last `record` kept (an older commit)
@@ -120,7 +122,7 @@ class State:
 STATE = State()
 
 TAMPER_KINDS = {"value", "cid", "refuse-since", "sig", "swap", "record", "replay", "block",
-                "whole-sig", "replay-all", "low-rev", "withhold"}
+                "block-since", "whole-sig", "replay-all", "low-rev", "withhold"}
 LOW_REV = "2222222222222"
 # A space writer's listRepoOps answers with an op that is not one (see tamper_ops).
 OP_TAMPER_KINDS = {"op-no-rev", "op-bad-rev", "op-bad-cid"}
@@ -495,6 +497,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = json.dumps(head).encode()
         whole = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" not in q
         if status == 200 and about and car and tamper["kind"] == "block":
+            data = tamper_block(data, tamper["rkey"])
+        if status == 200 and since and tamper["kind"] == "block-since":
             data = tamper_block(data, tamper["rkey"])
         if status == 200 and whole and tamper["kind"] == "whole-sig":
             data = resign(data)

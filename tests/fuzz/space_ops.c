@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ss_pubkey *pk = NULL;
 	uint8_t digest[SS_SHA256_LEN], again[SS_SHA256_LEN];
 	ss_error err;
+	bool forged;
 
 	if (!(space = line(&rest)) || !(writer = line(&rest)) || !(key = line(&rest)))
 		goto out;
@@ -50,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		               (ops[i].cid || ops[i].prev),
 		           "an op handed out without a rev, a record or a change");
 	ss_lthash_init(&h);
-	if (ss_space_fold_ops(space, writer, "", &h, ops, n, &body, &c, &err) < 0)
+	if (ss_space_fold_ops(space, writer, "", &h, ops, n, &body, &c, &forged, &err) < 0)
 		goto out;
 	ss_lthash_digest(&h, digest);
 	fuzz_check(!memcmp(digest, c.hash, sizeof(digest)), "a fold taken with another hash");

@@ -630,7 +630,11 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   // commit, a short one the commit and no cursor. Compacted ops are simply gone.
   def(S('listRepoOps'), 'GET', async ({ req, res, params }) => {
     const r = await readableRepo(req, res, params)
-    if (r.rollback) return rollbackOps(r, boolParam(params.excludeValues))
+    if (r.rollback) {
+      const out = await rollbackOps(r, boolParam(params.excludeValues))
+      if (r.rollbackOnce) showRollback(r, false)
+      return out
+    }
     const limit = limitParam(params.limit, 100, 1000)
     const excludeValues = boolParam(params.excludeValues)
     let after = null
@@ -820,7 +824,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   // snapshot keeps the repo as it is now (its rev, records and set); rollback {on: true}
   // makes listRepoOps answer with ops that fold the repo's current set back to the
   // snapshot's, under the snapshot's signed commit, getRepo serve the snapshot, and
-  // listRepos list it; {on: false} ends it.
+  // listRepos list it; {on: true, once: true} ends it after one listRepoOps answer (a host
+  // that replays once, then answers honestly); {on: false} ends it.
   knobs.set('snapshot', async (b) => {
     const r = knobRepo(b)
     r.snapshot = {
@@ -836,13 +841,18 @@ async function createSpaceHost({ pds, load, adminPassword }) {
   knobs.set('rollback', async (b) => {
     const r = knobRepo(b)
     if (b.on && !r.snapshot) throw P.bad('InvalidRequest', 'no snapshot of this repo')
-    r.rollback = !!b.on
+    r.rollbackOnce = !!(b.on && b.once)
+    return { rollback: !!b.on, rev: showRollback(r, !!b.on) }
+  })
+  // Turns r's rollback on or off, listRepos listing what it serves now; its revision.
+  function showRollback(r, on) {
+    r.rollback = on
     const sp = spaces.get(r.space)
     const shown = r.rollback ? r.snapshot : r
     if (sp && sp.writers.has(r.did))
       sp.writers.set(r.did, { repoRev: shown.rev, hash: repoHash(shown), spaceRev: P.nextTid() })
-    return { rollback: r.rollback, rev: shown.rev }
-  })
+    return shown.rev
+  }
 
   knobs.set('rawWrite', async (b) => {
     if (!P.parseSpaceUri(b.space) || !P.isDid(b.repo))
