@@ -4,7 +4,9 @@
 # once: with invalid skills committed by plain git beside valid ones, `status` and
 # `push --dry-run` name each refused skill and each of its problems (text and --json), `push`
 # names them all in one run (exit 1) and sends nothing, not even the valid skills beside them
-# (a push sends HEAD whole); once they are fixed, one push sends everything.
+# (a push sends HEAD whole); once they are fixed, one push sends everything. Then the
+# frontmatter the reference validator accepts and skillsync used to refuse: allowed-tools as a
+# list, metadata values that are not strings, committed, pushed and cloned back as lists.
 set -euo pipefail
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 
@@ -82,3 +84,26 @@ ss_run 0 "$SKILLSYNC" status
 ss_run 0 "$SKILLSYNC" push --dry-run
 ss_run 0 "$SKILLSYNC" push
 [ "$(records)" = "good-one good-two linked no-desc wrong-name" ] || fail "pushed: $(records)"
+
+# allowed-tools as a YAML list (Claude Code's form) and metadata values that are not strings:
+# the reference validator accepts them, so commit does (with warnings for metadata), the record
+# carries them as JSON as written, and another clone gets the list back as a list
+mkdir -p tools
+printf -- '---\nname: tools\ndescription: Lists its tools.\nallowed-tools:\n  - Read\n  - Bash(git status:*)\nmetadata:\n  version: 2\n  tags: [a, b]\n---\n# T\n' >tools/SKILL.md
+ss_run 0 "$SKILLSYNC" commit -m "tools" tools
+grep -qxF "warning: tools/SKILL.md: metadata: value of 'tags' should be a string, not list (kept as written)" "$work/stderr" ||
+	fail "commit's warnings: $(cat "$work/stderr" "$work/stdout")"
+ss_run 0 "$SKILLSYNC" push
+ss_records "$me_did" | python3 -c '
+import json, sys
+r = [r["value"] for r in json.load(sys.stdin)["records"] if r["uri"].endswith("/tools")][0]
+fm = r["frontmatter"]
+assert fm["allowed-tools"] == ["Read", "Bash(git status:*)"], fm
+assert fm["metadata"] == {"version": 2, "tags": ["a", "b"]}, fm
+' || fail "the record's frontmatter"
+cd "$work" && "$SKILLSYNC" clone "$(ss_json "$work/auth.json" handle)" again >/dev/null 2>&1 || fail "second clone"
+# the frontmatter as another clone writes it: as written, or in block YAML (each item on a line)
+sed -n '/^allowed-tools:$/,/^[a-z]/p' again/tools/SKILL.md | grep -qx '  - Bash(git status:\*)' ||
+	fail "the list in another clone: $(cat again/tools/SKILL.md)"
+grep -qx '  tags: \[a, b\]' again/tools/SKILL.md || sed -n '/^  tags:$/,$p' again/tools/SKILL.md | grep -qx '    - b' ||
+	fail "metadata's list in another clone: $(cat again/tools/SKILL.md)"
