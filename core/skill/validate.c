@@ -241,12 +241,19 @@ static bool is_string(const ss_value *v)
 /* allowed-tools: a string ("Read Bash(git:*)") or a list of strings (Claude Code's form). */
 static void check_allowed_tools(const ss_value *v, const char *file, ss_report *r)
 {
-	bool ok = is_string(v) || ss_value_type_of(v) == SS_VALUE_LIST;
-
-	for (size_t i = 0; ok && !is_string(v) && i < ss_value_count(v); i++)
-		ok = is_string(ss_value_at(v, i, NULL));
-	if (!ok)
+	if (is_string(v))
+		return;
+	if (ss_value_type_of(v) != SS_VALUE_LIST) {
 		warn_type(v, file, "allowed-tools", "a string or a list of strings", r);
+		return;
+	}
+	for (size_t i = 0; i < ss_value_count(v); i++) {
+		const ss_value *item = ss_value_at(v, i, NULL);
+		if (!is_string(item))
+			ss_report_warning(r, file, "allowed-tools",
+			                  "item %zu should be a string, not %s (kept as written)",
+			                  i + 1, ss_value_type_name(ss_value_type_of(item)));
+	}
 }
 
 static void check_compatibility(const ss_value *v, const char *file, ss_report *r)
