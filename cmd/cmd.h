@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/diff/outgoing.h"
 #include "core/diff/plan.h"
 #include "core/diff/provenance.h"
 #include "core/state/state.h"
@@ -181,6 +182,15 @@ void cli_print_json_provenance(const char *name, const cli_member_list *m, const
 
 /* Appends what deleting name does in the space (cmd/notice.c), one line without newline. */
 void cli_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, const char *who);
+
+/*
+ * The skills a push refuses (ss_outgoing_refused), said once for push, `push --dry-run` and
+ * status: cli_refused_print writes each error as one line, "<prefix><file>: <field>:
+ * <message>", escaped; cli_refused_json prints the JSON array
+ * [{"name": ..., "problems": ["<file>: <field>: <message>", ...]}, ...] on stdout.
+ */
+void cli_refused_print(FILE *out, const ss_outgoing *o, const char *prefix);
+void cli_refused_json(const ss_outgoing *o);
 
 /* Where `commit` gets its message (cmd/commit_msg.c). */
 typedef struct cli_commit_msg_opts {

@@ -27,14 +27,20 @@ typedef struct prompt_skill {
 	ss_buf location;
 } prompt_skill;
 
-/* The frontmatter string at key, or "" when it is absent or not a string. */
-static const char *fm_string(const ss_value *fm, const char *key)
+/* The frontmatter string at key without the space around it (as the reference
+ * implementation's to-prompt strips it: a folded block's final newline goes), or "" when it is
+ * absent or not a string. A new string. */
+static char *fm_string(const ss_value *fm, const char *key)
 {
 	const ss_value *v = ss_value_map_get(fm, key);
+	const char *s;
+	size_t len, start, end;
 
 	if (!v || ss_value_type_of(v) != SS_VALUE_STRING)
-		return "";
-	return ss_value_string(v, NULL);
+		return ss_xstrdup("");
+	s = ss_value_string(v, &len);
+	ss_utf8_trim(s, len, &start, &end);
+	return ss_xmemdup(s + start, end - start);
 }
 
 /* Reads <workdir>/<dir>/SKILL.md into *out; 1 when it is offered, 0 when left out (it cannot
@@ -61,8 +67,12 @@ static int read_skill(const char *workdir, const char *dir, prompt_skill *out, s
 	dmi = ss_value_map_get(fm, SS_KEY_DISABLE_MODEL_INVOCATION);
 	if (dmi && ss_value_type_of(dmi) == SS_VALUE_BOOL && ss_value_bool(dmi))
 		goto out;
-	out->name = ss_xstrdup(*fm_string(fm, "name") ? fm_string(fm, "name") : dir);
-	out->description = ss_xstrdup(fm_string(fm, "description"));
+	out->name = fm_string(fm, "name");
+	if (!*out->name) {
+		free(out->name);
+		out->name = ss_xstrdup(dir);
+	}
+	out->description = fm_string(fm, "description");
 	ret = 1;
 out:
 	if (ret != 1)
@@ -102,8 +112,10 @@ const ss_command cmd_prompt_def = {
     "\n"
     "Prints the <available_skills> block that agents without native skill support expect\n"
     "in their system prompt: for each skill in the clone, its name, its description and the\n"
-    "absolute path of its SKILL.md, XML-escaped. Skills whose SKILL.md says\n"
-    "'disable-model-invocation: true' are left out: they load only when asked for by name.\n"
+    "absolute path of its SKILL.md, XML-escaped (the name and the description without the\n"
+    "space around them, as the reference implementation's to-prompt strips them). Skills\n"
+    "whose SKILL.md says 'disable-model-invocation: true' are left out: they load only when\n"
+    "asked for by name.\n"
     "\n"
     "    --json    print a JSON array of {name, description, location} instead\n"};
 

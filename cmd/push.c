@@ -21,6 +21,15 @@ static const char *notice_text(const ss_plan_notice *n, ss_buf *b)
 	return b->ptr;
 }
 
+/* Whether the skill name is one the push refuses. */
+static bool refused(const ss_outgoing *o, const char *name)
+{
+	for (size_t i = 0; i < ss_outgoing_refused_count(o); i++)
+		if (!strcmp(ss_outgoing_refused(o, i)->name, name))
+			return true;
+	return false;
+}
+
 static void print_text(const ss_push_result *r, size_t recovered, bool dry)
 {
 	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
@@ -40,6 +49,8 @@ static void print_text(const ss_push_result *r, size_t recovered, bool dry)
 	}
 	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
+		if (refused(r->outgoing, it->write->name))
+			continue;
 		printf("%s%-6s %s", dry ? "would " : "", ss_plan_op_name(it->write->op),
 		       it->write->name);
 		if (it->write->renamed_from)
@@ -90,7 +101,9 @@ static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 		printf("%s", i ? "," : "");
 		cli_print_json_string(ss_outgoing_outside(r->outgoing, i));
 	}
-	printf("]}\n");
+	printf("],\"refused\":");
+	cli_refused_json(r->outgoing);
+	printf("}\n");
 	ss_buf_release(&b);
 }
 
@@ -113,8 +126,15 @@ const ss_command cmd_push_def = {
     "nothing is written: run 'skillsync pull' first (exit status 3). Files outside skill\n"
     "directories are never pushed.\n"
     "\n"
-    "    -n, --dry-run   show what would be sent, send nothing\n"
-    "    --json          print the writes, notes and notices as JSON\n"
+    "Every skill sent is checked first (the rules of 'skillsync validate' and the record's\n"
+    "size). A push sends HEAD whole or nothing: when any skill is refused, every problem of\n"
+    "every refused skill is listed, nothing is sent, and the exit status is 1; the valid skills\n"
+    "beside it wait too (fix the refused ones, commit, push again). --dry-run and 'status'\n"
+    "make the same checks.\n"
+    "\n"
+    "    -n, --dry-run   show what would be sent, send nothing (exit status 1 when a skill\n"
+    "                    would be refused)\n"
+    "    --json          print the writes, notes, notices and refused skills as JSON\n"
     "    -q, --quiet     no progress line (shown only on a terminal anyway)\n"};
 
 static int cmd_push(ss_ctx *ctx, int argc, char **argv)
@@ -157,12 +177,17 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		goto fail;
 	ret = ss_push_run(ctx->repo, ctx->state, sp, &opts, &r, &ctx->err);
 	cli_progress_clear(&line);
-	if (ret < 0)
+	if (ret < 0 && !(r.outgoing && ss_outgoing_refused_count(r.outgoing)))
 		goto fail;
 	if (json)
 		print_json(&r, rec.push, dry);
-	else
+	else if (ret == 0 || dry)
 		print_text(&r, rec.push, dry);
+	if (ret < 0) { /* refused skills: every problem first, then the one error line */
+		if (!json)
+			cli_refused_print(stderr, r.outgoing, "error: ");
+		goto fail;
+	}
 	if (!dry && r.sent)
 		cli_card_auto(ctx);
 	ret = SS_EXIT_OK;

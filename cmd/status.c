@@ -210,8 +210,8 @@ static int load(cli_status_run *r)
 		if (drop_pushed(r, &tracking) < 0)
 			goto out;
 		/* SS_ECONFLICT: main has not merged the view; r->behind says to pull */
-		rc = ss_push_preview(r->ctx->repo, r->ctx->state, ss_time_now() / 1000, 0, &pv,
-		                     &r->ctx->err);
+		rc = ss_push_preview(r->ctx->repo, r->ctx->state, ss_time_now() / 1000,
+		                     SS_OUTGOING_CHECK, &pv, &r->ctx->err);
 		r->out = pv.outgoing;
 		pv.outgoing = NULL;
 		ss_push_plan_release(&pv);
@@ -293,7 +293,9 @@ const ss_command cmd_status_def = {
     "waits to be concluded. Then the changed, new and deleted skills, staged and not staged,\n"
     "the conflicted files of a waiting merge and what each side did (fix them, then\n"
     "'skillsync commit'), what deleting a skill does in the space, and the problems of\n"
-    "changed skills that 'commit' would refuse. Files outside skill directories are marked:\n"
+    "changed skills that 'commit' would refuse, and every problem of the committed skills\n"
+    "'push' would refuse (it checks them as push does). Files outside skill directories are\n"
+    "marked:\n"
     "they are never pushed. After a pull killed while it updated the files, status says so\n"
     "('skillsync pull' finishes it) and lists the files it was writing apart from your\n"
     "changes: those are the pull's, half written, not your edits.\n"
@@ -301,8 +303,8 @@ const ss_command cmd_status_def = {
     "    --color[=<when>]  colour the names: always, never or auto (the default: on a\n"
     "              terminal, unless $NO_COLOR is set; docs/CONFIG.md)\n"
     "    --json    print one JSON object: interrupted, merging, changes, unmerged, toPush,\n"
-    "              unpushedCommits, behind, waiting, pinned, notices, invalid; when\n"
-    "              interrupted is true,\n"
+    "              unpushedCommits, behind, waiting, pinned, notices, invalid, refused;\n"
+    "              when interrupted is true,\n"
     "              also blocked (the change of yours the pull will stop at, or null) and\n"
     "              pullPaths (the files the pull was writing, not in changes)\n"};
 

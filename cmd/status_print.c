@@ -178,6 +178,11 @@ void cli_status_print_json(const cli_status_run *r)
 	print_lines_json(r->notices.ptr);
 	printf(",\"invalid\":");
 	print_lines_json(r->invalid.ptr);
+	printf(",\"refused\":");
+	if (r->out)
+		cli_refused_json(r->out);
+	else
+		printf("[]");
 	printf("}\n");
 }
 
@@ -185,6 +190,7 @@ void cli_status_print_json(const cli_status_run *r)
 static void print_branch(const cli_status_run *r)
 {
 	size_t npush = r->out ? ss_outgoing_count(r->out) : 0, nahead = count_ahead(r);
+	size_t nrefused = r->out ? ss_outgoing_refused_count(r->out) : 0;
 	char hex[SS_OID_HEXSZ + 1];
 
 	printf("On branch main\n");
@@ -209,6 +215,11 @@ static void print_branch(const cli_status_run *r)
 			ss_oid_fmt(hex, &c->oid);
 			printf("  %.7s %s\n", hex, c->subject);
 		}
+	}
+	if (nrefused) {
+		printf("Push would refuse %zu skill%s, and send nothing until %s fixed:\n",
+		       nrefused, nrefused == 1 ? "" : "s", nrefused == 1 ? "it is" : "they are");
+		cli_refused_print(stdout, r->out, "  ");
 	}
 	if (r->behind && r->s.merging)
 		printf("The space's view has %zu more change%s not merged into main: run "

@@ -141,6 +141,19 @@ out:
 	return ret;
 }
 
+/* SS_EINVALID when the plan refuses a skill: a push sends all of HEAD or nothing. */
+static int refused(const ss_outgoing *o, bool dry, ss_error *err)
+{
+	size_t n = ss_outgoing_refused_count(o);
+
+	if (!n)
+		return 0;
+	return ss_error_set(err, SS_EINVALID,
+	                    "%zu skill%s cannot be pushed: nothing %s sent; fix %s, then commit "
+	                    "and push again",
+	                    n, n == 1 ? "" : "s", dry ? "would be" : "was", n == 1 ? "it" : "them");
+}
+
 int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *opts,
                 ss_push_result *out, ss_error *err)
 {
@@ -167,18 +180,19 @@ int ss_push_run(ss_repo *repo, ss_state *st, ss_space *sp, const ss_push_opts *o
 		                   "'skillsync commit' before pushing");
 		goto out;
 	}
-	rc =
-	    ss_push_preview(repo, st, now, dry ? SS_OUTGOING_NOTES : SS_OUTGOING_RECORDS, &pv, err);
+	rc = ss_push_preview(repo, st, now,
+	                     dry ? SS_OUTGOING_NOTES | SS_OUTGOING_CHECK : SS_OUTGOING_RECORDS, &pv,
+	                     err);
 	out->outgoing = pv.outgoing;
 	pv.outgoing = NULL;
 	if (rc < 0) {
 		ret = rc;
 		goto out;
 	}
-	if (dry || ss_outgoing_count(out->outgoing) == 0) {
-		ret = 0;
+	if ((ret = refused(out->outgoing, dry, err)) < 0 || dry ||
+	    ss_outgoing_count(out->outgoing) == 0)
 		goto out;
-	}
+	ret = -1;
 	if ((rc = ss_state_member_get(st, pv.me, &member, err)) < 0 && err->code != SS_ENOTFOUND)
 		goto out;
 	ss_oid_fmt(head_hex, &pv.head);

@@ -3,7 +3,10 @@
  *
  * One run (what a killed run left was finished by ss_recover_clone, sync/recover.h, when the
  * caller took the lock): compute what HEAD changes against the tracking commit
- * (core/diff/outgoing.h); journal the writes; send them in requests of at most 200 writes and
+ * (core/diff/outgoing.h) and check every skill it sends; when any is refused, send nothing
+ * (SS_EINVALID; the result's outgoing lists every refused skill with all its problems: a push
+ * sends HEAD whole, as git pushes one ref, or nothing; a dry run fails the same way); journal
+ * the writes; send them in requests of at most 200 writes and
  * ~1,000,000 bytes, the first guarded by my repo's commit as of the last fetch (moved
  * meanwhile: SS_ECONFLICT "pull first", nothing written), each next one by the commit the
  * previous made; then, in one state transaction, record the new CIDs, my repo's new commit,
@@ -35,7 +38,7 @@
 #include "sync/transport/space.h"
 
 typedef struct ss_push_opts {
-	bool dry_run;   /* compute and return the plan, send nothing */
+	bool dry_run;   /* compute, check and return the plan, send nothing */
 	int64_t now_ms; /* the push time; 0: now */
 	/* May be NULL: the writes that landed so far of all this run sends, called with payload
 	 * before the first request (0) and after each. */
@@ -44,7 +47,8 @@ typedef struct ss_push_opts {
 } ss_push_opts;
 
 typedef struct ss_push_result {
-	ss_outgoing *outgoing; /* what was (or would be) sent; NULL when nothing was computed */
+	ss_outgoing *outgoing; /* what was (or would be) sent, and the refused skills (set also when
+	                        * the run fails for them); NULL when nothing was computed */
 	size_t sent;           /* writes that landed */
 	size_t requests;       /* write requests sent */
 	bool changed;          /* a new tracking commit was written */

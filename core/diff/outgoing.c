@@ -318,6 +318,9 @@ void ss_outgoing_free(ss_outgoing *o)
 		free(o->items[i].record);
 	}
 	free(o->items);
+	for (size_t i = 0; i < o->nrefused; i++)
+		ss_report_free((ss_report *)(uintptr_t)o->refused[i].report);
+	free(o->refused);
 	for (size_t i = 0; i < o->nchanges; i++) {
 		free((char *)(uintptr_t)o->changes[i].name);
 		free((char *)(uintptr_t)o->changes[i].renamed_from);
@@ -356,6 +359,16 @@ size_t ss_outgoing_outside_count(const ss_outgoing *o)
 const char *ss_outgoing_outside(const ss_outgoing *o, size_t i)
 {
 	return i < o->noutside ? o->outside[i] : NULL;
+}
+
+size_t ss_outgoing_refused_count(const ss_outgoing *o)
+{
+	return o->nrefused;
+}
+
+const ss_outgoing_refusal *ss_outgoing_refused(const ss_outgoing *o, size_t i)
+{
+	return i < o->nrefused ? &o->refused[i] : NULL;
 }
 
 const char *ss_outgoing_time(const ss_outgoing *o)

@@ -13,9 +13,12 @@
  * (config "pushed" in the state: the HEAD the last push sent) and not in the tracking history,
  * oldest first; the what compares with the version the view holds (or the renamed directory).
  *
- * Rules: building records reads HEAD's skills through the same rules as `validate`; a skill
- * that breaks them fails the whole computation with the first problem (SS_EINVALID), so a push
- * never sends half a plan. A skill's record is at most SS_MAX_RECORD bytes (SS_ETOOBIG).
+ * Checks: with SS_OUTGOING_CHECK (implied by SS_OUTGOING_RECORDS) each created or updated skill
+ * is read from HEAD through the same rules as `validate` and its record must fit
+ * SS_MAX_RECORD; a skill that breaks them is not an error of the computation but a refusal,
+ * listed with every problem it has (ss_outgoing_refused), so push, `push --dry-run` and
+ * `status` name all of them at once. Whether anything is sent then is the caller's decision
+ * (a push sends nothing: sync/push.h).
  */
 #ifndef SS_OUTGOING_H
 #define SS_OUTGOING_H
@@ -25,13 +28,16 @@
 
 #include "core/diff/plan.h"
 #include "core/git/repo.h"
+#include "core/skill/report.h"
 #include "core/state/state.h"
 #include "core/util/error.h"
 
 /* What ss_outgoing_new computes besides the plan. */
 enum {
 	SS_OUTGOING_NOTES = 1 << 0,   /* the note of each create/update */
-	SS_OUTGOING_RECORDS = 1 << 1, /* the record text of each create/update (implies NOTES) */
+	SS_OUTGOING_RECORDS = 1 << 1, /* the record text of each create/update (implies NOTES
+	                               * and CHECK) */
+	SS_OUTGOING_CHECK = 1 << 2,   /* the checks a push makes (see above), no record kept */
 };
 
 typedef struct ss_outgoing_item {
@@ -63,6 +69,16 @@ const ss_outgoing_item *ss_outgoing_get(const ss_outgoing *o, size_t i);
 /* Top-level names outside skill directories that differ between the trees (never pushed). */
 size_t ss_outgoing_outside_count(const ss_outgoing *o);
 const char *ss_outgoing_outside(const ss_outgoing *o, size_t i);
+/* A skill a push refuses (SS_OUTGOING_CHECK), in the plan's order: its name and its report
+ * (every error, warnings too), both living as long as o. */
+typedef struct ss_outgoing_refusal {
+	const char *name;
+	const ss_report *report;
+} ss_outgoing_refusal;
+
+size_t ss_outgoing_refused_count(const ss_outgoing *o);
+const ss_outgoing_refusal *ss_outgoing_refused(const ss_outgoing *o, size_t i);
+
 /* The push time as a record datetime. */
 const char *ss_outgoing_time(const ss_outgoing *o);
 

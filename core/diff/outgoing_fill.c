@@ -362,7 +362,20 @@ static int feed_file(const ss_tree_file *f, void *payload)
 	return 0;
 }
 
-static int build_record(ss_outgoing *o, ss_outgoing_item *it, ss_error *err)
+/* Lists the skill of write w as refused, with report (taken). */
+static void refuse(ss_outgoing *o, const ss_plan_write *w, ss_report *report)
+{
+	o->refused = ss_xrealloc(o->refused, (o->nrefused + 1) * sizeof(*o->refused));
+	o->refused[o->nrefused].name = w->name;
+	o->refused[o->nrefused++].report = report;
+}
+
+/*
+ * Reads the item's skill from HEAD through the rules of `validate` and, with
+ * SS_OUTGOING_RECORDS, encodes its record. A skill that breaks a rule is refused (refuse),
+ * not an error; -1 only when the tree cannot be read.
+ */
+static int check_record(ss_outgoing *o, ss_outgoing_item *it, unsigned flags, ss_error *err)
 {
 	const ss_plan_write *w = it->write;
 	ss_report *report = ss_report_new();
@@ -375,24 +388,23 @@ static int build_record(ss_outgoing *o, ss_outgoing_item *it, ss_error *err)
 		ss_skill_reader_free(fd.reader);
 		goto out;
 	}
-	if (ss_skill_reader_finish(fd.reader, &skill) < 0 || ss_report_errors(report)) {
-		ret = ss_report_to_error(report, err);
+	ret = 0;
+	if (ss_skill_reader_finish(fd.reader, &skill) < 0 || ss_report_errors(report) ||
+	    !(flags & SS_OUTGOING_RECORDS))
 		goto out;
-	}
 	if ((ret = ss_record_encode(skill, w->created_at, w->updated_at, it->note, &rec, err)) < 0)
 		goto out;
-	ret = -1;
-	if (rec.len > SS_MAX_RECORD) {
-		ret = ss_error_set(err, SS_ETOOBIG,
-		                   "skill '%s' is too large to push: its record is %zu bytes, over "
-		                   "the limit of %d",
-		                   w->name, rec.len, SS_MAX_RECORD);
-		goto out;
-	}
+	if (rec.len > SS_MAX_RECORD)
+		ss_report_error(report, w->name, NULL,
+		                "too large to push: its record is %zu bytes, over the limit of %d",
+		                rec.len, SS_MAX_RECORD);
 	it->record_len = rec.len;
 	it->record = ss_buf_detach(&rec, NULL);
-	ret = 0;
 out:
+	if (ret == 0 && ss_report_errors(report)) {
+		refuse(o, w, report);
+		report = NULL;
+	}
 	ss_buf_release(&rec);
 	ss_skill_free(skill);
 	ss_report_free(report);
@@ -426,7 +438,7 @@ int ss_outgoing__fill(ss_outgoing *o, unsigned flags, ss_error *err)
 
 	memset(&h, 0, sizeof(h));
 	if (flags & SS_OUTGOING_RECORDS)
-		flags |= SS_OUTGOING_NOTES;
+		flags |= SS_OUTGOING_NOTES | SS_OUTGOING_CHECK;
 	o->items = ss_xcalloc(n + 1, sizeof(*o->items));
 	o->nitems = n;
 	for (size_t i = 0; i < n; i++) {
@@ -447,7 +459,7 @@ int ss_outgoing__fill(ss_outgoing *o, unsigned flags, ss_error *err)
 			ret = ss_error_prefix(err, "skill '%s'", w->name);
 			goto out;
 		}
-		if ((flags & SS_OUTGOING_RECORDS) && build_record(o, it, err) < 0)
+		if ((flags & SS_OUTGOING_CHECK) && check_record(o, it, flags, err) < 0)
 			goto out;
 	}
 	ret = 0;

@@ -35,6 +35,8 @@ struct ss_outgoing {
 	ss_plan *plan;
 	ss_outgoing_item *items;
 	size_t nitems;
+	ss_outgoing_refusal *refused; /* names borrowed from the plan, reports owned */
+	size_t nrefused;
 };
 
 /* The plan's lookup over the state (payload: ss_outgoing_lookup). */

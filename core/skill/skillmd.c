@@ -133,6 +133,14 @@ static int report_at(parse_ctx *c, const char *where, const yaml_event_t *ev, co
 	return SS_EINVALID;
 }
 
+/* The top-level keys the Agent Skills specification defines as text: any scalar under them is
+ * read as its text (`name: 123` is "123", `description: true` is "true"), as the reference
+ * validator reads them, never as a number, a boolean or null. */
+static bool text_field(const char *key)
+{
+	return !strcmp(key, "name") || !strcmp(key, "description");
+}
+
 static int parse_mapping(parse_ctx *c, const char *where, int depth, ss_value **out)
 {
 	ss_value *map = ss_value_new_map();
@@ -168,9 +176,13 @@ static int parse_mapping(parse_ctx *c, const char *where, int depth, ss_value **
 		ss_buf_printf(&sub, "%s%s%s", where, where[0] ? "." : "", key.ptr);
 		if ((ret = next_event(c, &ev)) < 0)
 			goto out;
-		ret = parse_node(c, &ev, sub.ptr, depth + 1, &item);
-		if (ret < 0)
+		if (!where[0] && ev.type == YAML_SCALAR_EVENT && text_field(key.ptr)) {
+			item = ss_value_new_string((const char *)ev.data.scalar.value,
+			                           ev.data.scalar.length);
+			yaml_event_delete(&ev);
+		} else if ((ret = parse_node(c, &ev, sub.ptr, depth + 1, &item)) < 0) {
 			goto out;
+		}
 		ss_value_map_append(map, key.ptr, item);
 	}
 	*out = map;

@@ -6,7 +6,9 @@
  * inside a quoted value or an indented block never ends it. The frontmatter must be one YAML
  * mapping with string keys and no duplicate key at any depth; aliases are refused; nesting is
  * capped. Plain scalars resolve by YAML 1.2's core schema, except that only canonical decimal
- * integers become integers and nothing becomes a float (such text stays a string). When strict
+ * integers become integers and nothing becomes a float (such text stays a string), and a scalar
+ * under the top-level `name` or `description` is always its text (the specification's text
+ * fields, read as the reference validator reads them: `name: 123` is "123"). When strict
  * YAML fails, simple top-level `key: value` lines are accepted with a warning (agents accept an
  * unquoted `: ` in a description). The body is every byte after the closing line.
  *

@@ -167,20 +167,13 @@ static void check_name(const ss_skill *s, const char *dirname, const char *file,
 	ss_buf_release(&q);
 }
 
-/* Unicode's White_Space. */
-static bool white_space(uint32_t cp)
-{
-	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||
-	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
-	       cp == 0x202f || cp == 0x205f || cp == 0x3000;
-}
-
-/* Whether s (len bytes of UTF-8) is only white space. */
+/* Whether s (len bytes of UTF-8) is only space, as the reference validator's strip() sees it. */
 static bool blank(const char *s, size_t len)
 {
-	size_t i = 0;
+	size_t start, end;
 
-	return next_kept(s, len, &i, white_space) == -1;
+	ss_utf8_trim(s, len, &start, &end);
+	return start == end;
 }
 
 /* Reports a field the specification wants non-empty when it is empty or only white space;
@@ -227,50 +220,94 @@ static bool has_nul(const ss_value *v)
 	return false;
 }
 
-static bool want_string(const ss_value *v, const char *file, const char *key, ss_report *r)
+/*
+ * The optional fields are checked as the reference validator (skills-ref) reads the Agent
+ * Skills specification, never stricter for a frontmatter reason: it reads every scalar as
+ * text and checks only compatibility's length and type, so a value of another type or an
+ * empty one is a warning, kept as written (the record carries it as JSON: docs/VALIDATION.md).
+ */
+static void warn_type(const ss_value *v, const char *file, const char *key, const char *want,
+                      ss_report *r)
 {
-	if (ss_value_type_of(v) == SS_VALUE_STRING)
-		return true;
-	ss_report_error(r, file, key, "must be a string, not %s",
-	                ss_value_type_name(ss_value_type_of(v)));
-	return false;
+	ss_report_warning(r, file, key, "should be %s, not %s (kept as written)", want,
+	                  ss_value_type_name(ss_value_type_of(v)));
+}
+
+static bool is_string(const ss_value *v)
+{
+	return ss_value_type_of(v) == SS_VALUE_STRING;
+}
+
+/* allowed-tools: a string ("Read Bash(git:*)") or a list of strings (Claude Code's form). */
+static void check_allowed_tools(const ss_value *v, const char *file, ss_report *r)
+{
+	if (is_string(v))
+		return;
+	if (ss_value_type_of(v) != SS_VALUE_LIST) {
+		warn_type(v, file, "allowed-tools", "a string or a list of strings", r);
+		return;
+	}
+	for (size_t i = 0; i < ss_value_count(v); i++) {
+		const ss_value *item = ss_value_at(v, i, NULL);
+		if (!is_string(item))
+			ss_report_warning(r, file, "allowed-tools",
+			                  "item %zu should be a string, not %s (kept as written)",
+			                  i + 1, ss_value_type_name(ss_value_type_of(item)));
+	}
+}
+
+static void check_compatibility(const ss_value *v, const char *file, ss_report *r)
+{
+	const char *key = "compatibility", *str;
+	size_t len;
+
+	if (ss_value_type_of(v) == SS_VALUE_LIST || ss_value_type_of(v) == SS_VALUE_MAP) {
+		ss_report_error(r, file, key, "must be a string, not %s",
+		                ss_value_type_name(ss_value_type_of(v)));
+		return;
+	}
+	if (!is_string(v)) {
+		warn_type(v, file, key, "a string", r);
+		return;
+	}
+	str = ss_value_string(v, &len);
+	if (!len)
+		ss_report_warning(r, file, key, "should not be empty (kept as written)");
+	else if (blank(str, len))
+		ss_report_warning(r, file, key, "should not be only white space (kept as written)");
+	else if (ss_utf8_count(str, len) > SS_MAX_COMPATIBILITY)
+		ss_report_error(r, file, key, "longer than %d characters (%zu)",
+		                SS_MAX_COMPATIBILITY, ss_utf8_count(str, len));
 }
 
 static void check_metadata(const ss_value *v, const char *file, ss_report *r)
 {
 	if (ss_value_type_of(v) != SS_VALUE_MAP) {
-		ss_report_error(r, file, "metadata", "must be a map of strings to strings, not %s",
-		                ss_value_type_name(ss_value_type_of(v)));
+		warn_type(v, file, "metadata", "a map of strings to strings", r);
 		return;
 	}
 	for (size_t i = 0; i < ss_value_count(v); i++) {
 		const char *key;
 		const ss_value *item = ss_value_at(v, i, &key);
-		if (ss_value_type_of(item) != SS_VALUE_STRING)
-			ss_report_error(r, file, "metadata",
-			                "value of '%s' must be a string, not %s", key,
-			                ss_value_type_name(ss_value_type_of(item)));
+		if (!is_string(item))
+			ss_report_warning(
+			    r, file, "metadata",
+			    "value of '%s' should be a string, not %s (kept as written)", key,
+			    ss_value_type_name(ss_value_type_of(item)));
 	}
 }
 
 static void check_extra_key(const char *key, const ss_value *v, const char *file, ss_report *r)
 {
-	size_t len;
-	const char *str;
-
 	if (has_nul(v)) {
 		ss_report_error(r, file, key, "must not contain NUL characters");
-	} else if (!strcmp(key, "license") || !strcmp(key, "allowed-tools")) {
-		want_string(v, file, key, r);
+	} else if (!strcmp(key, "license")) {
+		if (!is_string(v))
+			warn_type(v, file, key, "a string", r);
+	} else if (!strcmp(key, "allowed-tools")) {
+		check_allowed_tools(v, file, r);
 	} else if (!strcmp(key, "compatibility")) {
-		if (!want_string(v, file, key, r))
-			return;
-		str = ss_value_string(v, &len);
-		if (empty_field(str, len, file, key, r))
-			return;
-		if (ss_utf8_count(str, len) > SS_MAX_COMPATIBILITY)
-			ss_report_error(r, file, key, "longer than %d characters (%zu)",
-			                SS_MAX_COMPATIBILITY, ss_utf8_count(str, len));
+		check_compatibility(v, file, r);
 	} else if (!strcmp(key, "metadata")) {
 		check_metadata(v, file, r);
 	} else if (!strcmp(key, "name") || !strcmp(key, "description") ||

@@ -4,7 +4,10 @@
  * UTF-8 bytes). docs/VALIDATION.md lists every rule and its message.
  *
  * Problems go into a report, each naming the file ("<dir>/SKILL.md", "<dir>/<path>") and the
- * field; unknown frontmatter keys are warnings (they are kept), everything else is an error.
+ * field. Never stricter than the Agent Skills reference validator for a frontmatter reason:
+ * unknown frontmatter keys, and optional fields of another type than the specification gives
+ * (`metadata` values that are lists, an empty `compatibility`), are warnings and kept as
+ * written; everything else is an error.
  */
 #ifndef SS_VALIDATE_H
 #define SS_VALIDATE_H

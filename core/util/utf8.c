@@ -81,6 +81,38 @@ size_t ss_utf8_cut(const char *s, size_t len, size_t max)
 	return max;
 }
 
+bool ss_utf8_space(uint32_t cp)
+{
+	return (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x20) || cp == 0x85 ||
+	       cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 ||
+	       cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+void ss_utf8_trim(const char *s, size_t len, size_t *start, size_t *end)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	bool seen = false;
+
+	*start = *end = 0;
+	while (i < len) {
+		uint32_t cp;
+		size_t n = ss_utf8_next(u + i, len - i, &cp);
+		bool space = n && ss_utf8_space(cp);
+
+		if (!n)
+			n = 1;
+		if (!space && !seen)
+			*start = i;
+		if (!space)
+			*end = i + n;
+		seen |= !space;
+		i += n;
+	}
+	if (!seen)
+		*start = *end = len;
+}
+
 /* True for the characters the escape rule in utf8.h calls unsafe (a valid code point). */
 static bool unsafe(uint32_t c)
 {

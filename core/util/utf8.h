@@ -20,6 +20,16 @@ size_t ss_utf8_count(const char *s, size_t len);
 size_t ss_utf8_cut(const char *s, size_t len, size_t max);
 
 /*
+ * Whether code point cp is space as Python's str.isspace() says, which the Agent Skills
+ * reference implementation strips from a name and a description: Unicode's White_Space and
+ * the four separators U+001C-U+001F.
+ */
+bool ss_utf8_space(uint32_t cp);
+/* The part of s (len bytes) without the space (ss_utf8_space) around it: *start and *end are
+ * its bounds (equal when s is only space). Bytes that are not UTF-8 are not space. */
+void ss_utf8_trim(const char *s, size_t len, size_t *start, size_t *end);
+
+/*
  * The one rule for text that came from elsewhere (a server, a record, a DID document) before it
  * reaches a terminal, a JSON output or a one-line field of a commit message: a character is
  * unsafe when it is a control character (C0 but tab, DEL, C1), a bidirectional or invisible

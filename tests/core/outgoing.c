@@ -235,11 +235,80 @@ static void test_outgoing__renames_and_subjects_over_commits(void **state)
 	ss_test_tmpdir_free(dir);
 }
 
+/* The error lines of a refused skill's report, one a line. */
+static void refusal_lines(const ss_outgoing_refusal *rf, ss_buf *out)
+{
+	ss_buf_clear(out);
+	for (size_t i = 0; i < ss_report_count(rf->report); i++) {
+		if (ss_report_at(rf->report, i)->severity != SS_SEV_ERROR)
+			continue;
+		ss_report_format(ss_report_at(rf->report, i), out);
+		ss_buf_putc(out, '\n');
+	}
+}
+
+/* Every skill that breaks a rule is listed with all its problems; the plan is still made. */
+static void test_outgoing__check_lists_every_refused_skill(void **state)
+{
+	char *dir = NULL;
+	ss_repo *repo = ss_test_repo_new(&dir);
+	ss_state *st = NULL;
+	ss_tree_top *top = NULL;
+	ss_oid tracking, head;
+	ss_outgoing *o = NULL;
+	ss_buf lines = SS_BUF_INIT;
+	ss_error err;
+	const unsigned modes[] = {SS_OUTGOING_CHECK, SS_OUTGOING_RECORDS};
+
+	assert_int_equal(ss_state_open(&st, ss_repo_gitdir(repo), &err), 0);
+	assert_int_equal(ss_state_config_set(st, "me", ME, &err), 0);
+	assert_int_equal(ss_tree_top_new(&top, repo, NULL, false, &err), 0);
+	put_skill(repo, top, "kept", "# Kept\n", NULL);
+	commit_top(repo, top, NULL, "fetch", &tracking);
+	put_plain(repo, top, "good", "Good", "g\n");
+	put_plain(repo, top, "bad-one", "\"\"", "b\n");          /* description empty */
+	put_plain(repo, top, "bad-two", "[a, b]", "\x01\xff\n"); /* a list, not UTF-8 */
+	commit_top(repo, top, &tracking, "Add three", &head);
+
+	for (size_t m = 0; m < 2; m++) {
+		assert_int_equal(ss_outgoing_new(&o, repo, st, ME, &tracking, &head,
+		                                 INT64_C(1796078220000), modes[m], &err),
+		                 0);
+		assert_int_equal(ss_outgoing_count(o), 3);
+		assert_int_equal(ss_outgoing_refused_count(o), 2);
+		assert_string_equal(ss_outgoing_refused(o, 0)->name, "bad-one");
+		refusal_lines(ss_outgoing_refused(o, 0), &lines);
+		assert_string_equal(lines.ptr,
+		                    "bad-one/SKILL.md: description: must not be empty\n");
+		assert_string_equal(ss_outgoing_refused(o, 1)->name, "bad-two");
+		refusal_lines(ss_outgoing_refused(o, 1), &lines);
+		assert_string_equal(lines.ptr,
+		                    "bad-two/SKILL.md: description: must be a string, not list\n"
+		                    "bad-two/notes.md: not valid UTF-8 text\n");
+		assert_non_null(item(o, "good"));
+		assert_null(ss_outgoing_refused(o, 2));
+		ss_outgoing_free(o);
+	}
+	/* without the check (diff --pushed), no skill is read */
+	assert_int_equal(ss_outgoing_new(&o, repo, st, ME, &tracking, &head, INT64_C(1796078220000),
+	                                 SS_OUTGOING_NOTES, &err),
+	                 0);
+	assert_int_equal(ss_outgoing_refused_count(o), 0);
+
+	ss_outgoing_free(o);
+	ss_buf_release(&lines);
+	ss_tree_top_free(top);
+	ss_state_free(st);
+	ss_repo_free(repo);
+	ss_test_tmpdir_free(dir);
+}
+
 int test_outgoing_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_outgoing__plan_notes_and_records),
 	    cmocka_unit_test(test_outgoing__renames_and_subjects_over_commits),
+	    cmocka_unit_test(test_outgoing__check_lists_every_refused_skill),
 	};
 	return cmocka_run_group_tests_name("outgoing", tests, NULL, NULL);
 }

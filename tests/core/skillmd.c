@@ -252,6 +252,29 @@ static void test_skillmd__emit_is_block_yaml_in_order(void **state)
 	ss_buf_release(&out);
 }
 
+/* name and description are text whatever a plain scalar looks like (the reference validator
+ * reads every scalar as text); the same scalars elsewhere keep their YAML types. */
+static void test_skillmd__name_and_description_are_text(void **state)
+{
+	const char *text = "---\nname: 123\ndescription: true\nx: 123\nmeta:\n  name: null\n---\n";
+	ss_report *r = ss_report_new();
+	size_t off;
+	ss_value *fm = parse_ok(text, &off, r);
+
+	assert_string_equal(str(fm, "name"), "123");
+	assert_string_equal(str(fm, "description"), "true");
+	assert_int_equal(ss_value_type_of(ss_value_map_get(fm, "x")), SS_VALUE_INT);
+	assert_int_equal(ss_value_type_of(ss_value_map_get(ss_value_map_get(fm, "meta"), "name")),
+	                 SS_VALUE_NULL);
+	ss_value_free(fm);
+	fm = parse_ok("---\nname:\ndescription: ~\n---\n", &off, r);
+	assert_string_equal(str(fm, "name"), "");
+	assert_string_equal(str(fm, "description"), "~");
+	assert_int_equal(ss_report_count(r), 0);
+	ss_value_free(fm);
+	ss_report_free(r);
+}
+
 int test_skillmd_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +284,7 @@ int test_skillmd_run(void)
 	    cmocka_unit_test(test_skillmd__strict_errors),
 	    cmocka_unit_test(test_skillmd__lenient_reading_warns),
 	    cmocka_unit_test(test_skillmd__scalars_resolve_like_yaml_core),
+	    cmocka_unit_test(test_skillmd__name_and_description_are_text),
 	    cmocka_unit_test(test_skillmd__emitted_strings_read_back_exactly),
 	    cmocka_unit_test(test_skillmd__emit_is_block_yaml_in_order),
 	};

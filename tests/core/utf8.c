@@ -101,6 +101,27 @@ static void test_utf8__valid_checks_every_position(void **state)
 		}
 }
 
+static void trimmed(const char *in, const char *want)
+{
+	size_t start, end;
+
+	ss_utf8_trim(in, strlen(in), &start, &end);
+	assert_int_equal(end - start, strlen(want));
+	assert_memory_equal(in + start, want, end - start);
+}
+
+/* Python's str.strip(), which the reference implementation's to-prompt applies. */
+static void test_utf8__trim_strips_what_python_strips(void **state)
+{
+	trimmed("Fills PDF forms.\n", "Fills PDF forms.");
+	trimmed(" \t\r\n a b \n", "a b");
+	trimmed("\xc2\xa0\xe3\x80\x80x\xe2\x80\xa8\x1f", "x"); /* NBSP, U+3000, U+2028, U+001F */
+	trimmed("\xe2\x80\x8bx", "\xe2\x80\x8bx");             /* U+200B is not space */
+	trimmed("\xff ", "\xff");
+	trimmed(" \n ", "");
+	trimmed("", "");
+}
+
 int test_utf8_run(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +130,7 @@ int test_utf8_run(void)
 	    cmocka_unit_test(test_utf8__escape_json_is_valid_json),
 	    cmocka_unit_test(test_utf8__escape_line_first_line_cut),
 	    cmocka_unit_test(test_utf8__valid_checks_every_position),
+	    cmocka_unit_test(test_utf8__trim_strips_what_python_strips),
 	};
 	return cmocka_run_group_tests_name("utf8", tests, NULL, NULL);
 }
