@@ -206,7 +206,7 @@ static void real_skill(ss_skill *s, const char *name)
 
 /*
  * The frontmatter of a real skill: the keys beyond name and description of the SKILL.md files
- * in three public collections (docs/BENCHMARKS.md): of 35, 15 a license alone, 10 metadata
+ * in three public collections (surveyed for issue 11): of 35, 15 a license alone, 10 metadata
  * with a short description, 4 a license and metadata with an author and a version, 3 that
  * metadata alone, 3 nothing. Drawn from a generator of its own, so that the rest of the record
  * is what it was before frontmatter was added.
