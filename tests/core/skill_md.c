@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <jansson.h>
 
 #include "core/atproto/cbor.h"
 #include "core/skill/record.h"
 #include "core/skill/skill.h"
+#include "core/util/fs.h"
+#include "support/support.h"
 
 #define WHEN "2026-01-01T00:00:00Z"
 
@@ -100,13 +103,15 @@ static void test_skill_md__frontmatter_comes_back_as_written(void **state)
 	                         "license: MIT\r\n---\r\n# Body\r\n\r\nLine two.\r\n");
 	comes_back("crlf-head", "---\r\nname: crlf-head\r\ndescription: CRLF head.\r\n---\r\n"
 	                        "# LF body\n");
-	comes_back("bom-skill",
-	           "\xEF\xBB\xBF---\nname: bom-skill\ndescription: Starts with a BOM.\n---\nbody\n");
+	comes_back(
+	    "bom-skill",
+	    "\xEF\xBB\xBF---\nname: bom-skill\ndescription: Starts with a BOM.\n---\nbody\n");
 	comes_back("commented", "---\n# Who reads this skill\nname: commented  # the directory\n"
 	                        "description: Has comments. # why not\nmetadata:\n"
 	                        "  # inside a map\n  author: me\n---\nbody\n");
-	comes_back("folded", "---\nname: folded\ndescription: >\n  A folded description\n"
-	                     "  over two lines.\nlicense: |\n  MIT\n  see LICENSE\n---\n# Folded\n");
+	comes_back("folded",
+	           "---\nname: folded\ndescription: >\n  A folded description\n"
+	           "  over two lines.\nlicense: |\n  MIT\n  see LICENSE\n---\n# Folded\n");
 	comes_back("flow", "---\nname: flow\ndescription: Flow lists and maps.\n"
 	                   "x-info: {author: \"me\", tags: [pdf, forms]}\n"
 	                   "x-list: [1, two, true, ~]\n---\n");
@@ -117,6 +122,34 @@ static void test_skill_md__frontmatter_comes_back_as_written(void **state)
 	comes_back("manual", "---\nname: manual\ndescription: Only by name.\n"
 	                     "disable-model-invocation: True\n---\n");
 	comes_back("lenient", "---\nname: lenient\ndescription: Use when: the user asks\n---\nx\n");
+}
+
+/* The skills tests/cmd/roundtrip.sh sends come back the same way. */
+static void test_skill_md__roundtrip_skills_come_back(void **state)
+{
+	ss_buf base = SS_BUF_INIT, file = SS_BUF_INIT, md = SS_BUF_INIT;
+	struct dirent *de;
+	size_t n = 0;
+	ss_error err;
+	DIR *d;
+
+	ss_test_data(&base, "skills/roundtrip");
+	assert_non_null(d = opendir(base.ptr));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.'))
+			continue; /* README.md */
+		ss_buf_clear(&file);
+		ss_buf_printf(&file, "%s/%s/%s", base.ptr, de->d_name, SS_SKILL_MD);
+		ss_buf_clear(&md);
+		assert_int_equal(ss_fs_read_file(&md, file.ptr, 0, &err), 0);
+		comes_back(de->d_name, md.ptr);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 10);
+	ss_buf_release(&base);
+	ss_buf_release(&file);
+	ss_buf_release(&md);
 }
 
 /* The record of comes_back's "reordered" skill, changed by edit before it is read. */
@@ -231,8 +264,7 @@ static void test_skill_md__changed_values_get_the_canonical_form(void **state)
 	     NULL},
 	    {text_of_another_name, "name: reordered\ndescription: Reordered, quoted.\n", NULL},
 	    {text_not_closed, "name: reordered\ndescription: Reordered, quoted.\n", NULL},
-	    {text_without_line_break, "name: reordered\ndescription: Reordered, quoted.\n",
-	     NULL},
+	    {text_without_line_break, "name: reordered\ndescription: Reordered, quoted.\n", NULL},
 	    {text_not_yaml, "name: reordered\ndescription: Reordered, quoted.\n", NULL},
 	};
 	ss_buf want = SS_BUF_INIT;
@@ -327,6 +359,7 @@ int test_skill_md_run(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_skill_md__frontmatter_comes_back_as_written),
+	    cmocka_unit_test(test_skill_md__roundtrip_skills_come_back),
 	    cmocka_unit_test(test_skill_md__changed_values_get_the_canonical_form),
 	    cmocka_unit_test(test_skill_md__record_without_the_text_is_written_as_before),
 	    cmocka_unit_test(test_skill_md__the_field_and_its_limit),
