@@ -93,6 +93,15 @@ static json_t *files_to_json(const ss_skill *skill)
 	return arr;
 }
 
+/* SKILL.md's frontmatter as written, when the skill has it (docs/RECORD-FORMAT.md). */
+static int put_frontmatter_text(json_t *root, const ss_skill *skill)
+{
+	if (!skill->frontmatter_text)
+		return 0;
+	return set_string(root, SS_FIELD_FRONTMATTER_TEXT, skill->frontmatter_text,
+	                  skill->frontmatter_text_len);
+}
+
 int ss_record_encode(const ss_skill *skill, const char *created_at, const char *updated_at,
                      const char *note, ss_buf *out, ss_error *err)
 {
@@ -119,6 +128,8 @@ int ss_record_encode(const ss_skill *skill, const char *created_at, const char *
 			goto fail;
 		json_object_set_new(root, "frontmatter", fm);
 	}
+	if (put_frontmatter_text(root, skill) < 0)
+		goto fail;
 	if (note && *note &&
 	    set_string(root, "note", note, ss_utf8_cut(note, strlen(note), SS_MAX_NOTE)) < 0)
 		goto fail;

@@ -210,6 +210,20 @@ static void take_frontmatter(decode_ctx *c, json_t *fm, ss_skill *s)
 		ss_skill_set_frontmatter(s, v);
 }
 
+/* SKILL.md's frontmatter as written: optional; checked only for its type and size here (whether
+ * it still says the record's values is ss_skill_md's decision). */
+static void take_frontmatter_text(decode_ctx *c, json_t *root, ss_skill *s)
+{
+	size_t len;
+	const char *text = get_string(c, root, SS_FIELD_FRONTMATTER_TEXT, false, &len);
+
+	if (text && len > SS_MAX_FRONTMATTER_TEXT)
+		ss_report_error(c->report, c->md.ptr, SS_FIELD_FRONTMATTER_TEXT,
+		                "longer than %d bytes (%zu)", SS_MAX_FRONTMATTER_TEXT, len);
+	else if (text)
+		ss_skill_set_frontmatter_text(s, text, len);
+}
+
 static void take_meta(decode_ctx *c, json_t *root, ss_record_meta *m)
 {
 	json_t *type = json_object_get(root, "$type");
@@ -325,6 +339,7 @@ int ss_record_decode__path(const char *json, size_t len, const char *rkey, ss_sk
 		take_files(&c, json_object_get(root, "files"), s);
 	if (json_object_get(root, "frontmatter"))
 		take_frontmatter(&c, json_object_get(root, "frontmatter"), s);
+	take_frontmatter_text(&c, root, s);
 	take_meta(&c, root, &m);
 validate:
 	if (len + ENCODE_GROWTH <= SS_MAX_RECORD)

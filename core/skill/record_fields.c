@@ -24,6 +24,7 @@ enum {
 	KEY_DMI = 1 << 7,
 	KEY_FILES = 1 << 8,
 	KEY_FRONTMATTER = 1 << 9,
+	KEY_FRONTMATTER_TEXT = 1 << 10,
 	KEY_REQUIRED = KEY_NAME | KEY_DESCRIPTION | KEY_INSTRUCTIONS | KEY_CREATED | KEY_UPDATED,
 };
 
@@ -49,6 +50,7 @@ ss_scan_kind ss_record_scan__key(const char *key, size_t len, unsigned *bit)
 	    {"updatedAt", KEY_UPDATED, SS_SCAN_STRING},
 	    {"note", KEY_NOTE, SS_SCAN_STRING},
 	    {SS_FIELD_DISABLE_MODEL_INVOCATION, KEY_DMI, SS_SCAN_BOOL},
+	    {SS_FIELD_FRONTMATTER_TEXT, KEY_FRONTMATTER_TEXT, SS_SCAN_STRING},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -66,6 +68,15 @@ static bool take_time(const char *str, size_t len, char **text, int64_t *us)
 	if (strlen(str) != len || ss_time_parse(str, us) < 0)
 		return false;
 	*text = ss_xstrdup(str);
+	return true;
+}
+
+/* SKILL.md's frontmatter as written: false (the general path reports it) when over its limit. */
+static bool take_frontmatter_text(ss_skill *s, const char *str, size_t len)
+{
+	if (strlen(str) != len || len > SS_MAX_FRONTMATTER_TEXT)
+		return false;
+	ss_skill_set_frontmatter_text(s, str, len);
 	return true;
 }
 
@@ -100,6 +111,8 @@ bool ss_record_scan__string(unsigned bit, const char *str, size_t len, const cha
 			return false;
 		m->note = ss_xstrdup(str);
 		return true;
+	case KEY_FRONTMATTER_TEXT:
+		return take_frontmatter_text(s, str, len);
 	}
 	return false;
 }

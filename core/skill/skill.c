@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/skill/skillmd.h"
-#include "core/skill/validate.h"
 #include "core/util/mem.h"
 
 ss_skill *ss_skill_new(void)
@@ -32,6 +30,7 @@ void ss_skill_free(ss_skill *s)
 	free(s->description);
 	free(s->instructions);
 	ss_value_free(s->frontmatter);
+	free(s->frontmatter_text);
 	free(s);
 }
 
@@ -58,6 +57,13 @@ void ss_skill_set_frontmatter(ss_skill *s, ss_value *map)
 {
 	ss_value_free(s->frontmatter);
 	s->frontmatter = map ? map : ss_value_new_map();
+}
+
+void ss_skill_set_frontmatter_text(ss_skill *s, const char *text, size_t len)
+{
+	free(s->frontmatter_text);
+	s->frontmatter_text = text ? ss_xmemdup(text, len) : NULL;
+	s->frontmatter_text_len = text ? len : 0;
 }
 
 void ss_skill_add_file(ss_skill *s, const char *path, const void *bytes, size_t len,
@@ -92,18 +98,12 @@ const ss_skill_file *ss_skill_file_get(const ss_skill *s, const char *path)
 	return NULL;
 }
 
-void ss_skill_md(const ss_skill *s, ss_buf *out)
+static bool same_text(const ss_skill *a, const ss_skill *b)
 {
-	ss_value *fm = ss_value_new_map();
-
-	ss_value_map_append(fm, "name", ss_value_new_string(s->name, strlen(s->name)));
-	ss_value_map_append(fm, "description",
-	                    ss_value_new_string(s->description, strlen(s->description)));
-	if (s->disable_model_invocation != SS_DMI_ABSENT)
-		ss_value_map_append(fm, SS_KEY_DISABLE_MODEL_INVOCATION,
-		                    ss_value_new_bool(s->disable_model_invocation == SS_DMI_TRUE));
-	ss_skillmd_emit(fm, s->frontmatter, s->instructions, s->instructions_len, out);
-	ss_value_free(fm);
+	if (!a->frontmatter_text || !b->frontmatter_text)
+		return !a->frontmatter_text && !b->frontmatter_text;
+	return a->frontmatter_text_len == b->frontmatter_text_len &&
+	       !memcmp(a->frontmatter_text, b->frontmatter_text, a->frontmatter_text_len);
 }
 
 bool ss_skill_equal(const ss_skill *a, const ss_skill *b)
@@ -112,7 +112,8 @@ bool ss_skill_equal(const ss_skill *a, const ss_skill *b)
 	    a->disable_model_invocation != b->disable_model_invocation ||
 	    a->instructions_len != b->instructions_len ||
 	    memcmp(a->instructions, b->instructions, a->instructions_len) ||
-	    !ss_value_equal(a->frontmatter, b->frontmatter) || a->nfiles != b->nfiles)
+	    !ss_value_equal(a->frontmatter, b->frontmatter) || a->nfiles != b->nfiles ||
+	    !same_text(a, b))
 		return false;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const ss_skill_file *x = &a->files[i], *y = &b->files[i];

@@ -11,6 +11,9 @@
  * (path, bytes, executable) entries one by one and builds the skill, collecting every problem in
  * a report (ss_validate rules) instead of stopping at the first.
  *
+ * SKILL.md's frontmatter as written travels with the skill (`frontmatter_text`): ss_skill_md()
+ * writes it back verbatim while it still reads as the skill's values, else the canonical form.
+ *
  * Fields may be read directly; set them through the functions (they own their memory).
  */
 #ifndef SS_SKILL_H
@@ -28,6 +31,10 @@
 #define SS_KEY_DISABLE_MODEL_INVOCATION   "disable-model-invocation"
 #define SS_FIELD_DISABLE_MODEL_INVOCATION "disableModelInvocation"
 #define SS_SKILL_MD                       "SKILL.md"
+/* The record field carrying SKILL.md's frontmatter as written, and its largest size in bytes
+ * (the room SS_MAX_SKILLMD keeps beside the body). */
+#define SS_FIELD_FRONTMATTER_TEXT "frontmatterText"
+#define SS_MAX_FRONTMATTER_TEXT   65536
 
 typedef enum ss_dmi {
 	SS_DMI_ABSENT = -1,
@@ -49,7 +56,11 @@ typedef struct ss_skill {
 	char *instructions; /* instructions_len bytes, NUL-terminated after them */
 	size_t instructions_len;
 	ss_value *frontmatter; /* a map of the other keys, in order; never NULL */
-	ss_skill_file *files;  /* sorted by path (ss_skill_sort_files) */
+	/* SKILL.md's bytes before the body as written (BOM, fences and line breaks included),
+	 * frontmatter_text_len of them, NUL-terminated; NULL when not known. */
+	char *frontmatter_text;
+	size_t frontmatter_text_len;
+	ss_skill_file *files; /* sorted by path (ss_skill_sort_files) */
 	size_t nfiles, files_alloc;
 } ss_skill;
 
@@ -61,6 +72,8 @@ void ss_skill_set_description(ss_skill *s, const char *description);
 void ss_skill_set_instructions(ss_skill *s, const char *bytes, size_t len);
 /* Replaces the extra frontmatter map (takes ownership; NULL means empty). */
 void ss_skill_set_frontmatter(ss_skill *s, ss_value *map);
+/* Sets (copies) the frontmatter as written; NULL forgets it (the canonical form is written). */
+void ss_skill_set_frontmatter_text(ss_skill *s, const char *text, size_t len);
 /* Adds a file (copies path and bytes); call ss_skill_sort_files() when done. */
 void ss_skill_add_file(ss_skill *s, const char *path, const void *bytes, size_t len,
                        bool executable);
@@ -68,10 +81,16 @@ void ss_skill_sort_files(ss_skill *s);
 /* The file at path, or NULL. */
 const ss_skill_file *ss_skill_file_get(const ss_skill *s, const char *path);
 
-/* Appends the SKILL.md for s (frontmatter in the canonical order, then the body) to out. */
+/*
+ * Appends the SKILL.md for s to out: its frontmatter text then the body, byte for byte, when
+ * that reads back as s (the body starts where the text ends; the frontmatter gives s's name,
+ * description, disable-model-invocation and other values, keys in any order); else the
+ * canonical frontmatter (ss_skillmd_emit: the skill's keys, then the others in order), then
+ * the body. Depends only on s.
+ */
 void ss_skill_md(const ss_skill *s, ss_buf *out);
 
-/* Same content: fields, frontmatter values, body bytes, files and their bits. */
+/* Same content: fields, frontmatter values and text, body bytes, files and their bits. */
 bool ss_skill_equal(const ss_skill *a, const ss_skill *b);
 
 /*

@@ -7,6 +7,7 @@
 #include "core/skill/skillmd.h"
 #include "core/skill/validate.h"
 #include "core/util/mem.h"
+#include "core/util/utf8.h"
 
 struct ss_skill_reader {
 	char *dirname;
@@ -102,6 +103,14 @@ static int take_fields(ss_skill_reader *r, ss_value *fm, const char *file)
 	return flags;
 }
 
+/* The frontmatter as written travels with the skill when a record can hold it (UTF-8 without a
+ * NUL, within its limit); else the skill is written back in the canonical form. */
+static void keep_text(ss_skill *s, const char *text, size_t len)
+{
+	if (len <= SS_MAX_FRONTMATTER_TEXT && ss_utf8_valid(text, len) && !memchr(text, 0, len))
+		ss_skill_set_frontmatter_text(s, text, len);
+}
+
 int ss_skill_reader_finish(ss_skill_reader *r, ss_skill **out)
 {
 	size_t body_off = 0;
@@ -118,6 +127,7 @@ int ss_skill_reader_finish(ss_skill_reader *r, ss_skill **out)
 		flags = take_fields(r, fm, file.ptr);
 		ss_skill_set_frontmatter(r->skill, fm);
 		ss_skill_set_instructions(r->skill, r->md + body_off, r->md_len - body_off);
+		keep_text(r->skill, r->md, body_off);
 	}
 	ss_skill_sort_files(r->skill);
 	ss_validate_skill(r->skill, r->dirname, r->skipped, flags, r->report);

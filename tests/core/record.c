@@ -486,6 +486,12 @@ static void test_record__scanner_gives_the_general_result(void **state)
 	both_paths(REC("\"files\":[{\"path\":\"SKILL.md\",\"content\":\"a\"}],"), "pdf", true);
 	both_paths("{\"name\":\"pdf\",\"description\":\"\",\"instructions\":\"b\"," TIMES "}",
 	           "pdf", true);
+	/* SKILL.md's frontmatter as written, whether or not it says the record's values. */
+	both_paths(REC("\"frontmatterText\":\"\\uFEFF---\\r\\nname: pdf\\r\\ndescription: d\\r\\n"
+	               "---\\r\\n\","),
+	           "pdf", true);
+	both_paths(REC("\"frontmatterText\":\"---\\nname: other\\n---\\n\","), "pdf", true);
+	both_paths(REC("\"frontmatterText\":\"\","), "pdf", true);
 	/* Left to jansson: anything else, and every problem of the decoder's own. */
 	both_paths(REC("\"note\":\"a\",\"note\":\"b\","), "pdf", false);
 	both_paths(REC("\"createdAt\":\"2026-01-01T00:00:00Z\","), "pdf", false);
@@ -503,6 +509,8 @@ static void test_record__scanner_gives_the_general_result(void **state)
 	both_paths(REC("\"note\":\"\xED\xA0\x80\","), "pdf", false);
 	both_paths(REC("\"note\":\"\x01\","), "pdf", false);
 	both_paths(REC("\"note\":1,"), "pdf", false);
+	both_paths(REC("\"frontmatterText\":[],"), "pdf", false);
+	both_paths(REC("\"frontmatterText\":\"a\",\"frontmatterText\":\"a\","), "pdf", false);
 	both_paths(REC("\"disableModelInvocation\":\"yes\","), "pdf", false);
 	both_paths(REC("\"disableModelInvocation\":truex,"), "pdf", false);
 	both_paths(REC("\"$type\":\"garden.engram.skil\","), "pdf", false);
@@ -530,6 +538,15 @@ static void test_record__scanner_gives_the_general_result(void **state)
 		ss_buf_putc(&many, 'n');
 	ss_buf_puts(&many, "\"," TIMES "}");
 	both_paths(many.ptr, "pdf", false);
+	for (int extra = 0; extra < 2; extra++) {
+		ss_buf_clear(&many);
+		ss_buf_puts(&many, "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+		                   "\"frontmatterText\":\"");
+		for (int i = 0; i < SS_MAX_FRONTMATTER_TEXT + extra; i++)
+			ss_buf_putc(&many, '#');
+		ss_buf_puts(&many, "\"," TIMES "}");
+		both_paths(many.ptr, "pdf", !extra);
+	}
 	ss_buf_release(&many);
 }
 

@@ -154,34 +154,66 @@ static void round_trip_record(const ss_skill *s)
 	ss_buf_release(&again);
 }
 
-/* directory -> written directory -> skill: same fields, byte-identical body and files. */
-static void round_trip_dir(const ss_skill *s)
+/* s written into a new directory and read back (no error allowed); its SKILL.md in *md. */
+static ss_skill *write_and_read(const ss_skill *s, ss_report *r, ss_buf *md)
 {
 	char *tmp = ss_test_tmpdir();
-	ss_buf dir = SS_BUF_INIT, md1 = SS_BUF_INIT, md2 = SS_BUF_INIT;
-	ss_report *r = ss_report_new();
+	ss_buf dir = SS_BUF_INIT, file = SS_BUF_INIT;
 	ss_skill *back = NULL;
 	ss_error err;
 
 	ss_fs_join(&dir, tmp, s->name);
+	ss_fs_join(&file, dir.ptr, SS_SKILL_MD);
 	assert_int_equal(ss_skilldir_write(s, dir.ptr, &err), 0);
 	assert_int_equal(ss_skilldir_read(dir.ptr, &back, r, &err), 0);
 	assert_int_equal(ss_report_count(r) - ss_report_warnings(r), 0);
+	assert_int_equal(ss_fs_read_file(md, file.ptr, 0, &err), 0);
+	ss_buf_release(&dir);
+	ss_buf_release(&file);
+	ss_test_tmpdir_free(tmp);
+	return back;
+}
+
+/*
+ * directory -> written directory -> skill: the same skill, and SKILL.md byte for byte the one
+ * read (its frontmatter as written). Without that text (a record of another client), the
+ * canonical form: strict YAML (no lenient warning when read back) giving the same values, and
+ * stable.
+ */
+static void round_trip_dir(ss_skill *s, const char *skilldir)
+{
+	ss_buf path = SS_BUF_INIT, orig = SS_BUF_INIT, md = SS_BUF_INIT, md2 = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	ss_skill *back;
+	ss_error err;
+
+	ss_fs_join(&path, skilldir, SS_SKILL_MD);
+	assert_int_equal(ss_fs_read_file(&orig, path.ptr, 0, &err), 0);
+	back = write_and_read(s, r, &md);
+	assert_true(ss_skill_equal(s, back));
+	assert_int_equal(md.len, orig.len);
+	assert_memory_equal(md.ptr, orig.ptr, orig.len);
+	ss_skill_free(back);
+
+	ss_skill_set_frontmatter_text(s, NULL, 0);
+	ss_buf_clear(&md);
+	ss_report_free(r);
+	r = ss_report_new();
+	back = write_and_read(s, r, &md);
+	for (size_t i = 0; i < ss_report_count(r); i++)
+		assert_null(strstr(ss_report_at(r, i)->message, "not strict YAML"));
+	ss_skill_set_frontmatter_text(back, NULL, 0);
 	assert_true(ss_skill_equal(s, back));
 	assert_int_equal(back->instructions_len, s->instructions_len);
 	assert_memory_equal(back->instructions, s->instructions, s->instructions_len);
-	/* what we write is strict YAML: no lenient warning when read back, and stable */
-	for (size_t i = 0; i < ss_report_count(r); i++)
-		assert_null(strstr(ss_report_at(r, i)->message, "not strict YAML"));
-	ss_skill_md(s, &md1);
 	ss_skill_md(back, &md2);
-	assert_string_equal(md1.ptr, md2.ptr);
+	assert_string_equal(md.ptr, md2.ptr);
 	ss_skill_free(back);
 	ss_report_free(r);
-	ss_buf_release(&dir);
-	ss_buf_release(&md1);
+	ss_buf_release(&path);
+	ss_buf_release(&orig);
+	ss_buf_release(&md);
 	ss_buf_release(&md2);
-	ss_test_tmpdir_free(tmp);
 }
 
 static void check_valid(const char *casedir, const char *name)
@@ -201,7 +233,7 @@ static void check_valid(const char *casedir, const char *name)
 	if (strcmp(got.ptr, want.ptr))
 		fail_msg("case %s:\n got:\n%s want:\n%s", name, got.ptr, want.ptr);
 	round_trip_record(s);
-	round_trip_dir(s);
+	round_trip_dir(s, skilldir.ptr);
 	ss_skill_free(s);
 	ss_report_free(r);
 	ss_buf_release(&skilldir);
