@@ -236,6 +236,8 @@ static int cmd_mcp(ss_ctx *ctx, int argc, char **argv)
 				             argv[i], strerror(errno));
 				return cli_fail(&ctx->err);
 			}
+		} else if (argv[i][0] == '-') {
+			return cli_usage_error(ctx, "unknown option '%s'", argv[i]);
 		} else {
 			return cli_usage_error(ctx, "unexpected argument '%s'", argv[i]);
 		}
