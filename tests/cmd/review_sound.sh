@@ -6,7 +6,8 @@
 # showed is refused unless named by the id review shows; `accept --all` takes only what review
 # showed as it is now and leaves the rejected out, naming each; a rejected change comes in when
 # named. The gate's facts are kept per pair of versions: a pull reuses them instead of auditing
-# the held version again, and new audit rules invalidate them.
+# the held version again, and new audit rules invalidate them. review.trust is kept by DID: a
+# handle given is stored as its DID and shown with it; a handle in the environment is refused.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
@@ -15,8 +16,8 @@ unset CLAUDE_CONFIG_DIR CODEX_HOME XDG_CONFIG_HOME SKILLSYNC_LOCK_WAIT SKILLSYNC
 fill=$(dirname "$SKILLSYNC")/ss-fill
 
 ss_sandbox
-ss_accounts "$work" "" auth bob me
-for who in auth bob me; do
+ss_accounts "$work" "" auth bob me eve
+for who in auth bob me eve; do
 	declare "${who}_did=$(ss_json "$work/$who.json" did)" "${who}_handle=$(ss_json "$work/$who.json" handle)"
 done
 
@@ -139,4 +140,26 @@ sql_write "$db" "UPDATE gate_facts SET facts = 'scripts=0 high_finding=0' WHERE 
 ss_run 0 "$SKILLSYNC" pull --quiet
 [ "$(script d)" = "echo d2" ] || fail "the pull audited d again instead of using the kept facts"
 
+# 5. review.trust by DID: a member's handle is stored as its DID (the clone knows it), a
+# handle the clone does not know is resolved once; both are shown with their handles.
+ss_run 0 "$SKILLSYNC" config review.trust "$bob_handle,$eve_did"
+[ "$(ss_sql "$db" "SELECT value FROM config WHERE key = 'setting.review.trust'")" = "$bob_did,$eve_did" ] ||
+	fail "review.trust stored: $(ss_sql "$db" "SELECT value FROM config WHERE key = 'setting.review.trust'")"
+ss_run 0 "$SKILLSYNC" config review.trust
+[ "$(cat "$work/stdout")" = "$bob_did ($bob_handle), $eve_did" ] || fail "config review.trust: $(cat "$work/stdout")"
+ss_run 0 "$SKILLSYNC" config review.trust "$eve_handle"
+[ "$(ss_sql "$db" "SELECT value FROM config WHERE key = 'setting.review.trust'")" = "$eve_did" ] ||
+	fail "a handle the clone does not know was not resolved to its DID"
+ss_run 1 "$SKILLSYNC" config review.trust "nobody.invalid"
+grep -q "^skillsync: cannot resolve 'nobody.invalid'" "$work/stderr" || fail "an unresolvable handle: $(cat "$work/stderr")"
+ss_run 0 "$SKILLSYNC" config review.trust "$bob_handle"
+put bob bobtool "echo trusted"
+ss_run 0 "$SKILLSYNC" pull --quiet
+[ "$(script bobtool)" = "echo trusted" ] || fail "a trusted member's change was held: $(cat "$work/stdout")"
+# a handle in the environment (or any place the stored value did not go through config) is
+# refused, not matched
+put bob bobtool "echo second"
+SKILLSYNC_REVIEW_TRUST=$bob_handle ss_run 1 "$SKILLSYNC" pull --quiet
+grep -q "^skillsync: SKILLSYNC_REVIEW_TRUST is '$bob_handle': want members' DIDs" "$work/stderr" ||
+	fail "a handle in SKILLSYNC_REVIEW_TRUST: $(cat "$work/stderr")"
 echo "review_sound: all checks passed"
