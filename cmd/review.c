@@ -105,6 +105,43 @@ static void print_json_item(const ss_review_item *it)
 	printf("]}");
 }
 
+static void print_json(const ss_review_items *l)
+{
+	putchar('[');
+	for (size_t i = 0; i < l->count; i++) {
+		if (i)
+			putchar(',');
+		print_json_item(&l->items[i]);
+	}
+	printf("]\n");
+	fflush(stdout);
+}
+
+/* Each change; with names (diffs) also its diff against main. */
+static int print_list(ss_ctx *ctx, const ss_review_items *l, bool diffs, ss_buf *patch)
+{
+	if (!l->count)
+		printf("No change waits for review.\n");
+	for (size_t i = 0; i < l->count; i++) {
+		print_text(&l->items[i]);
+		if (!diffs)
+			continue;
+		ss_buf_clear(patch);
+		if (ss_review_diff(ctx->repo, &l->items[i], patch, &ctx->err) < 0)
+			return -1;
+		if (patch->len) {
+			putchar('\n');
+			cli_print_patch(ctx, patch->ptr, patch->len);
+		}
+	}
+	if (l->count && !diffs)
+		printf(
+		    "\n'skillsync review <skill>' shows a change, 'skillsync accept <skill>' takes "
+		    "it into main.\n");
+	fflush(stdout);
+	return 0;
+}
+
 static int cmd_review(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_review_def = {
@@ -150,36 +187,10 @@ static int cmd_review(ss_ctx *ctx, int argc, char **argv)
 	    cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
 	    ss_review_list(ctx->repo, ctx->state, names, nnames, true, &l, &ctx->err) < 0)
 		goto fail;
-	if (json) {
-		putchar('[');
-		for (size_t i = 0; i < l.count; i++) {
-			if (i)
-				putchar(',');
-			print_json_item(&l.items[i]);
-		}
-		printf("]\n");
-		goto shown;
-	}
-	if (!l.count)
-		printf("No change waits for review.\n");
-	for (size_t i = 0; i < l.count; i++) {
-		print_text(&l.items[i]);
-		if (!nnames)
-			continue;
-		ss_buf_clear(&patch);
-		if (ss_review_diff(ctx->repo, &l.items[i], &patch, &ctx->err) < 0)
-			goto fail;
-		if (patch.len) {
-			putchar('\n');
-			cli_print_patch(ctx, patch.ptr, patch.len);
-		}
-	}
-	if (l.count && !nnames)
-		printf(
-		    "\n'skillsync review <skill>' shows a change, 'skillsync accept <skill>' takes "
-		    "it into main.\n");
-shown:
-	fflush(stdout);
+	if (json)
+		print_json(&l);
+	else if (print_list(ctx, &l, nnames > 0, &patch) < 0)
+		goto fail;
 	if (ss_review_shown(ctx->state, &l, &ctx->err) == 0)
 		goto out;
 fail:

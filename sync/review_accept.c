@@ -48,15 +48,13 @@ static bool names_version(const ss_state_hold *h, const char *id)
 /* Why a named hold cannot be taken as it is (0: it can); id: the one named, or NULL. */
 static int refuse_named(const ss_state_hold *h, const char *id, ss_error *err)
 {
-	if (id)
-		return names_version(h, id)
-		           ? 0
-		           : ss_error_set(
-		                 err, SS_EINVALID,
-		                 "the change to %s is not version '%s' (it moved, or the id "
-		                 "is not the one review shows): run 'skillsync review %s' "
-		                 "again",
-		                 h->name, id, h->name);
+	if (id && !names_version(h, id))
+		return ss_error_set(err, SS_EINVALID,
+		                    "the change to %s is not version '%s' (it moved, or the id is "
+		                    "not the one review shows): run 'skillsync review %s' again",
+		                    h->name, id, h->name);
+	if (id) /* the person names the version: their word that they saw it */
+		return 0;
 	if (h->seen == SS_SEEN_EARLIER)
 		return ss_error_set(err, SS_EINVALID,
 		                    "the change to %s moved since you reviewed it: run 'skillsync "
