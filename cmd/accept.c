@@ -16,29 +16,50 @@ static int cmd_accept(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_accept_def = {
     "accept", cmd_accept, "take changes held for review into main",
-    "usage: skillsync accept <skill>... | --all\n"
+    "usage: skillsync accept <skill>[@<version>]... | --all\n"
     "\n"
-    "Takes the versions 'skillsync review' lists for these skills (or all of them) into main\n"
-    "as one commit of yours that says whose versions they are (\"Accept bob.example's version\n"
-    "of pdf-forms (at://..., cid ...)\"), and checks them out, so that the agents' folders\n"
-    "see them at once (copies made by 'link --copy' are refreshed). Exactly the version\n"
-    "reviewed comes in, even when the space has a newer one (which then waits in turn).\n"
-    "Uncommitted changes are never overwritten: when the files are in the way, nothing\n"
-    "changes and they are named.\n"
+    "Takes the versions 'skillsync review' showed for these skills into main as one commit\n"
+    "of yours that says whose versions they are (\"Accept bob.example's version of pdf-forms\n"
+    "(at://..., cid ...)\"), and checks them out, so that the agents' folders see them at\n"
+    "once (copies made by 'link --copy' are refreshed). Only the version review showed comes\n"
+    "in: when a pull has put a newer one in its place since, or review never showed the\n"
+    "change, nothing is taken and you are told to review it (again). <skill>@<version>\n"
+    "takes the version of that id (review shows it) without that check. A change you\n"
+    "rejected comes in only when you name it. Uncommitted changes are never overwritten:\n"
+    "when the files are in the way, nothing changes and they are named.\n"
     "\n"
-    "    --all   every change waiting for review\n"};
+    "    --all   every change review showed as it is now, except the rejected ones (the\n"
+    "            others are named, with why they were left out)\n"};
+
+/* What --all left out, one line each. */
+static void print_skipped(const ss_review_accepted *a)
+{
+	for (size_t i = 0; i < a->nskipped; i++) {
+		printf("skipped ");
+		cli_print_safe(stdout, a->skipped[i].name);
+		printf(": %s", a->skipped[i].why);
+		if (!strcmp(a->skipped[i].why, "rejected"))
+			printf(" ('skillsync accept ");
+		else
+			printf(" ('skillsync review ");
+		cli_print_safe(stdout, a->skipped[i].name);
+		printf("')\n");
+	}
+	fflush(stdout);
+}
 
 static int cmd_accept(ss_ctx *ctx, int argc, char **argv)
 {
 	const char **names = ss_xcalloc((size_t)argc + 1, sizeof(*names));
 	ss_merge_result m;
-	ss_buf said = SS_BUF_INIT;
+	ss_review_accepted said;
 	ss_lock *lock = NULL;
 	size_t nnames = 0;
 	bool all = false;
-	int ret = SS_EXIT_OK;
+	int rc, ret = SS_EXIT_OK;
 
 	memset(&m, 0, sizeof(m));
+	memset(&said, 0, sizeof(said));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--all"))
 			all = true;
@@ -54,7 +75,9 @@ static int cmd_accept(ss_ctx *ctx, int argc, char **argv)
 	}
 	if (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0)
 		goto fail;
-	if (ss_review_accept(ctx->repo, ctx->state, names, nnames, all, &m, &said, &ctx->err) < 0) {
+	rc = ss_review_accept(ctx->repo, ctx->state, names, nnames, all, &m, &said, &ctx->err);
+	print_skipped(&said);
+	if (rc < 0) {
 		if (ctx->err.code == SS_EEXISTS && m.npaths) {
 			ss_buf safe = SS_BUF_INIT;
 
@@ -64,7 +87,7 @@ static int cmd_accept(ss_ctx *ctx, int argc, char **argv)
 		}
 		goto fail;
 	}
-	cli_print_safe(stdout, said.ptr);
+	cli_print_safe(stdout, said.message.ptr);
 	if (cli_link_pull(ctx, true, true) < 0)
 		goto fail;
 	goto out;
@@ -73,7 +96,7 @@ fail:
 out:
 	ss_lock_free(lock);
 	free(names);
-	ss_buf_release(&said);
+	ss_review_accepted_release(&said);
 	ss_merge_result_release(&m);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/state/state_member.h"
 #include "core/util/lock.h"
 #include "sync/setting.h"
 
@@ -28,7 +29,9 @@ const ss_command cmd_config_def = {
     "\n"
     "Keys: timeout (seconds a request may take), pull.ff (true or only), link.agents (the agents\n"
     "'link' uses without --agent, comma-separated), color (auto, always, never), progress\n"
-    "(auto, never).\n"
+    "(auto, never), review.policy (scripts, all, off), review.trust (members whose changes are\n"
+    "never held: a handle given is resolved once and kept as its DID; reading the key shows\n"
+    "each DID with its handle when the clone knows it).\n"
     "\n"
     "    --global       the per-user file instead of the clone\n"
     "    --list         every key with the value in use, as key=value (with --global:\n"
@@ -68,6 +71,34 @@ static int list(ss_ctx *ctx, bool global)
 	return SS_EXIT_OK;
 }
 
+/* review.trust as get shows it: each DID with its member's handle when the clone knows it. */
+static void print_trust(ss_ctx *ctx, const char *v)
+{
+	ss_buf one = SS_BUF_INIT;
+
+	for (const char *p = v; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		ss_state_member m;
+		ss_error ignored;
+
+		ss_buf_clear(&one);
+		ss_buf_put(&one, p, n);
+		printf("%s", p == v ? "" : ", ");
+		cli_print_safe(stdout, one.ptr);
+		if (ctx->state && ss_state_member_get(ctx->state, one.ptr, &m, &ignored) == 0) {
+			if (m.handle) {
+				printf(" (");
+				cli_print_safe(stdout, m.handle);
+				printf(")");
+			}
+			ss_state_member_release(&m);
+		}
+		p = comma ? comma + 1 : p + n;
+	}
+	ss_buf_release(&one);
+}
+
 static int get(ss_ctx *ctx, const char *key, bool global)
 {
 	char *v = NULL;
@@ -83,10 +114,29 @@ static int get(ss_ctx *ctx, const char *key, bool global)
 	           ss_setting_get(ctx->state, key, &v, NULL, &ctx->err) < 0) {
 		return cli_fail(&ctx->err);
 	}
-	cli_print_safe(stdout, v);
+	if (!strcmp(key, "review.trust"))
+		print_trust(ctx, v);
+	else
+		cli_print_safe(stdout, v);
 	printf("\n");
 	free(v);
 	return SS_EXIT_OK;
+}
+
+/* review.trust's handles -> DIDs (in a clone, its members' first), then set */
+static int set_trust(ss_ctx *ctx, const char *value, bool global)
+{
+	ss_lock *lock = NULL;
+	char *dids = NULL;
+	int rc = -1;
+
+	if (!global && (cli_open_clone(ctx) < 0 || cli_lock_clone(ctx, NULL, &lock, NULL) < 0))
+		return cli_fail(&ctx->err);
+	if (ss_setting_trust_dids(global ? NULL : ctx->state, value, &dids, &ctx->err) == 0)
+		rc = ss_setting_set(global ? NULL : ctx->state, "review.trust", dids, &ctx->err);
+	ss_lock_free(lock);
+	free(dids);
+	return rc < 0 ? cli_fail(&ctx->err) : SS_EXIT_OK;
 }
 
 static int set(ss_ctx *ctx, const char *key, const char *value, bool global)
@@ -94,6 +144,8 @@ static int set(ss_ctx *ctx, const char *key, const char *value, bool global)
 	ss_lock *lock = NULL;
 	int rc;
 
+	if (value && !strcmp(key, "review.trust"))
+		return set_trust(ctx, value, global);
 	if (ss_setting_check(key, value, &ctx->err) < 0)
 		return cli_fail(&ctx->err);
 	if (global)

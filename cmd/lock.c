@@ -2,7 +2,8 @@
  * lock.c: taking the clone's lock for a command that writes, then finishing whatever a killed
  * run left behind (ss_recover_clone: a merge, a push, a tracking ref behind the state, in
  * that order), once, here. Every command that writes the state, the refs or the files takes
- * it here: commit, push, fetch, pull, members add and remove, accept, pin, unpin, reject
+ * it here: commit, push, fetch, pull, members add and remove, review (it records what it
+ * showed), accept, pin, unpin, reject
  * (clone takes the new clone's lock in sync/clone.c). status and diff take it only to write
  * back the index's refreshed stat data, and only when it is free (cli_status_refresh).
  *

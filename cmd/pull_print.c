@@ -25,11 +25,39 @@ size_t cli_pull_waiting(const cli_pull_run *run)
 	return n;
 }
 
+/* Whether this run's gate put the item's version in place of the one held before. */
+static bool replaced(const cli_pull_run *run, const ss_review_item *it)
+{
+	return run->result.gated.replaced && it->hold.replaced;
+}
+
+/* A line for each held change this run replaced by a newer version, also under --quiet:
+ * what review showed before is not what accept would take. */
+static void print_replaced(const cli_pull_run *run)
+{
+	for (size_t i = 0; i < run->held.count; i++) {
+		const ss_review_item *it = &run->held.items[i];
+
+		if (!replaced(run, it))
+			continue;
+		cli_print_safe(stdout, it->hold.name);
+		printf(": ");
+		if (it->hold.did) {
+			cli_print_safe(stdout, it->handle ? it->handle : it->hold.did);
+			printf("'s newer version replaces the one held for review");
+		} else {
+			printf("its removal from the space replaces the version held for review");
+		}
+		printf("%s\n", it->hold.seen == SS_SEEN_EARLIER ? " (review it again)" : "");
+	}
+}
+
 /* One line, also under --quiet: what a person reading cron's mail needs to know. */
 static void print_waiting(const cli_pull_run *run)
 {
 	size_t n = cli_pull_waiting(run), k = 0;
 
+	print_replaced(run);
 	if (!n)
 		return;
 	printf("%zu change%s wait%s for review: ", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
@@ -309,9 +337,10 @@ void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 			cli_print_json_string(it->hold.cid);
 			printf(",\"reason\":");
 			cli_print_json_string(it->hold.reason);
-			printf(",\"new\":%s,\"rejected\":%s}",
+			printf(",\"new\":%s,\"rejected\":%s,\"replaced\":%s}",
 			       it->hold.kept_tree ? "false" : "true",
-			       it->hold.rejected ? "true" : "false");
+			       it->hold.rejected ? "true" : "false",
+			       replaced(run, it) ? "true" : "false");
 		}
 		printf("]}");
 	}

@@ -17,8 +17,10 @@ const ss_command cmd_reject_def = {
     "\n"
     "Says no to the change 'skillsync review' lists for each skill: main keeps its version,\n"
     "pull and status stop counting the change as waiting, and 'review' lists it as rejected,\n"
-    "until that member changes the skill again (then the new version waits for review). To\n"
-    "keep a version of your own, edit, commit and push it: yours wins for you.\n"};
+    "until that member changes the skill again (then the new version waits for review).\n"
+    "'skillsync accept --all' leaves a rejected change out; 'skillsync accept <skill>' still\n"
+    "takes it, when you name it. To keep a version of your own, edit, commit and push it:\n"
+    "yours wins for you.\n"};
 
 static int reject_one(ss_ctx *ctx, const char *name, void *payload)
 {

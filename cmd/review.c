@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/util/lock.h"
 #include "core/util/mem.h"
 #include "sync/review.h"
 
@@ -24,6 +25,7 @@ static const char *file_word(ss_change_kind k)
 static void print_text(const ss_review_item *it)
 {
 	const ss_state_hold *h = &it->hold;
+	char id[SS_OID_HEXSZ + 1];
 
 	printf("%s", h->rejected ? "rejected " : "");
 	cli_print_safe(stdout, h->name);
@@ -43,6 +45,9 @@ static void print_text(const ss_review_item *it)
 	printf("\n    held: ");
 	cli_print_safe(stdout, h->reason);
 	printf("%s\n", h->kept_tree ? "" : " (new skill)");
+	ss_review_version(h, false, id);
+	printf("    version: %s%s\n", id,
+	       h->seen == SS_SEEN_EARLIER ? " (newer than the one review showed before)" : "");
 	if (it->note) {
 		printf("    note: ");
 		cli_print_note(stdout, it->note, 200);
@@ -64,6 +69,7 @@ static void print_text(const ss_review_item *it)
 static void print_json_item(const ss_review_item *it)
 {
 	const ss_state_hold *h = &it->hold;
+	char id[SS_OID_HEXSZ + 1];
 
 	printf("{\"name\":");
 	cli_print_json_string(h->name);
@@ -79,6 +85,9 @@ static void print_json_item(const ss_review_item *it)
 	cli_print_json_string(it->note);
 	printf(",\"reason\":");
 	cli_print_json_string(h->reason);
+	ss_review_version(h, true, id);
+	printf(",\"version\":");
+	cli_print_json_string(id);
 	printf(",\"new\":%s,\"rejected\":%s,\"files\":[", h->kept_tree ? "false" : "true",
 	       h->rejected ? "true" : "false");
 	for (size_t i = 0; i < it->files.count; i++) {
@@ -96,6 +105,43 @@ static void print_json_item(const ss_review_item *it)
 	printf("]}");
 }
 
+static void print_json(const ss_review_items *l)
+{
+	putchar('[');
+	for (size_t i = 0; i < l->count; i++) {
+		if (i)
+			putchar(',');
+		print_json_item(&l->items[i]);
+	}
+	printf("]\n");
+	fflush(stdout);
+}
+
+/* Each change; with names (diffs) also its diff against main. */
+static int print_list(ss_ctx *ctx, const ss_review_items *l, bool diffs, ss_buf *patch)
+{
+	if (!l->count)
+		printf("No change waits for review.\n");
+	for (size_t i = 0; i < l->count; i++) {
+		print_text(&l->items[i]);
+		if (!diffs)
+			continue;
+		ss_buf_clear(patch);
+		if (ss_review_diff(ctx->repo, &l->items[i], patch, &ctx->err) < 0)
+			return -1;
+		if (patch->len) {
+			putchar('\n');
+			cli_print_patch(ctx, patch->ptr, patch->len);
+		}
+	}
+	if (l->count && !diffs)
+		printf(
+		    "\n'skillsync review <skill>' shows a change, 'skillsync accept <skill>' takes "
+		    "it into main.\n");
+	fflush(stdout);
+	return 0;
+}
+
 static int cmd_review(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_review_def = {
@@ -105,21 +151,24 @@ const ss_command cmd_review_def = {
     "Lists the changes others made that pull fetched but holds back for review (setting\n"
     "review.policy, docs/CONFIG.md; pinned skills): each skill, who changed it (handle and\n"
     "DID), when, the record's note, why it waits, and the files added (A), changed (M) or\n"
-    "removed (D). With skill names, also the change itself as a diff against main. Held\n"
-    "versions are in the tracking ref (refs/remotes/space/main), never in main, your files or\n"
-    "an agent's folder; 'skillsync accept' takes them in, 'skillsync reject' stops the\n"
-    "reminder until that member changes the skill again.\n"
+    "removed (D), and the version's id. With skill names, also the change itself as a diff\n"
+    "against main. Held versions are in the tracking ref (refs/remotes/space/main), never in\n"
+    "main, your files or an agent's folder; 'skillsync accept' takes in the version review\n"
+    "showed (a newer one a pull brings later must be reviewed again), 'skillsync reject'\n"
+    "stops the reminder until that member changes the skill again.\n"
     "\n"
     "    --json   the changes as a JSON array: [{name, did, handle, cid, updatedAt, note,\n"
-    "             reason, new, rejected, files: [{path, change, executable}], findings:\n"
-    "             [{skill, path, line, rule, level, message, excerpt}] as 'skillsync audit'\n"
-    "             finds them in the files the held version brings}]\n"};
+    "             reason, version (the id 'accept <skill>@<version>' takes), new, rejected,\n"
+    "             files: [{path, change, executable}], findings: [{skill, path, line, rule,\n"
+    "             level, message, excerpt}] as 'skillsync audit' finds them in the files the\n"
+    "             held version brings}]\n"};
 
 static int cmd_review(ss_ctx *ctx, int argc, char **argv)
 {
 	const char **names = ss_xcalloc((size_t)argc + 1, sizeof(*names));
 	ss_review_items l = {NULL, 0};
 	ss_buf patch = SS_BUF_INIT;
+	ss_lock *lock = NULL;
 	size_t nnames = 0;
 	bool json = false;
 	int ret = SS_EXIT_OK;
@@ -133,41 +182,21 @@ static int cmd_review(ss_ctx *ctx, int argc, char **argv)
 		} else
 			names[nnames++] = argv[i];
 	}
+	/* under the lock: what review shows is recorded in the state (accept takes only that) */
 	if (cli_open_clone(ctx) < 0 || cli_color_init(ctx) < 0 ||
+	    cli_lock_clone(ctx, NULL, &lock, NULL) < 0 ||
 	    ss_review_list(ctx->repo, ctx->state, names, nnames, true, &l, &ctx->err) < 0)
 		goto fail;
-	if (json) {
-		putchar('[');
-		for (size_t i = 0; i < l.count; i++) {
-			if (i)
-				putchar(',');
-			print_json_item(&l.items[i]);
-		}
-		printf("]\n");
+	if (json)
+		print_json(&l);
+	else if (print_list(ctx, &l, nnames > 0, &patch) < 0)
+		goto fail;
+	if (ss_review_shown(ctx->state, &l, &ctx->err) == 0)
 		goto out;
-	}
-	if (!l.count)
-		printf("No change waits for review.\n");
-	for (size_t i = 0; i < l.count; i++) {
-		print_text(&l.items[i]);
-		if (!nnames)
-			continue;
-		ss_buf_clear(&patch);
-		if (ss_review_diff(ctx->repo, &l.items[i], &patch, &ctx->err) < 0)
-			goto fail;
-		if (patch.len) {
-			putchar('\n');
-			cli_print_patch(ctx, patch.ptr, patch.len);
-		}
-	}
-	if (l.count && !nnames)
-		printf(
-		    "\n'skillsync review <skill>' shows a change, 'skillsync accept <skill>' takes "
-		    "it into main.\n");
-	goto out;
 fail:
 	ret = cli_fail(&ctx->err);
 out:
+	ss_lock_free(lock);
 	free(names);
 	ss_buf_release(&patch);
 	ss_review_items_release(&l);

@@ -1,7 +1,6 @@
 /* review.c: the review gate's runs: the pull's holds, review, accept, pin (see sync/review.h). */
 #include "sync/review.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +12,8 @@
 #include "core/util/buf.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"
+#include "sync/review_facts.h"
+#include "sync/review_priv.h"
 #include "sync/setting.h"
 
 /* ---- small pieces ---- */
@@ -42,8 +43,7 @@ static int subtree(ss_repo *repo, const ss_oid *tree, const char *name, ss_oid *
 	return 0;
 }
 
-/* hex (NULL: none) as an id; *has false for NULL. */
-static int parse_opt(const char *hex, ss_oid *out, bool *has, ss_error *err)
+int ss_review__parse_opt(const char *hex, ss_oid *out, bool *has, ss_error *err)
 {
 	*has = hex != NULL;
 	ss_oid_clear(out);
@@ -53,6 +53,11 @@ static int parse_opt(const char *hex, ss_oid *out, bool *has, ss_error *err)
 static bool same(const ss_oid *a, bool has_a, const ss_oid *b, bool has_b)
 {
 	return has_a == has_b && (!has_a || ss_oid_equal(a, b));
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
 }
 
 static char *hex_of(const ss_oid *oid, bool has)
@@ -143,13 +148,11 @@ typedef struct gate_run {
 	size_t nputs, puts_alloc;
 	char **drops;
 	size_t ndrops, drops_alloc;
-	struct take {
-		char *name;
-		ss_oid tree;
-		bool has;
-	} * takes, *held;
+	ss_review__take *takes, *held;
 	size_t ntakes, takes_alloc, nheld, held_alloc;
 	ss_buf takes_msg, held_msg;
+	size_t replaced; /* holds put in place of another version */
+	bool kept_facts; /* facts computed and kept in the state this run */
 } gate_run;
 
 static candidate *add_candidate(gate_run *g, const char *name)
@@ -175,10 +178,10 @@ static int collect_hold(const ss_state_hold *h, void *payload)
 	return 0;
 }
 
-static void add_take(struct take **list, size_t *n, size_t *alloc, const char *name,
+static void add_take(ss_review__take **list, size_t *n, size_t *alloc, const char *name,
                      const ss_oid *tree, bool has)
 {
-	struct take *t;
+	ss_review__take *t;
 
 	ss_xgrow((void **)list, sizeof(**list), *n + 1, alloc);
 	t = &(*list)[(*n)++];
@@ -187,8 +190,8 @@ static void add_take(struct take **list, size_t *n, size_t *alloc, const char *n
 	t->has = has;
 }
 
-static void who_line(ss_buf *out, ss_state *st, const char *name, const char *did, const char *cid,
-                     const char *why)
+void ss_review__who_line(ss_buf *out, ss_state *st, const char *name, const char *did,
+                         const char *cid, const char *why)
 {
 	char *handle = handle_of(st, did);
 
@@ -225,7 +228,7 @@ static int decide(gate_run *g, candidate *c, ss_error *err)
 	        0)
 		return -1;
 	if (c->old.name) {
-		if (parse_opt(c->old.kept_tree, &from, &has_from, err) < 0)
+		if (ss_review__parse_opt(c->old.kept_tree, &from, &has_from, err) < 0)
 			return -1;
 	} else {
 		from = base;
@@ -267,9 +270,12 @@ static int decide(gate_run *g, candidate *c, ss_error *err)
 	 * policy scripts, for a change that is not mine, pinned or trusted */
 	verdict = ss_gate_decide(&facts, &r);
 	if (verdict == SS_GATE_MERGE && r.policy == SS_GATE_SCRIPTS) {
-		if (ss_gate_facts(g->repo, c->name, has_from ? &from : NULL,
-		                  has_view ? &view : NULL, &facts, NULL, NULL, err) < 0)
+		bool computed;
+
+		if (ss_review_facts(g->repo, g->st, c->name, has_from ? &from : NULL,
+		                    has_view ? &view : NULL, &facts, &computed, err) < 0)
 			goto out;
+		g->kept_facts |= computed;
 		verdict = ss_gate_decide(&facts, &r);
 	}
 	if (ss_gate_held(verdict)) {
@@ -285,19 +291,23 @@ static int decide(gate_run *g, candidate *c, ss_error *err)
 		h->kept_tree = hex_of(&from, has_from);
 		h->reason = ss_xstrdup(ss_gate_reason(verdict));
 		h->updated_at = rec.updated_at ? ss_xstrdup(rec.updated_at) : NULL;
+		h->replaced = c->old.name && !(same_text(c->old.view_tree, h->view_tree) &&
+		                               same_text(c->old.cid, h->cid));
+		g->replaced += h->replaced;
 		/* the hold commit leaves the skill as the merge base has it: no change from that
 		 * side */
 		add_take(&g->held, &g->nheld, &g->held_alloc, c->name, &base, has_base);
-		who_line(&g->held_msg, g->st, c->name, facts.did, h->cid, h->reason);
+		ss_review__who_line(&g->held_msg, g->st, c->name, facts.did, h->cid, h->reason);
 	} else if (c->old.name) {
 		/* Main still keeps what the hold kept: the version comes in now. Otherwise main has
 		 * it already, or the person changed the skill since (their version stands). */
 		if (same(&mine, has_mine, &from, has_from)) {
 			add_take(&g->takes, &g->ntakes, &g->takes_alloc, c->name, &view, has_view);
-			who_line(&g->takes_msg, g->st, c->name, facts.did, v.cid,
-			         verdict == SS_GATE_MINE      ? "your own version"
-			         : verdict == SS_GATE_TRUSTED ? "review.trust names its member"
-			                                      : "no longer held");
+			ss_review__who_line(&g->takes_msg, g->st, c->name, facts.did, v.cid,
+			                    verdict == SS_GATE_MINE ? "your own version"
+			                    : verdict == SS_GATE_TRUSTED
+			                        ? "review.trust names its member"
+			                        : "no longer held");
 		}
 		ss_xgrow((void **)&g->drops, sizeof(*g->drops), g->ndrops + 1, &g->drops_alloc);
 		g->drops[g->ndrops++] = ss_xstrdup(c->name);
@@ -310,10 +320,10 @@ out:
 	return ret;
 }
 
-/* A commit of main's tree with the takes applied, fast-forwarded onto main. */
-static int take_in(ss_repo *repo, const ss_oid *head, const ss_oid *head_tree,
-                   const struct take *takes, size_t n, const char *message,
-                   const ss_commit_opts *opts, ss_merge_result *merge, ss_oid *out, ss_error *err)
+int ss_review__take_in(ss_repo *repo, const ss_oid *head, const ss_oid *head_tree,
+                       const ss_review__take *takes, size_t n, const char *message,
+                       const ss_commit_opts *opts, ss_merge_result *merge, ss_oid *out,
+                       ss_error *err)
 {
 	ss_tree_top *top = NULL;
 	ss_oid tree, commit;
@@ -376,9 +386,10 @@ static int changed_names(gate_run *g, ss_error *err)
 	return ret;
 }
 
+/* The holds put and dropped, and the facts of pairs no hold names any more forgotten. */
 static int write_state(gate_run *g, ss_error *err)
 {
-	if (!g->nputs && !g->ndrops)
+	if (!g->nputs && !g->ndrops && !g->kept_facts)
 		return 0;
 	if (ss_state_begin(g->st, err) < 0)
 		return -1;
@@ -388,7 +399,7 @@ static int write_state(gate_run *g, ss_error *err)
 	for (size_t i = 0; i < g->ndrops; i++)
 		if (ss_state_hold_remove(g->st, g->drops[i], err) < 0)
 			goto fail;
-	if (ss_state_commit(g->st, err) < 0)
+	if (ss_state_hold_facts_prune(g->st, err) < 0 || ss_state_commit(g->st, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -477,8 +488,8 @@ int ss_review_gate(ss_repo *repo, ss_state *st, const ss_oid *tracking, ss_revie
 		o.author_email = SS_COMMIT_DEFAULT_EMAIL;
 		ss_buf_printf(&msg, "Take %zu version%s no longer held for review\n\n%s", g.ntakes,
 		              g.ntakes == 1 ? "" : "s", g.takes_msg.ptr);
-		rc = take_in(repo, &g.head, &g.head_tree, g.takes, g.ntakes, msg.ptr, &o, &m, NULL,
-		             err);
+		rc = ss_review__take_in(repo, &g.head, &g.head_tree, g.takes, g.ntakes, msg.ptr, &o,
+		                        &m, NULL, err);
 		ss_buf_release(&msg);
 		ss_merge_result_release(&m);
 		if (rc < 0)
@@ -491,6 +502,7 @@ int ss_review_gate(ss_repo *repo, ss_state *st, const ss_oid *tracking, ss_revie
 	if (g.nheld && !g.contained && hold_commit(&g, tracking, &out->theirs, err) < 0)
 		goto out;
 	out->held = g.nheld;
+	out->replaced = g.replaced;
 	ret = 0;
 out:
 	gate_release(&g);
@@ -577,8 +589,8 @@ int ss_review_list(ss_repo *repo, ss_state *st, const char *const *names, size_t
 		it->facts.handle = it->handle;
 		if (!with_files)
 			continue;
-		if (parse_opt(it->hold.kept_tree, &kept, &has_kept, err) < 0 ||
-		    parse_opt(it->hold.view_tree, &view, &has_view, err) < 0 ||
+		if (ss_review__parse_opt(it->hold.kept_tree, &kept, &has_kept, err) < 0 ||
+		    ss_review__parse_opt(it->hold.view_tree, &view, &has_view, err) < 0 ||
 		    ss_gate_facts(repo, it->hold.name, has_kept ? &kept : NULL,
 		                  has_view ? &view : NULL, &it->facts, &it->files, &it->findings,
 		                  err) < 0)
@@ -588,6 +600,39 @@ int ss_review_list(ss_repo *repo, ss_state *st, const char *const *names, size_t
 fail:
 	ss_review_items_release(out);
 	return -1;
+}
+
+int ss_review_shown(ss_state *st, const ss_review_items *l, ss_error *err)
+{
+	if (!l->count)
+		return 0;
+	if (ss_state_begin(st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < l->count; i++) {
+		const ss_state_hold *h = &l->items[i].hold;
+
+		if (ss_state_hold_shown(st, h->name, h->view_tree, h->cid, err) < 0) {
+			ss_state_rollback(st);
+			return -1;
+		}
+	}
+	if (ss_state_commit(st, err) < 0) {
+		ss_state_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+void ss_review_version(const ss_state_hold *h, bool full, char out[SS_OID_HEXSZ + 1])
+{
+	size_t n = full ? SS_OID_HEXSZ : SS_REVIEW_ID_LEN;
+
+	if (!h->view_tree || strlen(h->view_tree) < n) {
+		memcpy(out, "removed", sizeof("removed"));
+		return;
+	}
+	memcpy(out, h->view_tree, n);
+	out[n] = '\0';
 }
 
 int ss_review_diff(ss_repo *repo, const ss_review_item *item, ss_buf *patch, ss_error *err)
@@ -600,7 +645,7 @@ int ss_review_diff(ss_repo *repo, const ss_review_item *item, ss_buf *patch, ss_
 
 	if (ss_commit_read_ref(repo, "HEAD", &head, err) < 0 ||
 	    ss_commit_tree(repo, &head, &head_tree, err) < 0 ||
-	    parse_opt(item->hold.view_tree, &view, &has_view, err) < 0 ||
+	    ss_review__parse_opt(item->hold.view_tree, &view, &has_view, err) < 0 ||
 	    ss_tree_top_new(&top, repo, &head_tree, false, err) < 0)
 		goto out;
 	if ((has_view ? ss_tree_top_set(top, item->hold.name, &view, SS_MODE_TREE, err)
@@ -613,74 +658,7 @@ out:
 	return ret;
 }
 
-/* ---- accept, pin ---- */
-
-int ss_review_accept(ss_repo *repo, ss_state *st, const char *const *names, size_t nnames, bool all,
-                     ss_merge_result *merge, ss_buf *accepted, ss_error *err)
-{
-	ss_review_items l;
-	struct take *takes = NULL;
-	ss_buf msg = SS_BUF_INIT;
-	ss_commit_opts o;
-	ss_oid head, head_tree;
-	int ret = -1;
-
-	memset(merge, 0, sizeof(*merge));
-	memset(&o, 0, sizeof(o));
-	if (ss_review_list(repo, st, all ? NULL : names, all ? 0 : nnames, false, &l, err) < 0)
-		return -1;
-	if (!l.count) {
-		ret = ss_error_set(err, SS_ENOTFOUND, "no change waits for review");
-		goto out;
-	}
-	if (ss_commit_read_ref(repo, "HEAD", &head, err) < 0 ||
-	    ss_commit_tree(repo, &head, &head_tree, err) < 0)
-		goto out;
-	takes = ss_xcalloc(l.count, sizeof(*takes));
-	if (l.count == 1) {
-		char *h = l.items[0].handle;
-		const ss_state_hold *x = &l.items[0].hold;
-
-		if (x->did)
-			ss_buf_printf(&msg, "Accept %s's version of %s (at://%s/%s/%s, cid %s)\n",
-			              h ? h : x->did, x->name, x->did, SS_RECORD_TYPE, x->name,
-			              x->cid ? x->cid : "?");
-		else
-			ss_buf_printf(&msg, "Accept the removal of %s from the space\n", x->name);
-	} else {
-		ss_buf_printf(&msg, "Accept %zu versions held for review\n\n", l.count);
-		for (size_t i = 0; i < l.count; i++)
-			who_line(&msg, st, l.items[i].hold.name, l.items[i].hold.did,
-			         l.items[i].hold.cid, NULL);
-	}
-	for (size_t i = 0; i < l.count; i++) {
-		takes[i].name = (char *)(uintptr_t)l.items[i].hold.name; /* borrowed */
-		if (parse_opt(l.items[i].hold.view_tree, &takes[i].tree, &takes[i].has, err) < 0)
-			goto out;
-	}
-	if (take_in(repo, &head, &head_tree, takes, l.count, msg.ptr, &o, merge, NULL, err) < 0)
-		goto out;
-	ss_crash_point("accept-merged");
-	if (ss_state_begin(st, err) < 0)
-		goto out;
-	for (size_t i = 0; i < l.count; i++)
-		if (ss_state_hold_remove(st, l.items[i].hold.name, err) < 0) {
-			ss_state_rollback(st);
-			goto out;
-		}
-	if (ss_state_commit(st, err) < 0) {
-		ss_state_rollback(st);
-		goto out;
-	}
-	if (accepted)
-		ss_buf_puts(accepted, msg.ptr);
-	ret = 0;
-out:
-	free(takes);
-	ss_buf_release(&msg);
-	ss_review_items_release(&l);
-	return ret;
-}
+/* ---- pin ---- */
 
 int ss_review_pin(ss_repo *repo, ss_state *st, const char *name, bool on, ss_error *err)
 {

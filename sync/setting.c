@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/atproto/syntax.h"
 #include "core/state/state.h"
+#include "core/state/state_member.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
+#include "sync/identity/identity.h"
 #include "sync/identity/session.h"
 #include "sync/net/http.h"
 
@@ -22,7 +25,9 @@ static const ss_setting_def table[] = {
     {"progress", "SKILLSYNC_PROGRESS", "auto", "auto or never"},
     /* the review gate (core/diff/gate.h) */
     {"review.policy", "SKILLSYNC_REVIEW_POLICY", "scripts", "scripts, all or off"},
-    {"review.trust", "SKILLSYNC_REVIEW_TRUST", "", "members' DIDs or handles, comma-separated"},
+    {"review.trust", "SKILLSYNC_REVIEW_TRUST", "",
+     "members' DIDs, comma-separated ('skillsync config review.trust' takes handles too and "
+     "stores their DIDs)"},
     /* skillsync mcp: push right after update_skill commits */
     {"mcp.push", "SKILLSYNC_MCP_PUSH", "false", "true or false"},
 };
@@ -72,8 +77,9 @@ static bool agent_list(const char *v)
 	return word;
 }
 
-/* Members, comma-separated: each a DID or a handle (the empty list is the default). */
-static bool member_list(const char *v)
+/* Members, comma-separated: each a DID (dids) or also a handle (the empty list is the
+ * default). */
+static bool member_list(const char *v, bool dids)
 {
 	ss_buf one = SS_BUF_INIT;
 	bool ok = true;
@@ -84,7 +90,7 @@ static bool member_list(const char *v)
 
 		ss_buf_clear(&one);
 		ss_buf_put(&one, p, n);
-		ok = ss_syntax_is_did(one.ptr) || ss_syntax_is_handle(one.ptr);
+		ok = ss_syntax_is_did(one.ptr) || (!dids && ss_syntax_is_handle(one.ptr));
 		if (!comma)
 			break;
 		p = comma + 1;
@@ -128,7 +134,7 @@ static bool valid(const ss_setting_def *d, const char *v)
 	if (!strcmp(d->key, "review.policy"))
 		return one_of(v, policy);
 	if (!strcmp(d->key, "review.trust"))
-		return member_list(v);
+		return member_list(v, true);
 	if (!strcmp(d->key, "mcp.push"))
 		return one_of(v, boolean);
 	return one_of(v, progress);
@@ -362,6 +368,68 @@ int ss_setting_set(struct ss_state *st, const char *key, const char *value, ss_e
 	state_key(&sk, key);
 	ret = ss_state_config_set(st, sk.ptr, value, err);
 	ss_buf_release(&sk);
+	return ret;
+}
+
+/* A handle's DID: the member's of that handle in the state st (may be NULL), else resolved
+ * (the DID document must name the handle back). */
+static int handle_did(struct ss_state *st, const char *handle, ss_buf *out, ss_error *err)
+{
+	ss_state_member *m = NULL;
+	ss_identity id;
+	ss_http *http = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (st && ss_state_members_list(st, &m, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].handle && !strcasecmp(m[i].handle, handle)) {
+			ss_buf_puts(out, m[i].did);
+			ss_state_members_free(m, n);
+			return 0;
+		}
+	ss_state_members_free(m, n);
+	memset(&id, 0, sizeof(id));
+	if ((ret = ss_setting_http_new(&http, st, err)) == 0 &&
+	    (ret = ss_identity_resolve(http, handle, &id, err)) == 0)
+		ss_buf_puts(out, id.did);
+	else
+		ss_error_prefix(err, "cannot resolve '%s'", handle);
+	ss_identity_release(&id);
+	ss_http_free(http);
+	return ret;
+}
+
+int ss_setting_trust_dids(struct ss_state *st, const char *value, char **out, ss_error *err)
+{
+	ss_buf one = SS_BUF_INIT, dids = SS_BUF_INIT;
+	int ret = 0;
+
+	if (!member_list(value, false))
+		return ss_error_set(
+		    err, SS_EINVALID,
+		    "'review.trust' takes members' DIDs or handles, comma-separated, "
+		    "not '%s'",
+		    value);
+	for (const char *p = value; ret == 0 && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		ss_buf_clear(&one);
+		ss_buf_put(&one, p, n);
+		if (dids.len)
+			ss_buf_puts(&dids, ",");
+		if (ss_syntax_is_did(one.ptr))
+			ss_buf_puts(&dids, one.ptr);
+		else
+			ret = handle_did(st, one.ptr, &dids, err);
+		p = comma ? comma + 1 : p + n;
+	}
+	if (ret == 0)
+		*out = ss_buf_detach(&dids, NULL);
+	ss_buf_release(&one);
+	ss_buf_release(&dids);
 	return ret;
 }
 

@@ -55,6 +55,13 @@ int ss_setting_is(struct ss_state *st, const char *key, const char *yes, bool *o
 /* Sets (value NULL: removes) key in the clone's state, or in the per-user file (st NULL). */
 int ss_setting_set(struct ss_state *st, const char *key, const char *value, ss_error *err);
 
+/* review.trust as given to `config` (DIDs or handles, comma-separated) -> DIDs alone, *out
+ * (free()): a handle is the DID of the member of the clone st (may be NULL) that has it, else
+ * resolved once (sync/identity/identity.h). SS_EINVALID for a value that is not such a list;
+ * a handle that does not resolve fails with the resolution's code. Trust is kept by DID: a
+ * handle can later name another account. */
+int ss_setting_trust_dids(struct ss_state *st, const char *value, char **out, ss_error *err);
+
 /* key's value in the per-user file alone: 1 and *out (free()), or 0 when it has none. */
 int ss_setting_global_get(const char *key, char **out, ss_error *err);
 

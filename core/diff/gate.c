@@ -2,20 +2,13 @@
 #include "core/diff/gate.h"
 
 #include <string.h>
-#include <strings.h>
 
+/* By DID alone: a handle can later name another account (review.trust is stored as DIDs). */
 static bool trusted(const ss_gate_change *c, const ss_gate_rules *r)
 {
-	for (size_t i = 0; i < r->ntrust; i++) {
-		const char *t = r->trust[i];
-
-		if (!t || !*t)
-			continue;
-		if (c->did && !strcmp(t, c->did))
+	for (size_t i = 0; c->did && i < r->ntrust; i++)
+		if (r->trust[i] && !strcmp(r->trust[i], c->did))
 			return true;
-		if (c->handle && !strcasecmp(t, c->handle))
-			return true;
-	}
 	return false;
 }
 

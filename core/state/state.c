@@ -37,10 +37,11 @@ static const char *const migrations[] = {
     schema_v1,
     ss_state_journal_schema,
     ss_state_journal_notes_schema,
-    ss_state_space_schema, /* v4: each space writer's set hash (core/state/state_space.c) */
-    ss_state_ident_schema, /* v5: the identity cache (core/state/state_ident.c) */
-    ss_state_floor_schema, /* v6: each member's verified revision (core/state/state_floor.c) */
-    ss_state_hold_schema,  /* v7: held changes and pins (core/state/state_hold.c) */
+    ss_state_space_schema,     /* v4: each space writer's set hash (core/state/state_space.c) */
+    ss_state_ident_schema,     /* v5: the identity cache (core/state/state_ident.c) */
+    ss_state_floor_schema,     /* v6: each member's verified revision (core/state/state_floor.c) */
+    ss_state_hold_schema,      /* v7: held changes and pins (core/state/state_hold.c) */
+    ss_state_hold_seen_schema, /* v8: review's seen, gate facts, trust by DID */
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

@@ -11,7 +11,7 @@
  *     transport <TAB> public             (or space)
  *     space <TAB> at://...               (the permissioned space's URI)
  *     member <TAB> role <TAB> did <TAB> handle or "-" <TAB> pds or "-"
- *     hold <TAB> name, did, cid, view tree, kept tree, rejected, updatedAt, reason
+ *     hold <TAB> name, did, cid, view tree, kept tree, rejected, updatedAt, reason, seen
  *     pin <TAB> name                     (core/state/state_hold.c: the review gate)
  *
  * It is read only to rebuild a damaged state (ss_state_open_existing).

@@ -113,8 +113,9 @@ extern const char ss_state_journal_schema[]; /* core/state/state_journal.c: the 
 extern const char ss_state_journal_notes_schema[]; /* core/state/state_journal.c: kept notes */
 extern const char ss_state_space_schema[];         /* core/state/state_space.c: space writers */
 extern const char ss_state_ident_schema[];         /* core/state/state_ident.c: identities */
-extern const char ss_state_floor_schema[]; /* core/state/state_floor.c: verified revisions */
-extern const char ss_state_hold_schema[];  /* core/state/state_hold.c: held changes, pins */
+extern const char ss_state_floor_schema[];     /* core/state/state_floor.c: verified revisions */
+extern const char ss_state_hold_schema[];      /* core/state/state_hold.c: held changes, pins */
+extern const char ss_state_hold_seen_schema[]; /* core/state/state_hold.c: seen, gate facts */
 
 /* The holds' and pins' lines of the mirror (core/state/state_hold.c): appended to out, and
  * read back by a rebuild: *taken says whether line was one of them (modified in place). */

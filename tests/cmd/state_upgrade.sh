@@ -3,8 +3,8 @@
 # A clone made by an earlier release opens with this one: testdata/state/fabd418.tar.gz is a
 # clone in use made by the build of commit fabd418 (state schema version 2; how it was made:
 # testdata/state/make-fixture.sh), which the open brings to version 3 (the kept notes of an
-# interrupted push, core/state/state_journal.h), and on to the newest (up to 6: the verified floor,
-# core/state/state_floor.h). Its accounts lived on a throwaway PDS, so the
+# interrupted push, core/state/state_journal.h), and on to the newest (up to 8: what review
+# showed, the gate's facts, review.trust by DID, core/state/state_hold.h). Its accounts lived on a throwaway PDS, so the
 # script points the state at fresh accounts on the test PDS holding the same records, then
 # checks that ls, status, pull and push work on it and that the schema is brought up to date.
 # A state made by a newer skillsync than this one is refused with one line.
@@ -33,6 +33,10 @@ for key, path in (("authority", sys.argv[3]), ("me", sys.argv[4])):
                (acct["did"], acct["handle"], pds, old))
     for table in ("records", "view"):
         db.execute(f"UPDATE {table} SET did = ? WHERE did = ?", (acct["did"], old))
+# review.trust as an earlier release kept it: a member's handle (any case) and a DID
+auth, me = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+db.execute("INSERT INTO config (key, value) VALUES ('setting.review.trust', ?)",
+           (auth["handle"].upper() + "," + me["did"],))
 db.commit()
 PY
 SS_FILL_TOKEN=$(ss_json "$work/auth.json" accessJwt) "$fill" --pds "$pds" \
@@ -50,8 +54,15 @@ grep -q "^pdf-forms " "$work/out" && grep -q "^mine-pushed  *mine" "$work/out" |
 # space writer's set hash, version 5 the identity cache (whose keys replace space_writers' key),
 # version 6 each member's verified revision (none yet: seeded from the node caches at the first
 # read, never from members.rev), version 7 the review gate's held changes and pins (none: an
-# old clone holds nothing back until its next pull asks the gate).
-[ "$(version)" = 7 ] || fail "schema version after the open: $(version)"
+# old clone holds nothing back until its next pull asks the gate), version 8 what review showed
+# of each hold, the gate's facts per pair of versions, and review.trust by DID alone (the
+# member's handle became its DID).
+[ "$(version)" = 8 ] || fail "schema version after the open: $(version)"
+[ "$(ss_sql "$db" "SELECT value FROM config WHERE key = 'setting.review.trust'")" = \
+	"$(ss_json "$work/auth.json" did),$(ss_json "$work/me.json" did)" ] ||
+	fail "review.trust after the open: $(ss_sql "$db" "SELECT value FROM config WHERE key = 'setting.review.trust'")"
+[ "$(ss_sql "$db" "SELECT count(*) FROM gate_facts")" = 0 ] || fail "gate_facts after the open"
+ss_sql "$db" "SELECT name FROM pragma_table_info('holds')" | grep -qx seen || fail "holds has no seen column"
 [ "$(ss_sql "$db" "SELECT count(*) FROM holds")" = 0 ] || fail "holds after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM pins")" = 0 ] || fail "pins after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM floors")" = 0 ] || fail "floors after the open"

@@ -105,6 +105,7 @@ static void test_state_floor__migrates_version_5(void **state)
 	                              "DROP TABLE floors;"
 	                              "DROP TABLE holds;"
 	                              "DROP TABLE pins;"
+	                              "DROP TABLE gate_facts;"
 	                              "DELETE FROM config WHERE key = 'floor_seed';"
 	                              "INSERT INTO space_writers VALUES ('did:plc:w', '3kaaa',"
 	                              " zeroblob(2048));"
