@@ -9,7 +9,7 @@
  * the rules:
  *   1. my own version (from any of my clones) is never held;
  *   2. a pinned skill holds every other change;
- *   3. a trusted member's version (by DID or handle) is never held;
+ *   3. a trusted member's version (by DID alone) is never held;
  *   4. policy off: nothing else is held; all: every other change is;
  *   5. policy scripts (the default): a change that introduces a high finding, or that adds or
  *      widens an allowed-tools grant, or that adds or changes a program, is held (the reason
@@ -44,7 +44,7 @@ typedef struct ss_gate_change {
 typedef struct ss_gate_rules {
 	ss_gate_policy policy;
 	const char *me;           /* my DID; NULL in a read-only clone */
-	const char *const *trust; /* review.trust: DIDs or handles */
+	const char *const *trust; /* review.trust: DIDs */
 	size_t ntrust;
 	bool pinned; /* the skill is pinned (skillsync pin) */
 } ss_gate_rules;
