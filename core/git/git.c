@@ -104,6 +104,30 @@ int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void ss_git__pathspec_split(const char *const *paths, size_t n, const char **out, size_t *first)
+{
+	const char **sorted = ss_xcalloc(n ? n : 1, sizeof(*sorted));
+	size_t k = 0, tail = n;
+
+	memcpy(sorted, paths, n * sizeof(*sorted));
+	if (n)
+		qsort(sorted, n, sizeof(*sorted), cmp_str);
+	/* sorted, every path that starts with p comes right after p */
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && !strncmp(sorted[i + 1], sorted[i], strlen(sorted[i])))
+			out[--tail] = sorted[i];
+		else
+			out[k++] = sorted[i];
+	}
+	free(sorted);
+	*first = k;
+}
+
 void ss_git__strings_free(char **items, size_t count)
 {
 	if (!items)

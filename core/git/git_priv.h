@@ -121,6 +121,17 @@ int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err);
 /* Frees an array of count heap strings. */
 void ss_git__strings_free(char **items, size_t count);
 
+/*
+ * Literal pathspecs (GIT_DIFF_DISABLE_PATHSPEC_MATCH) that libgit2 1.5 can walk: it keeps such a
+ * list in strcmp order and walks it beside a tree or an index in git's order, where a
+ * directory "x" sorts as "x/", after "x-a" and "x-b"; with two such names after it, "x" is
+ * skipped and its changes are missing from the diff. ss_git__pathspec_split divides paths[0, n)
+ * into groups none of whose paths is the start of another path of the same group: the first
+ * group holds every path that is the start of none (*first of them), each later group one path.
+ * out gets the paths in that order (n of them, borrowed); diff each group on its own.
+ */
+void ss_git__pathspec_split(const char *const *paths, size_t n, const char **out, size_t *first);
+
 /* Turns a diff into file-level changes with line counts (see tree.h), sorted by path. */
 struct ss_changes;
 int ss_git__diff_changes(git_diff *diff, struct ss_changes *out, ss_error *err);

@@ -311,6 +311,81 @@ static void diff_paths(git_diff *diff, git_strarray *out)
 	}
 }
 
+/* Adds path (prefix/path when prefix is not NULL) to out, alloc its room. */
+static void add_path(git_strarray *out, size_t *alloc, const char *prefix, const char *path)
+{
+	ss_buf b = SS_BUF_INIT;
+
+	if (prefix)
+		ss_buf_printf(&b, "%s/", prefix);
+	ss_buf_puts(&b, path);
+	ss_xgrow((void **)&out->strings, sizeof(char *), out->count + 1, alloc);
+	out->strings[out->count++] = ss_buf_detach(&b, NULL);
+}
+
+/* The subtree of entry e, or NULL when e is absent or not a tree. */
+static int entry_tree(git_tree **out, git_repository *git, const git_tree_entry *e)
+{
+	*out = NULL;
+	if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE)
+		return 0;
+	return git_tree_lookup(out, git, git_tree_entry_id(e));
+}
+
+/*
+ * Every file path that differs between the trees old and target, read only under the
+ * top-level names whose entry differs (the work follows the change, not the space): each such
+ * name's two subtrees are diffed on their own. One diff of the whole trees restricted to those
+ * names by a pathspec is not used: libgit2 walks such a list in its own order and skipped a
+ * directory whose name is the start of another's ("x" beside "x-a" and "x-b"), so that a pull
+ * moved main and left the old file in the working tree. 0, or -1 with err set.
+ */
+static int top_paths(ss_repo *repo, git_tree *old, git_tree *target, git_strarray *out,
+                     ss_error *err)
+{
+	git_repository *git = ss_repo__git(repo);
+	ss_changes top = {NULL, 0};
+	size_t alloc = 0;
+	ss_oid a, b;
+	int rc = 0;
+
+	out->strings = NULL;
+	out->count = 0;
+	ss_git__oid_out(&a, git_tree_id(old));
+	ss_git__oid_out(&b, git_tree_id(target));
+	if (ss_tree_diff_top(repo, &a, &b, &top, err) < 0)
+		return -1;
+	for (size_t i = 0; rc == 0 && i < top.count; i++) {
+		const char *name = top.items[i].path;
+		const git_tree_entry *ea = git_tree_entry_byname(old, name);
+		const git_tree_entry *eb = git_tree_entry_byname(target, name);
+		git_tree *ta = NULL, *tb = NULL;
+		git_diff *diff = NULL;
+
+		if ((rc = entry_tree(&ta, git, ea)) == 0 && (rc = entry_tree(&tb, git, eb)) == 0) {
+			/* a file at the top, on either side, is a path of its own */
+			if ((ea && !ta) || (eb && !tb))
+				add_path(out, &alloc, NULL, name);
+			if ((ta || tb) &&
+			    (rc = git_diff_tree_to_tree(&diff, git, ta, tb, NULL)) == 0)
+				for (size_t k = 0; k < git_diff_num_deltas(diff); k++) {
+					const git_diff_delta *d = git_diff_get_delta(diff, k);
+
+					add_path(out, &alloc, name, d->old_file.path);
+					if (strcmp(d->old_file.path, d->new_file.path))
+						add_path(out, &alloc, name, d->new_file.path);
+				}
+		}
+		git_diff_free(diff);
+		git_tree_free(ta);
+		git_tree_free(tb);
+	}
+	ss_tree_changes_release(&top);
+	if (!out->strings)
+		out->strings = ss_xcalloc(1, sizeof(char *));
+	return rc < 0 ? ss_git__error(err, rc, "cannot compute the merge's files") : 0;
+}
+
 static int commit_tree(git_tree **out, git_repository *git, const ss_oid *commit)
 {
 	git_commit *c = NULL;
@@ -369,38 +444,15 @@ int ss_merge_move__init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, cons
 	rc = ss_oid_is_zero(old) ? empty_tree(&m->old, git) : commit_tree(&m->old, git, old);
 	if (rc == 0 && !conflicting)
 		rc = commit_tree(&m->target, git, target);
-	if (rc == 0 && !conflicting) {
-		/* only the top-level names whose entry differs, taken literally: libgit2's diff of
-		 * two trees reads every subtree of both, the whole space, for a change of one skill
-		 */
-		ss_changes top = {NULL, 0};
-		ss_oid a, b;
-		git_diff_options opts;
-		char **names;
-
-		ss_git__oid_out(&a, git_tree_id(m->old));
-		ss_git__oid_out(&b, git_tree_id(m->target));
-		if (ss_tree_diff_top(repo, &a, &b, &top, err) < 0) {
-			ss_merge_move__release(m);
-			return -1;
-		}
-		names = ss_xcalloc(top.count ? top.count : 1, sizeof(*names));
-		for (size_t i = 0; i < top.count; i++)
-			names[i] = top.items[i].path;
-		git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-		opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-		opts.pathspec.strings = names;
-		opts.pathspec.count = top.count;
-		if (top.count) /* no pathspec would mean every path */
-			rc = git_diff_tree_to_tree(&diff, git, m->old, m->target, &opts);
-		free(names);
-		ss_tree_changes_release(&top);
+	if (rc == 0 && !conflicting && top_paths(repo, m->old, m->target, &m->paths, err) < 0) {
+		ss_merge_move__release(m);
+		return -1;
 	}
 	if (rc == 0 && conflicting)
 		rc = ss_merge__index(&m->merged, repo, old, target);
 	if (rc == 0 && conflicting)
 		rc = git_diff_tree_to_index(&diff, git, m->old, m->merged, NULL);
-	if (rc == 0)
+	if (rc == 0 && conflicting)
 		diff_paths(diff, &m->paths);
 	git_diff_free(diff);
 	if (rc < 0) {

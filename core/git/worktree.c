@@ -25,6 +25,63 @@ static int paths_index(ss_repo *repo, const char *const *paths, size_t npaths, b
 	return ix ? ss_index_file_subset(ix, paths, npaths, literal, out, err) : 0;
 }
 
+/* One diff of kind over opts's paths. */
+static int diff_one(git_diff **out, git_repository *git, ss_diff_kind kind, git_tree *a,
+                    git_tree *b, git_index *index, const git_diff_options *opts, ss_error *err)
+{
+	int rc;
+
+	switch (kind) {
+	case SS_DIFF_TREES:
+		rc = git_diff_tree_to_tree(out, git, a, b, opts);
+		break;
+	case SS_DIFF_TREE_INDEX:
+		rc = git_diff_tree_to_index(out, git, a, index, opts);
+		break;
+	case SS_DIFF_INDEX_WORKDIR:
+		rc = git_diff_index_to_workdir(out, git, index, opts);
+		break;
+	case SS_DIFF_TREE_WORKDIR:
+		rc = git_diff_tree_to_workdir_with_index(out, git, a, opts);
+		break;
+	default:
+		return ss_error_set(err, SS_EINVALID, "unknown diff kind %d", (int)kind);
+	}
+	return rc < 0 ? ss_git__error(err, rc, "cannot compute the diff") : 0;
+}
+
+/* diff_one over literal paths, in the groups libgit2 walks right (ss_git__pathspec_split),
+ * merged into one diff. */
+static int diff_groups(git_diff **out, git_repository *git, ss_diff_kind kind, git_tree *a,
+                       git_tree *b, git_index *index, const git_diff_options *opts, ss_error *err)
+{
+	size_t n = opts->pathspec.count, first = 0;
+	const char **order = ss_xcalloc(n ? n : 1, sizeof(*order));
+	git_diff_options one = *opts;
+	int ret = 0, rc;
+
+	ss_git__pathspec_split((const char *const *)opts->pathspec.strings, n, order, &first);
+	one.pathspec.strings = (char **)(uintptr_t)order;
+	one.pathspec.count = first ? first : n; /* no path: every path, as one diff */
+	ret = diff_one(out, git, kind, a, b, index, &one, err);
+	for (size_t i = first ? first : n; ret == 0 && i < n; i++) {
+		git_diff *more = NULL;
+
+		one.pathspec.strings = (char **)(uintptr_t)(order + i);
+		one.pathspec.count = 1;
+		if ((ret = diff_one(&more, git, kind, a, b, index, &one, err)) == 0 &&
+		    (rc = git_diff_merge(*out, more)) < 0)
+			ret = ss_git__error(err, rc, "cannot compute the diff");
+		git_diff_free(more);
+	}
+	if (ret < 0) {
+		git_diff_free(*out);
+		*out = NULL;
+	}
+	free(order);
+	return ret;
+}
+
 /*
  * Makes the diff asked for; *out is NULL on failure. A diff of the index is made with one that
  * holds the paths' entries only (paths_index), and that index stays the repository's (*used) while
@@ -68,25 +125,8 @@ static int make_diff(git_diff **out, git_index **used, ss_repo *repo, ss_diff_ki
 		goto out;
 	}
 	*used = index;
-	switch (kind) {
-	case SS_DIFF_TREES:
-		rc = git_diff_tree_to_tree(out, git, a, b, &opts);
-		break;
-	case SS_DIFF_TREE_INDEX:
-		rc = git_diff_tree_to_index(out, git, a, index, &opts);
-		break;
-	case SS_DIFF_INDEX_WORKDIR:
-		rc = git_diff_index_to_workdir(out, git, index, &opts);
-		break;
-	case SS_DIFF_TREE_WORKDIR:
-		rc = git_diff_tree_to_workdir_with_index(out, git, a, &opts);
-		break;
-	default:
-		ret = ss_error_set(err, SS_EINVALID, "unknown diff kind %d", (int)kind);
-		goto out;
-	}
-	if (rc < 0)
-		ret = ss_git__error(err, rc, "cannot compute the diff");
+	ret = literal ? diff_groups(out, git, kind, a, b, index, &opts, err)
+	              : diff_one(out, git, kind, a, b, index, &opts, err);
 out:
 	ss_git__strings_free(spec, npaths);
 	git_tree_free(a);

@@ -718,18 +718,17 @@ static int staged_names(const walker *w, const dname *ix, size_t nix, git_tree *
 	return ret;
 }
 
-/* HEAD against the index for the top-level names that differ (names), the index holding only
- * their entries. */
-static int scan_staged(git_repository *git, const ss_index_file *ix, git_tree *head,
-                       const char *const *names, size_t n, ss_worktree__items *out, ss_error *err)
+/* HEAD against the index for the top-level names of one group (ss_git__pathspec_split), the
+ * index holding only their entries. */
+static int scan_staged_group(git_repository *git, const ss_index_file *ix, git_tree *head,
+                             const char *const *names, size_t n, ss_worktree__items *out,
+                             ss_error *err)
 {
 	git_index *index = NULL;
 	git_diff *diff = NULL;
 	git_diff_options opts;
 	int rc;
 
-	if (!n)
-		return 0;
 	if (ss_index_file_subset(ix, names, n, true, &index, err) < 0)
 		return -1;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
@@ -751,6 +750,24 @@ static int scan_staged(git_repository *git, const ss_index_file *ix, git_tree *h
 	}
 	git_diff_free(diff);
 	return 0;
+}
+
+/* HEAD against the index for the top-level names that differ (names): the names that are the
+ * start of no other in one diff, each other name in one of its own. */
+static int scan_staged(git_repository *git, const ss_index_file *ix, git_tree *head,
+                       const char *const *names, size_t n, ss_worktree__items *out, ss_error *err)
+{
+	const char **order = ss_xcalloc(n ? n : 1, sizeof(*order));
+	size_t first = 0;
+	int ret = 0;
+
+	ss_git__pathspec_split(names, n, order, &first);
+	if (first)
+		ret = scan_staged_group(git, ix, head, order, first, out, err);
+	for (size_t i = first; ret == 0 && i < n; i++)
+		ret = scan_staged_group(git, ix, head, order + i, 1, out, err);
+	free(order);
+	return ret;
 }
 
 /* The untracked paths the walkers found, but those the ignore rules leave out; a directory's
