@@ -17,21 +17,23 @@
 # The raw output of every command is kept under <out>/raw; bench/corpus/report.py reads it and
 # writes <out>/report.json (every figure), the TSV lists and <out>/summary.md.
 # Usage (from anywhere; SKILLSYNC names the binary to measure, ss-fill is not needed):
-#   SKILLSYNC=build/skillsync bench/corpus/measure.sh [--out <dir>] [--no-e2e] <corpus>
-# <out> defaults to ./corpus-report (emptied first). Exit status 0 when the run completed
+#   SKILLSYNC=build/skillsync bench/corpus/measure.sh [--out <dir>] [--no-e2e] [--keep] <corpus>
+# <out> defaults to ./corpus-report (emptied first). --keep leaves the accounts' clones in
+# <out>/work (bob/<repo>, me/<repo>) to look into. Exit status 0 when the run completed
 # (whatever the figures), 1 when it could not run (no binary, no corpus, no PDS).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-out=corpus-report e2e=1
+out=corpus-report e2e=1 keep=0
 usage() {
-	echo "usage: SKILLSYNC=<binary> bench/corpus/measure.sh [--out <dir>] [--no-e2e] <corpus>" >&2
+	echo "usage: SKILLSYNC=<binary> bench/corpus/measure.sh [--out <dir>] [--no-e2e] [--keep] <corpus>" >&2
 	exit 129
 }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
 	--no-e2e) e2e=0; shift ;;
+	--keep) keep=1; shift ;;
 	-*) usage ;;
 	*) break ;;
 	esac
@@ -54,9 +56,18 @@ done
 { rm -rf "$out" && mkdir -p "$out/raw"; } || die "cannot write $out"
 out=$(cd "$out" && pwd)
 raw=$out/raw
-work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-corpus.XXXXXX")
 real_home=$HOME
-trap '[ -z "${pdsdir:-}" ] || HOME=$real_home "$src/tests/pds/stop" "$pdsdir" >/dev/null 2>&1; rm -rf "$work"' EXIT
+if [ "$keep" = 1 ]; then
+	work=$out/work && mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/skillsync-corpus.XXXXXX")
+fi
+# shellcheck disable=SC2064 # $work is set for good
+trap "finish '$work'" EXIT
+finish() {
+	[ -z "${pdsdir:-}" ] || HOME=$real_home "$src/tests/pds/stop" "$pdsdir" >/dev/null 2>&1
+	[ "$keep" = 1 ] || rm -rf "$1"
+}
 # skillsync sees only what this run sets: its config, a home of its own (no agent folder of
 # the person running this is touched), a fixed git identity, no gc after commits.
 while read -r v; do unset "$v"; done < <(compgen -v SKILLSYNC_)
@@ -168,6 +179,8 @@ e2e_repo() {
 	(cd "$bob" && run "$e/edit-push" ss push --json) || return
 	(cd "$me_dir" && run "$e/pull" ss pull --json)
 	(cd "$me_dir" && run "$e/review" ss review --json)
+	# what git says changed in me's clone, where me changed nothing
+	git -C "$me_dir" status --porcelain >"$e/status-after-pull" 2>&1
 	for d in "$bob"/*/; do
 		s=$(basename "$d")
 		[ -f "$me_dir/$s/SKILL.md" ] && grep -q 'This sentence was added by the corpus measurement\.' "$me_dir/$s/SKILL.md" &&

@@ -338,6 +338,8 @@ def e2e_repo(raw, corpus, repo, rows):
     trip = [line.split("\t") for line in trip if line]
     review = load_json(os.path.join(e, "review.out"))
     held = {h.get("name"): h for h in review} if isinstance(review, list) else {}
+    dirty = read(os.path.join(e, "status-after-pull")).splitlines()
+    res["dirty_after_pull"] = [x for x in dirty if x.strip()]
     if res["pulled"] and not isinstance(review, list):
         res.setdefault("errors", {})["review"] = "review --json: not a JSON array"
     for step in ("push", "clone", "edit-push", "pull"):
@@ -397,6 +399,8 @@ def e2e_step(raw, corpus, repos):
         "prose_edits_held": total("held"),
         "share_held": round(total("held") / edited, 4) if edited else None,
         "prose_edits_merged": total("merged"),
+        "dirty_after_pull": [f"{r['repo']}: {x}"
+                             for r in out for x in r.get("dirty_after_pull", [])],
         "held_by_reason": dict(reasons.most_common()),
         "held_skills_by_high_rule": dict(rules.most_common()),
         "ms": {k: sum(r.get(f"{k}_ms") or 0 for r in out)
@@ -495,7 +499,10 @@ def summary(rep):
                 f"refused at commit: {e['refused_at_commit']}",
                 f"- prose-only edits pulled by me: {e['prose_edits']}; held for review: "
                 f"{pct(e['prose_edits_held'], e['prose_edits'])}; "
-                f"merged: {e['prose_edits_merged']}",
+                f"merged: {e['prose_edits_merged']}; neither: "
+                f"{e['prose_edits'] - e['prose_edits_held'] - e['prose_edits_merged']}",
+                f"- paths `git status` shows changed in me's clone after the pull (me changed "
+                f"nothing): {len(e['dirty_after_pull'])}",
                 f"- held, by reason: {listed(e['held_by_reason'])}",
                 f"- held skills by high rule: {listed(e['held_skills_by_high_rule'])}",
                 f"- wall time over the {len(e['repos'])} repositories (ms): {listed(e['ms'])}",
@@ -505,6 +512,9 @@ def summary(rep):
                   for r in e["repos"] for k, x in r.get("errors", {}).items()]
         if errors:
             out += ["", "Steps that failed:", ""] + [f"- {x}" for x in errors]
+        if e["dirty_after_pull"]:
+            out += ["", "Changed in me's clone after the pull:", ""]
+            out += [f"- `{x}`" for x in e["dirty_after_pull"][:20]]
         out.append("")
     if t:
         sm, of = t["skill_md"], t["other_files"]
