@@ -8,7 +8,7 @@
 #   audit     `skillsync audit --json` of each skill: findings by rule and level, the skills
 #             with a high finding, where each high finding sits (Markdown prose or code);
 #   e2e       on a test PDS of its own (tests/pds/start): per repository of the corpus an
-#             account "bob-<n>" commits its skills one by one in its clone (a refused one is
+#             account "bob<n>" commits its skills one by one in its clone (a refused one is
 #             taken out and counted) and pushes; "me" clones bob's space; bob appends one
 #             sentence to every SKILL.md (a prose-only edit), commits and pushes; me pulls and
 #             `skillsync review --json` says how many of those edits are held;
@@ -20,7 +20,8 @@
 #   SKILLSYNC=build/skillsync bench/corpus/measure.sh [--out <dir>] [--no-e2e] [--keep] <corpus>
 # <out> defaults to ./corpus-report (emptied first). --keep leaves the accounts' clones in
 # <out>/work (bob/<repo>, me/<repo>) to look into. Exit status 0 when the run completed
-# (whatever the figures), 1 when it could not run (no binary, no corpus, no PDS).
+# (whatever the figures; a test PDS that does not start skips e2e and says so), 1 when it
+# could not run (no binary, no corpus).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)

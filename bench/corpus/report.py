@@ -395,6 +395,7 @@ def e2e_step(raw, corpus, repos):
         "refused_at_commit": total("refused"),
         "refusals_by_message": dict(refusals.most_common()),
         "repos": out,
+        "clone_warnings": total("clone_warnings"),
         "prose_edits": edited,
         "prose_edits_held": total("held"),
         "share_held": round(total("held") / edited, 4) if edited else None,
@@ -496,7 +497,8 @@ def summary(rep):
     if e:
         out += ["## end to end (bob shares, me clones, bob edits prose, me pulls)", "",
                 f"- committed by bob: {pct(e['committed'], e['skills'])}; "
-                f"refused at commit: {e['refused_at_commit']}",
+                f"refused at commit: {e['refused_at_commit']}; lines of warning in me's clone: "
+                f"{e['clone_warnings']}",
                 f"- prose-only edits pulled by me: {e['prose_edits']}; held for review: "
                 f"{pct(e['prose_edits_held'], e['prose_edits'])}; "
                 f"merged: {e['prose_edits_merged']}; neither: "
