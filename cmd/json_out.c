@@ -82,6 +82,13 @@ void cli_json_end(cli_json *w)
 	fputc(close, w->out);
 }
 
+void cli_json_finish(cli_json *w)
+{
+	while (w->depth)
+		cli_json_end(w);
+	fputc('\n', w->out);
+}
+
 void cli_json_strn(cli_json *w, const char *key, const char *s, size_t len)
 {
 	start(w, key);

@@ -6,7 +6,8 @@
  *
  * It writes to its FILE * as it goes (no tree, nothing kept): begin an object or an array, put
  * values, end it. Every value function takes the member's key: a key in an object, NULL in an
- * array or at the top. A NULL string is null. The caller writes the newline after a document.
+ * array or at the top. A NULL string is null. cli_json_finish ends a document: it ends every
+ * container still open, then the line.
  *
  *	cli_json w;
  *	cli_json_init(&w, stdout);
@@ -14,9 +15,7 @@
  *	cli_json_str(&w, "name", name);
  *	cli_json_array(&w, "files");
  *	cli_json_str(&w, NULL, path);
- *	cli_json_end(&w);
- *	cli_json_end(&w);
- *	putchar('\n');                      -> {"name":"pdf","files":["SKILL.md"]}
+ *	cli_json_finish(&w);                -> {"name":"pdf","files":["SKILL.md"]}\n
  *
  * Layout: compact unless w.style is changed; a container keeps the style w.style had when it
  * began. CLI_JSON_SPACED puts a space after its commas and colons; CLI_JSON_LINES puts each
@@ -58,6 +57,7 @@ void cli_json_init(cli_json *w, FILE *out);
 void cli_json_object(cli_json *w, const char *key);
 void cli_json_array(cli_json *w, const char *key);
 void cli_json_end(cli_json *w);
+void cli_json_finish(cli_json *w);
 
 void cli_json_str(cli_json *w, const char *key, const char *s);
 void cli_json_strn(cli_json *w, const char *key, const char *s, size_t len);
