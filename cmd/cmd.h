@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/json_out.h"
 #include "core/diff/outgoing.h"
 #include "core/diff/plan.h"
 #include "core/diff/provenance.h"
@@ -187,11 +188,11 @@ void cli_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, 
 /*
  * The skills a push refuses (ss_outgoing_refused), said once for push, `push --dry-run` and
  * status: cli_refused_print writes each error as one line, "<prefix><file>: <field>:
- * <message>", escaped; cli_refused_json prints the JSON array
- * [{"name": ..., "problems": ["<file>: <field>: <message>", ...]}, ...] on stdout.
+ * <message>", escaped; cli_refused_json writes the JSON array (empty when o is NULL)
+ * [{"name": ..., "problems": ["<file>: <field>: <message>", ...]}, ...] as w's member key.
  */
 void cli_refused_print(FILE *out, const ss_outgoing *o, const char *prefix);
-void cli_refused_json(const ss_outgoing *o);
+void cli_refused_json(cli_json *w, const char *key, const ss_outgoing *o);
 
 /* Where `commit` gets its message (cmd/commit_msg.c). */
 typedef struct cli_commit_msg_opts {
