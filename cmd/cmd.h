@@ -111,10 +111,12 @@ void cli_print_skip(const char *did, const char *handle, const char *rkey, const
 /* A note's first line, at most max bytes (0: all), " ..." when something is left out. */
 void cli_print_note(FILE *out, const char *note, size_t max);
 /* One audit finding (core/skill/audit.h) as `skillsync audit` prints it: a line
- * `<skill>/<path>:<line>: <level> <rule>: <message>: <excerpt>` on stdout, or its JSON object
+ * `<skill>/<path>:<line>: <level> <rule>: <message>: <excerpt>` on stdout, or its JSON object in w
  * (cmd/audit.c; `review` shows a held change's findings the same way). */
 struct ss_audit_finding;
 void cli_audit_print_finding(const struct ss_audit_finding *f);
+void cli_audit_json_finding(cli_json *w, const struct ss_audit_finding *f);
+/* The same finding as one JSON object on stdout, for review.c's hand-built JSON. */
 void cli_audit_print_finding_json(const struct ss_audit_finding *f);
 
 /*
