@@ -178,11 +178,11 @@ bool cli_gate_pinned(const cli_gate_marks *g, const char *name);
 bool cli_gate_held(const cli_gate_marks *g, const char *name);
 /* name's hold into *out (ss_state_hold_release): 1 when it has one, 0 when not, -1 on error. */
 int cli_gate_hold(ss_ctx *ctx, const cli_gate_marks *g, const char *name, ss_state_hold *out);
-/* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...],
+/* One skill's versions as a JSON object in w: {"name", "winner": {...} | null, "shadows": [...],
  * "pinned": bool, "held": {did, handle, cid, updatedAt, reason, new, rejected} | null}; hold
  * NULL: none. */
-void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p,
-                               bool pinned, const ss_state_hold *hold);
+void cli_provenance_json(cli_json *w, const char *name, const cli_member_list *m,
+                         const ss_provenance *p, bool pinned, const ss_state_hold *hold);
 
 /* Appends what deleting name does in the space (cmd/notice.c), one line without newline. */
 void cli_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, const char *who);
