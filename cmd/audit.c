@@ -126,7 +126,7 @@ void cli_audit_json_finding(cli_json *w, const ss_audit_finding *f)
 	cli_json_object(w, NULL);
 	cli_json_str(w, "skill", f->skill);
 	cli_json_str(w, "path", f->path);
-	cli_json_int(w, "line", (intmax_t)f->line);
+	cli_json_int(w, "line", f->line);
 	cli_json_str(w, "rule", f->rule);
 	cli_json_str(w, "level", ss_audit_level_name(f->level));
 	cli_json_str(w, "message", f->message);
@@ -173,10 +173,10 @@ static void print_json(const ss_audit_report *r, const skill_list *skills)
 	}
 	cli_json_end(&w);
 	cli_json_object(&w, "counts");
-	cli_json_int(&w, "high", (intmax_t)counts[SS_AUDIT_HIGH]);
-	cli_json_int(&w, "medium", (intmax_t)counts[SS_AUDIT_MEDIUM]);
-	cli_json_int(&w, "low", (intmax_t)counts[SS_AUDIT_LOW]);
-	cli_json_int(&w, "info", (intmax_t)counts[SS_AUDIT_INFO]);
+	cli_json_int(&w, "high", counts[SS_AUDIT_HIGH]);
+	cli_json_int(&w, "medium", counts[SS_AUDIT_MEDIUM]);
+	cli_json_int(&w, "low", counts[SS_AUDIT_LOW]);
+	cli_json_int(&w, "info", counts[SS_AUDIT_INFO]);
 	cli_json_finish(&w);
 }
 
@@ -252,7 +252,7 @@ static void sarif_result(cli_json *w, const ss_audit_finding *f)
 	cli_json_object(w, NULL);
 	cli_json_str(w, "ruleId", f->rule);
 	if (index < nrules)
-		cli_json_int(w, "ruleIndex", (intmax_t)index);
+		cli_json_int(w, "ruleIndex", index);
 	cli_json_str(w, "level", sarif_level(f->level));
 	cli_json_object(w, "message");
 	cli_json_str(w, "text", text.ptr);
@@ -265,7 +265,7 @@ static void sarif_result(cli_json *w, const ss_audit_finding *f)
 	cli_json_end(w);
 	if (f->line) {
 		cli_json_object(w, "region");
-		cli_json_int(w, "startLine", (intmax_t)f->line);
+		cli_json_int(w, "startLine", f->line);
 		cli_json_end(w);
 	}
 	cli_json_end(w);

@@ -219,8 +219,8 @@ static void json_files(cli_json *w, const diff_run *d, const group *g)
 		cli_json_object(w, NULL);
 		cli_json_str(w, "path", file_path(c));
 		cli_json_str(w, "change", kinds[c->kind]);
-		cli_json_int(w, "added", (intmax_t)c->added_lines);
-		cli_json_int(w, "removed", (intmax_t)c->removed_lines);
+		cli_json_int(w, "added", c->added_lines);
+		cli_json_int(w, "removed", c->removed_lines);
 		cli_json_bool(w, "binary", c->binary);
 		cli_json_end(w);
 	}
@@ -237,12 +237,12 @@ static void json_group(cli_json *w, const diff_run *d, const group *g)
 		cli_json_str(w, "op", g->item ? ss_plan_op_name(g->item->write->op) : NULL);
 		cli_json_str(w, "note", g->item ? g->item->note : NULL);
 	}
-	cli_json_int(w, "added", (intmax_t)g->added);
-	cli_json_int(w, "removed", (intmax_t)g->removed);
-	cli_json_int(w, "changed", (intmax_t)g->changed);
+	cli_json_int(w, "added", g->added);
+	cli_json_int(w, "removed", g->removed);
+	cli_json_int(w, "changed", g->changed);
 	cli_json_object(w, "lines");
-	cli_json_int(w, "added", (intmax_t)g->plus);
-	cli_json_int(w, "removed", (intmax_t)g->minus);
+	cli_json_int(w, "added", g->plus);
+	cli_json_int(w, "removed", g->minus);
 	cli_json_end(w);
 	json_files(w, d, g);
 	cli_json_end(w);

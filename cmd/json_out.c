@@ -50,16 +50,17 @@ static void start(cli_json *w, const char *key)
 static void begin(cli_json *w, const char *key, char open, char close)
 {
 	unsigned indent = w->level[w->depth].indent;
+	cli_json_level *l;
 
 	if (w->depth + 1 >= CLI_JSON_MAX_DEPTH)
 		abort(); /* the commands' documents are a few levels deep */
 	start(w, key);
 	fputc(open, w->out);
-	w->depth++;
-	w->level[w->depth].style = w->style;
-	w->level[w->depth].indent = indent + (w->style == CLI_JSON_LINES);
-	w->level[w->depth].used = false;
-	w->level[w->depth].close = close;
+	l = &w->level[++w->depth];
+	l->style = w->style;
+	l->indent = indent + (w->style == CLI_JSON_LINES);
+	l->used = false;
+	l->close = close;
 }
 
 void cli_json_object(cli_json *w, const char *key)

@@ -96,9 +96,9 @@ static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 	cli_json_init(&w, stdout);
 	cli_json_object(&w, NULL);
 	cli_json_bool(&w, "dryRun", dry);
-	cli_json_int(&w, "recovered", (intmax_t)recovered);
-	cli_json_int(&w, "sent", (intmax_t)r->sent);
-	cli_json_int(&w, "requests", (intmax_t)r->requests);
+	cli_json_int(&w, "recovered", recovered);
+	cli_json_int(&w, "sent", r->sent);
+	cli_json_int(&w, "requests", r->requests);
 	json_writes(&w, r->outgoing);
 	cli_json_array(&w, "notices");
 	for (size_t i = 0; i < ss_plan_notice_count(plan); i++)

@@ -179,8 +179,8 @@ void cli_status_print_json(const cli_status_run *r)
 	json_changes(&w, &r->s);
 	json_unmerged(&w, &r->s);
 	json_outgoing(&w, r);
-	cli_json_int(&w, "behind", (intmax_t)r->behind);
-	cli_json_int(&w, "waiting", (intmax_t)r->waiting);
+	cli_json_int(&w, "behind", r->behind);
+	cli_json_int(&w, "waiting", r->waiting);
 	cli_json_array(&w, "pinned");
 	for (size_t i = 0; i < r->npinned; i++)
 		cli_json_str(&w, NULL, r->pinned[i]);

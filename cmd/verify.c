@@ -147,7 +147,7 @@ static void print_results(const cli_member_list *ml, const result *res, size_t n
 			cli_json_str(json, "handle", r->m->handle);
 			cli_json_str(json, "commit", r->m->commit);
 			cli_json_str(json, "rev", r->rev);
-			cli_json_int(json, "versions", (intmax_t)r->versions);
+			cli_json_int(json, "versions", r->versions);
 			cli_json_str(json, "error", r->error);
 			cli_json_end(json);
 		} else if (r->error) {
