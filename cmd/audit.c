@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/git/repo.h"
 #include "core/skill/audit.h"
 #include "core/skill/skill.h"
@@ -120,18 +121,25 @@ void cli_audit_print_finding(const ss_audit_finding *f)
 	ss_buf_release(&b);
 }
 
+void cli_audit_json_finding(cli_json *w, const ss_audit_finding *f)
+{
+	cli_json_object(w, NULL);
+	cli_json_str(w, "skill", f->skill);
+	cli_json_str(w, "path", f->path);
+	cli_json_int(w, "line", f->line);
+	cli_json_str(w, "rule", f->rule);
+	cli_json_str(w, "level", ss_audit_level_name(f->level));
+	cli_json_str(w, "message", f->message);
+	cli_json_str(w, "excerpt", f->excerpt);
+	cli_json_end(w);
+}
+
 void cli_audit_print_finding_json(const ss_audit_finding *f)
 {
-	fputs("{\"skill\":", stdout);
-	cli_print_json_string(f->skill);
-	fputs(",\"path\":", stdout);
-	cli_print_json_string(f->path);
-	printf(",\"line\":%zu,\"rule\":\"%s\",\"level\":\"%s\",\"message\":", f->line, f->rule,
-	       ss_audit_level_name(f->level));
-	cli_print_json_string(f->message);
-	fputs(",\"excerpt\":", stdout);
-	cli_print_json_string(f->excerpt);
-	putchar('}');
+	cli_json w;
+
+	cli_json_init(&w, stdout);
+	cli_audit_json_finding(&w, f);
 }
 
 static void print_text(const ss_audit_report *r, size_t nskills)
@@ -150,23 +158,26 @@ static void print_text(const ss_audit_report *r, size_t nskills)
 static void print_json(const ss_audit_report *r, const skill_list *skills)
 {
 	size_t counts[4] = {0, 0, 0, 0};
+	cli_json w;
 
-	fputs("{\"skills\":[", stdout);
-	for (size_t i = 0; i < skills->n; i++) {
-		if (i)
-			putchar(',');
-		cli_print_json_string(skills->names[i]);
-	}
-	fputs("],\"findings\":[", stdout);
+	cli_json_init(&w, stdout);
+	cli_json_object(&w, NULL);
+	cli_json_array(&w, "skills");
+	for (size_t i = 0; i < skills->n; i++)
+		cli_json_str(&w, NULL, skills->names[i]);
+	cli_json_end(&w);
+	cli_json_array(&w, "findings");
 	for (size_t i = 0; i < r->n; i++) {
 		counts[r->findings[i].level]++;
-		if (i)
-			putchar(',');
-		cli_audit_print_finding_json(&r->findings[i]);
+		cli_audit_json_finding(&w, &r->findings[i]);
 	}
-	printf("],\"counts\":{\"high\":%zu,\"medium\":%zu,\"low\":%zu,\"info\":%zu}}\n",
-	       counts[SS_AUDIT_HIGH], counts[SS_AUDIT_MEDIUM], counts[SS_AUDIT_LOW],
-	       counts[SS_AUDIT_INFO]);
+	cli_json_end(&w);
+	cli_json_object(&w, "counts");
+	cli_json_int(&w, "high", counts[SS_AUDIT_HIGH]);
+	cli_json_int(&w, "medium", counts[SS_AUDIT_MEDIUM]);
+	cli_json_int(&w, "low", counts[SS_AUDIT_LOW]);
+	cli_json_int(&w, "info", counts[SS_AUDIT_INFO]);
+	cli_json_finish(&w);
 }
 
 /* SARIF's level for ours: high is an error, medium a warning, low and info notes. */
@@ -176,7 +187,7 @@ static const char *sarif_level(ss_audit_level l)
 }
 
 /* "<skill>/<path>" as a relative URI reference: bytes other than unreserved ones and '/' as %XX. */
-static void print_uri(const char *skill, const char *path)
+static void json_uri(cli_json *w, const char *key, const char *skill, const char *path)
 {
 	ss_buf u = SS_BUF_INIT;
 	const char *parts[] = {skill, "/", path};
@@ -188,54 +199,101 @@ static void print_uri(const char *skill, const char *path)
 				ss_buf_putc(&u, (char)*p);
 			else
 				ss_buf_printf(&u, "%%%02X", *p);
-	cli_print_json_string(u.ptr);
+	cli_json_str(w, key, u.ptr);
 	ss_buf_release(&u);
+}
+
+/* {"level": <level>} under "properties": our own level beside SARIF's. */
+static void json_properties(cli_json *w, ss_audit_level level)
+{
+	cli_json_object(w, "properties");
+	cli_json_str(w, "level", ss_audit_level_name(level));
+	cli_json_end(w);
+}
+
+/* SARIF's tool object: skillsync and every rule, in the order ruleIndex counts. */
+static void sarif_tool(cli_json *w)
+{
+	cli_json_object(w, "tool");
+	cli_json_object(w, "driver");
+	cli_json_str(w, "name", "skillsync");
+	cli_json_str(w, "version", SS_VERSION);
+	cli_json_str(w, "informationUri", AUDIT_INFO_URI);
+	cli_json_array(w, "rules");
+	for (size_t i = 0; i < ss_audit_rule_count(); i++) {
+		const ss_audit_rule_info *ri = ss_audit_rule_at(i);
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "id", ri->id);
+		cli_json_object(w, "shortDescription");
+		cli_json_str(w, "text", ri->message);
+		cli_json_end(w);
+		cli_json_object(w, "defaultConfiguration");
+		cli_json_str(w, "level", sarif_level(ri->level));
+		cli_json_end(w);
+		json_properties(w, ri->level);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+	cli_json_end(w);
+	cli_json_end(w);
+}
+
+static void sarif_result(cli_json *w, const ss_audit_finding *f)
+{
+	size_t index = 0, nrules = ss_audit_rule_count();
+	ss_buf text = SS_BUF_INIT;
+
+	while (index < nrules && strcmp(ss_audit_rule_at(index)->id, f->rule))
+		index++;
+	ss_buf_puts(&text, f->message);
+	if (*f->excerpt)
+		ss_buf_printf(&text, ": %s", f->excerpt);
+	cli_json_object(w, NULL);
+	cli_json_str(w, "ruleId", f->rule);
+	if (index < nrules)
+		cli_json_int(w, "ruleIndex", index);
+	cli_json_str(w, "level", sarif_level(f->level));
+	cli_json_object(w, "message");
+	cli_json_str(w, "text", text.ptr);
+	cli_json_end(w);
+	cli_json_array(w, "locations");
+	cli_json_object(w, NULL);
+	cli_json_object(w, "physicalLocation");
+	cli_json_object(w, "artifactLocation");
+	json_uri(w, "uri", f->skill, f->path);
+	cli_json_end(w);
+	if (f->line) {
+		cli_json_object(w, "region");
+		cli_json_int(w, "startLine", f->line);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+	cli_json_end(w);
+	cli_json_end(w);
+	json_properties(w, f->level);
+	cli_json_end(w);
+	ss_buf_release(&text);
 }
 
 static void print_sarif(const ss_audit_report *r)
 {
-	size_t nrules = ss_audit_rule_count();
+	cli_json w;
 
-	fputs("{\"$schema\":\"https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/"
-	      "Schemata/sarif-schema-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{"
-	      "\"driver\":{\"name\":\"skillsync\",\"version\":\"" SS_VERSION
-	      "\",\"informationUri\":\"" AUDIT_INFO_URI "\",\"rules\":[",
-	      stdout);
-	for (size_t i = 0; i < nrules; i++) {
-		const ss_audit_rule_info *ri = ss_audit_rule_at(i);
-
-		printf("%s{\"id\":\"%s\",\"shortDescription\":{\"text\":", i ? "," : "", ri->id);
-		cli_print_json_string(ri->message);
-		printf("},\"defaultConfiguration\":{\"level\":\"%s\"},\"properties\":{\"level\":\"%"
-		       "s\"}}",
-		       sarif_level(ri->level), ss_audit_level_name(ri->level));
-	}
-	fputs("]}},\"columnKind\":\"utf16CodeUnits\",\"results\":[", stdout);
-	for (size_t i = 0; i < r->n; i++) {
-		const ss_audit_finding *f = &r->findings[i];
-		size_t index = 0;
-		ss_buf text = SS_BUF_INIT;
-
-		while (index < nrules && strcmp(ss_audit_rule_at(index)->id, f->rule))
-			index++;
-		ss_buf_puts(&text, f->message);
-		if (*f->excerpt)
-			ss_buf_printf(&text, ": %s", f->excerpt);
-		printf("%s{\"ruleId\":\"%s\",", i ? "," : "", f->rule);
-		if (index < nrules)
-			printf("\"ruleIndex\":%zu,", index);
-		printf("\"level\":\"%s\",\"message\":{\"text\":", sarif_level(f->level));
-		cli_print_json_string(text.ptr);
-		fputs("},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":",
-		      stdout);
-		print_uri(f->skill, f->path);
-		putchar('}');
-		if (f->line)
-			printf(",\"region\":{\"startLine\":%zu}", f->line);
-		printf("}}],\"properties\":{\"level\":\"%s\"}}", ss_audit_level_name(f->level));
-		ss_buf_release(&text);
-	}
-	fputs("]}]}\n", stdout);
+	cli_json_init(&w, stdout);
+	cli_json_object(&w, NULL);
+	cli_json_str(&w, "$schema",
+	             "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/"
+	             "Schemata/sarif-schema-2.1.0.json");
+	cli_json_str(&w, "version", "2.1.0");
+	cli_json_array(&w, "runs");
+	cli_json_object(&w, NULL);
+	sarif_tool(&w);
+	cli_json_str(&w, "columnKind", "utf16CodeUnits");
+	cli_json_array(&w, "results");
+	for (size_t i = 0; i < r->n; i++)
+		sarif_result(&w, &r->findings[i]);
+	cli_json_finish(&w);
 }
 
 static int cmd_audit(ss_ctx *ctx, int argc, char **argv);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/card.h"
+#include "cmd/json_out.h"
 #include "core/git/oid.h"
 #include "core/git/tree.h"
 #include "core/skill/report.h"
@@ -212,25 +213,33 @@ static void print_left_out(const ss_card *card)
 		        ss_card_cut_count(card), ss_card_cut_count(card) == 1 ? "" : "s");
 }
 
+/* {card, leftOut, published}, a member a line; the card as core lays it out (from the first
+ * column: so the flat style), each skill left out on a line of its own. */
 static void print_json(const ss_card *card, const char *uri)
 {
 	ss_buf b = SS_BUF_INIT;
+	cli_json w;
 
 	ss_card_format_json(card, &b);
-	printf("{\n\"card\": %s,\n\"leftOut\": [", b.ptr);
+	cli_json_init(&w, stdout);
+	w.style = CLI_JSON_FLAT;
+	cli_json_object(&w, NULL);
+	cli_json_raw(&w, "card", b.ptr);
+	w.style = CLI_JSON_LINES;
+	cli_json_array(&w, "leftOut");
+	w.style = CLI_JSON_SPACED;
 	for (size_t i = 0; i < ss_card_left_out_count(card); i++) {
 		const char *name, *reason;
 
 		ss_card_left_out(card, i, &name, &reason);
-		printf("%s\n  {\"name\": ", i ? "," : "");
-		cli_print_json_string(name);
-		printf(", \"reason\": ");
-		cli_print_json_string(reason);
-		printf("}");
+		cli_json_object(&w, NULL);
+		cli_json_str(&w, "name", name);
+		cli_json_str(&w, "reason", reason);
+		cli_json_end(&w);
 	}
-	printf("%s],\n\"published\": ", ss_card_left_out_count(card) ? "\n" : "");
-	cli_print_json_string(uri);
-	printf("\n}\n");
+	cli_json_end(&w);
+	cli_json_str(&w, "published", uri);
+	cli_json_finish(&w);
 	ss_buf_release(&b);
 }
 

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/json_out.h"
 #include "core/diff/outgoing.h"
 #include "core/diff/plan.h"
 #include "core/diff/provenance.h"
@@ -98,7 +99,8 @@ int cli_exit_code(int code);
  * Printing text that came from elsewhere (handles, notes, reasons, record keys, servers' words,
  * commit messages): always through these, which follow core/util/utf8.h's escape rule.
  */
-/* s as a quoted JSON string on stdout (the commands' --json output); null when s is NULL. */
+/* s as a quoted JSON string on stdout, null when s is NULL: json_out.h's string, for the few
+ * commands that still place their JSON punctuation by hand. */
 void cli_print_json_string(const char *s);
 /* s with its unsafe characters as \xNN, in tmp (cleared first; "" for NULL): for printf. */
 const char *cli_safe(ss_buf *tmp, const char *s);
@@ -109,10 +111,12 @@ void cli_print_skip(const char *did, const char *handle, const char *rkey, const
 /* A note's first line, at most max bytes (0: all), " ..." when something is left out. */
 void cli_print_note(FILE *out, const char *note, size_t max);
 /* One audit finding (core/skill/audit.h) as `skillsync audit` prints it: a line
- * `<skill>/<path>:<line>: <level> <rule>: <message>: <excerpt>` on stdout, or its JSON object
+ * `<skill>/<path>:<line>: <level> <rule>: <message>: <excerpt>` on stdout, or its JSON object in w
  * (cmd/audit.c; `review` shows a held change's findings the same way). */
 struct ss_audit_finding;
 void cli_audit_print_finding(const struct ss_audit_finding *f);
+void cli_audit_json_finding(cli_json *w, const struct ss_audit_finding *f);
+/* The same finding as one JSON object on stdout, for review.c's hand-built JSON. */
 void cli_audit_print_finding_json(const struct ss_audit_finding *f);
 
 /*
@@ -174,11 +178,11 @@ bool cli_gate_pinned(const cli_gate_marks *g, const char *name);
 bool cli_gate_held(const cli_gate_marks *g, const char *name);
 /* name's hold into *out (ss_state_hold_release): 1 when it has one, 0 when not, -1 on error. */
 int cli_gate_hold(ss_ctx *ctx, const cli_gate_marks *g, const char *name, ss_state_hold *out);
-/* One skill's versions as a JSON object: {"name", "winner": {...} | null, "shadows": [...],
+/* One skill's versions as a JSON object in w: {"name", "winner": {...} | null, "shadows": [...],
  * "pinned": bool, "held": {did, handle, cid, updatedAt, reason, new, rejected} | null}; hold
  * NULL: none. */
-void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p,
-                               bool pinned, const ss_state_hold *hold);
+void cli_provenance_json(cli_json *w, const char *name, const cli_member_list *m,
+                         const ss_provenance *p, bool pinned, const ss_state_hold *hold);
 
 /* Appends what deleting name does in the space (cmd/notice.c), one line without newline. */
 void cli_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, const char *who);
@@ -186,11 +190,11 @@ void cli_notice_format(ss_buf *out, ss_plan_notice_kind kind, const char *name, 
 /*
  * The skills a push refuses (ss_outgoing_refused), said once for push, `push --dry-run` and
  * status: cli_refused_print writes each error as one line, "<prefix><file>: <field>:
- * <message>", escaped; cli_refused_json prints the JSON array
- * [{"name": ..., "problems": ["<file>: <field>: <message>", ...]}, ...] on stdout.
+ * <message>", escaped; cli_refused_json writes the JSON array (empty when o is NULL)
+ * [{"name": ..., "problems": ["<file>: <field>: <message>", ...]}, ...] as w's member key.
  */
 void cli_refused_print(FILE *out, const ss_outgoing *o, const char *prefix);
-void cli_refused_json(const ss_outgoing *o);
+void cli_refused_json(cli_json *w, const char *key, const ss_outgoing *o);
 
 /* Where `commit` gets its message (cmd/commit_msg.c). */
 typedef struct cli_commit_msg_opts {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/diff/outgoing.h"
 #include "core/git/commit.h"
 #include "core/git/worktree.h"
@@ -207,41 +208,55 @@ static void print_text(const diff_run *d)
 	ss_buf_release(&text);
 }
 
+static void json_files(cli_json *w, const diff_run *d, const group *g)
+{
+	static const char *kinds[] = {"", "added", "removed", "changed"};
+
+	cli_json_array(w, "files");
+	for (size_t j = g->first; j < g->first + g->count; j++) {
+		const ss_change *c = &d->changes.items[j];
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "path", file_path(c));
+		cli_json_str(w, "change", kinds[c->kind]);
+		cli_json_int(w, "added", c->added_lines);
+		cli_json_int(w, "removed", c->removed_lines);
+		cli_json_bool(w, "binary", c->binary);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+}
+
+static void json_group(cli_json *w, const diff_run *d, const group *g)
+{
+	cli_json_object(w, NULL);
+	cli_json_str(w, "name", g->name);
+	cli_json_str(w, "change", g->change);
+	cli_json_bool(w, "outside", g->outside);
+	if (d->side == SIDE_PUSHED) {
+		cli_json_str(w, "op", g->item ? ss_plan_op_name(g->item->write->op) : NULL);
+		cli_json_str(w, "note", g->item ? g->item->note : NULL);
+	}
+	cli_json_int(w, "added", g->added);
+	cli_json_int(w, "removed", g->removed);
+	cli_json_int(w, "changed", g->changed);
+	cli_json_object(w, "lines");
+	cli_json_int(w, "added", g->plus);
+	cli_json_int(w, "removed", g->minus);
+	cli_json_end(w);
+	json_files(w, d, g);
+	cli_json_end(w);
+}
+
 static void print_json(const diff_run *d)
 {
-	printf("[");
-	for (size_t i = 0; i < d->ngroups; i++) {
-		const group *g = &d->groups[i];
+	cli_json w;
 
-		printf("%s{\"name\":", i ? "," : "");
-		cli_print_json_string(g->name);
-		printf(",\"change\":\"%s\",\"outside\":%s,", g->change,
-		       g->outside ? "true" : "false");
-		if (d->side == SIDE_PUSHED) {
-			printf("\"op\":");
-			if (g->item)
-				printf("\"%s\"", ss_plan_op_name(g->item->write->op));
-			else
-				printf("null");
-			printf(",\"note\":");
-			cli_print_json_string(g->item ? g->item->note : NULL);
-			putchar(',');
-		}
-		printf("\"added\":%zu,\"removed\":%zu,\"changed\":%zu,\"lines\":{\"added\":%zu,"
-		       "\"removed\":%zu},\"files\":[",
-		       g->added, g->removed, g->changed, g->plus, g->minus);
-		for (size_t j = g->first; j < g->first + g->count; j++) {
-			const ss_change *c = &d->changes.items[j];
-			static const char *kinds[] = {"", "added", "removed", "changed"};
-			printf("%s{\"path\":", j > g->first ? "," : "");
-			cli_print_json_string(file_path(c));
-			printf(",\"change\":\"%s\",\"added\":%zu,\"removed\":%zu,\"binary\":%s}",
-			       kinds[c->kind], c->added_lines, c->removed_lines,
-			       c->binary ? "true" : "false");
-		}
-		printf("]}");
-	}
-	printf("]\n");
+	cli_json_init(&w, stdout);
+	cli_json_array(&w, NULL);
+	for (size_t i = 0; i < d->ngroups; i++)
+		json_group(&w, d, &d->groups[i]);
+	cli_json_finish(&w);
 }
 
 static int parse(diff_run *d, int argc, char **argv)

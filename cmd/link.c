@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/agent/agent.h"
 #include "core/agent/link.h"
 #include "core/git/repo.h"
 #include "core/util/fs.h"
 #include "core/util/lock.h"
 #include "core/util/mem.h"
-#include "core/util/utf8.h"
 #include "sync/setting.h"
 
 #define NOT_MADE "it exists and skillsync did not make it"
@@ -86,43 +86,61 @@ static int parse(ss_ctx *ctx, int argc, char **argv, link_opts *o, bool unlink)
 	return 0;
 }
 
-/* Appends s to b as a quoted JSON string, after a comma when b holds an element already. */
-static void json_item(ss_buf *b, const char *s)
+/* Strings, each a copy: what link and unlink did with each path, for the report and --json. */
+typedef struct link_list {
+	char **v;
+	size_t n, alloc;
+} link_list;
+
+static void list_add(link_list *l, const char *s)
 {
-	ss_buf_puts(b, b->len ? ",\"" : "\"");
-	ss_utf8_escape(b, s, strlen(s), SS_ESCAPE_JSON);
-	ss_buf_putc(b, '"');
+	ss_xgrow((void **)&l->v, sizeof(*l->v), l->n + 1, &l->alloc);
+	l->v[l->n++] = ss_xstrdup(s);
 }
 
-/* Appends "key":"<s>" to b (s JSON-escaped). */
-static void json_field(ss_buf *b, const char *key, const char *s)
+static void list_release(link_list *l)
 {
-	ss_buf_printf(b, "\"%s\":\"", key);
-	ss_utf8_escape(b, s, strlen(s), SS_ESCAPE_JSON);
-	ss_buf_putc(b, '"');
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
-/* What link and unlink did with each path, for --json: the insides of JSON arrays. */
+static void json_list(cli_json *w, const char *key, const link_list *l)
+{
+	cli_json_array(w, key);
+	for (size_t i = 0; i < l->n; i++)
+		cli_json_str(w, NULL, l->v[i]);
+	cli_json_end(w);
+}
+
 typedef struct link_report {
-	size_t made, kept;           /* made: linked or copied (link), removed (unlink) */
-	ss_buf made_json, kept_json; /* skill names */
-	ss_buf left_json;            /* {path, reason}: skipped (link) or left (unlink) */
+	link_list made, kept; /* made: linked or copied (link), removed (unlink); kept: there */
+	link_list left, why;  /* skipped (link) or left (unlink): the paths, and why */
 } link_report;
-
-#define LINK_REPORT_INIT                                                                           \
-	{                                                                                          \
-		0, 0, SS_BUF_INIT, SS_BUF_INIT, SS_BUF_INIT                                        \
-	}
 
 static void report_release(link_report *r)
 {
-	ss_buf_release(&r->made_json);
-	ss_buf_release(&r->kept_json);
-	ss_buf_release(&r->left_json);
-	r->made = r->kept = 0;
+	list_release(&r->made);
+	list_release(&r->kept);
+	list_release(&r->left);
+	list_release(&r->why);
 }
 
-/* "warning: <what> '<path>': <why>" on stderr, and {path, reason} in r's left_json. */
+/* r's paths skipped or left as [{path, reason}]. */
+static void json_left(cli_json *w, const char *key, const link_report *r)
+{
+	cli_json_array(w, key);
+	for (size_t i = 0; i < r->left.n; i++) {
+		cli_json_object(w, NULL);
+		cli_json_str(w, "path", r->left.v[i]);
+		cli_json_str(w, "reason", r->why.v[i]);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+}
+
+/* "warning: <what> '<path>': <why>" on stderr, and the path and why in r. */
 static void warn_path(link_report *r, const char *what, const char *path, const char *why)
 {
 	ss_buf b = SS_BUF_INIT;
@@ -131,11 +149,8 @@ static void warn_path(link_report *r, const char *what, const char *path, const 
 	ss_buf_release(&b);
 	if (!r)
 		return;
-	ss_buf_puts(&r->left_json, r->left_json.len ? ",{" : "{");
-	json_field(&r->left_json, "path", path);
-	ss_buf_putc(&r->left_json, ',');
-	json_field(&r->left_json, "reason", why);
-	ss_buf_putc(&r->left_json, '}');
+	list_add(&r->left, path);
+	list_add(&r->why, why);
 }
 
 /* Links every skill into dir; r counts (and names) what it made and what was there. */
@@ -157,8 +172,7 @@ static int link_folder(ss_link_set *l, const char *workdir, char **skills, size_
 			/* a copy takes the clone's version, with edits not pulled yet */
 			if (rec->copy && (ret = ss_link_refresh(rec, err)) < 0)
 				break;
-			r->kept++;
-			json_item(&r->kept_json, skills[i]);
+			list_add(&r->kept, skills[i]);
 			continue;
 		}
 		if (rec && ss_link_check(rec) == SS_LINK_ELSEWHERE) {
@@ -178,8 +192,7 @@ static int link_folder(ss_link_set *l, const char *workdir, char **skills, size_
 		} else {
 			ss_link_set_add(l, skills[i], source.ptr, path.ptr, copy);
 		}
-		r->made++;
-		json_item(&r->made_json, skills[i]);
+		list_add(&r->made, skills[i]);
 	}
 	ss_buf_release(&path);
 	ss_buf_release(&source);
@@ -356,12 +369,44 @@ static bool chosen(const link_opts *o, const char *dflt, const ss_agent *a)
 	return yes;
 }
 
+/* Begins link --json's document in *doc, through *mem: {copy, global, auto, folders: [...]}. */
+static int json_begin(cli_json *w, FILE **mem, char **doc, size_t *len, const link_opts *o,
+                      bool auto_link, ss_error *err)
+{
+	if (!(*mem = open_memstream(doc, len)))
+		return ss_error_set(err, SS_ERROR, "cannot hold the JSON output: %s",
+		                    strerror(errno));
+	cli_json_init(w, *mem);
+	cli_json_object(w, NULL);
+	cli_json_bool(w, "copy", o->copy);
+	cli_json_bool(w, "global", o->global);
+	cli_json_bool(w, "auto", auto_link);
+	cli_json_array(w, "folders");
+	return 0;
+}
+
+/* What link did in one agent's folder: {agent, dir, made, kept, skipped}. */
+static void json_folder(cli_json *w, const char *agent, const char *dir, const link_report *r)
+{
+	cli_json_object(w, NULL);
+	cli_json_str(w, "agent", agent);
+	cli_json_str(w, "dir", dir);
+	json_list(w, "made", &r->made);
+	json_list(w, "kept", &r->kept);
+	json_left(w, "skipped", r);
+	cli_json_end(w);
+}
+
 static int do_link(ss_ctx *ctx, const link_opts *o)
 {
 	char *dflt = NULL;
 	ss_link_set l;
-	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT, json = SS_BUF_INIT;
-	link_report r = LINK_REPORT_INIT;
+	ss_buf dir = SS_BUF_INIT, done = SS_BUF_INIT, safe = SS_BUF_INIT;
+	link_report r = {0};
+	char *doc = NULL; /* --json: the document, printed once everything is saved */
+	size_t doclen = 0;
+	FILE *mem = NULL;
+	cli_json w;
 	char *workdir = NULL, *project = NULL, **skills = NULL;
 	size_t nskills = 0;
 	int ret = -1;
@@ -386,6 +431,10 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 	    ss_link_set_load(ctx->state, &l, &ctx->err) < 0 ||
 	    ss_link_skills(workdir, &skills, &nskills, &ctx->err) < 0)
 		goto out;
+	if (o->auto_link)
+		l.auto_link = true;
+	if (o->json && json_begin(&w, &mem, &doc, &doclen, o, l.auto_link, &ctx->err) < 0)
+		goto out;
 	/* Every folder first: one that would follow a symbolic link refuses the whole run before
 	 * anything is made in any folder. */
 	for (size_t i = 0; i < ss_agent_count(); i++)
@@ -408,30 +457,28 @@ static int do_link(ss_ctx *ctx, const link_opts *o)
 			goto out;
 		ss_link_set_add_target(&l, a->name, dir.ptr, o->global, o->copy);
 		if (o->json) {
-			ss_buf_puts(&json, json.len ? ",{" : "{");
-			json_field(&json, "agent", a->name);
-			ss_buf_putc(&json, ',');
-			json_field(&json, "dir", dir.ptr);
-			ss_buf_printf(&json, ",\"made\":[%s],\"kept\":[%s],\"skipped\":[%s]}",
-			              r.made_json.ptr, r.kept_json.ptr, r.left_json.ptr);
+			json_folder(&w, a->name, dir.ptr, &r);
 			continue;
 		}
-		printf("%s %zu skill%s into %s (%s)", o->copy ? "Copied" : "Linked", r.made,
-		       r.made == 1 ? "" : "s", cli_safe(&safe, dir.ptr), a->title);
-		if (r.kept)
-			printf(", %zu already there", r.kept);
+		printf("%s %zu skill%s into %s (%s)", o->copy ? "Copied" : "Linked", r.made.n,
+		       r.made.n == 1 ? "" : "s", cli_safe(&safe, dir.ptr), a->title);
+		if (r.kept.n)
+			printf(", %zu already there", r.kept.n);
 		printf("\n");
 	}
-	if (o->auto_link)
-		l.auto_link = true;
 	ret = ss_link_set_save(ctx->state, &l, &ctx->err);
-	if (ret == 0 && o->json)
-		printf("{\"copy\":%s,\"global\":%s,\"auto\":%s,\"folders\":[%s]}\n",
-		       o->copy ? "true" : "false", o->global ? "true" : "false",
-		       l.auto_link ? "true" : "false", json.ptr);
+	if (mem) {
+		cli_json_finish(&w);
+		fclose(mem);
+		mem = NULL;
+		if (ret == 0)
+			fwrite(doc, 1, doclen, stdout);
+	}
 out:
+	if (mem)
+		fclose(mem);
+	free(doc);
 	report_release(&r);
-	ss_buf_release(&json);
 	ss_link_set_release(&l);
 	ss_link_skills_free(skills, nskills);
 	ss_buf_release(&dir);
@@ -507,8 +554,9 @@ static int cmd_link(ss_ctx *ctx, int argc, char **argv)
 static int do_unlink(ss_ctx *ctx, const link_opts *o)
 {
 	ss_link_set l;
-	link_report r = LINK_REPORT_INIT;
-	ss_buf removed = SS_BUF_INIT, dir = SS_BUF_INIT;
+	link_report r = {0};
+	ss_buf dir = SS_BUF_INIT;
+	cli_json w;
 	char *why = NULL;
 	int ret = -1;
 
@@ -532,8 +580,7 @@ static int do_unlink(ss_ctx *ctx, const link_opts *o)
 		if (s == SS_LINK_OK) {
 			if (ss_link_remove(k, &ctx->err) < 0)
 				goto out;
-			r.made++;
-			json_item(&removed, k->path);
+			list_add(&r.made, k->path);
 		}
 	}
 	for (size_t i = l.nlinks; i > 0; i--)
@@ -545,13 +592,17 @@ static int do_unlink(ss_ctx *ctx, const link_opts *o)
 	l.ntargets = 0;
 	l.auto_link = false;
 	ret = ss_link_set_save(ctx->state, &l, &ctx->err);
-	if (ret == 0 && o->json)
-		printf("{\"removed\":[%s],\"left\":[%s]}\n", removed.ptr, r.left_json.ptr);
-	else if (ret == 0)
-		printf("Removed %zu link%s\n", r.made, r.made == 1 ? "" : "s");
+	if (ret == 0 && o->json) {
+		cli_json_init(&w, stdout);
+		cli_json_object(&w, NULL);
+		json_list(&w, "removed", &r.made);
+		json_left(&w, "left", &r);
+		cli_json_finish(&w);
+	} else if (ret == 0) {
+		printf("Removed %zu link%s\n", r.made.n, r.made.n == 1 ? "" : "s");
+	}
 out:
 	ss_link_set_release(&l);
-	ss_buf_release(&removed);
 	ss_buf_release(&dir);
 	report_release(&r);
 	return ret;

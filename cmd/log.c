@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/git/history.h"
 #include "core/git/repo.h"
 #include "core/util/mem.h"
@@ -97,37 +98,41 @@ static void print_text(const ss_ctx *ctx, const ss_history *h, const char *skill
 	ss_buf_release(&text);
 }
 
-static void print_json(const ss_history *h, const char *skill)
+static void json_entry(cli_json *w, const ss_history_entry *e, const char *skill, ss_buf *part)
 {
 	char hex[SS_OID_HEXSZ + 1], when[32];
-	ss_buf part = SS_BUF_INIT;
 
-	putchar('[');
-	for (size_t i = 0; i < h->count; i++) {
-		const ss_history_entry *e = &h->items[i];
-
-		ss_oid_fmt(hex, &e->info.oid);
-		format_time(when, e->info.time);
-		printf("%s{\"commit\":\"%s\",\"kind\":\"%s\",\"merged\":%s,\"date\":\"%s\",",
-		       i ? "," : "", hex, ss_history_kind_name(e->kind),
-		       e->merged ? "true" : "false", when);
-		printf("\"author\":{\"name\":");
-		cli_print_json_string(e->info.author_name);
-		printf(",\"email\":");
-		cli_print_json_string(e->info.author_email);
-		printf("},\"subject\":");
-		cli_print_json_string(e->info.subject);
-		printf(",\"message\":");
-		cli_print_json_string(e->info.message);
-		if (skill && e->kind == SS_HISTORY_SPACE) {
-			ss_buf_clear(&part);
-			ss_history_excerpt(e->info.message + strlen(e->info.subject), skill, &part);
-			printf(",\"about\":");
-			cli_print_json_string(part.ptr);
-		}
-		putchar('}');
+	ss_oid_fmt(hex, &e->info.oid);
+	format_time(when, e->info.time);
+	cli_json_object(w, NULL);
+	cli_json_str(w, "commit", hex);
+	cli_json_str(w, "kind", ss_history_kind_name(e->kind));
+	cli_json_bool(w, "merged", e->merged);
+	cli_json_str(w, "date", when);
+	cli_json_object(w, "author");
+	cli_json_str(w, "name", e->info.author_name);
+	cli_json_str(w, "email", e->info.author_email);
+	cli_json_end(w);
+	cli_json_str(w, "subject", e->info.subject);
+	cli_json_str(w, "message", e->info.message);
+	if (skill && e->kind == SS_HISTORY_SPACE) {
+		ss_buf_clear(part);
+		ss_history_excerpt(e->info.message + strlen(e->info.subject), skill, part);
+		cli_json_str(w, "about", part->ptr);
 	}
-	printf("]\n");
+	cli_json_end(w);
+}
+
+static void print_json(const ss_history *h, const char *skill)
+{
+	ss_buf part = SS_BUF_INIT;
+	cli_json w;
+
+	cli_json_init(&w, stdout);
+	cli_json_array(&w, NULL);
+	for (size_t i = 0; i < h->count; i++)
+		json_entry(&w, &h->items[i], skill, &part);
+	cli_json_finish(&w);
 	ss_buf_release(&part);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/diff/provenance.h"
 #include "core/state/state.h"
 #include "core/state/state_record.h"
@@ -67,45 +68,52 @@ static int read_view(ls_ctx *l)
 	return ret;
 }
 
-static void print_row(ls_ctx *l, const ls_row *row, size_t i)
+/* The rows as a JSON array, one skill a line. */
+static void print_json(ls_ctx *l)
+{
+	cli_json w;
+
+	cli_json_init(&w, stdout);
+	w.style = CLI_JSON_FLAT;
+	cli_json_array(&w, NULL);
+	w.style = CLI_JSON_COMPACT;
+	for (size_t i = 0; i < l->nrows; i++)
+		cli_provenance_json(&w, l->rows[i].name, &l->members, &l->rows[i].p,
+		                    l->rows[i].pinned, l->rows[i].held ? &l->rows[i].hold : NULL);
+	cli_json_finish(&w);
+}
+
+static void print_row(ls_ctx *l, const ls_row *row)
 {
 	const ss_provenance *p = &row->p;
 	const ss_provenance_version *w = &p->versions[0];
+	ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
 
-	if (l->json) {
-		printf("%s\n", i ? "," : "");
-		cli_print_json_provenance(row->name, &l->members, p, row->pinned,
-		                          row->held ? &row->hold : NULL);
-	} else {
-		ss_buf name = SS_BUF_INIT, who = SS_BUF_INIT, when = SS_BUF_INIT;
-
-		printf("%s%-24s%s %-9s %-28s %s", cli_color(l->ctx, CLI_BOLD),
-		       cli_safe(&name, row->name), cli_color(l->ctx, CLI_RESET),
-		       ss_view_why_name(w->why), cli_safe(&who, cli_who(&l->members, w->did)),
-		       w->updated_at ? cli_safe(&when, w->updated_at) : "-");
-		if (p->count > 1) {
-			printf("  %sshadows%s ", cli_color(l->ctx, CLI_YELLOW),
-			       cli_color(l->ctx, CLI_RESET));
-			for (size_t j = 1; j < p->count; j++)
-				printf("%s%s%s", j > 1 ? ", " : "",
-				       cli_safe(&who, cli_who(&l->members, p->versions[j].did)),
-				       p->versions[j].valid ? "" : " (invalid)");
-		}
-		if (row->pinned)
-			printf("  %spinned%s", cli_color(l->ctx, CLI_YELLOW),
-			       cli_color(l->ctx, CLI_RESET));
-		if (row->held) {
-			printf("  %s%s%s (", cli_color(l->ctx, CLI_YELLOW),
-			       row->hold.rejected ? "held, rejected" : "held for review",
-			       cli_color(l->ctx, CLI_RESET));
-			cli_print_safe(stdout, row->hold.reason);
-			putchar(')');
-		}
-		putchar('\n');
-		ss_buf_release(&name);
-		ss_buf_release(&who);
-		ss_buf_release(&when);
+	printf("%s%-24s%s %-9s %-28s %s", cli_color(l->ctx, CLI_BOLD), cli_safe(&name, row->name),
+	       cli_color(l->ctx, CLI_RESET), ss_view_why_name(w->why),
+	       cli_safe(&who, cli_who(&l->members, w->did)),
+	       w->updated_at ? cli_safe(&when, w->updated_at) : "-");
+	if (p->count > 1) {
+		printf("  %sshadows%s ", cli_color(l->ctx, CLI_YELLOW),
+		       cli_color(l->ctx, CLI_RESET));
+		for (size_t j = 1; j < p->count; j++)
+			printf("%s%s%s", j > 1 ? ", " : "",
+			       cli_safe(&who, cli_who(&l->members, p->versions[j].did)),
+			       p->versions[j].valid ? "" : " (invalid)");
 	}
+	if (row->pinned)
+		printf("  %spinned%s", cli_color(l->ctx, CLI_YELLOW), cli_color(l->ctx, CLI_RESET));
+	if (row->held) {
+		printf("  %s%s%s (", cli_color(l->ctx, CLI_YELLOW),
+		       row->hold.rejected ? "held, rejected" : "held for review",
+		       cli_color(l->ctx, CLI_RESET));
+		cli_print_safe(stdout, row->hold.reason);
+		putchar(')');
+	}
+	putchar('\n');
+	ss_buf_release(&name);
+	ss_buf_release(&who);
+	ss_buf_release(&when);
 }
 
 static int cmd_ls(ss_ctx *ctx, int argc, char **argv);
@@ -139,11 +147,9 @@ static int cmd_ls(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (l.json)
-		printf("[");
-	for (size_t i = 0; i < l.nrows; i++)
-		print_row(&l, &l.rows[i], i);
-	if (l.json)
-		printf("%s]\n", l.nrows ? "\n" : "");
+		print_json(&l);
+	for (size_t i = 0; !l.json && i < l.nrows; i++)
+		print_row(&l, &l.rows[i]);
 	if (!l.json && !l.nrows)
 		fprintf(stderr, "no skills in this space yet\n");
 	ret = SS_EXIT_OK;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/git/commit.h"
 #include "core/git/repo.h"
 #include "core/state/state.h"
@@ -152,15 +153,10 @@ int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 
 void cli_print_json_string(const char *s)
 {
-	ss_buf b = SS_BUF_INIT;
+	cli_json w;
 
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	ss_utf8_escape(&b, s, strlen(s), SS_ESCAPE_JSON);
-	printf("\"%s\"", b.ptr);
-	ss_buf_release(&b);
+	cli_json_init(&w, stdout);
+	cli_json_str(&w, NULL, s);
 }
 
 const char *cli_safe(ss_buf *tmp, const char *s)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/util/lock.h"
 #include "sync/clone.h"
 #include "sync/net/http.h"
@@ -30,22 +31,23 @@ static int list(ss_ctx *ctx, bool json)
 {
 	cli_member_list m;
 	ss_buf text = SS_BUF_INIT;
+	cli_json w;
 
 	if (cli_members_load(ctx, &m) < 0)
 		return cli_fail(&ctx->err);
+	cli_json_init(&w, stdout);
 	if (json)
-		putchar('[');
+		cli_json_array(&w, NULL);
 	for (size_t i = 0; i < m.n; i++) {
 		const ss_state_member *x = &m.list[i];
 
 		if (json) {
-			printf("%s{\"did\":", i ? "," : "");
-			cli_print_json_string(x->did);
-			printf(",\"handle\":");
-			cli_print_json_string(x->handle);
-			printf(",\"role\":\"%s\",\"rev\":", role_name(x->role));
-			cli_print_json_string(x->rev);
-			putchar('}');
+			cli_json_object(&w, NULL);
+			cli_json_str(&w, "did", x->did);
+			cli_json_str(&w, "handle", x->handle);
+			cli_json_str(&w, "role", role_name(x->role));
+			cli_json_str(&w, "rev", x->rev);
+			cli_json_end(&w);
 		} else {
 			printf("%-10s %-30s ", role_name(x->role),
 			       x->handle ? cli_safe(&text, x->handle) : "-");
@@ -53,7 +55,7 @@ static int list(ss_ctx *ctx, bool json)
 		}
 	}
 	if (json)
-		printf("]\n");
+		cli_json_finish(&w);
 	else if (cli_space_clone(ctx))
 		fprintf(stderr, "These are the writers the space host listed at the last fetch "
 		                "(listRepos), with the authority and you: the space names its "

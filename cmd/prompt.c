@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/agent/link.h"
 #include "core/git/repo.h"
 #include "core/skill/report.h"
@@ -91,17 +92,46 @@ static void prompt_skill_release(prompt_skill *p)
 	ss_buf_release(&p->location);
 }
 
-static void put_field(ss_buf *out, const char *indent, const char *tag, const char *text, bool json)
+static void put_field(ss_buf *out, const char *tag, const char *text)
 {
-	if (json) {
-		ss_buf_printf(out, "%s\"%s\": \"", indent, tag);
-		ss_utf8_escape(out, text, strlen(text), SS_ESCAPE_JSON);
-		ss_buf_puts(out, "\"");
-	} else {
-		ss_buf_printf(out, "%s<%s>", indent, tag);
-		ss_utf8_escape(out, text, strlen(text), SS_ESCAPE_XML);
-		ss_buf_printf(out, "</%s>\n", tag);
+	ss_buf_printf(out, "    <%s>", tag);
+	ss_utf8_escape(out, text, strlen(text), SS_ESCAPE_XML);
+	ss_buf_printf(out, "</%s>\n", tag);
+}
+
+static void print_xml(const prompt_skill *skills, size_t n)
+{
+	ss_buf out = SS_BUF_INIT;
+
+	ss_buf_puts(&out, "<available_skills>\n");
+	for (size_t i = 0; i < n; i++) {
+		ss_buf_puts(&out, "  <skill>\n");
+		put_field(&out, "name", skills[i].name);
+		put_field(&out, "description", skills[i].description);
+		put_field(&out, "location", skills[i].location.ptr);
+		ss_buf_puts(&out, "  </skill>\n");
 	}
+	ss_buf_puts(&out, "</available_skills>\n");
+	fwrite(out.ptr, 1, out.len, stdout);
+	ss_buf_release(&out);
+}
+
+/* An array of {name, description, location}, one member a line. */
+static void print_json(const prompt_skill *skills, size_t n)
+{
+	cli_json w;
+
+	cli_json_init(&w, stdout);
+	w.style = CLI_JSON_LINES;
+	cli_json_array(&w, NULL);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_object(&w, NULL);
+		cli_json_str(&w, "name", skills[i].name);
+		cli_json_str(&w, "description", skills[i].description);
+		cli_json_str(&w, "location", skills[i].location.ptr);
+		cli_json_end(&w);
+	}
+	cli_json_finish(&w);
 }
 
 static int cmd_prompt(ss_ctx *ctx, int argc, char **argv);
@@ -123,8 +153,8 @@ static int cmd_prompt(ss_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
 	char *workdir = NULL, **dirs = NULL;
-	size_t ndirs = 0, count = 0;
-	ss_buf out = SS_BUF_INIT;
+	prompt_skill *skills = NULL;
+	size_t ndirs = 0, n = 0, alloc = 0;
 	int ret = SS_EXIT_OK;
 
 	if ((ret = cli_json_only(ctx, argc, argv, &json)) != 0)
@@ -140,40 +170,25 @@ static int cmd_prompt(ss_ctx *ctx, int argc, char **argv)
 		ret = cli_fail(&ctx->err);
 		goto out;
 	}
-	ss_buf_puts(&out, json ? "[" : "<available_skills>\n");
 	for (size_t i = 0; i < ndirs; i++) {
-		prompt_skill p;
-		int r = read_skill(workdir, dirs[i], &p, &ctx->err);
+		int r;
 
-		if (r < 0) {
+		ss_xgrow((void **)&skills, sizeof(*skills), n + 1, &alloc);
+		if ((r = read_skill(workdir, dirs[i], &skills[n], &ctx->err)) < 0) {
 			ret = cli_fail(&ctx->err);
 			goto out;
 		}
-		if (!r)
-			continue;
-		if (json) {
-			ss_buf_puts(&out, count ? ",\n  {\n" : "\n  {\n");
-			put_field(&out, "    ", "name", p.name, true);
-			ss_buf_puts(&out, ",\n");
-			put_field(&out, "    ", "description", p.description, true);
-			ss_buf_puts(&out, ",\n");
-			put_field(&out, "    ", "location", p.location.ptr, true);
-			ss_buf_puts(&out, "\n  }");
-		} else {
-			ss_buf_puts(&out, "  <skill>\n");
-			put_field(&out, "    ", "name", p.name, false);
-			put_field(&out, "    ", "description", p.description, false);
-			put_field(&out, "    ", "location", p.location.ptr, false);
-			ss_buf_puts(&out, "  </skill>\n");
-		}
-		count++;
-		prompt_skill_release(&p);
+		n += (size_t)r;
 	}
-	ss_buf_puts(&out, json ? (count ? "\n]\n" : "]\n") : "</available_skills>\n");
-	fwrite(out.ptr, 1, out.len, stdout);
+	if (json)
+		print_json(skills, n);
+	else
+		print_xml(skills, n);
 out:
+	for (size_t i = 0; i < n; i++)
+		prompt_skill_release(&skills[i]);
+	free(skills);
 	ss_link_skills_free(dirs, ndirs);
-	ss_buf_release(&out);
 	free(workdir);
 	return ret;
 }

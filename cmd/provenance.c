@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/diff/members.h"
 #include "core/state/state_hold.h"
 #include "core/util/mem.h"
@@ -18,14 +19,6 @@ const char *cli_who(const cli_member_list *m, const char *did)
 	return did;
 }
 
-static void print_field(const char *key, const char *value, bool comma)
-{
-	printf("\"%s\":", key);
-	cli_print_json_string(value);
-	if (comma)
-		putchar(',');
-}
-
 static const char *handle_of(const cli_member_list *m, const char *did)
 {
 	const char *w = cli_who(m, did);
@@ -33,56 +26,53 @@ static const char *handle_of(const cli_member_list *m, const char *did)
 	return w == did ? NULL : w;
 }
 
-static void print_version(const cli_member_list *m, const ss_provenance_version *v)
+static void json_version(cli_json *w, const char *key, const cli_member_list *m,
+                         const ss_provenance_version *v)
 {
-	print_field("did", v->did, true);
-	print_field("handle", handle_of(m, v->did), true);
-	print_field("why", ss_view_why_name(v->why), true);
-	print_field("updatedAt", v->updated_at, true);
-	print_field("cid", v->cid, true);
-	printf("\"valid\":%s,", v->valid ? "true" : "false");
-	print_field("reason", v->reason, false);
+	cli_json_object(w, key);
+	cli_json_str(w, "did", v->did);
+	cli_json_str(w, "handle", handle_of(m, v->did));
+	cli_json_str(w, "why", ss_view_why_name(v->why));
+	cli_json_str(w, "updatedAt", v->updated_at);
+	cli_json_str(w, "cid", v->cid);
+	cli_json_bool(w, "valid", v->valid);
+	cli_json_str(w, "reason", v->reason);
+	cli_json_end(w);
 }
 
-static void print_hold(const cli_member_list *m, const ss_state_hold *h)
+static void json_hold(cli_json *w, const cli_member_list *m, const ss_state_hold *h)
 {
 	if (!h) {
-		printf("null");
+		cli_json_null(w, "held");
 		return;
 	}
-	putchar('{');
-	print_field("did", h->did, true);
-	print_field("handle", h->did ? handle_of(m, h->did) : NULL, true);
-	print_field("cid", h->cid, true);
-	print_field("updatedAt", h->updated_at, true);
-	print_field("reason", h->reason, true);
-	printf("\"new\":%s,\"rejected\":%s}", h->kept_tree ? "false" : "true",
-	       h->rejected ? "true" : "false");
+	cli_json_object(w, "held");
+	cli_json_str(w, "did", h->did);
+	cli_json_str(w, "handle", h->did ? handle_of(m, h->did) : NULL);
+	cli_json_str(w, "cid", h->cid);
+	cli_json_str(w, "updatedAt", h->updated_at);
+	cli_json_str(w, "reason", h->reason);
+	cli_json_bool(w, "new", !h->kept_tree);
+	cli_json_bool(w, "rejected", h->rejected);
+	cli_json_end(w);
 }
 
-void cli_print_json_provenance(const char *name, const cli_member_list *m, const ss_provenance *p,
-                               bool pinned, const ss_state_hold *hold)
+void cli_provenance_json(cli_json *w, const char *name, const cli_member_list *m,
+                         const ss_provenance *p, bool pinned, const ss_state_hold *hold)
 {
-	size_t first = p->nvalid ? 1 : 0;
-
-	putchar('{');
-	print_field("name", name, true);
-	if (p->nvalid) {
-		printf("\"winner\":{");
-		print_version(m, &p->versions[0]);
-		printf("},");
-	} else {
-		printf("\"winner\":null,");
-	}
-	printf("\"shadows\":[");
-	for (size_t i = first; i < p->count; i++) {
-		printf("%s{", i > first ? "," : "");
-		print_version(m, &p->versions[i]);
-		putchar('}');
-	}
-	printf("],\"pinned\":%s,\"held\":", pinned ? "true" : "false");
-	print_hold(m, hold);
-	putchar('}');
+	cli_json_object(w, NULL);
+	cli_json_str(w, "name", name);
+	if (p->nvalid)
+		json_version(w, "winner", m, &p->versions[0]);
+	else
+		cli_json_null(w, "winner");
+	cli_json_array(w, "shadows");
+	for (size_t i = p->nvalid ? 1 : 0; i < p->count; i++)
+		json_version(w, NULL, m, &p->versions[i]);
+	cli_json_end(w);
+	cli_json_bool(w, "pinned", pinned);
+	json_hold(w, m, hold);
+	cli_json_end(w);
 }
 
 static int collect_held(const ss_state_hold *h, void *payload)

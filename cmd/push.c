@@ -5,6 +5,7 @@
 
 #include "cmd/card.h"
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/git/repo.h"
 #include "core/util/lock.h"
 #include "core/util/mem.h"
@@ -66,44 +67,49 @@ out:
 	ss_buf_release(&b);
 }
 
+static void json_writes(cli_json *w, const ss_outgoing *o)
+{
+	cli_json_array(w, "writes");
+	for (size_t i = 0; i < ss_outgoing_count(o); i++) {
+		const ss_outgoing_item *it = ss_outgoing_get(o, i);
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "op", ss_plan_op_name(it->write->op));
+		cli_json_str(w, "name", it->write->name);
+		if (it->write->renamed_from)
+			cli_json_str(w, "renamedFrom", it->write->renamed_from);
+		if (it->write->based_on)
+			cli_json_str(w, "basedOn", it->write->based_on);
+		if (it->note)
+			cli_json_str(w, "note", it->note);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+}
+
 static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 {
 	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
 	ss_buf b = SS_BUF_INIT;
+	cli_json w;
 
-	printf("{\"dryRun\":%s,\"recovered\":%zu,\"sent\":%zu,\"requests\":%zu,\"writes\":[",
-	       dry ? "true" : "false", recovered, r->sent, r->requests);
-	for (size_t i = 0; i < ss_outgoing_count(r->outgoing); i++) {
-		const ss_outgoing_item *it = ss_outgoing_get(r->outgoing, i);
-		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(it->write->op));
-		cli_print_json_string(it->write->name);
-		if (it->write->renamed_from) {
-			printf(",\"renamedFrom\":");
-			cli_print_json_string(it->write->renamed_from);
-		}
-		if (it->write->based_on) {
-			printf(",\"basedOn\":");
-			cli_print_json_string(it->write->based_on);
-		}
-		if (it->note) {
-			printf(",\"note\":");
-			cli_print_json_string(it->note);
-		}
-		putchar('}');
-	}
-	printf("],\"notices\":[");
-	for (size_t i = 0; i < ss_plan_notice_count(plan); i++) {
-		printf("%s", i ? "," : "");
-		cli_print_json_string(notice_text(ss_plan_notice_get(plan, i), &b));
-	}
-	printf("],\"outside\":[");
-	for (size_t i = 0; i < ss_outgoing_outside_count(r->outgoing); i++) {
-		printf("%s", i ? "," : "");
-		cli_print_json_string(ss_outgoing_outside(r->outgoing, i));
-	}
-	printf("],\"refused\":");
-	cli_refused_json(r->outgoing);
-	printf("}\n");
+	cli_json_init(&w, stdout);
+	cli_json_object(&w, NULL);
+	cli_json_bool(&w, "dryRun", dry);
+	cli_json_int(&w, "recovered", recovered);
+	cli_json_int(&w, "sent", r->sent);
+	cli_json_int(&w, "requests", r->requests);
+	json_writes(&w, r->outgoing);
+	cli_json_array(&w, "notices");
+	for (size_t i = 0; i < ss_plan_notice_count(plan); i++)
+		cli_json_str(&w, NULL, notice_text(ss_plan_notice_get(plan, i), &b));
+	cli_json_end(&w);
+	cli_json_array(&w, "outside");
+	for (size_t i = 0; i < ss_outgoing_outside_count(r->outgoing); i++)
+		cli_json_str(&w, NULL, ss_outgoing_outside(r->outgoing, i));
+	cli_json_end(&w);
+	cli_refused_json(&w, "refused", r->outgoing);
+	cli_json_finish(&w);
 	ss_buf_release(&b);
 }
 

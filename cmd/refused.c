@@ -31,24 +31,22 @@ void cli_refused_print(FILE *out, const ss_outgoing *o, const char *prefix)
 	ss_buf_release(&line);
 }
 
-void cli_refused_json(const ss_outgoing *o)
+void cli_refused_json(cli_json *w, const char *key, const ss_outgoing *o)
 {
 	ss_buf line = SS_BUF_INIT;
 
-	putchar('[');
-	for (size_t i = 0; i < ss_outgoing_refused_count(o); i++) {
+	cli_json_array(w, key);
+	for (size_t i = 0; o && i < ss_outgoing_refused_count(o); i++) {
 		const ss_outgoing_refusal *rf = ss_outgoing_refused(o, i);
-		const char *sep = "";
 
-		printf("%s{\"name\":", i ? "," : "");
-		cli_print_json_string(rf->name);
-		printf(",\"problems\":[");
-		for (size_t j = 0; next_error(rf->report, &j, &line); sep = ",") {
-			fputs(sep, stdout);
-			cli_print_json_string(line.ptr);
-		}
-		printf("]}");
+		cli_json_object(w, NULL);
+		cli_json_str(w, "name", rf->name);
+		cli_json_array(w, "problems");
+		for (size_t j = 0; next_error(rf->report, &j, &line);)
+			cli_json_str(w, NULL, line.ptr);
+		cli_json_end(w);
+		cli_json_end(w);
 	}
-	putchar(']');
+	cli_json_end(w);
 	ss_buf_release(&line);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/diff/provenance.h"
 
 static const char *why_text(ss_view_why why)
@@ -116,6 +117,7 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 	ss_provenance p;
 	ss_state_hold hold;
 	cli_member_list members = {NULL, 0};
+	cli_json w;
 	cli_gate_marks gate;
 	int held = 0;
 	ss_buf text = SS_BUF_INIT;
@@ -158,9 +160,10 @@ static int cmd_show(ss_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		cli_print_json_provenance(name, &members, &p, cli_gate_pinned(&gate, name),
-		                          held ? &hold : NULL);
-		putchar('\n');
+		cli_json_init(&w, stdout);
+		cli_provenance_json(&w, name, &members, &p, cli_gate_pinned(&gate, name),
+		                    held ? &hold : NULL);
+		cli_json_finish(&w);
 		goto out;
 	}
 	cli_print_safe(stdout, name);

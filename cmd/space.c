@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/atproto/syntax.h"
 #include "core/util/mem.h"
 #include "sync/identity/identity.h"
@@ -185,6 +186,7 @@ static int create(ss_ctx *ctx, const space_opts *o)
 	ss_session_info me = {0};
 	ss_buf tmp = SS_BUF_INIT;
 	char *uri = NULL;
+	cli_json w;
 	int ret = -1;
 
 	/* Everything that can be refused here is, before a request. */
@@ -198,10 +200,12 @@ static int create(ss_ctx *ctx, const space_opts *o)
 	    ss_space_admin_create(x, o->arg, read, write, &uri, &ctx->err) < 0)
 		goto out;
 	if (o->json) {
-		printf("{\"uri\":");
-		cli_print_json_string(uri);
-		printf(",\"readPolicy\":\"%s\",\"writePolicy\":\"%s\"}\n",
-		       ss_space_admin_policy_name(read), ss_space_admin_policy_name(write));
+		cli_json_init(&w, stdout);
+		cli_json_object(&w, NULL);
+		cli_json_str(&w, "uri", uri);
+		cli_json_str(&w, "readPolicy", ss_space_admin_policy_name(read));
+		cli_json_str(&w, "writePolicy", ss_space_admin_policy_name(write));
+		cli_json_finish(&w);
 	} else {
 		printf("Created %s (read: %s, write: %s) for ", cli_safe(&tmp, uri),
 		       ss_space_admin_policy_name(read), ss_space_admin_policy_name(write));
@@ -233,26 +237,28 @@ static int list(ss_ctx *ctx, const space_opts *o)
 	ss_space_admin_member *m = NULL;
 	ss_buf tmp = SS_BUF_INIT;
 	size_t n = 0;
+	cli_json w;
 	admin a;
 	int ret = -1;
 
 	if (admin_open(ctx, o, &a) < 0 ||
 	    ss_space_admin_list_members(a.x, a.ref.uri, &m, &n, &ctx->err) < 0)
 		goto out;
+	cli_json_init(&w, stdout);
 	if (o->json)
-		putchar('[');
+		cli_json_array(&w, NULL);
 	for (size_t i = 0; i < n; i++) {
 		ss_identity id = {0};
 		ss_error ignored; /* a DID that does not resolve is shown without a handle */
 
 		ss_identity_resolve(a.http, m[i].did, &id, &ignored);
 		if (o->json) {
-			printf("%s{\"did\":", i ? "," : "");
-			cli_print_json_string(m[i].did);
-			printf(",\"handle\":");
-			cli_print_json_string(id.handle);
-			printf(",\"read\":%s,\"write\":%s}", m[i].read ? "true" : "false",
-			       m[i].write ? "true" : "false");
+			cli_json_object(&w, NULL);
+			cli_json_str(&w, "did", m[i].did);
+			cli_json_str(&w, "handle", id.handle);
+			cli_json_bool(&w, "read", m[i].read);
+			cli_json_bool(&w, "write", m[i].write);
+			cli_json_end(&w);
 		} else {
 			printf("%-10s %-30s ", access_name(&m[i]),
 			       id.handle ? cli_safe(&tmp, id.handle) : "-");
@@ -261,7 +267,7 @@ static int list(ss_ctx *ctx, const space_opts *o)
 		ss_identity_release(&id);
 	}
 	if (o->json)
-		printf("]\n");
+		cli_json_finish(&w);
 	else if (!n)
 		printf("%s has no members yet (add one with 'skillsync space members add')\n",
 		       cli_safe(&tmp, a.ref.uri));

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/json_out.h"
 #include "cmd/status.h"
-#include "core/util/mem.h"
 
 static const char *kind_name(ss_status_kind k)
 {
@@ -84,106 +84,111 @@ static size_t count_ahead(const cli_status_run *r)
 	return n;
 }
 
-static void print_lines_json(const char *lines)
+/* lines, one a line, as a JSON array of strings. */
+static void json_lines(cli_json *w, const char *key, const char *lines)
 {
-	const char *p = lines;
-	bool first = true;
+	cli_json_array(w, key);
+	for (const char *p = lines; *p;) {
+		size_t n = strcspn(p, "\n");
 
-	putchar('[');
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char *one = ss_xmalloc(n + 1);
-		memcpy(one, p, n);
-		one[n] = '\0';
-		printf("%s", first ? "" : ",");
-		cli_print_json_string(one);
-		free(one);
-		first = false;
-		p += n + (nl ? 1 : 0);
+		cli_json_strn(w, NULL, p, n);
+		p += n + (p[n] == '\n');
 	}
-	putchar(']');
+	cli_json_end(w);
 }
 
-static void print_unmerged_json(const ss_status *s)
+static void json_unmerged(cli_json *w, const ss_status *s)
 {
-	bool first = true;
-
-	printf(",\"unmerged\":[");
+	cli_json_array(w, "unmerged");
 	for (size_t i = 0; i < s->count; i++) {
 		const ss_status_entry *e = &s->entries[i];
 
 		for (size_t j = 0; j < e->nconflicts; j++) {
-			printf("%s{\"name\":", first ? "" : ",");
-			cli_print_json_string(e->name);
-			printf(",\"path\":");
-			cli_print_json_string(e->conflicts[j].path);
-			printf(",\"kind\":\"%s\"}",
-			       ss_worktree_conflict_kind_name(e->conflicts[j].kind));
-			first = false;
+			cli_json_object(w, NULL);
+			cli_json_str(w, "name", e->name);
+			cli_json_str(w, "path", e->conflicts[j].path);
+			cli_json_str(w, "kind",
+			             ss_worktree_conflict_kind_name(e->conflicts[j].kind));
+			cli_json_end(w);
 		}
 	}
-	putchar(']');
+	cli_json_end(w);
+}
+
+static void json_changes(cli_json *w, const ss_status *s)
+{
+	cli_json_array(w, "changes");
+	for (size_t i = 0; i < s->count; i++) {
+		const ss_status_entry *e = &s->entries[i];
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "name", e->name);
+		cli_json_bool(w, "outside", e->outside);
+		cli_json_str(w, "staged", kind_name(e->staged));
+		cli_json_str(w, "unstaged", kind_name(e->unstaged));
+		cli_json_bool(w, "conflicted", e->conflicted);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+}
+
+/* What push would send, and the commits not pushed yet (merges left out). */
+static void json_outgoing(cli_json *w, const cli_status_run *r)
+{
+	char hex[SS_OID_HEXSZ + 1];
+
+	cli_json_array(w, "toPush");
+	for (size_t i = 0; r->out && i < ss_outgoing_count(r->out); i++) {
+		const ss_plan_write *pw = ss_outgoing_get(r->out, i)->write;
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "op", ss_plan_op_name(pw->op));
+		cli_json_str(w, "name", pw->name);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+	cli_json_array(w, "unpushedCommits");
+	for (size_t i = 0; i < r->ahead.count; i++) {
+		const ss_commit_info *c = &r->ahead.items[i];
+
+		if (c->nparents > 1)
+			continue;
+		ss_oid_fmt(hex, &c->oid);
+		cli_json_object(w, NULL);
+		cli_json_str(w, "id", hex);
+		cli_json_str(w, "subject", c->subject);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
 }
 
 void cli_status_print_json(const cli_status_run *r)
 {
-	char hex[SS_OID_HEXSZ + 1];
-	bool first = true;
+	cli_json w;
 
-	printf("{\"branch\":\"main\",\"interrupted\":%s,\"blocked\":",
-	       r->interrupted ? "true" : "false");
-	cli_print_json_string(r->blocked.len ? r->blocked.ptr : NULL);
-	printf(",\"pullPaths\":[");
-	for (size_t i = 0; i < r->s.napart; i++) {
-		printf("%s", i ? "," : "");
-		cli_print_json_string(r->s.apart[i]);
-	}
-	printf("],\"merging\":%s,\"changes\":[", r->s.merging ? "true" : "false");
-	for (size_t i = 0; i < r->s.count; i++) {
-		const ss_status_entry *e = &r->s.entries[i];
-		printf("%s{\"name\":", i ? "," : "");
-		cli_print_json_string(e->name);
-		printf(",\"outside\":%s,\"staged\":\"%s\",\"unstaged\":\"%s\",\"conflicted\":%s}",
-		       e->outside ? "true" : "false", kind_name(e->staged), kind_name(e->unstaged),
-		       e->conflicted ? "true" : "false");
-	}
-	putchar(']');
-	print_unmerged_json(&r->s);
-	printf(",\"toPush\":[");
-	for (size_t i = 0; r->out && i < ss_outgoing_count(r->out); i++) {
-		const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
-		printf("%s{\"op\":\"%s\",\"name\":", i ? "," : "", ss_plan_op_name(w->op));
-		cli_print_json_string(w->name);
-		putchar('}');
-	}
-	printf("],\"unpushedCommits\":[");
-	for (size_t i = 0; i < r->ahead.count; i++) {
-		const ss_commit_info *c = &r->ahead.items[i];
-		if (c->nparents > 1)
-			continue;
-		ss_oid_fmt(hex, &c->oid);
-		printf("%s{\"id\":\"%s\",\"subject\":", first ? "" : ",", hex);
-		cli_print_json_string(c->subject);
-		putchar('}');
-		first = false;
-	}
-	printf("],\"behind\":%zu,\"waiting\":%zu,\"pinned\":[", r->behind, r->waiting);
-	for (size_t i = 0; i < r->npinned; i++) {
-		if (i)
-			putchar(',');
-		cli_print_json_string(r->pinned[i]);
-	}
-	printf("],\"notices\":");
-	print_lines_json(r->notices.ptr);
-	printf(",\"invalid\":");
-	print_lines_json(r->invalid.ptr);
-	printf(",\"refused\":");
-	if (r->out)
-		cli_refused_json(r->out);
-	else
-		printf("[]");
-	printf("}\n");
+	cli_json_init(&w, stdout);
+	cli_json_object(&w, NULL);
+	cli_json_str(&w, "branch", "main");
+	cli_json_bool(&w, "interrupted", r->interrupted);
+	cli_json_str(&w, "blocked", r->blocked.len ? r->blocked.ptr : NULL);
+	cli_json_array(&w, "pullPaths");
+	for (size_t i = 0; i < r->s.napart; i++)
+		cli_json_str(&w, NULL, r->s.apart[i]);
+	cli_json_end(&w);
+	cli_json_bool(&w, "merging", r->s.merging);
+	json_changes(&w, &r->s);
+	json_unmerged(&w, &r->s);
+	json_outgoing(&w, r);
+	cli_json_int(&w, "behind", r->behind);
+	cli_json_int(&w, "waiting", r->waiting);
+	cli_json_array(&w, "pinned");
+	for (size_t i = 0; i < r->npinned; i++)
+		cli_json_str(&w, NULL, r->pinned[i]);
+	cli_json_end(&w);
+	json_lines(&w, "notices", r->notices.ptr);
+	json_lines(&w, "invalid", r->invalid.ptr);
+	cli_refused_json(&w, "refused", r->out);
+	cli_json_finish(&w);
 }
 
 /* Where main stands against the space, and a merge that waits. */

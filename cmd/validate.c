@@ -14,6 +14,7 @@
 #include <dirent.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/skill/report.h"
 #include "core/skill/skill.h"
 #include "core/skill/skilldir.h"
@@ -43,42 +44,39 @@ static void label_prefix(const char *skilldir, ss_buf *out)
 	ss_buf_truncate(out, (size_t)(slash - out->ptr) + 1);
 }
 
-static void print_json_item(const ss_report_item *it, const char *prefix, bool first)
+static void print_json_item(cli_json *w, const ss_report_item *it, const char *prefix)
 {
 	ss_buf file = SS_BUF_INIT;
 
 	ss_buf_printf(&file, "%s%s", prefix, it->file);
-	printf("%s{\"file\":", first ? "" : ",");
-	cli_print_json_string(file.ptr);
-	fputs(",\"field\":", stdout);
-	cli_print_json_string(it->field);
-	fputs(",\"message\":", stdout);
-	cli_print_json_string(it->message);
-	putchar('}');
+	cli_json_object(w, NULL);
+	cli_json_str(w, "file", file.ptr);
+	cli_json_str(w, "field", it->field);
+	cli_json_str(w, "message", it->message);
+	cli_json_end(w);
 	ss_buf_release(&file);
 }
 
 static void print_json(const char *skilldir, const char *name, bool valid, const ss_report *r,
                        const char *prefix)
 {
-	fputs("{\"path\":", stdout);
-	cli_print_json_string(skilldir);
-	fputs(",\"name\":", stdout);
-	cli_print_json_string(name);
-	printf(",\"valid\":%s", valid ? "true" : "false");
+	cli_json w;
+
+	cli_json_init(&w, stdout);
+	cli_json_object(&w, NULL);
+	cli_json_str(&w, "path", skilldir);
+	cli_json_str(&w, "name", name);
+	cli_json_bool(&w, "valid", valid);
 	for (int sev = SS_SEV_ERROR; sev <= SS_SEV_WARNING; sev++) {
-		bool first = true;
-		printf(",\"%s\":[", sev == SS_SEV_ERROR ? "errors" : "warnings");
+		cli_json_array(&w, sev == SS_SEV_ERROR ? "errors" : "warnings");
 		for (size_t i = 0; i < ss_report_count(r); i++) {
 			const ss_report_item *it = ss_report_at(r, i);
-			if ((int)it->severity != sev)
-				continue;
-			print_json_item(it, prefix, first);
-			first = false;
+			if ((int)it->severity == sev)
+				print_json_item(&w, it, prefix);
 		}
-		putchar(']');
+		cli_json_end(&w);
 	}
-	fputs("}\n", stdout);
+	cli_json_finish(&w);
 }
 
 static void print_human(const ss_report *r, const char *prefix)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "core/state/state_member.h"
 #include "core/state/state_record.h"
 #include "core/util/mem.h"
@@ -21,7 +22,7 @@ typedef struct check {
 	const ss_state_member *m;
 	const cli_member_list *members;
 	ss_verify_tree *tree; /* NULL: the member's tree could not be read */
-	bool json;
+	cli_json *json;       /* NULL: text */
 	size_t versions, problems;
 	ss_buf text;
 } check;
@@ -32,13 +33,11 @@ static void problem(check *c, const char *rkey, const char *why)
 
 	c->problems++;
 	if (c->json) {
-		printf("%s{\"did\":", c->problems > 1 ? "," : "");
-		cli_print_json_string(c->m->did);
-		printf(",\"rkey\":");
-		cli_print_json_string(rkey);
-		printf(",\"problem\":");
-		cli_print_json_string(why);
-		putchar('}');
+		cli_json_object(c->json, NULL);
+		cli_json_str(c->json, "did", c->m->did);
+		cli_json_str(c->json, "rkey", rkey);
+		cli_json_str(c->json, "problem", why);
+		cli_json_end(c->json);
 	} else {
 		printf("FAIL '%s' of '%s': %s\n", cli_safe(&a, rkey),
 		       cli_safe(&c->text, cli_who(c->members, c->m->did)), why);
@@ -87,7 +86,7 @@ typedef struct result {
 
 /* Checks member m (its versions' problems are printed as found). */
 static int check_member(ss_ctx *ctx, ss_http *http, ss_idcache *ids, const char *dir,
-                        const cli_member_list *ml, const ss_state_member *m, bool json,
+                        const cli_member_list *ml, const ss_state_member *m, cli_json *json,
                         size_t *problems, result *res, int *worst)
 {
 	ss_verify_member vm = {NULL, m->did, cli_who(ml, m->did), dir, NULL, 0, NULL, NULL,
@@ -134,7 +133,7 @@ static int check_member(ss_ctx *ctx, ss_http *http, ss_idcache *ids, const char 
 	return rc;
 }
 
-static void print_results(const cli_member_list *ml, const result *res, size_t n, bool json,
+static void print_results(const cli_member_list *ml, const result *res, size_t n, cli_json *json,
                           int worst)
 {
 	ss_buf a = SS_BUF_INIT, b = SS_BUF_INIT;
@@ -143,17 +142,14 @@ static void print_results(const cli_member_list *ml, const result *res, size_t n
 		const result *r = &res[i];
 
 		if (json) {
-			printf("%s{\"did\":", i ? "," : "");
-			cli_print_json_string(r->m->did);
-			printf(",\"handle\":");
-			cli_print_json_string(r->m->handle);
-			printf(",\"commit\":");
-			cli_print_json_string(r->m->commit);
-			printf(",\"rev\":");
-			cli_print_json_string(r->rev);
-			printf(",\"versions\":%zu,\"error\":", r->versions);
-			cli_print_json_string(r->error);
-			putchar('}');
+			cli_json_object(json, NULL);
+			cli_json_str(json, "did", r->m->did);
+			cli_json_str(json, "handle", r->m->handle);
+			cli_json_str(json, "commit", r->m->commit);
+			cli_json_str(json, "rev", r->rev);
+			cli_json_int(json, "versions", r->versions);
+			cli_json_str(json, "error", r->error);
+			cli_json_end(json);
 		} else if (r->error) {
 			printf("FAIL '%s': %s\n", cli_safe(&a, cli_who(ml, r->m->did)),
 			       cli_safe(&b, r->error));
@@ -165,8 +161,11 @@ static void print_results(const cli_member_list *ml, const result *res, size_t n
 			       r->versions, cli_safe(&b, r->m->did), r->rev);
 		}
 	}
-	if (json)
-		printf("],\"ok\":%s}\n", worst ? "false" : "true");
+	if (json) {
+		cli_json_end(json);
+		cli_json_bool(json, "ok", !worst);
+		cli_json_finish(json);
+	}
 	ss_buf_release(&a);
 	ss_buf_release(&b);
 }
@@ -179,10 +178,11 @@ static int cmd_verify(ss_ctx *ctx, int argc, char **argv)
 	ss_buf dir = SS_BUF_INIT;
 	result *res = NULL;
 	size_t problems = 0;
-	bool json = false;
+	bool want_json = false;
+	cli_json jw, *json = NULL;
 	int worst = 0, ret;
 
-	if ((ret = cli_json_only(ctx, argc, argv, &json)) != 0)
+	if ((ret = cli_json_only(ctx, argc, argv, &want_json)) != 0)
 		return ret;
 	if (cli_open_clone(ctx) < 0 || cli_members_load(ctx, &members) < 0)
 		return cli_fail(&ctx->err);
@@ -193,18 +193,24 @@ static int cmd_verify(ss_ctx *ctx, int argc, char **argv)
 	ss_verify_cache_dir(&dir, ss_state_path(ctx->state));
 	ids = ss_idcache_new(http, ctx->state);
 	res = ss_xcalloc(members.n ? members.n : 1, sizeof(*res));
-	if (json)
-		printf("{\"problems\":[");
+	if (want_json) {
+		json = &jw;
+		cli_json_init(json, stdout);
+		cli_json_object(json, NULL);
+		cli_json_array(json, "problems");
+	}
 	for (size_t i = 0; i < members.n; i++)
 		if (check_member(ctx, http, ids, dir.ptr, &members, &members.list[i], json,
 		                 &problems, &res[i], &worst) < 0) {
 			if (json)
-				printf("]}\n");
+				cli_json_finish(json);
 			ret = cli_fail(&ctx->err);
 			goto out;
 		}
-	if (json)
-		printf("],\"members\":[");
+	if (json) {
+		cli_json_end(json);
+		cli_json_array(json, "members");
+	}
 	print_results(&members, res, members.n, json, worst);
 	ret = worst;
 out:

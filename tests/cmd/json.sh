@@ -2,7 +2,8 @@
 # needs: pds
 # Every --json output parses, with the top-level fields docs/JSON.md documents: validate,
 # whoami, ls, show, status, diff, log, fetch, pull, push, members, card, space create, space
-# members, on one small clone. (SS_JSON_DUMP=<dir> keeps each output, for the examples.)
+# members, on one small clone; a clean status byte for byte. (SS_JSON_DUMP=<dir> keeps each
+# output, for the examples.)
 set -euo pipefail
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 ss_sandbox
@@ -34,6 +35,10 @@ PY
 ss_run 0 "$SKILLSYNC" validate --json "$SS_TESTDATA/skills/valid/basic"
 check validate lines path name valid errors warnings
 ss_push_fixture # ./space: me's clone of the authority's skills
+# A clean clone's status, byte for byte: the writer's commas and empty arrays inside an object.
+ss_run 0 "$SKILLSYNC" status --json
+[ "$(cat "$work/stdout")" = '{"branch":"main","interrupted":false,"blocked":null,"pullPaths":[],"merging":false,"changes":[],"unmerged":[],"toPush":[],"unpushedCommits":[],"behind":0,"waiting":0,"pinned":[],"notices":[],"invalid":[],"refused":[]}' ] ||
+	fail "status --json: $(cat "$work/stdout")"
 ss_run 0 "$SKILLSYNC" whoami --json
 check whoami array did handle pds
 ss_run 0 "$SKILLSYNC" ls --json

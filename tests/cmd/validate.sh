@@ -80,6 +80,26 @@ out=$(cd "$SS_TESTDATA/skills/valid/lenient-description" && "$SKILLSYNC" validat
 python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["valid"] and len(r["warnings"]) == 1 and r["warnings"][0]["field"] is None, r' "$out" ||
 	fail "--json warnings: $out"
 
+# --json, byte for byte (cmd/json_out.c): a quote, a backslash, control characters and a byte
+# that is not UTF-8 escaped, in values and inside a message; commas between members and none
+# after the last; an empty array; one line per skill.
+odd=$(printf 'q"b\\c\t\001\377x')
+mkdir -p "$tmp/odd/$odd" "$tmp/odd/ok"
+printf -- '---\nname: other\ndescription: A skill.\n---\nbody\n' >"$tmp/odd/$odd/SKILL.md"
+printf -- '---\nname: ok\ndescription: A skill.\n---\nbody\n' >"$tmp/odd/ok/SKILL.md"
+set +e
+out=$(cd "$tmp/odd" && "$SKILLSYNC" validate --json "$odd" ok)
+set -e
+want=$(cat <<'EOF'
+{"path":"q\"b\\c\t\u0001\ufffdx","name":"q\"b\\c\t\u0001\ufffdx","valid":false,"errors":[{"file":"q\"b\\c\t\u0001\ufffdx/SKILL.md","field":"name","message":"'other' does not match the directory name 'q\"b\\c\t\u0001\ufffdx'"}],"warnings":[]}
+{"path":"ok","name":"ok","valid":true,"errors":[],"warnings":[]}
+EOF
+)
+[ "$out" = "$want" ] || fail "--json bytes: got
+$out
+want
+$want"
+
 # Bad options and paths.
 set +e
 "$SKILLSYNC" validate --bogus >/dev/null 2>"$tmp/err"
