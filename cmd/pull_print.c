@@ -184,29 +184,28 @@ out:
 		cli_fail(err);
 }
 
-static void json_change_list(const ss_pull_changes *c)
+static void json_change_list(cli_json *w, const char *key, const ss_pull_changes *c)
 {
-	putchar('[');
+	cli_json_array(w, key);
 	for (size_t i = 0; i < c->count; i++) {
 		const ss_pull_change *x = &c->items[i];
 
-		printf("%s{\"name\":", i ? "," : "");
-		cli_print_json_string(x->name);
-		printf(",\"change\":\"%s\",\"by\":", kind_word(x->kind));
+		cli_json_object(w, NULL);
+		cli_json_str(w, "name", x->name);
+		cli_json_str(w, "change", kind_word(x->kind));
 		if (x->did) {
-			printf("{\"did\":");
-			cli_print_json_string(x->did);
-			printf(",\"handle\":");
-			cli_print_json_string(x->handle);
-			printf(",\"mine\":%s}", x->mine ? "true" : "false");
+			cli_json_object(w, "by");
+			cli_json_str(w, "did", x->did);
+			cli_json_str(w, "handle", x->handle);
+			cli_json_bool(w, "mine", x->mine);
+			cli_json_end(w);
 		} else {
-			printf("null");
+			cli_json_null(w, "by");
 		}
-		printf(",\"note\":");
-		cli_print_json_string(x->note);
-		putchar('}');
+		cli_json_str(w, "note", x->note);
+		cli_json_end(w);
 	}
-	putchar(']');
+	cli_json_end(w);
 }
 
 static const char *merge_word(const cli_pull_run *run, const ss_error *err)
@@ -238,121 +237,143 @@ static const char *merge_word(const cli_pull_run *run, const ss_error *err)
 }
 
 /* "reads": how each member read this run was read (sync/fetch.h). */
-static void json_reads(const ss_fetch_result *f)
+static void json_reads(cli_json *w, const ss_fetch_result *f)
 {
-	printf("\"reads\":[");
+	cli_json_array(w, "reads");
 	for (size_t i = 0; i < f->nreads; i++) {
 		const ss_fetch_read *x = &f->reads[i];
 
-		printf("%s{\"did\":", i ? "," : "");
-		cli_print_json_string(x->did);
-		printf(",\"path\":");
-		cli_print_json_string(x->path);
-		printf(",\"verified\":%s,\"fallback\":", x->verified ? "true" : "false");
-		cli_print_json_string(x->fallback);
-		putchar('}');
+		cli_json_object(w, NULL);
+		cli_json_str(w, "did", x->did);
+		cli_json_str(w, "path", x->path);
+		cli_json_bool(w, "verified", x->verified);
+		cli_json_str(w, "fallback", x->fallback);
+		cli_json_end(w);
 	}
-	putchar(']');
+	cli_json_end(w);
 }
 
 /* "failed": each member that could not be read, or whose read was refused, and why. */
-static void json_failed(const ss_fetch_result *f)
+static void json_failed(cli_json *w, const ss_fetch_result *f)
 {
-	printf(",\"failed\":[");
+	cli_json_array(w, "failed");
 	for (size_t i = 0; i < f->nfailed; i++) {
-		printf("%s{\"did\":", i ? "," : "");
-		cli_print_json_string(f->failed[i].did);
-		printf(",\"reason\":");
-		cli_print_json_string(f->failed[i].why);
-		putchar('}');
+		cli_json_object(w, NULL);
+		cli_json_str(w, "did", f->failed[i].did);
+		cli_json_str(w, "reason", f->failed[i].why);
+		cli_json_end(w);
 	}
-	putchar(']');
+	cli_json_end(w);
+}
+
+/* An id, or null for none. */
+static void json_oid(cli_json *w, const char *key, const ss_oid *oid)
+{
+	char hex[SS_OID_HEXSZ + 1];
+
+	if (ss_oid_is_zero(oid)) {
+		cli_json_null(w, key);
+		return;
+	}
+	ss_oid_fmt(hex, oid);
+	cli_json_str(w, key, hex);
+}
+
+static void json_fetch(cli_json *w, const cli_pull_run *run)
+{
+	const ss_pull_result *r = &run->result;
+	const ss_fetch_result *f = &r->fetch;
+
+	cli_json_object(w, "fetch");
+	cli_json_bool(w, "changed", f->changed);
+	cli_json_int(w, "listed", f->listed);
+	cli_json_int(w, "records", f->records);
+	cli_json_int(w, "skipped", f->skipped);
+	cli_json_int(w, "refused", f->refused);
+	cli_json_int(w, "added", f->added);
+	cli_json_int(w, "updated", f->updated);
+	cli_json_int(w, "removed", f->removed);
+	json_oid(w, "tracking", &r->tracking);
+	json_change_list(w, "changes", &r->fetched);
+	cli_json_array(w, "skips");
+	for (size_t i = 0; i < run->nskips; i++) {
+		const cli_pull_skip *s = &run->skips[i];
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "did", s->did);
+		cli_json_str(w, "rkey", s->rkey);
+		cli_json_str(w, "reason", s->reason);
+		cli_json_bool(w, "refused", s->refused);
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+	cli_json_object(w, "listings");
+	cli_json_int(w, "full", f->full_listings);
+	cli_json_int(w, "incremental", f->incremental_listings);
+	cli_json_int(w, "fallback", f->fallbacks);
+	cli_json_end(w);
+	json_reads(w, f);
+	json_failed(w, f);
+	cli_json_end(w);
+}
+
+static void json_merge(cli_json *w, const cli_pull_run *run, const ss_error *err)
+{
+	const ss_pull_result *r = &run->result;
+	static const ss_oid none;
+
+	cli_json_object(w, "merge");
+	cli_json_str(w, "result", merge_word(run, err));
+	json_oid(w, "head", r->merge_ran ? &r->merge.head : &none);
+	json_change_list(w, "changes", &r->merged);
+	cli_json_array(w, "paths");
+	for (size_t i = 0; r->merge_ran && i < r->merge.npaths; i++)
+		cli_json_str(w, NULL, r->merge.paths[i]);
+	cli_json_end(w);
+	cli_json_int(w, "waiting", cli_pull_waiting(run));
+	cli_json_array(w, "held");
+	for (size_t i = 0; i < run->held.count; i++) {
+		const ss_review_item *it = &run->held.items[i];
+
+		cli_json_object(w, NULL);
+		cli_json_str(w, "name", it->hold.name);
+		cli_json_str(w, "did", it->hold.did);
+		cli_json_str(w, "handle", it->handle);
+		cli_json_str(w, "cid", it->hold.cid);
+		cli_json_str(w, "reason", it->hold.reason);
+		cli_json_bool(w, "new", !it->hold.kept_tree);
+		cli_json_bool(w, "rejected", it->hold.rejected);
+		cli_json_bool(w, "replaced", replaced(run, it));
+		cli_json_end(w);
+	}
+	cli_json_end(w);
+	cli_json_end(w);
 }
 
 void cli_pull_print_json(const cli_pull_run *run, const ss_error *err)
 {
-	const ss_pull_result *r = &run->result;
-	const ss_fetch_result *f = &r->fetch;
-	char hex[SS_OID_HEXSZ + 1];
+	cli_json w;
 
-	printf("{\"recovered\":{\"merge\":%s,\"fetch\":%s,\"push\":%zu},",
-	       run->recovered.merge ? "true" : "false", run->recovered.fetch ? "true" : "false",
-	       run->recovered.push);
-	printf("\"fetch\":{\"changed\":%s,\"listed\":%zu,\"records\":%zu,\"skipped\":%zu,"
-	       "\"refused\":%zu,"
-	       "\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"tracking\":",
-	       f->changed ? "true" : "false", f->listed, f->records, f->skipped, f->refused,
-	       f->added, f->updated, f->removed);
-	if (ss_oid_is_zero(&r->tracking)) {
-		printf("null");
-	} else {
-		ss_oid_fmt(hex, &r->tracking);
-		printf("\"%s\"", hex);
-	}
-	printf(",\"changes\":");
-	json_change_list(&r->fetched);
-	printf(",\"skips\":[");
-	for (size_t i = 0; i < run->nskips; i++) {
-		const cli_pull_skip *s = &run->skips[i];
-		printf("%s{\"did\":", i ? "," : "");
-		cli_print_json_string(s->did);
-		printf(",\"rkey\":");
-		cli_print_json_string(s->rkey);
-		printf(",\"reason\":");
-		cli_print_json_string(s->reason);
-		printf(",\"refused\":%s}", s->refused ? "true" : "false");
-	}
-	printf("],\"listings\":{\"full\":%zu,\"incremental\":%zu,\"fallback\":%zu},",
-	       f->full_listings, f->incremental_listings, f->fallbacks);
-	json_reads(f);
-	json_failed(f);
-	putchar('}');
-	if (run->merge) {
-		printf(",\"merge\":{\"result\":\"%s\",\"head\":", merge_word(run, err));
-		if (r->merge_ran && !ss_oid_is_zero(&r->merge.head)) {
-			ss_oid_fmt(hex, &r->merge.head);
-			printf("\"%s\"", hex);
-		} else {
-			printf("null");
-		}
-		printf(",\"changes\":");
-		json_change_list(&r->merged);
-		printf(",\"paths\":[");
-		for (size_t i = 0; r->merge_ran && i < r->merge.npaths; i++) {
-			printf("%s", i ? "," : "");
-			cli_print_json_string(r->merge.paths[i]);
-		}
-		printf("]");
-		printf(",\"waiting\":%zu,\"held\":[", cli_pull_waiting(run));
-		for (size_t i = 0; i < run->held.count; i++) {
-			const ss_review_item *it = &run->held.items[i];
-
-			printf("%s{\"name\":", i ? "," : "");
-			cli_print_json_string(it->hold.name);
-			printf(",\"did\":");
-			cli_print_json_string(it->hold.did);
-			printf(",\"handle\":");
-			cli_print_json_string(it->handle);
-			printf(",\"cid\":");
-			cli_print_json_string(it->hold.cid);
-			printf(",\"reason\":");
-			cli_print_json_string(it->hold.reason);
-			printf(",\"new\":%s,\"rejected\":%s,\"replaced\":%s}",
-			       it->hold.kept_tree ? "false" : "true",
-			       it->hold.rejected ? "true" : "false",
-			       replaced(run, it) ? "true" : "false");
-		}
-		printf("]}");
-	}
-	printf(",\"requests\":%llu,\"bytes\":%llu,\"error\":", (unsigned long long)run->requests,
-	       (unsigned long long)run->bytes);
+	cli_json_init(&w, stdout);
+	cli_json_object(&w, NULL);
+	cli_json_object(&w, "recovered");
+	cli_json_bool(&w, "merge", run->recovered.merge);
+	cli_json_bool(&w, "fetch", run->recovered.fetch);
+	cli_json_int(&w, "push", run->recovered.push);
+	cli_json_end(&w);
+	json_fetch(&w, run);
+	if (run->merge)
+		json_merge(&w, run, err);
+	cli_json_int(&w, "requests", run->requests);
+	cli_json_int(&w, "bytes", run->bytes);
 	if (err) {
-		printf("{\"code\":\"%s\",\"message\":", ss_error_name(err->code));
-		cli_print_json_string(err->message);
-		putchar('}');
+		cli_json_object(&w, "error");
+		cli_json_str(&w, "code", ss_error_name(err->code));
+		cli_json_str(&w, "message", err->message);
+		cli_json_end(&w);
 	} else {
-		printf("null");
+		cli_json_null(&w, "error");
 	}
-	printf("}\n");
+	cli_json_finish(&w);
 	fflush(stdout);
 }

@@ -66,54 +66,48 @@ static void print_text(const ss_review_item *it)
 	}
 }
 
-static void print_json_item(const ss_review_item *it)
+static void json_item(cli_json *w, const ss_review_item *it)
 {
 	const ss_state_hold *h = &it->hold;
 	char id[SS_OID_HEXSZ + 1];
 
-	printf("{\"name\":");
-	cli_print_json_string(h->name);
-	printf(",\"did\":");
-	cli_print_json_string(h->did);
-	printf(",\"handle\":");
-	cli_print_json_string(it->handle);
-	printf(",\"cid\":");
-	cli_print_json_string(h->cid);
-	printf(",\"updatedAt\":");
-	cli_print_json_string(h->updated_at);
-	printf(",\"note\":");
-	cli_print_json_string(it->note);
-	printf(",\"reason\":");
-	cli_print_json_string(h->reason);
 	ss_review_version(h, true, id);
-	printf(",\"version\":");
-	cli_print_json_string(id);
-	printf(",\"new\":%s,\"rejected\":%s,\"files\":[", h->kept_tree ? "false" : "true",
-	       h->rejected ? "true" : "false");
+	cli_json_object(w, NULL);
+	cli_json_str(w, "name", h->name);
+	cli_json_str(w, "did", h->did);
+	cli_json_str(w, "handle", it->handle);
+	cli_json_str(w, "cid", h->cid);
+	cli_json_str(w, "updatedAt", h->updated_at);
+	cli_json_str(w, "note", it->note);
+	cli_json_str(w, "reason", h->reason);
+	cli_json_str(w, "version", id);
+	cli_json_bool(w, "new", !h->kept_tree);
+	cli_json_bool(w, "rejected", h->rejected);
+	cli_json_array(w, "files");
 	for (size_t i = 0; i < it->files.count; i++) {
-		printf("%s{\"path\":", i ? "," : "");
-		cli_print_json_string(it->files.items[i].path);
-		printf(",\"change\":\"%s\",\"executable\":%s}", file_word(it->files.items[i].kind),
-		       it->files.items[i].new_mode == 0100755u ? "true" : "false");
+		cli_json_object(w, NULL);
+		cli_json_str(w, "path", it->files.items[i].path);
+		cli_json_str(w, "change", file_word(it->files.items[i].kind));
+		cli_json_bool(w, "executable", it->files.items[i].new_mode == 0100755u);
+		cli_json_end(w);
 	}
-	printf("],\"findings\":[");
-	for (size_t i = 0; i < it->findings.n; i++) {
-		if (i)
-			putchar(',');
-		cli_audit_print_finding_json(&it->findings.findings[i]);
-	}
-	printf("]}");
+	cli_json_end(w);
+	cli_json_array(w, "findings");
+	for (size_t i = 0; i < it->findings.n; i++)
+		cli_audit_json_finding(w, &it->findings.findings[i]);
+	cli_json_end(w);
+	cli_json_end(w);
 }
 
 static void print_json(const ss_review_items *l)
 {
-	putchar('[');
-	for (size_t i = 0; i < l->count; i++) {
-		if (i)
-			putchar(',');
-		print_json_item(&l->items[i]);
-	}
-	printf("]\n");
+	cli_json w;
+
+	cli_json_init(&w, stdout);
+	cli_json_array(&w, NULL);
+	for (size_t i = 0; i < l->count; i++)
+		json_item(&w, &l->items[i]);
+	cli_json_finish(&w);
 	fflush(stdout);
 }
 
