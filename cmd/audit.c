@@ -134,14 +134,6 @@ void cli_audit_json_finding(cli_json *w, const ss_audit_finding *f)
 	cli_json_end(w);
 }
 
-void cli_audit_print_finding_json(const ss_audit_finding *f)
-{
-	cli_json w;
-
-	cli_json_init(&w, stdout);
-	cli_audit_json_finding(&w, f);
-}
-
 static void print_text(const ss_audit_report *r, size_t nskills)
 {
 	size_t counts[4] = {0, 0, 0, 0};

@@ -116,8 +116,6 @@ void cli_print_note(FILE *out, const char *note, size_t max);
 struct ss_audit_finding;
 void cli_audit_print_finding(const struct ss_audit_finding *f);
 void cli_audit_json_finding(cli_json *w, const struct ss_audit_finding *f);
-/* The same finding as one JSON object on stdout, for review.c's hand-built JSON. */
-void cli_audit_print_finding_json(const struct ss_audit_finding *f);
 
 /*
  * Takes the lock of the open clone (ctx->repo, ctx->state; waiting $SKILLSYNC_LOCK_WAIT
