@@ -93,4 +93,18 @@ int ss_link_refresh(const ss_link *l, ss_error *err);
 int ss_link_skills(const char *workdir, char ***names, size_t *n, ss_error *err);
 void ss_link_skills_free(char **names, size_t n);
 
+/*
+ * Where link may write (core/agent/link_safe.c). ss_link_agent_folder: the agent's folder
+ * (global, or in project) into dir, walked from the base the person chose with no symbolic link
+ * followed below it (ss_link_folder; made when create): SS_EINVALID "refusing to link: '<path>'
+ * is a symbolic link" when one is. ss_link_target_safe: whether the remembered folder dir (a
+ * target of l) can still be written to: none of the components its agent's table puts below
+ * the base is a symbolic link now; when one is, false with why in *why (free()).
+ */
+struct ss_agent;
+struct ss_buf;
+int ss_link_agent_folder(const struct ss_agent *a, bool global, const char *project, bool create,
+                         struct ss_buf *dir, ss_error *err);
+bool ss_link_target_safe(const ss_link_set *l, const char *dir, char **why);
+
 #endif
