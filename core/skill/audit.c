@@ -213,7 +213,7 @@ static void view_release(view *v)
  * are at its level and over the rest at info. */
 static void run_regex(ss_audit_report *r, const ss_audit__rule *rule, view *v)
 {
-	ss_audit__pass p = {v->f.bytes, 0, v->f.len, NULL, rule->info.level, 0, 0};
+	ss_audit__pass p = {v->f.bytes, 0, v->f.len, NULL, rule->info.level, 0, 0, 0};
 
 	if (rule->scope == SS_AUDIT_SCOPE_FRONTMATTER) {
 		p.start = v->fm_start;
@@ -258,6 +258,13 @@ static void run_regex(ss_audit_report *r, const ss_audit__rule *rule, view *v)
 void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
                    size_t len, bool executable)
 {
+	ss_audit_file_rule(r, skill, path, bytes, len, executable, SIZE_MAX);
+}
+
+/* only: the index of the one rule to run, SIZE_MAX for all of them. */
+void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
+                        size_t len, bool executable, size_t only)
+{
 	static const ss_audit__rule broken_rule = {
 	    {"audit-broken", SS_AUDIT_HIGH,
 	     "the audit's rules cannot be used: nothing was checked"},
@@ -292,6 +299,8 @@ void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, cons
 	for (size_t i = 0; i < n; i++) {
 		const ss_audit__rule *rule = &rules[i];
 
+		if (only != SIZE_MAX && i != only)
+			continue;
 		switch (rule->kind) {
 		case SS_AUDIT_KIND_EXECUTABLE:
 			if (executable)

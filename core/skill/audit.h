@@ -55,6 +55,11 @@ void ss_audit_report_release(ss_audit_report *r);
 void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
                    size_t len, bool executable);
 
+/* ss_audit_file with the rule at index rule (ss_audit_rule_at) only, or every rule for
+ * SIZE_MAX: bench/audit_rules.c times the rules one by one with it. */
+void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
+                        size_t len, bool executable, size_t rule);
+
 /* The highest level in r (SS_AUDIT_INFO when empty). */
 ss_audit_level ss_audit_worst(const ss_audit_report *r);
 const char *ss_audit_level_name(ss_audit_level l); /* "high", "medium", "low", "info" */

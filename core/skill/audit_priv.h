@@ -75,6 +75,7 @@ typedef struct ss_audit__pass {
 	const uint32_t *map;
 	ss_audit_level level;
 	size_t skip_start, skip_end;
+	size_t max_steps; /* the match limit; 0: in proportion to the text (below) */
 } ss_audit__pass;
 
 /*

@@ -276,10 +276,10 @@ static size_t next_line(const char *text, size_t pos, size_t end)
 /* A match context whose limits grow with the text: SS_AUDIT_STEPS_PER_BYTE steps a byte, the
  * interpreter's depth one frame a byte (a group repeated over a long line nests), its heap at
  * most 64 MiB. NULL when out of memory (the caller fails closed). */
-static pcre2_match_context *limits_for(size_t len)
+static pcre2_match_context *limits_for(size_t len, size_t max_steps)
 {
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
-	size_t steps = SS_AUDIT_STEPS_MIN + SS_AUDIT_STEPS_PER_BYTE * len;
+	size_t steps = max_steps ? max_steps : SS_AUDIT_STEPS_MIN + SS_AUDIT_STEPS_PER_BYTE * len;
 
 	if (!mc)
 		return NULL;
@@ -328,7 +328,7 @@ void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const ss_au
                      const ss_audit__pass *p)
 {
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(rule->code, NULL);
-	pcre2_match_context *mc = limits_for(p->end - p->start);
+	pcre2_match_context *mc = limits_for(p->end - p->start, p->max_steps);
 	size_t off = p->start, counted = 0, line = 1, k = p->skip_start;
 
 	while (off < p->end) {
