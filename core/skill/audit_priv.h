@@ -99,9 +99,10 @@ void ss_audit__add_at(ss_audit_report *r, const ss_audit__rule *rule, ss_audit_l
 /* The copies some rules look at (audit_text.c). */
 /* Whether path is Markdown (.md, .markdown, .mdx, any case). */
 bool ss_audit__markdown(const char *path);
-/* Whether a file is binary: a NUL byte in its first 8 KiB (git's rule) or the signature of a
- * PDF, an image, an archive, a font, a compiled program or a database at its start. */
-bool ss_audit__binary(const char *bytes, size_t len);
+/* Whether a file is binary: the signature of a PDF, an image, an archive, a font, a compiled
+ * program or a database at its start, or, for a file that is not a program (whose interpreter
+ * may read past a NUL), a NUL byte in its first 8 KiB (git's rule). */
+bool ss_audit__binary(const char *bytes, size_t len, bool program);
 /*
  * A Markdown file with its prose blanked (spaces; newlines kept, so offsets and lines are the
  * file's): what is left is where commands are: fenced and indented code blocks (not their

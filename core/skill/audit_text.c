@@ -25,7 +25,7 @@ bool ss_audit__markdown(const char *path)
 	       ends_with_ci(path, ".mdx");
 }
 
-bool ss_audit__binary(const char *bytes, size_t len)
+bool ss_audit__binary(const char *bytes, size_t len, bool program)
 {
 	static const struct {
 		const char *magic;
@@ -52,7 +52,7 @@ bool ss_audit__binary(const char *bytes, size_t len)
 	for (size_t i = 0; i < sizeof(magic) / sizeof(*magic); i++)
 		if (len >= magic[i].n && !memcmp(bytes, magic[i].magic, magic[i].n))
 			return true;
-	return memchr(bytes, '\0', len < 8192 ? len : 8192) != NULL;
+	return !program && memchr(bytes, '\0', len < 8192 ? len : 8192) != NULL;
 }
 
 /* Blanks out[s, e) but its newlines. */

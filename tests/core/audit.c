@@ -354,8 +354,8 @@ static void test_audit__limit_fails_closed(void **state)
 	ss_buf_release(&text);
 }
 
-/* A binary file (a NUL in its first 8 KiB, or a known signature) is one finding that names it,
- * not searched as text; SKILL.md and programs are searched whatever they hold. */
+/* A binary file (a known signature, or a NUL in the first 8 KiB of what is not a program) is
+ * one finding that names it, not searched as text; SKILL.md is searched whatever it holds. */
 static void test_audit__binary_not_searched(void **state)
 {
 	static const char font[] = "\0\1\0\0\0\x10"
@@ -374,6 +374,9 @@ static void test_audit__binary_not_searched(void **state)
 	ss_audit_file(&r, "x", "scripts/run.sh", script, sizeof(script) - 1, false);
 	assert_int_equal(count_rule(&r, "binary-file", NULL), 2);
 	assert_int_equal(count_rule(&r, "download-exec", NULL), 1);
+	ss_audit_file(&r, "x", "scripts/parts.tar.gz", "\x1f\x8b\x08\x1b[2K", 7, false);
+	assert_int_equal(count_rule(&r, "binary-file", NULL), 3);
+	assert_int_equal(count_rule(&r, "terminal-hide", NULL), 0);
 	ss_audit_report_release(&r);
 }
 
