@@ -266,15 +266,8 @@ void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path,
                         size_t len, bool executable, size_t only)
 {
 	static const ss_audit__rule broken_rule = {
-	    {"audit-broken", SS_AUDIT_HIGH,
-	     "the audit's rules cannot be used: nothing was checked"},
-	    SS_AUDIT_KIND_REGEX,
-	    SS_AUDIT_SCOPE_ANY,
-	    NULL,
-	    NULL,
-	    false,
-	    false,
-	    false};
+	    .info = {"audit-broken", SS_AUDIT_HIGH,
+	             "the audit's rules cannot be used: nothing was checked"}};
 	const char *broken;
 	size_t n, first;
 	const ss_audit__rule *rules = ss_audit__rules(&n, &broken);

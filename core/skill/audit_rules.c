@@ -294,14 +294,7 @@ static void add_limit(ss_audit_report *r, const ss_audit__rule *rule, const ss_a
                       size_t pos, size_t line, int rc)
 {
 	static const ss_audit__rule limit_rule = {
-	    {"audit-limit", SS_AUDIT_HIGH, "a rule reached the regex engine's limit"},
-	    SS_AUDIT_KIND_REGEX,
-	    SS_AUDIT_SCOPE_ANY,
-	    NULL,
-	    NULL,
-	    false,
-	    false,
-	    false};
+	    .info = {"audit-limit", SS_AUDIT_HIGH, "a rule reached the regex engine's limit"}};
 	PCRE2_UCHAR why[128];
 	ss_buf msg = SS_BUF_INIT;
 	ss_audit_finding *added;
