@@ -107,8 +107,8 @@ bool ss_audit__binary(const char *bytes, size_t len, bool program);
  * A Markdown file with its prose blanked (spaces; newlines kept, so offsets and lines are the
  * file's): what is left is where commands are: fenced and indented code blocks (not their
  * fences), inline code spans with their backticks, everything before body (SKILL.md's
- * frontmatter), and, in SKILL.md, lines that tell the agent to run something ("Run ...",
- * "Then execute ...", "$ ..."). free() the result.
+ * frontmatter), and, in SKILL.md, lines that tell the agent to run something (with the
+ * word run, execute, exec, invoke, paste, install or launch, or a "$ " prompt). free() the result.
  */
 char *ss_audit__commands_only(const char *bytes, size_t len, bool skill_md, size_t body);
 /*

@@ -91,6 +91,11 @@ static size_t fence(const char *line, size_t n, char *ch)
 	return k - i;
 }
 
+static bool is_letter(char c)
+{
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
 /* Whether the word at s (n bytes left) is one of words, ASCII case ignored, followed by a
  * character that is not a letter; its length in *len. */
 static bool word_in(const char *s, size_t n, const char *const *words, size_t *len)
@@ -98,8 +103,7 @@ static bool word_in(const char *s, size_t n, const char *const *words, size_t *l
 	for (; *words; words++) {
 		size_t m = strlen(*words);
 
-		if (n >= m && !strncasecmp(s, *words, m) &&
-		    (n == m || !((s[m] | 0x20) >= 'a' && (s[m] | 0x20) <= 'z'))) {
+		if (n >= m && !strncasecmp(s, *words, m) && (n == m || !is_letter(s[m]))) {
 			*len = m;
 			return true;
 		}
@@ -107,28 +111,24 @@ static bool word_in(const char *s, size_t n, const char *const *words, size_t *l
 	return false;
 }
 
-/* Whether a line of SKILL.md tells the agent to run something: after a list marker, a quote
- * or emphasis, "run", "execute", "invoke", "type", "paste", "enter", "install", "launch" (maybe
- * after "then", "first", "next", "now", "finally"), or a shell prompt "$ ". */
+/* Whether a line of SKILL.md tells the agent to run something: it has the word "run",
+ * "execute", "exec", "invoke", "paste", "install" or "launch" (any case), or starts with a
+ * shell prompt "$ " (after blanks or a quote). */
 static bool run_line(const char *s, size_t n)
 {
-	static const char *const lead[] = {"then", "first", "next", "now", "finally", "also", NULL};
-	static const char *const verbs[] = {"run",   "execute", "exec",    "invoke", "type",
-	                                    "paste", "enter",   "install", "launch", NULL};
+	static const char *const verbs[] = {"run",   "execute", "exec",   "invoke",
+	                                    "paste", "install", "launch", NULL};
 	size_t i = 0, m;
 
-	while (i < n && strchr(" \t>*_-+#", s[i]))
-		i++;
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++;
-	while (i < n && strchr(".) \t*_", s[i]))
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '>'))
 		i++;
 	if (n - i >= 2 && s[i] == '$' && s[i + 1] == ' ')
 		return true;
-	if (word_in(s + i, n - i, lead, &m))
-		for (i += m; i < n && (s[i] == ',' || s[i] == ' '); i++)
-			;
-	return word_in(s + i, n - i, verbs, &m);
+	for (; i < n; i++)
+		if (is_letter(s[i]) && (i == 0 || !is_letter(s[i - 1])) &&
+		    word_in(s + i, n - i, verbs, &m))
+			return true;
+	return false;
 }
 
 /* Backtick runs longer than this are text, not the delimiters of a code span. */
