@@ -4,9 +4,12 @@
  * process (JIT where the machine has it); the one module that includes pcre2.h.
  *
  * Patterns are compiled with PCRE2_UTF (and PCRE2_MATCH_INVALID_UTF: a file that is not UTF-8
- * is still searched), PCRE2_MULTILINE (^ and $ at every line) and PCRE2_NEWLINE_ANYCRLF. A rule's
- * finding sits where its first capture group that took part starts, else where the match
- * starts; a rule reports a line once.
+ * is still searched, each valid stretch on its own: ^ does not match after a bad byte, which is
+ * why the rules anchor with (?<![^\n]) instead), PCRE2_MULTILINE (^ and $ at every line) and
+ * PCRE2_NEWLINE_ANYCRLF. A rule's finding sits where its first capture group that took part
+ * starts, else where the match starts; a rule reports a line once. Every search runs under
+ * match, depth and heap limits that grow with the text (limits_for); one that reaches a limit,
+ * or fails in any other way, is a high "audit-limit" finding, never a quiet end.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pthread.h>
