@@ -314,6 +314,7 @@ void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path,
 			break;
 		}
 	}
-	by_line(r->findings + first, r->n - first);
+	if (r->n > first)
+		by_line(r->findings + first, r->n - first);
 	view_release(&v);
 }
