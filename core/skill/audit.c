@@ -281,8 +281,7 @@ void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path,
 	memset(&v, 0, sizeof(v));
 	v.f = (ss_audit__file){skill, path, bytes, len};
 	v.code = is_code(path, bytes, len, executable);
-	/* SKILL.md is read as text whatever it holds (the agent does) */
-	v.binary = strcmp(path, "SKILL.md") && ss_audit__binary(bytes, len, v.code);
+	v.binary = ss_audit__binary(path, bytes, len);
 	v.fm = !strcmp(path, "SKILL.md") && frontmatter(bytes, len, &v.fm_start, &v.fm_end);
 	v.lower = ss_audit__fold(bytes, len, &v.nlower);
 	for (size_t i = 0; i < len && !v.non_ascii; i++)

@@ -99,10 +99,11 @@ void ss_audit__add_at(ss_audit_report *r, const ss_audit__rule *rule, ss_audit_l
 /* The copies some rules look at (audit_text.c). */
 /* Whether path is Markdown (.md, .markdown, .mdx, any case). */
 bool ss_audit__markdown(const char *path);
-/* Whether a file is binary: the signature of a PDF, an image, an archive, a font, a compiled
- * program or a database at its start, or, for a file that is not a program (whose interpreter
- * may read past a NUL), a NUL byte in its first 8 KiB (git's rule). */
-bool ss_audit__binary(const char *bytes, size_t len, bool program);
+/* Whether a file is binary: its name says a binary format (.ttf, .pdf, .png, .zip, .gz, .docx,
+ * ...) and its bytes agree (that format's signature at the start, or a NUL byte in the first
+ * 8 KiB, git's rule). A file named as text (SKILL.md, Markdown, a script) is text whatever it
+ * holds: what would make it "binary" would also hide text an agent reads from the rules. */
+bool ss_audit__binary(const char *path, const char *bytes, size_t len);
 /*
  * A Markdown file with its prose blanked (spaces; newlines kept, so offsets and lines are the
  * file's): what is left is where commands are: fenced and indented code blocks (not their

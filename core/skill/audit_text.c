@@ -25,7 +25,25 @@ bool ss_audit__markdown(const char *path)
 	       ends_with_ci(path, ".mdx");
 }
 
-bool ss_audit__binary(const char *bytes, size_t len, bool program)
+/* Whether path's suffix is that of a binary format (fonts, documents, images, archives,
+ * compiled code, databases, media). */
+static bool binary_suffix(const char *path)
+{
+	static const char *const suffixes[] = {
+	    ".ttf",    ".otf",     ".woff", ".woff2", ".eot", ".pdf",   ".png",  ".jpg",
+	    ".jpeg",   ".gif",     ".webp", ".ico",   ".bmp", ".tif",   ".tiff", ".zip",
+	    ".gz",     ".tgz",     ".bz2",  ".xz",    ".7z",  ".tar",   ".jar",  ".whl",
+	    ".docx",   ".xlsx",    ".pptx", ".odt",   ".ods", ".odp",   ".pyc",  ".so",
+	    ".dylib",  ".dll",     ".exe",  ".o",     ".a",   ".class", ".wasm", ".db",
+	    ".sqlite", ".sqlite3", ".mp3",  ".mp4",   ".wav", ".ogg",   ".webm", ".mov"};
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+		if (ends_with_ci(path, suffixes[i]))
+			return true;
+	return false;
+}
+
+bool ss_audit__binary(const char *path, const char *bytes, size_t len)
 {
 	static const struct {
 		const char *magic;
@@ -49,10 +67,12 @@ bool ss_audit__binary(const char *bytes, size_t len, bool program)
 	    {"SQLite format 3", 16},
 	};
 
+	if (!binary_suffix(path))
+		return false;
 	for (size_t i = 0; i < sizeof(magic) / sizeof(*magic); i++)
 		if (len >= magic[i].n && !memcmp(bytes, magic[i].magic, magic[i].n))
 			return true;
-	return !program && memchr(bytes, '\0', len < 8192 ? len : 8192) != NULL;
+	return memchr(bytes, '\0', len < 8192 ? len : 8192) != NULL;
 }
 
 /* Blanks out[s, e) but its newlines. */
