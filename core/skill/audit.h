@@ -6,7 +6,12 @@
  *
  * Rules: the rules are data, in one place (core/skill/audit_rules.json, compiled in), and are
  * compiled once per process, on first use (thread-safe); a rule that cannot be compiled makes
- * every audit report a high finding of rule "audit-broken" rather than pass quietly.
+ * every audit report a high finding of rule "audit-broken" rather than pass quietly. Every
+ * pattern is linear in its input and runs under the regex engine's limits: a search that
+ * reaches one is a high finding of rule "audit-limit" naming the rule (fail closed).
+ * A rule that looks for commands keeps its level in Markdown only where commands are (code
+ * blocks, inline code, SKILL.md's lines that say to run something); elsewhere in Markdown its
+ * findings are info. A binary file is one finding ("binary-file"), not searched as text.
  * ss_audit_file is pure: it reads only the bytes it is given. A finding's line is the file's
  * own, 1-based (0: about the file as a whole); its excerpt is the offending line as a terminal
  * may show it (core/util/utf8.h's escape rule: no control or invisible character raw), cut to
@@ -33,9 +38,9 @@ typedef struct ss_audit_finding {
 	char *skill; /* the skill's directory name */
 	char *path;  /* the file, relative to the skill's directory ("SKILL.md", "scripts/x.sh") */
 	size_t line; /* 1-based line in that file; 0 for a finding about the file as a whole */
-	const char *rule; /* the rule's id (static) */
-	ss_audit_level level;
-	char *message; /* one line, what and why */
+	const char *rule;     /* the rule's id (static) */
+	ss_audit_level level; /* the rule's; info for a command rule's match in Markdown prose */
+	char *message;        /* one line, what and why */
 	/* the offending text, escaped for a terminal (no control or invisible char raw) */
 	char *excerpt;
 } ss_audit_finding;
@@ -54,6 +59,11 @@ void ss_audit_report_release(ss_audit_report *r);
 /* Checks one file of a skill (SKILL.md included) and appends what it finds; pure, no I/O. */
 void ss_audit_file(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
                    size_t len, bool executable);
+
+/* ss_audit_file with the rule at index rule (ss_audit_rule_at) only, or every rule for
+ * SIZE_MAX: bench/audit_rules.c times the rules one by one with it. */
+void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path, const char *bytes,
+                        size_t len, bool executable, size_t rule);
 
 /* The highest level in r (SS_AUDIT_INFO when empty). */
 ss_audit_level ss_audit_worst(const ss_audit_report *r);

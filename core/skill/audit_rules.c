@@ -4,9 +4,12 @@
  * process (JIT where the machine has it); the one module that includes pcre2.h.
  *
  * Patterns are compiled with PCRE2_UTF (and PCRE2_MATCH_INVALID_UTF: a file that is not UTF-8
- * is still searched), PCRE2_MULTILINE (^ and $ at every line) and PCRE2_NEWLINE_ANYCRLF. A rule's
- * finding sits where its first capture group that took part starts, else where the match
- * starts; a rule reports a line once.
+ * is still searched, each valid stretch on its own: ^ does not match after a bad byte, which is
+ * why the rules anchor with (?<![^\n]) instead), PCRE2_MULTILINE (^ and $ at every line) and
+ * PCRE2_NEWLINE_ANYCRLF. A rule's finding sits where its first capture group that took part
+ * starts, else where the match starts; a rule reports a line once. Every search runs under
+ * match, depth and heap limits that grow with the text (limits_for); one that reaches a limit,
+ * or fails in any other way, is a high "audit-limit" finding, never a quiet end.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pthread.h>
@@ -41,9 +44,9 @@ static int level_of(const char *s, ss_audit_level *out)
 
 static int kind_of(const char *s, ss_audit_kind *out)
 {
-	static const char *const names[] = {"regex", "executable", "scripts", "symlink"};
+	static const char *const names[] = {"regex", "executable", "scripts", "symlink", "binary"};
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(s ? s : "regex", names[i])) {
 			*out = (ss_audit_kind)i;
 			return 0;
@@ -117,6 +120,8 @@ static int compile_rule(json_t *jr, ss_audit__rule *out, ss_buf *why)
 	out->info.message = ss_xstrdup(message);
 	out->code = NULL;
 	out->non_ascii = json_is_true(json_object_get(jr, "needsNonAscii"));
+	out->commands = json_is_true(json_object_get(jr, "commands"));
+	out->fold_confusables = json_is_true(json_object_get(jr, "foldConfusables"));
 	if (read_needs(json_object_get(jr, "needs"), out) < 0) {
 		ss_buf_printf(why, "rule '%s': needs is not a list of lists of lowercase strings",
 		              id);
@@ -144,8 +149,8 @@ static int compile_rule(json_t *jr, ss_audit__rule *out, ss_buf *why)
 static void compile_all(void)
 {
 	json_error_t jerr;
-	json_t *doc =
-	    json_loadb((const char *)ss_audit__rules_json, ss_audit__rules_json_len, 0, &jerr);
+	json_t *doc = json_loadb((const char *)ss_audit__rules_json, ss_audit__rules_json_len,
+	                         JSON_ALLOW_NUL, &jerr);
 	json_t *rules = json_object_get(doc, "rules");
 	ss_buf why = SS_BUF_INIT;
 	size_t i;
@@ -264,43 +269,95 @@ bool ss_audit__needs_met(const ss_audit__rule *rule, const char *folded, size_t 
 }
 
 /* The start of the line after the one holding pos, or end. */
-static size_t next_line(const char *bytes, size_t pos, size_t end)
+static size_t next_line(const char *text, size_t pos, size_t end)
 {
-	const char *nl = pos < end ? memchr(bytes + pos, '\n', end - pos) : NULL;
+	const char *nl = pos < end ? memchr(text + pos, '\n', end - pos) : NULL;
 
-	return nl ? (size_t)(nl - bytes) + 1 : end;
+	return nl ? (size_t)(nl - text) + 1 : end;
 }
 
-void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const char *skill,
-                     const char *path, const char *bytes, size_t start, size_t end)
+/* A match context whose limits grow with the text: SS_AUDIT_STEPS_PER_BYTE steps a byte, the
+ * interpreter's depth one frame a byte (a group repeated over a long line nests), its heap at
+ * most 64 MiB. NULL when out of memory (the caller fails closed). */
+static pcre2_match_context *limits_for(size_t len, size_t max_steps)
+{
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	size_t steps = max_steps ? max_steps : SS_AUDIT_STEPS_MIN + SS_AUDIT_STEPS_PER_BYTE * len;
+
+	if (!mc)
+		return NULL;
+	pcre2_set_match_limit(mc, steps > UINT32_MAX ? UINT32_MAX : (uint32_t)steps);
+	pcre2_set_depth_limit(mc, len + 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(len + 1000));
+	pcre2_set_heap_limit(mc, 64 * 1024);
+	return mc;
+}
+
+/* Adds the high finding of a search of rule that reached a limit at pos (fail closed). */
+static void add_limit(ss_audit_report *r, const ss_audit__rule *rule, const ss_audit__file *f,
+                      size_t pos, size_t line, int rc)
+{
+	static const ss_audit__rule limit_rule = {
+	    .info = {"audit-limit", SS_AUDIT_HIGH, "a rule reached the regex engine's limit"}};
+	PCRE2_UCHAR why[128];
+	ss_buf msg = SS_BUF_INIT;
+	ss_audit_finding *added;
+
+	pcre2_get_error_message(rc, why, sizeof(why));
+	ss_audit__add_at(r, &limit_rule, SS_AUDIT_HIGH, f, pos, line);
+	added = &r->findings[r->n - 1];
+	ss_buf_printf(&msg,
+	              "rule '%s' stopped here (%s): the rest of the file was not checked by it",
+	              rule->info.id, (const char *)why);
+	free(added->message);
+	added->message = ss_buf_detach(&msg, NULL);
+}
+
+/* Whether one of r's findings [*k, end) is on line (they come by line: *k moves on). */
+static bool reported(const ss_audit_report *r, size_t *k, size_t end, size_t line)
+{
+	while (*k < end && r->findings[*k].line < line)
+		(*k)++;
+	return *k < end && r->findings[*k].line == line;
+}
+
+void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const ss_audit__file *f,
+                     const ss_audit__pass *p)
 {
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(rule->code, NULL);
-	size_t off = start, counted = 0, line = 1;
+	pcre2_match_context *mc = limits_for(p->end - p->start, p->max_steps);
+	size_t off = p->start, counted = 0, line = 1, k = p->skip_start;
 
-	while (off < end) {
-		int rc = pcre2_match(rule->code, (PCRE2_SPTR)bytes, end, off, 0, md, NULL);
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	while (off < p->end) {
+		int rc = md && mc
+		             ? pcre2_match(rule->code, (PCRE2_SPTR)p->text, p->end, off, 0, md, mc)
+		             : PCRE2_ERROR_NOMEMORY;
+		PCRE2_SIZE *ov = md ? pcre2_get_ovector_pointer(md) : NULL;
 		size_t pos;
 
-		if (rc < PCRE2_ERROR_NOMATCH)
-			/* the JIT's stack ran out, say: the interpreter keeps its own on the heap
-			 */
-			rc = pcre2_match(rule->code, (PCRE2_SPTR)bytes, end, off, PCRE2_NO_JIT, md,
-			                 NULL);
-		if (rc < 0)
+		if (rc ==
+		    PCRE2_ERROR_JIT_STACKLIMIT) /* the interpreter keeps its frames on the heap */
+			rc = pcre2_match(rule->code, (PCRE2_SPTR)p->text, p->end, off, PCRE2_NO_JIT,
+			                 md, mc);
+		if (rc == PCRE2_ERROR_NOMATCH)
 			break;
-		pos = ov[0];
+		pos = rc < 0 ? off : ov[0];
 		for (int g = 1; g < rc; g++)
 			if (ov[2 * g] != PCRE2_UNSET) {
 				pos = ov[2 * g];
 				break;
 			}
-		for (; counted < pos; counted++)
-			line += bytes[counted] == '\n';
-		ss_audit__add_at(r, rule, skill, path, bytes, end, pos, line);
-		off = next_line(bytes, pos, end);
+		for (size_t at = p->map ? p->map[pos] : pos; counted < at; counted++)
+			line += f->bytes[counted] == '\n';
+		if (rc < 0) {
+			add_limit(r, rule, f, counted, line, rc);
+			break;
+		}
+		if (!reported(r, &k, p->skip_end, line))
+			ss_audit__add_at(r, rule, p->level, f, counted, line);
+		off = next_line(p->text, pos, p->end);
 		if (ov[1] > off)
-			off = next_line(bytes, ov[1] - 1, end);
+			off = next_line(p->text, ov[1] - 1, p->end);
 	}
+	pcre2_match_context_free(mc);
 	pcre2_match_data_free(md);
 }
