@@ -114,9 +114,10 @@ void ss_git__pathspec_split(const char *const *paths, size_t n, const char **out
 	const char **sorted = ss_xcalloc(n ? n : 1, sizeof(*sorted));
 	size_t k = 0, tail = n;
 
-	memcpy(sorted, paths, n * sizeof(*sorted));
-	if (n)
+	if (n) {
+		memcpy(sorted, paths, n * sizeof(*sorted));
 		qsort(sorted, n, sizeof(*sorted), cmp_str);
+	}
 	/* sorted, every path that starts with p comes right after p */
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && !strncmp(sorted[i + 1], sorted[i], strlen(sorted[i])))
