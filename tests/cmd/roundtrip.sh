@@ -25,10 +25,22 @@ ss_accounts "$tmp" rt a b auth m1 m2
 sp_login a b auth m1 m2
 cd "$tmp"
 
-# The skills: each roundtrip case, and the one skill of each valid case.
-skills=("$SS_TESTDATA"/skills/roundtrip/*/ "$SS_TESTDATA"/skills/valid/*/*/)
+# The skills: each roundtrip case, and the one skill of each valid case, copied into send/; a
+# valid case whose skill's name an earlier one took (several cases name theirs "pdf") is sent as
+# <name>-<case>, its name line changed to match and every other byte as written.
+mkdir send
+for d in "$SS_TESTDATA"/skills/roundtrip/*/ "$SS_TESTDATA"/skills/valid/*/*/; do
+	name=$(basename "$d")
+	if [ -e "send/$name" ]; then
+		name=$name-$(basename "$(dirname "$d")")
+		cp -rp "$d" "send/$name"
+		sed -i "0,/^name: .*/s//name: $name/" "send/$name/SKILL.md"
+	else
+		cp -rp "$d" "send/$name"
+	fi
+done
+skills=("$tmp"/send/*/)
 [ "${#skills[@]}" -ge 20 ] || fail "only ${#skills[@]} skills to send"
-[ -z "$(for d in "${skills[@]}"; do basename "$d"; done | sort | uniq -d)" ] || fail "two skills share a name"
 
 # seed <clone>: the skills copied into the clone, committed and pushed.
 seed() {
