@@ -1,26 +1,48 @@
 /*
- * login.c: `skillsync login <handle-or-did> [--password-stdin]`.
+ * login.c: `skillsync login [--oauth [--paste] [--no-browser]] <handle-or-did>` and
+ * `skillsync login --password-stdin <handle-or-did>`.
  *
- * The password comes from $SKILLSYNC_PASSWORD, from stdin with --password-stdin, or from a
- * prompt without echo on a terminal; never from argv. It is wiped from memory after use and
- * never printed.
+ * With --oauth the person signs in on their PDS's own page (sync/identity/signin.h): its URL is
+ * printed and opened with $BROWSER (else xdg-open); the session kept has no password in it and
+ * may only do what its scope says. Otherwise the password comes from $SKILLSYNC_PASSWORD, from
+ * stdin with --password-stdin, or from a prompt without echo on a terminal; never from argv. It is
+ * wiped from memory after use and never printed.
  */
 #include <errno.h>
+#include <spawn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/util/buf.h"
+#include "core/util/mem.h"
 #include "core/util/secret.h"
 #include "sync/identity/session.h"
+#include "sync/identity/signin.h"
 #include "sync/net/http.h"
 #include "sync/setting.h"
 
 #define MAX_PASSWORD 1024
+/* How long an OAuth sign-in waits for the person, by default. */
+#define SIGNIN_TIMEOUT_S 300
+
+/*
+ * The least an OAuth session needs: to create, update and delete garden.engram.skill records
+ * in the account's repo (reads are public) and in the spaces it writes to and reads
+ * (SPACE_SCOPE: the delegation token of a permissioned space needs its read).
+ */
+#define REPO_SCOPE "repo:garden.engram.skill?action=create&action=update&action=delete"
+#define SPACE_SCOPE                                                                                \
+	"space:garden.engram.space?authority=*&collection=garden.engram.skill&action=read&"        \
+	"action=create&action=update&action=delete"
+#define OAUTH_SCOPE "atproto " REPO_SCOPE " " SPACE_SCOPE
+
+extern char **environ;
 
 /* Reads one line from fd into out (without the newline); SS_ETOOBIG past the cap. */
 static int read_line(int fd, ss_buf *out)
@@ -70,11 +92,81 @@ static int prompt(const char *who, ss_buf *out, ss_error *err)
 	return 0;
 }
 
+/* Opens url with $BROWSER, else xdg-open; best effort (the URL is printed either way). Only
+ * the URL goes to the browser: the session's secrets are not made yet, and the listener is
+ * not inherited (close-on-exec). */
+static void open_browser(const char *url)
+{
+	const char *browser = getenv("BROWSER");
+	char *prog = ss_xstrdup(browser && *browser ? browser : "xdg-open"),
+	     *page = ss_xstrdup(url);
+	char *argv[] = {prog, page, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0)
+		fprintf(stderr, "skillsync: cannot start '%s': open the page yourself\n", argv[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	free(prog);
+	free(page);
+}
+
+/* What a session may do, in words. */
+static void print_powers(const ss_session_info *info)
+{
+	if (!info->oauth) {
+		printf("password session: may do anything the account can\n");
+		return;
+	}
+	printf("OAuth session: may create, update and delete %s records%s (scope: ",
+	       "garden.engram.skill",
+	       info->scope && strstr(info->scope, "space:") ? ", also in spaces" : "");
+	cli_print_safe(stdout, info->scope ? info->scope : "");
+	printf(")\n");
+}
+
+typedef struct oauth_opts {
+	bool paste, no_browser;
+	int timeout_s;
+} oauth_opts;
+
+/* The OAuth sign-in: the page's URL printed (and opened), then the redirect waited for. */
+static int login_oauth(ss_http *http, const char *who, const oauth_opts *o, ss_session_info *info,
+                       ss_error *err)
+{
+	ss_signin *s = NULL;
+	int ret;
+
+	if ((ret = ss_signin_begin(http, who, OAUTH_SCOPE, &s, err)) < 0)
+		return ret;
+	printf("Sign in on your PDS's page (it opens in your browser):\n  %s\n", ss_signin_url(s));
+	if (o->paste)
+		printf("Then paste here the address the browser ended on.\n");
+	fflush(stdout);
+	if (!o->no_browser)
+		open_browser(ss_signin_url(s));
+	ret = ss_signin_finish(s, o->paste ? STDIN_FILENO : -1, o->timeout_s, info, err);
+	ss_signin_free(s);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	return ret;
+}
+
 static int cmd_login(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_login_def = {
     "login", cmd_login, "sign in to an account's PDS and keep the session",
-    "usage: skillsync login [--password-stdin] <handle-or-did>\n"
+    "usage: skillsync login --oauth [--paste] [--no-browser] [--timeout=S] <handle-or-did>\n"
+    "   or: skillsync login [--password-stdin] <handle-or-did>\n"
+    "\n"
+    "With --oauth you sign in on your PDS's own page, which opens with $BROWSER (or\n"
+    "xdg-open) and whose address is printed: the session kept holds no password and may\n"
+    "only create, update and delete garden.engram.skill records, in your repo and in the\n"
+    "spaces you use. On a machine without a browser, open the address elsewhere and with\n"
+    "--paste give back the address the browser ended on.\n"
     "\n"
     "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
     "$SKILLSYNC_CONFIG_HOME (default $XDG_CONFIG_HOME/skillsync or ~/.config/skillsync).\n"
@@ -87,6 +179,10 @@ const ss_command cmd_login_def = {
     "session kept is then a full-access one: mode 0600, refreshed as it is used, and ended\n"
     "on the server by 'skillsync logout'.\n"
     "\n"
+    "    --oauth             sign in with OAuth (no password kept; least scope)\n"
+    "    --paste             also take the final address pasted on stdin\n"
+    "    --no-browser        do not open a browser: only print the address\n"
+    "    --timeout=S         give up the OAuth sign-in after S seconds [300]\n"
     "    --password-stdin    read the password from the first line of stdin\n"};
 
 static int cmd_login(ss_ctx *ctx, int argc, char **argv)
@@ -95,13 +191,23 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	char *env = getenv(SS_SECRET_ENV_PASSWORD);
 	ss_session_info info = {0};
 	ss_buf password = SS_BUF_INIT;
-	bool from_stdin = false;
+	bool from_stdin = false, oauth = false;
+	oauth_opts oo = {.timeout_s = SIGNIN_TIMEOUT_S};
 	ss_http *http = NULL;
 	int ret;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--password-stdin"))
 			from_stdin = true;
+		else if (!strcmp(argv[i], "--oauth"))
+			oauth = true;
+		else if (!strcmp(argv[i], "--paste"))
+			oo.paste = true;
+		else if (!strcmp(argv[i], "--no-browser"))
+			oo.no_browser = true;
+		else if (!strncmp(argv[i], "--timeout=", 10) &&
+		         (oo.timeout_s = atoi(argv[i] + 10)) > 0)
+			continue;
 		else if (!strcmp(argv[i], "--password") || !strncmp(argv[i], "--password=", 11) ||
 		         !strcmp(argv[i], "-p"))
 			return cli_usage_error(ctx,
@@ -117,6 +223,14 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	ss_buf_secret(&password);
 	if (!who)
 		return cli_usage_error(ctx, "missing <handle-or-did>");
+	if (oauth && from_stdin)
+		return cli_usage_error(ctx, "--oauth takes no password");
+	if (oauth) {
+		if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
+		    login_oauth(http, who, &oo, &info, &ctx->err) < 0)
+			goto fail;
+		goto done;
+	}
 	if (from_stdin) {
 		if (read_line(STDIN_FILENO, &password) < 0) {
 			ss_error_set(&ctx->err, SS_EAUTH, "cannot read the password from stdin");
@@ -135,11 +249,13 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
 	    ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
 		goto fail;
+done:
 	printf("signed in as ");
 	cli_print_safe(stdout, info.handle ? info.handle : info.did);
 	printf(" (%s) on ", info.did);
 	cli_print_safe(stdout, info.pds);
 	putchar('\n');
+	print_powers(&info);
 	ret = SS_EXIT_OK;
 	goto out;
 fail:

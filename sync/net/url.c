@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util/mem.h"
 #include "sync/net/curl_priv.h"
 
 bool ss_url_host_is_loopback(const char *host)
@@ -83,4 +84,76 @@ out:
 	ss_curl_fns()->free(host);
 	ss_curl_fns()->url_cleanup(u);
 	return ret;
+}
+
+void ss_url_encode(ss_buf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+			ss_buf_putc(out, (char)*p);
+		} else {
+			ss_buf_putc(out, '%');
+			ss_buf_putc(out, hex[*p >> 4]);
+			ss_buf_putc(out, hex[*p & 15]);
+		}
+	}
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decodes the n bytes at p into out; false for a bad escape or a NUL. */
+static bool decode(const char *p, size_t n, ss_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (c == '+') {
+			c = ' ';
+		} else if (c == '%') {
+			int hi = i + 2 < n ? hexval(p[i + 1]) : -1;
+			int lo = i + 2 < n ? hexval(p[i + 2]) : -1;
+
+			if (hi < 0 || lo < 0 || (hi | lo) == 0)
+				return false;
+			c = (char)(hi << 4 | lo);
+			i += 2;
+		}
+		ss_buf_putc(out, c);
+	}
+	return true;
+}
+
+void ss_url_query_param(const char *url, const char *name, char **out)
+{
+	const char *p = strchr(url, '?');
+	size_t nlen = strlen(name), end = strcspn(url, "#");
+
+	*out = NULL;
+	if (!p || (size_t)(p - url) > end)
+		return;
+	for (p++; p < url + end;) {
+		size_t len = strcspn(p, "&#");
+		ss_buf v = SS_BUF_INIT;
+
+		if (len > nlen && !strncmp(p, name, nlen) && p[nlen] == '=') {
+			ss_buf_secret(&v);
+			if (decode(p + nlen + 1, len - nlen - 1, &v))
+				*out = ss_buf_detach(&v, NULL);
+			ss_buf_release(&v);
+			return;
+		}
+		p += len + (p[len] == '&');
+	}
 }
