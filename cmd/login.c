@@ -32,15 +32,18 @@
 #define SIGNIN_TIMEOUT_S 300
 
 /*
- * The least an OAuth session needs: to create, update and delete garden.engram.skill records
- * in the account's repo (reads are public) and in the spaces it writes to and reads
- * (SPACE_SCOPE: the delegation token of a permissioned space needs its read).
+ * The least an OAuth session needs (docs/ATPROTO-CLIENT.md says which command needs which):
+ * to create, update and delete garden.engram.skill records in the account's repo (push;
+ * reads are public), to put its agent card (card --publish), and the same skill writes and
+ * the reads of the spaces it uses (SPACE_SCOPE: a permissioned space's delegation token needs
+ * its read). Skills carry no blobs: no blob scope.
  */
-#define REPO_SCOPE "repo:garden.engram.skill?action=create&action=update&action=delete"
+#define SKILL_SCOPE "repo:garden.engram.skill?action=create&action=update&action=delete"
+#define CARD_SCOPE  "repo:site.filae.agent.card?action=create&action=update"
 #define SPACE_SCOPE                                                                                \
 	"space:garden.engram.space?authority=*&collection=garden.engram.skill&action=read&"        \
 	"action=create&action=update&action=delete"
-#define OAUTH_SCOPE "atproto " REPO_SCOPE " " SPACE_SCOPE
+#define OAUTH_SCOPE "atproto " SKILL_SCOPE " " CARD_SCOPE " " SPACE_SCOPE
 
 extern char **environ;
 
@@ -121,8 +124,10 @@ static void print_powers(const ss_session_info *info)
 		printf("password session: may do anything the account can\n");
 		return;
 	}
-	printf("OAuth session: may create, update and delete %s records%s (scope: ",
-	       "garden.engram.skill",
+	printf("OAuth session: may create, update and delete garden.engram.skill records%s%s "
+	       "(scope: ",
+	       info->scope && strstr(info->scope, "site.filae.agent.card") ? ", put its agent card"
+	                                                                   : "",
 	       info->scope && strstr(info->scope, "space:") ? ", also in spaces" : "");
 	cli_print_safe(stdout, info->scope ? info->scope : "");
 	printf(")\n");

@@ -13,8 +13,9 @@ const ss_command cmd_whoami_def = {
     "\n"
     "Prints each signed-in account: handle, DID, PDS and the kind of session, one a line:\n"
     "'password' (it may do anything the account can) or 'oauth' (it may do only what its\n"
-    "scope says: create, update and delete garden.engram.skill records). Exit status 5 when\n"
-    "none is signed in (with --json: prints [] and exits 0).\n"
+    "scope says, on the indented line that follows: write garden.engram.skill records and\n"
+    "the agent card). Exit status 5 when none is signed in (with --json: prints [] and\n"
+    "exits 0).\n"
     "\n"
     "    --json    print a JSON array of {did, handle, pds, session, scope}\n"};
 
@@ -61,6 +62,9 @@ static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 			printf("%s ", cli_safe(&text, list[i].did));
 			printf("%s ", cli_safe(&text, list[i].pds));
 			printf("%s\n", list[i].oauth ? "oauth" : "password");
+			if (list[i].oauth)
+				printf("  scope: %s\n",
+				       cli_safe(&text, list[i].scope ? list[i].scope : ""));
 		}
 		ss_buf_release(&text);
 	}

@@ -61,10 +61,11 @@ grep -q "^OAuth session: may create, update and delete garden.engram.skill recor
 	fail "login does not say what the session may do: $(cat "$tmp/stdout")"
 [ "$(stat -c %a "$session")" = 600 ] || fail "the session file is not 0600"
 [ "$(field kind)" = oauth ] || fail "the session is not an OAuth one"
-[ "$(field scope)" = "atproto repo:garden.engram.skill?action=create&action=update&action=delete" ] ||
-	fail "granted scope: $(field scope)"
+scope="atproto repo:garden.engram.skill?action=create&action=update&action=delete repo:site.filae.agent.card?action=create&action=update"
+[ "$(field scope)" = "$scope" ] || fail "granted scope: $(field scope)"
 run 0 "$SKILLSYNC" whoami
 grep -qx "$me $me_did $pds oauth" "$tmp/stdout" || fail "whoami said: $(cat "$tmp/stdout")"
+grep -qxF "  scope: $scope" "$tmp/stdout" || fail "whoami does not say the scope: $(cat "$tmp/stdout")"
 
 # --- Clone, commit, push and pull the space with it.
 run 0 "$SKILLSYNC" clone "$uri" space --as "$me"
@@ -78,6 +79,8 @@ grep -q "pushed 1 change" "$tmp/stdout" || fail "push: $(cat "$tmp/stdout")"
 sp_put auth "$uri" later 2026-01-02T00:00:00Z "later by auth"
 run 0 "$SKILLSYNC" pull
 [ -e later/SKILL.md ] || fail "pull did not bring the authority's new skill"
+run 0 "$SKILLSYNC" card --publish --public
+grep -q "^published the card with" "$tmp/stdout" || fail "card: $(cat "$tmp/stdout")"
 cd "$tmp"
 run 0 "$SKILLSYNC" clone "$uri" again --as "$me"
 [ -e again/mine/SKILL.md ] || fail "the pushed skill is not in a new clone"
