@@ -1,8 +1,9 @@
 /*
  * login.c: `skillsync login [--oauth [--paste] [--no-browser]] <handle-or-did>` and
- * `skillsync login --password-stdin <handle-or-did>`.
+ * `skillsync login [--password-stdin | --password-prompt] <handle-or-did>`.
  *
- * With --oauth the person signs in on their PDS's own page (sync/identity/signin.h): its URL is
+ * With OAuth (--oauth, or by default on a terminal when no password is given and the PDS
+ * offers it) the person signs in on their PDS's own page (sync/identity/signin.h): its URL is
  * printed and opened with $BROWSER (else xdg-open); the session kept has no password in it and
  * may only do what its scope says. Otherwise the password comes from $SKILLSYNC_PASSWORD, from
  * stdin with --password-stdin, or from a prompt without echo on a terminal; never from argv. It is
@@ -164,19 +165,22 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv);
 
 const ss_command cmd_login_def = {
     "login", cmd_login, "sign in to an account's PDS and keep the session",
-    "usage: skillsync login --oauth [--paste] [--no-browser] [--timeout=S] <handle-or-did>\n"
-    "   or: skillsync login [--password-stdin] <handle-or-did>\n"
-    "\n"
-    "With --oauth you sign in on your PDS's own page, which opens with $BROWSER (or\n"
-    "xdg-open) and whose address is printed: the session kept holds no password and may\n"
-    "only create, update and delete garden.engram.skill records, in your repo and in the\n"
-    "spaces you use. On a machine without a browser, open the address elsewhere and with\n"
-    "--paste give back the address the browser ended on.\n"
+    "usage: skillsync login [--oauth] [--paste] [--no-browser] [--timeout=S] <handle-or-did>\n"
+    "   or: skillsync login [--password-stdin | --password-prompt] <handle-or-did>\n"
     "\n"
     "Resolves the account, signs in on its PDS and keeps the session (mode 0600) under\n"
     "$SKILLSYNC_CONFIG_HOME (default $XDG_CONFIG_HOME/skillsync or ~/.config/skillsync).\n"
-    "The password comes from $SKILLSYNC_PASSWORD, from stdin, or from a prompt on the\n"
-    "terminal; never from the command line.\n"
+    "\n"
+    "With OAuth you sign in on your PDS's own page, which opens with $BROWSER (or\n"
+    "xdg-open) and whose address is printed: the session kept holds no password and may\n"
+    "only create, update and delete garden.engram.skill records (in your repo and the\n"
+    "spaces you use) and put your agent card. On a machine without a browser, open the\n"
+    "address elsewhere and with --paste give back the address the browser ended on. OAuth\n"
+    "is the default on a terminal when no password is given and the PDS offers it.\n"
+    "\n"
+    "With a password: from $SKILLSYNC_PASSWORD, from stdin, or from a prompt on the\n"
+    "terminal (--password-prompt, or when the PDS offers no OAuth); never from the\n"
+    "command line.\n"
     "\n"
     "Which password: an app password is enough for public spaces, and safest. Reading a\n"
     "permissioned space needs the account password: your PDS gives the delegation token\n"
@@ -185,6 +189,7 @@ const ss_command cmd_login_def = {
     "on the server by 'skillsync logout'.\n"
     "\n"
     "    --oauth             sign in with OAuth (no password kept; least scope)\n"
+    "    --password-prompt   ask for the password on the terminal instead of OAuth\n"
     "    --paste             also take the final address pasted on stdin\n"
     "    --no-browser        do not open a browser: only print the address\n"
     "    --timeout=S         give up the OAuth sign-in after S seconds [300]\n"
@@ -196,7 +201,7 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	char *env = getenv(SS_SECRET_ENV_PASSWORD);
 	ss_session_info info = {0};
 	ss_buf password = SS_BUF_INIT;
-	bool from_stdin = false, oauth = false;
+	bool from_stdin = false, oauth = false, ask = false;
 	oauth_opts oo = {.timeout_s = SIGNIN_TIMEOUT_S};
 	ss_http *http = NULL;
 	int ret;
@@ -206,6 +211,8 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 			from_stdin = true;
 		else if (!strcmp(argv[i], "--oauth"))
 			oauth = true;
+		else if (!strcmp(argv[i], "--password-prompt"))
+			ask = true;
 		else if (!strcmp(argv[i], "--paste"))
 			oo.paste = true;
 		else if (!strcmp(argv[i], "--no-browser"))
@@ -228,13 +235,17 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 	ss_buf_secret(&password);
 	if (!who)
 		return cli_usage_error(ctx, "missing <handle-or-did>");
-	if (oauth && from_stdin)
+	if (oauth && (from_stdin || ask))
 		return cli_usage_error(ctx, "--oauth takes no password");
-	if (oauth) {
-		if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
-		    login_oauth(http, who, &oo, &info, &ctx->err) < 0)
+	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0)
+		goto fail;
+	/* The default on a terminal without a password: OAuth, unless the PDS offers none. */
+	if (oauth || (!from_stdin && !ask && !(env && *env) && isatty(STDIN_FILENO))) {
+		if (login_oauth(http, who, &oo, &info, &ctx->err) == 0)
+			goto done;
+		if (oauth || ctx->err.code != SS_ENOTFOUND)
 			goto fail;
-		goto done;
+		ss_error_clear(&ctx->err);
 	}
 	if (from_stdin) {
 		if (read_line(STDIN_FILENO, &password) < 0) {
@@ -251,8 +262,7 @@ static int cmd_login(ss_ctx *ctx, int argc, char **argv)
 		ss_error_set(&ctx->err, SS_EAUTH, "the password is empty");
 		goto fail;
 	}
-	if (ss_setting_http_new(&http, NULL, &ctx->err) < 0 ||
-	    ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
+	if (ss_session_login(http, who, password.ptr, &info, &ctx->err) < 0)
 		goto fail;
 done:
 	printf("signed in as ");

@@ -23,7 +23,8 @@
 
 typedef struct ss_signin ss_signin;
 
-/* scope: the space-separated scopes to ask (must hold "atproto"). */
+/* scope: the space-separated scopes to ask (must hold "atproto"). SS_ENOTFOUND when the
+ * account's PDS offers no OAuth sign-in. */
 int ss_signin_begin(ss_http *http, const char *who, const char *scope, ss_signin **out,
                     ss_error *err);
 

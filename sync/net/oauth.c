@@ -43,6 +43,11 @@ static int get_json(ss_http *http, const char *url, json_t **out, ss_error *err)
 	ss_http_response_init(&resp);
 	if ((ret = ss_http_perform(http, &req, &resp, err)) < 0)
 		goto out;
+	if (resp.status == 404) {
+		ret =
+		    ss_error_set(err, SS_ENOTFOUND, "'%s' offers no OAuth sign-in (HTTP 404)", url);
+		goto out;
+	}
 	*out = resp.status == 200 ? json_loadb(resp.body.ptr, resp.body.len, 0, NULL) : NULL;
 	if (!json_is_object(*out)) {
 		json_decref(*out);

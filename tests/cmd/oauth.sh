@@ -6,8 +6,9 @@
 # cloned, a skill committed, pushed and pulled; the token cannot write another collection, is
 # refused without its DPoP proof, refreshes with rotation; logout revokes it at the server and
 # the session that is left says, in one line, to sign in again. A denied, timed out or foreign
-# answer keeps nothing; so do bad answers of the authorization server through the fault proxy
-# (another issuer, a DPoP nonce that never settles, tokens for another DID, a redirect's iss).
+# answer keeps nothing. On a terminal with no password given, OAuth is the default. Bad
+# answers of the authorization server keep nothing either, through the fault proxy (another
+# issuer, a DPoP nonce that never settles, tokens for another DID, a redirect's iss).
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 
@@ -127,6 +128,16 @@ echo "http://127.0.0.1:9/callback?state=not-this-one&code=x&iss=$pds" >"$tmp/pas
 run 5 "$SKILLSYNC" login --oauth --no-browser --paste --timeout=20 "$me" <"$tmp/pasted"
 one_line "the sign-in's answer is not for this sign-in"
 no_session "another state"
+
+# --- On a terminal with no password given, OAuth is the default sign-in.
+rc=0
+script -qec "$SKILLSYNC login --timeout=60 $me" /dev/null </dev/null >"$tmp/tty.out" 2>&1 || rc=$?
+cat "$tmp/tty.out" >>"$log"
+[ "$rc" = 0 ] || fail "login on a terminal exited $rc: $(cat "$tmp/tty.out")"
+grep -q "^OAuth session: may create" "$tmp/tty.out" || fail "login on a terminal: $(cat "$tmp/tty.out")"
+[ "$(field kind)" = oauth ] || fail "the default sign-in on a terminal is not OAuth"
+run 0 "$SKILLSYNC" logout "$me"
+no_session "logout after the default sign-in"
 
 # --- Bad answers of the authorization server, through the fault proxy.
 ss_proxy_start "$tmp"
