@@ -283,6 +283,17 @@ static void unlock_sessions(int fd)
 		close(fd); /* releases the flock */
 }
 
+/* Saves a new session under the lock; out (may be NULL) says who. */
+static int keep(const stored *s, ss_session_info *out, ss_error *err)
+{
+	int fd = -1, ret;
+
+	if ((ret = lock_sessions(&fd, err)) == 0 && (ret = save(s, err)) == 0)
+		info_from(s, out);
+	unlock_sessions(fd);
+	return ret;
+}
+
 static int by_did(const void *a, const void *b)
 {
 	return strcmp(((const ss_session_info *)a)->did, ((const ss_session_info *)b)->did);
@@ -519,7 +530,7 @@ int ss_session_login(ss_http *http, const char *who, const char *password, ss_se
 	ss_xrpc_session sess = {0};
 	ss_xrpc *x = NULL;
 	stored s = {0};
-	int fd = -1, ret;
+	int ret;
 
 	if ((ret = ss_identity_resolve(http, who, &id, err)) < 0)
 		goto out;
@@ -542,11 +553,8 @@ int ss_session_login(ss_http *http, const char *who, const char *password, ss_se
 	s.access = sess.access_jwt;
 	s.refresh = sess.refresh_jwt;
 	sess.access_jwt = sess.refresh_jwt = NULL;
-	if ((ret = lock_sessions(&fd, err)) < 0 || (ret = save(&s, err)) < 0)
-		goto out;
-	info_from(&s, out);
+	ret = keep(&s, out, err);
 out:
-	unlock_sessions(fd);
 	stored_release(&s);
 	ss_xrpc_session_release(&sess);
 	ss_xrpc_free(x);
@@ -573,7 +581,7 @@ int ss_session_save_oauth(const ss_session_oauth *o, ss_session_info *out, ss_er
 	uint8_t d[32];
 	ss_buf key = SS_BUF_INIT;
 	stored s = {0};
-	int fd = -1, ret;
+	int ret;
 
 	ss_buf_secret(&key);
 	if ((ret = ss_p256_key_private(o->key, d, err)) < 0)
@@ -592,11 +600,8 @@ int ss_session_save_oauth(const ss_session_oauth *o, ss_session_info *out, ss_er
 	s.access = ss_xstrdup(o->access);
 	s.refresh = ss_xstrdup(o->refresh);
 	s.dpop = ss_buf_detach(&key, NULL);
-	if ((ret = lock_sessions(&fd, err)) < 0 || (ret = save(&s, err)) < 0)
-		goto out;
-	info_from(&s, out);
+	ret = keep(&s, out, err);
 out:
-	unlock_sessions(fd);
 	stored_release(&s);
 	ss_buf_release(&key);
 	return ret;

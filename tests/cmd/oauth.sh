@@ -144,22 +144,16 @@ ss_proxy_start "$tmp"
 export BROWSER=$SS_SOURCE_DIR/tests/cmd/lib/follow-browser
 tamper() { curl -sf -G "$proxy/_fault/tamper" --data-urlencode "kind=$1" \
 	--data-urlencode "did=${2:-}" >/dev/null; }
-tamper oauth-issuer
-run 1 "$SKILLSYNC" login --oauth --timeout=20 "$me"
-one_line "names another issuer"
-no_session "another issuer"
-tamper oauth-nonce
-run 5 "$SKILLSYNC" login --oauth --timeout=20 "$me"
-one_line "keeps asking for a new DPoP nonce"
-no_session "nonce loop"
-tamper oauth-sub "$(did other)"
-run 5 "$SKILLSYNC" login --oauth --timeout=20 "$me"
-one_line "signed in '$(did other)', not '$me_did': nothing kept"
-no_session "another DID"
-tamper oauth-iss
-run 5 "$SKILLSYNC" login --oauth --timeout=20 "$me"
-one_line "the sign-in's answer names another issuer"
-no_session "redirect's iss"
+bad_answer() { # bad_answer <exit> <line> <tamper kind> [<did>]: one line, no session
+	tamper "$3" "${4:-}"
+	run "$1" "$SKILLSYNC" login --oauth --timeout=20 "$me"
+	one_line "$2"
+	no_session "$3"
+}
+bad_answer 1 "names another issuer" oauth-issuer
+bad_answer 5 "keeps asking for a new DPoP nonce" oauth-nonce
+bad_answer 5 "signed in '$(did other)', not '$me_did': nothing kept" oauth-sub "$(did other)"
+bad_answer 5 "the sign-in's answer names another issuer" oauth-iss
 ss_proxy_stop
 
 # The password is nowhere skillsync wrote or printed.
