@@ -46,8 +46,6 @@
 	"action=create&action=update&action=delete"
 #define OAUTH_SCOPE "atproto " SKILL_SCOPE " " CARD_SCOPE " " SPACE_SCOPE
 
-extern char **environ;
-
 /* Reads one line from fd into out (without the newline); SS_ETOOBIG past the cap. */
 static int read_line(int fd, ss_buf *out)
 {
@@ -97,22 +95,23 @@ static int prompt(const char *who, ss_buf *out, ss_error *err)
 }
 
 /* Opens url with $BROWSER, else xdg-open; best effort (the URL is printed either way). Only
- * the URL goes to the browser: the session's secrets are not made yet, and the listener is
- * not inherited (close-on-exec). */
+ * the URL goes to the browser: the session's secrets are not made yet, the listener is not
+ * inherited (close-on-exec), nor is $SKILLSYNC_PASSWORD (ss_secret_child_env). */
 static void open_browser(const char *url)
 {
 	const char *browser = getenv("BROWSER");
 	char *prog = ss_xstrdup(browser && *browser ? browser : "xdg-open"),
 	     *page = ss_xstrdup(url);
-	char *argv[] = {prog, page, NULL};
+	char *argv[] = {prog, page, NULL}, **env = ss_secret_child_env();
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0)
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, env) != 0)
 		fprintf(stderr, "skillsync: cannot start '%s': open the page yourself\n", argv[0]);
+	free(env);
 	posix_spawn_file_actions_destroy(&fa);
 	free(prog);
 	free(page);

@@ -55,8 +55,10 @@ uri=$(sp_space auth garden me)
 sp_put auth "$uri" from-auth 2026-01-01T00:00:00Z "by auth"
 
 # --- The sign-in, on the PDS's page.
-run 0 "$SKILLSYNC" login --oauth --timeout=60 "$me"
+# (a password in the environment is not used by --oauth, and not passed to the browser)
+SKILLSYNC_PASSWORD=decoy run 0 "$SKILLSYNC" login --oauth --timeout=60 "$me"
 grep -q "approve clicked" "$SS_OAUTH_LOG" || fail "the page was not approved: $(cat "$SS_OAUTH_LOG")"
+! grep -q "SKILLSYNC_PASSWORD" "$SS_OAUTH_LOG" || fail "the browser got SKILLSYNC_PASSWORD"
 grep -qx "signed in as $me ($me_did) on $pds" "$tmp/stdout" || fail "login said: $(cat "$tmp/stdout")"
 grep -q "^OAuth session: may create, update and delete garden.engram.skill records" "$tmp/stdout" ||
 	fail "login does not say what the session may do: $(cat "$tmp/stdout")"
