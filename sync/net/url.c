@@ -3,6 +3,8 @@
 #include "sync/net/url.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -102,17 +104,6 @@ void ss_url_encode(ss_buf *out, const char *s)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes the n bytes at p into out; false for a bad escape or a NUL. */
 static bool decode(const char *p, size_t n, ss_buf *out)
 {
@@ -122,12 +113,14 @@ static bool decode(const char *p, size_t n, ss_buf *out)
 		if (c == '+') {
 			c = ' ';
 		} else if (c == '%') {
-			int hi = i + 2 < n ? hexval(p[i + 1]) : -1;
-			int lo = i + 2 < n ? hexval(p[i + 2]) : -1;
+			char hex[3] = {0};
 
-			if (hi < 0 || lo < 0 || (hi | lo) == 0)
+			if (i + 2 >= n || !isxdigit((unsigned char)p[i + 1]) ||
+			    !isxdigit((unsigned char)p[i + 2]))
 				return false;
-			c = (char)(hi << 4 | lo);
+			memcpy(hex, p + i + 1, 2);
+			if (!(c = (char)strtol(hex, NULL, 16)))
+				return false;
 			i += 2;
 		}
 		ss_buf_putc(out, c);
