@@ -6,7 +6,8 @@
 # cloned, a skill committed, pushed and pulled; the token cannot write another collection, is
 # refused without its DPoP proof, refreshes with rotation; logout revokes it at the server and
 # the session that is left says, in one line, to sign in again. A denied, timed out or foreign
-# answer keeps nothing. On a terminal with no password given, OAuth is the default. Bad
+# answer keeps nothing. Without a browser, the address the browser ended on elsewhere is
+# pasted back. On a terminal with no password given, OAuth is the default. Bad
 # answers of the authorization server keep nothing either, through the fault proxy (another
 # issuer, a DPoP nonce that never settles, tokens for another DID, a redirect's iss).
 set -euo pipefail
@@ -140,6 +141,30 @@ grep -q "^OAuth session: may create" "$tmp/tty.out" || fail "login on a terminal
 [ "$(field kind)" = oauth ] || fail "the default sign-in on a terminal is not OAuth"
 run 0 "$SKILLSYNC" logout "$me"
 no_session "logout after the default sign-in"
+
+# --- No browser on this machine: the address is opened elsewhere and the one the browser
+# ended on is pasted back.
+mkfifo "$tmp/paste"
+"$SKILLSYNC" login --oauth --no-browser --paste --timeout=60 "$me" <"$tmp/paste" \
+	>"$tmp/paste.out" 2>&1 &
+login_pid=$!
+exec 7>"$tmp/paste" # the writer end, held open while the page is visited
+for _ in $(seq 100); do
+	url=$(grep -o 'http://[^ ]*/oauth/authorize?[^ ]*' "$tmp/paste.out" || true)
+	[ -z "$url" ] || break
+	sleep 0.1
+done
+[ -n "$url" ] || fail "login --paste printed no address: $(cat "$tmp/paste.out")"
+SS_OAUTH_PASTE_FILE=$tmp/ended "$BROWSER" "$url" || fail "the page: $(cat "$SS_OAUTH_LOG")"
+grep -q "redirect kept for pasting" "$SS_OAUTH_LOG" || fail "the browser followed the redirect"
+cat "$tmp/ended" >&7
+exec 7>&-
+rc=0
+wait "$login_pid" || rc=$?
+cat "$tmp/paste.out" >>"$log"
+[ "$rc" = 0 ] || fail "login --paste exited $rc: $(cat "$tmp/paste.out")"
+[ "$(field kind)" = oauth ] || fail "login --paste kept no OAuth session"
+run 0 "$SKILLSYNC" logout "$me"
 
 # --- Bad answers of the authorization server, through the fault proxy.
 ss_proxy_start "$tmp"

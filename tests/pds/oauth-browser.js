@@ -4,7 +4,9 @@
 // Usage: node oauth-browser.js <install dir> <authorization URL>
 // Environment: SS_OAUTH_PASSWORD_FILE (a file holding the account's password: never argv),
 // SS_OAUTH_ACTION (approve, the default, or deny), SS_CHROMIUM (default /usr/bin/chromium),
-// SS_OAUTH_LOG (a file to append what happened to).
+// SS_OAUTH_LOG (a file to append what happened to), SS_OAUTH_PASTE_FILE (the browser is on
+// another machine: the redirect to 127.0.0.1 is not followed, its URL is written to this
+// file for the person to paste).
 // Types the password on the PDS's sign-in page, then approves (or denies) on its consent page;
 // the page then redirects to skillsync's loopback listener, which is the test's outcome.
 'use strict'
@@ -58,6 +60,16 @@ async function main() {
   })
   try {
     const page = await browser.newPage()
+    const paste = process.env.SS_OAUTH_PASTE_FILE
+    if (paste) {
+      await page.setRequestInterception(true)
+      page.on('request', (r) => {
+        if (!r.url().startsWith('http://127.0.0.1:')) return r.continue()
+        fs.writeFileSync(paste, `${r.url()}\n`, { mode: 0o600 })
+        log('redirect kept for pasting')
+        return r.abort()
+      })
+    }
     await page.goto(url, { waitUntil: 'networkidle0' })
     const field = await page.waitForSelector('input[type=password]', { timeout: 20000 })
     await field.type(password)
