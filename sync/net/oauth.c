@@ -110,6 +110,7 @@ int ss_oauth_discover(ss_http *http, const char *pds, ss_oauth_server *out, ss_e
 {
 	ss_buf url = SS_BUF_INIT;
 	json_t *pr = NULL, *as = NULL, *first;
+	const char *resource;
 	ss_error e;
 	int ret;
 
@@ -118,6 +119,12 @@ int ss_oauth_discover(ss_http *http, const char *pds, ss_oauth_server *out, ss_e
 	ss_buf_printf(&url, "%s/.well-known/oauth-protected-resource", pds);
 	if ((ret = get_json(http, url.ptr, &pr, err)) < 0)
 		goto out;
+	resource = json_string_value(json_object_get(pr, "resource"));
+	if (!resource || strncmp(resource, pds, strlen(resource)) ||
+	    strspn(pds + strlen(resource), "/") != strlen(pds + strlen(resource))) {
+		ret = ss_error_set(err, SS_EINVALID, "'%s' names another protected resource", pds);
+		goto out;
+	}
 	first = json_array_get(json_object_get(pr, "authorization_servers"), 0);
 	if (!json_is_string(first) || ss_url_check(json_string_value(first), &e) < 0) {
 		ret = ss_error_set(err, SS_EINVALID, "'%s' names no usable authorization server",

@@ -24,7 +24,8 @@ typedef struct ss_oauth_server {
 void ss_oauth_server_release(ss_oauth_server *s);
 
 /*
- * pds's protected-resource metadata names its authorization server; the server's own
+ * pds's protected-resource metadata names pds itself as the resource and its authorization
+ * server; the server's own
  * metadata must name the same issuer and require PAR, PKCE S256 and support DPoP with ES256.
  * SS_ENOTFOUND when the PDS offers no OAuth (its metadata is not there), SS_EINVALID (one line
  * naming what) when an answer does not fit.

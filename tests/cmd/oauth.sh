@@ -9,7 +9,8 @@
 # answer keeps nothing. Without a browser, the address the browser ended on elsewhere is
 # pasted back. On a terminal with no password given, OAuth is the default. Bad
 # answers of the authorization server keep nothing either, through the fault proxy (another
-# issuer, a DPoP nonce that never settles, tokens for another DID, a redirect's iss).
+# resource or issuer, a DPoP nonce that never settles, tokens for another DID, a redirect's
+# iss).
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 
@@ -177,6 +178,7 @@ bad_answer() { # bad_answer <exit> <line> <tamper kind> [<did>]: one line, no se
 	one_line "$2"
 	no_session "$3"
 }
+bad_answer 1 "names another protected resource" oauth-resource
 bad_answer 1 "names another issuer" oauth-issuer
 bad_answer 5 "keeps asking for a new DPoP nonce" oauth-nonce
 bad_answer 5 "signed in '$(did other)', not '$me_did': nothing kept" oauth-sub "$(did other)"

@@ -73,6 +73,7 @@ Faults (K):
 OAuth (tamper kinds; D is the DID that oauth-sub names), the proxy standing in for the
 PDS's authorization server, which it reaches as the issuer the PDS's metadata names (the
 proxy's origin, after the rewrite above):
+  oauth-resource  the PDS's protected-resource metadata names another resource
   oauth-issuer  the authorization server's metadata names another issuer
   oauth-nonce   every POST to /oauth/... is refused with use_dpop_nonce and a new DPoP-Nonce
   oauth-sub     a stand-in authorization server: PAR answers a request_uri (keeping the
@@ -137,7 +138,10 @@ LOW_REV = "2222222222222"
 # A space writer's listRepoOps answers with an op that is not one (see tamper_ops).
 OP_TAMPER_KINDS = {"op-no-rev", "op-bad-rev", "op-bad-cid"}
 TAMPER_KINDS |= OP_TAMPER_KINDS
-OAUTH_KINDS = {"oauth-issuer", "oauth-nonce", "oauth-sub", "oauth-iss"}
+OAUTH_KINDS = {"oauth-resource", "oauth-issuer", "oauth-nonce", "oauth-sub", "oauth-iss"}
+# which metadata document each metadata kind changes, and the field it changes
+OAUTH_META = {"oauth-resource": ("/.well-known/oauth-protected-resource", "resource"),
+              "oauth-issuer": ("/.well-known/oauth-authorization-server", "issuer")}
 TAMPER_KINDS |= OAUTH_KINDS
 
 
@@ -442,10 +446,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def oauth(self, url, body, tamper):
         """Answers an OAuth request as the tamper kind says; False to forward it."""
         kind, path = tamper["kind"], url.path
-        if kind == "oauth-issuer" and path == "/.well-known/oauth-authorization-server":
+        if kind in OAUTH_META and path == OAUTH_META[kind][0]:
             status, rh, data = self.forward(body)
             meta = json.loads(data.replace(self.pds_origin, self.self_origin))
-            meta["issuer"] = "http://127.0.0.1:1"
+            meta[OAUTH_META[kind][1]] = "http://127.0.0.1:1"
             self.reply(status, json.dumps(meta).encode())
             return True
         if kind == "oauth-nonce" and self.command == "POST" and path.startswith("/oauth/"):
