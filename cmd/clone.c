@@ -220,8 +220,8 @@ static int cmd_clone(ss_ctx *ctx, int argc, char **argv)
 	if (!o.quiet && !strncmp(o.authority, "at://", 5))
 		fprintf(stderr,
 		        "This clone reads a permissioned space: each fetch gets a delegation "
-		        "token from your PDS, which needs your session signed in with your "
-		        "account password (an app password is refused).\n");
+		        "token from your PDS, which needs a session signed in with 'skillsync "
+		        "login --oauth' or the account password (an app password is refused).\n");
 	ret = SS_EXIT_OK;
 out:
 	ss_clone_result_release(&res);

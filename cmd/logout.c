@@ -13,8 +13,9 @@ const ss_command cmd_logout_def = {
     "logout", cmd_logout, "end a session and forget it",
     "usage: skillsync logout [<handle-or-did>]\n"
     "\n"
-    "Ends the session on the server (best effort) and removes it locally. Without an\n"
-    "argument, the only signed-in account.\n"};
+    "Ends the session on the server (best effort) and removes it locally: a password\n"
+    "session is deleted on the PDS, an OAuth session's tokens are revoked at its\n"
+    "authorization server. Without an argument, the only signed-in account.\n"};
 
 static int cmd_logout(ss_ctx *ctx, int argc, char **argv)
 {

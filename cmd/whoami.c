@@ -11,10 +11,13 @@ const ss_command cmd_whoami_def = {
     "whoami", cmd_whoami, "show the signed-in accounts",
     "usage: skillsync whoami [--json]\n"
     "\n"
-    "Prints each signed-in account: handle, DID and PDS, one a line. Exit status 5 when\n"
-    "none is signed in (with --json: prints [] and exits 0).\n"
+    "Prints each signed-in account: handle, DID, PDS and the kind of session, one a line:\n"
+    "'password' (it may do anything the account can) or 'oauth' (it may do only what its\n"
+    "scope says, on the indented line that follows: write garden.engram.skill records and\n"
+    "the agent card). Exit status 5 when none is signed in (with --json: prints [] and\n"
+    "exits 0).\n"
     "\n"
-    "    --json    print a JSON array of {did, handle, pds}\n"};
+    "    --json    print a JSON array of {did, handle, pds, session, scope}\n"};
 
 static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 {
@@ -41,6 +44,9 @@ static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 			cli_print_json_string(list[i].handle);
 			printf(",\"pds\":");
 			cli_print_json_string(list[i].pds);
+			printf(",\"session\":\"%s\",\"scope\":",
+			       list[i].oauth ? "oauth" : "password");
+			cli_print_json_string(list[i].scope);
 			printf("}");
 		}
 		printf("]\n");
@@ -54,7 +60,11 @@ static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			printf("%s ", list[i].handle ? cli_safe(&text, list[i].handle) : "-");
 			printf("%s ", cli_safe(&text, list[i].did));
-			printf("%s\n", cli_safe(&text, list[i].pds));
+			printf("%s ", cli_safe(&text, list[i].pds));
+			printf("%s\n", list[i].oauth ? "oauth" : "password");
+			if (list[i].oauth)
+				printf("  scope: %s\n",
+				       cli_safe(&text, list[i].scope ? list[i].scope : ""));
 		}
 		ss_buf_release(&text);
 	}

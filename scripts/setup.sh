@@ -12,13 +12,14 @@ cd "$(dirname "$0")/.."
 # so it must not depend on arriving with libgit2's or libcurl's dependencies. libicu-dev likewise:
 # ICU counts graphemes for the lexicons' maxGraphemes limits (core/util/grapheme.c). libpcre2-dev:
 # the audit's patterns (core/skill/audit_rules.c). python3-jsonschema: tests/cmd/audit.sh checks
-# `audit --sarif` against the SARIF 2.1.0 schema.
+# `audit --sarif` against the SARIF 2.1.0 schema. chromium: tests/cmd/oauth.sh signs in on the
+# test PDS's own OAuth page in it, headless (driven by puppeteer-core, tests/pds/package.json).
 packages=(build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev time
 	libgit2-dev libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev libcmocka-dev
 	libdeflate-dev libssl-dev
 	libicu-dev libpcre2-dev
 	dpkg-dev man-db groff-base zsh
-	ca-certificates curl python3 python3-jsonschema nodejs npm)
+	ca-certificates curl python3 python3-jsonschema nodejs npm chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -276,7 +276,7 @@ static int build(const ss_clone_opts *o, const ss_space_admin_ref *su, const cha
 	ss_state *st = NULL;
 	ss_http *http = NULL;
 	ss_space *sp = NULL;
-	ss_session_info me = {NULL, NULL, NULL};
+	ss_session_info me = {0};
 	ss_buf file = SS_BUF_INIT;
 	ss_fetch_opts fo;
 	ss_http_stats stats;

@@ -121,10 +121,10 @@ static void put_json(ss_buf *b, const json_t *v)
 	free(s);
 }
 
-int ss_jwt_sign_es256(char **out, const ss_p256_key *key, const char *typ, const char *kid,
-                      const json_t *claims, ss_error *err)
+/* Signs header.claims with key (*out malloc'd); header's alg must be ES256. */
+static int sign_with(char **out, const ss_p256_key *key, const json_t *header, const json_t *claims,
+                     ss_error *err)
 {
-	json_t *header = json_pack("{s:s, s:s}", "alg", "ES256", "typ", typ);
 	uint8_t sig[SS_SIG_LEN];
 	ss_buf b = SS_BUF_INIT;
 	int ret = -1;
@@ -133,8 +133,6 @@ int ss_jwt_sign_es256(char **out, const ss_p256_key *key, const char *typ, const
 		ss_error_set(err, SS_EINVALID, "cannot make a JWT of these claims");
 		goto out;
 	}
-	if (kid)
-		json_object_set_new(header, "kid", json_string(kid));
 	/* no cap on b: these appends cannot fail */
 	put_json(&b, header);
 	ss_buf_putc(&b, '.');
@@ -146,7 +144,48 @@ int ss_jwt_sign_es256(char **out, const ss_p256_key *key, const char *typ, const
 	*out = ss_buf_detach(&b, NULL);
 	ret = 0;
 out:
-	json_decref(header);
 	ss_buf_release(&b);
+	return ret;
+}
+
+int ss_jwt_sign_es256(char **out, const ss_p256_key *key, const char *typ, const char *kid,
+                      const json_t *claims, ss_error *err)
+{
+	json_t *header = json_pack("{s:s, s:s}", "alg", "ES256", "typ", typ);
+	int ret;
+
+	if (header && kid)
+		json_object_set_new(header, "kid", json_string(kid));
+	ret = sign_with(out, key, header, claims, err);
+	json_decref(header);
+	return ret;
+}
+
+/* The base64url of n bytes as a JSON string. */
+static json_t *b64_string(const uint8_t *p, size_t n)
+{
+	ss_buf b = SS_BUF_INIT;
+	json_t *s;
+
+	ss_base64_encode(&b, p, n, SS_BASE64_URL, false);
+	s = json_stringn(b.ptr, b.len);
+	ss_buf_release(&b);
+	return s;
+}
+
+int ss_jwt_sign_es256_jwk(char **out, const ss_p256_key *key, const char *typ, const json_t *claims,
+                          ss_error *err)
+{
+	uint8_t xy[64];
+	json_t *header;
+	int ret;
+
+	if (ss_p256_key_xy(key, xy, err) < 0)
+		return -1;
+	header = json_pack("{s:s, s:s, s:{s:s, s:s, s:o, s:o}}", "alg", "ES256", "typ", typ, "jwk",
+	                   "kty", "EC", "crv", "P-256", "x", b64_string(xy, 32), "y",
+	                   b64_string(xy + 32, 32));
+	ret = sign_with(out, key, header, claims, err);
+	json_decref(header);
 	return ret;
 }

@@ -60,4 +60,11 @@ int ss_jwt_verify(const ss_jwt *jwt, const ss_pubkey *pk, ss_error *err);
 int ss_jwt_sign_es256(char **out, const ss_p256_key *key, const char *typ, const char *kid,
                       const json_t *claims, ss_error *err);
 
+/*
+ * The same with the key's public half in the header as a JWK (RFC 7517: kty EC, crv P-256,
+ * x, y) instead of a kid: a DPoP proof (RFC 9449) names the key that signs it this way.
+ */
+int ss_jwt_sign_es256_jwk(char **out, const ss_p256_key *key, const char *typ, const json_t *claims,
+                          ss_error *err);
+
 #endif

@@ -1,6 +1,7 @@
 #include "core/atproto/p256.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -78,6 +79,31 @@ int ss_p256_key_point(const ss_p256_key *key, uint8_t point[SS_POINT_LEN], ss_er
 	    (len != 65 && len != SS_POINT_LEN))
 		return ss_crypto__error(err, "cannot read a P-256 public key");
 	ss_crypto__compress(raw, len, point);
+	return 0;
+}
+
+int ss_p256_key_private(const ss_p256_key *key, uint8_t d[32], ss_error *err)
+{
+	BIGNUM *priv = NULL;
+	int ret = 0;
+
+	if (!EVP_PKEY_get_bn_param(key->pkey, OSSL_PKEY_PARAM_PRIV_KEY, &priv) ||
+	    BN_bn2binpad(priv, d, 32) != 32)
+		ret = ss_crypto__error(err, "cannot read a P-256 private key");
+	BN_clear_free(priv);
+	return ret;
+}
+
+int ss_p256_key_xy(const ss_p256_key *key, uint8_t xy[64], ss_error *err)
+{
+	uint8_t raw[65];
+	size_t len = 0;
+
+	if (!EVP_PKEY_get_octet_string_param(key->pkey, OSSL_PKEY_PARAM_PUB_KEY, raw, sizeof(raw),
+	                                     &len) ||
+	    len != 65 || raw[0] != 4)
+		return ss_crypto__error(err, "cannot read a P-256 public key");
+	memcpy(xy, raw + 1, 64);
 	return 0;
 }
 

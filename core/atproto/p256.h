@@ -29,6 +29,10 @@ int ss_p256_sign(const ss_p256_key *key, const void *msg, size_t len, uint8_t si
                  ss_error *err);
 /* "did:key:zDn..." of the key's public half (*out malloc'd). */
 int ss_p256_did_key(const ss_p256_key *key, char **out, ss_error *err);
+/* The 32-byte big-endian private scalar (to keep the key in a private file). */
+int ss_p256_key_private(const ss_p256_key *key, uint8_t d[32], ss_error *err);
+/* The public point's x and y, 32 bytes each, big-endian (a JWK's "x" and "y"). */
+int ss_p256_key_xy(const ss_p256_key *key, uint8_t xy[64], ss_error *err);
 /* The compressed public point. */
 int ss_p256_key_point(const ss_p256_key *key, uint8_t point[SS_POINT_LEN], ss_error *err);
 

@@ -1,6 +1,7 @@
 #include "sync/identity/session.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,28 +13,84 @@
 #include <unistd.h>
 
 #include "core/atproto/syntax.h"
+#include "core/util/base64.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "core/util/secret.h"
 #include "sync/identity/identity.h"
+#include "sync/net/oauth.h"
 #include "sync/net/xrpc_server.h"
 
 #define SESSION_SUFFIX ".session"
 #define MAX_SESSION    (64 * 1024)
 
-/* A stored session: what the file holds. */
+/* A stored session: what the file holds. An OAuth session (kind "oauth") adds its
+ * authorization server, client id, scope and DPoP key (the private scalar, base64url). */
 typedef struct stored {
 	char *did, *handle, *pds, *access, *refresh;
+	char *kind, *issuer, *client, *token_ep, *revoke_ep, *scope, *dpop;
 } stored;
+
+/* The file's keys, in the order they are written. */
+static const struct {
+	const char *name;
+	size_t off;
+} FIELDS[] = {
+    {"did", offsetof(stored, did)},         {"handle", offsetof(stored, handle)},
+    {"pds", offsetof(stored, pds)},         {"kind", offsetof(stored, kind)},
+    {"issuer", offsetof(stored, issuer)},   {"client", offsetof(stored, client)},
+    {"token", offsetof(stored, token_ep)},  {"revoke", offsetof(stored, revoke_ep)},
+    {"scope", offsetof(stored, scope)},     {"access", offsetof(stored, access)},
+    {"refresh", offsetof(stored, refresh)}, {"dpop", offsetof(stored, dpop)},
+};
+#define NFIELDS (sizeof(FIELDS) / sizeof(FIELDS[0]))
+
+static char **field_of(stored *s, size_t i)
+{
+	return (char **)((char *)s + FIELDS[i].off);
+}
+
+static const char *field_in(const stored *s, size_t i)
+{
+	return *(char *const *)((const char *)s + FIELDS[i].off);
+}
 
 static void stored_release(stored *s)
 {
-	free(s->did);
-	free(s->handle);
-	free(s->pds);
-	ss_secret_free(s->access);
-	ss_secret_free(s->refresh);
+	for (size_t i = 0; i < NFIELDS; i++)
+		ss_secret_free(*field_of(s, i));
 	memset(s, 0, sizeof(*s));
+}
+
+static bool is_oauth(const stored *s)
+{
+	return s->kind && !strcmp(s->kind, "oauth");
+}
+
+/* The command that makes this kind of session again. */
+static const char *login_cmd(const stored *s)
+{
+	return is_oauth(s) ? "skillsync login --oauth" : "skillsync login";
+}
+
+/* The stored session's DPoP key. */
+static int load_key(const stored *s, ss_p256_key **key, ss_error *err)
+{
+	ss_buf d = SS_BUF_INIT;
+	ss_error ignored;
+	int ret;
+
+	ss_buf_secret(&d);
+	if (ss_base64_decode(&d, s->dpop, strlen(s->dpop), SS_BASE64_URL, &ignored) < 0 ||
+	    d.len != 32)
+		ret = ss_error_set(err, SS_EAUTH,
+		                   "the session of '%s' has a damaged key (run 'skillsync login "
+		                   "--oauth %s')",
+		                   s->did, s->did);
+	else
+		ret = ss_p256_key_from_private(key, (const uint8_t *)d.ptr, err);
+	ss_buf_release(&d);
+	return ret;
 }
 
 void ss_session_info_release(ss_session_info *info)
@@ -43,6 +100,7 @@ void ss_session_info_release(ss_session_info *info)
 	free(info->did);
 	free(info->handle);
 	free(info->pds);
+	free(info->scope);
 	memset(info, 0, sizeof(*info));
 }
 
@@ -60,6 +118,8 @@ static void info_from(const stored *s, ss_session_info *info)
 	info->did = ss_xstrdup(s->did);
 	info->handle = s->handle ? ss_xstrdup(s->handle) : NULL;
 	info->pds = ss_xstrdup(s->pds);
+	info->oauth = is_oauth(s);
+	info->scope = s->scope ? ss_xstrdup(s->scope) : NULL;
 }
 
 int ss_session_config_dir(ss_buf *out, ss_error *err)
@@ -127,22 +187,16 @@ static int parse_stored(const char *path, char *text, stored *s, ss_error *err)
 		if (line[0] == '#' || !(sp = strchr(line, ' ')))
 			continue;
 		*sp = '\0';
-		if (!strcmp(line, "did"))
-			field = &s->did;
-		else if (!strcmp(line, "handle"))
-			field = &s->handle;
-		else if (!strcmp(line, "pds"))
-			field = &s->pds;
-		else if (!strcmp(line, "access"))
-			field = &s->access;
-		else if (!strcmp(line, "refresh"))
-			field = &s->refresh;
+		for (size_t i = 0; i < NFIELDS && !field; i++)
+			if (!strcmp(line, FIELDS[i].name))
+				field = field_of(s, i);
 		if (field) {
 			ss_secret_free(*field);
 			*field = ss_xstrdup(sp + 1);
 		}
 	}
-	if (!s->did || !ss_syntax_is_did(s->did) || !s->pds || !s->access || !s->refresh) {
+	if (!s->did || !ss_syntax_is_did(s->did) || !s->pds || !s->access || !s->refresh ||
+	    (is_oauth(s) && (!s->client || !s->token_ep || !s->dpop || !s->scope))) {
 		stored_release(s);
 		return ss_error_set(err, SS_EAUTH,
 		                    "session file '%s' is damaged: run 'skillsync login' again",
@@ -176,16 +230,23 @@ static int save(const stored *s, ss_error *err)
 	ss_buf path = SS_BUF_INIT, text = SS_BUF_INIT;
 	int ret;
 
-	if (!one_line_value(s->did) || !one_line_value(s->pds) || !one_line_value(s->access) ||
-	    !one_line_value(s->refresh) || (s->handle && !one_line_value(s->handle)))
-		return ss_error_set(err, SS_ERROR, "the server sent a session that cannot be kept");
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const char *v = field_in(s, i);
+
+		if (v && !one_line_value(v))
+			return ss_error_set(err, SS_ERROR,
+			                    "the server sent a session that cannot be kept");
+	}
 	ss_buf_secret(&text);
 	if ((ret = session_path(&path, s->did, err)) < 0)
 		goto out;
-	ss_buf_printf(&text, "# skillsync session: private, do not share\ndid %s\n", s->did);
-	if (s->handle)
-		ss_buf_printf(&text, "handle %s\n", s->handle);
-	ss_buf_printf(&text, "pds %s\naccess %s\nrefresh %s\n", s->pds, s->access, s->refresh);
+	ss_buf_puts(&text, "# skillsync session: private, do not share\n");
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const char *v = field_in(s, i);
+
+		if (v)
+			ss_buf_printf(&text, "%s %s\n", FIELDS[i].name, v);
+	}
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0600, err);
 out:
 	ss_buf_release(&text);
@@ -220,6 +281,17 @@ static void unlock_sessions(int fd)
 {
 	if (fd >= 0)
 		close(fd); /* releases the flock */
+}
+
+/* Saves a new session under the lock; out (may be NULL) says who. */
+static int keep(const stored *s, ss_session_info *out, ss_error *err)
+{
+	int fd = -1, ret;
+
+	if ((ret = lock_sessions(&fd, err)) == 0 && (ret = save(s, err)) == 0)
+		info_from(s, out);
+	unlock_sessions(fd);
+	return ret;
 }
 
 static int by_did(const void *a, const void *b)
@@ -324,6 +396,58 @@ static void hook_free(void *p)
 	free(h);
 }
 
+/* Replaces s's tokens with fresh (taken). */
+static void take_tokens(stored *s, char **access, char **refresh)
+{
+	ss_secret_free(s->access);
+	ss_secret_free(s->refresh);
+	s->access = *access;
+	s->refresh = *refresh;
+	*access = *refresh = NULL;
+}
+
+/* refreshSession with the stored refresh token. */
+static int password_refresh(ss_xrpc *x, stored *s, ss_error *err)
+{
+	ss_xrpc_session fresh = {0};
+	int ret = ss_xrpc_refresh_session(x, s->refresh, &fresh, err);
+
+	if (!ret)
+		take_tokens(s, &fresh.access_jwt, &fresh.refresh_jwt);
+	ss_xrpc_session_release(&fresh);
+	return ret;
+}
+
+/* The refresh_token grant at the authorization server, with the session's DPoP key; the
+ * tokens must still be the session's DID's. */
+static int oauth_refresh(ss_http *http, stored *s, ss_error *err)
+{
+	const char *form[] = {"grant_type", "refresh_token", "refresh_token", s->refresh, NULL};
+	ss_oauth_tokens fresh = {0};
+	ss_oauth_client c = {.client_id = s->client};
+	ss_p256_key *key = NULL;
+	int ret;
+
+	if ((ret = load_key(s, &key, err)) < 0)
+		return ret;
+	c.key = key;
+	if ((ret = ss_oauth_token(http, &c, s->token_ep, form, &fresh, err)) < 0)
+		goto out;
+	if (strcmp(fresh.sub, s->did)) {
+		ret = ss_error_set(err, SS_EAUTH, "the authorization server refreshed '%s' as '%s'",
+		                   s->did, fresh.sub);
+		goto out;
+	}
+	take_tokens(s, &fresh.access, &fresh.refresh);
+	free(s->scope);
+	s->scope = fresh.scope;
+	fresh.scope = NULL;
+out:
+	ss_oauth_tokens_release(&fresh);
+	ss_p256_key_free(key);
+	return ret;
+}
+
 /*
  * Gets a fresh access token under the lock: another process may have refreshed already (the
  * stored token then differs from ours and is still valid); else refreshSession, and the
@@ -334,7 +458,6 @@ static int refresh(ss_xrpc *x, void *payload, ss_error *err)
 	ss_error ignored;
 	hook *h = payload;
 	ss_buf path = SS_BUF_INIT;
-	ss_xrpc_session fresh = {0};
 	stored s = {0};
 	long long exp;
 	int fd = -1, ret;
@@ -348,24 +471,18 @@ static int refresh(ss_xrpc *x, void *payload, ss_error *err)
 		ss_xrpc_set_token(x, s.access);
 		goto out;
 	}
-	if ((ret = ss_xrpc_refresh_session(x, s.refresh, &fresh, err)) < 0) {
+	if ((ret = is_oauth(&s) ? oauth_refresh(ss_xrpc_http(x), &s, err)
+	                        : password_refresh(x, &s, err)) < 0) {
 		if (err->code == SS_EAUTH)
-			ss_error_set(err, SS_EAUTH,
-			             "the session of '%s' has ended (run 'skillsync login %s')",
-			             h->label, h->label);
+			ss_error_set(err, SS_EAUTH, "the session of '%s' has ended (run '%s %s')",
+			             h->label, login_cmd(&s), h->label);
 		goto out;
 	}
-	ss_secret_free(s.access);
-	ss_secret_free(s.refresh);
-	s.access = fresh.access_jwt;
-	s.refresh = fresh.refresh_jwt;
-	fresh.access_jwt = fresh.refresh_jwt = NULL;
 	if ((ret = save(&s, err)) < 0)
 		goto out;
 	ss_xrpc_set_token(x, s.access);
 out:
 	unlock_sessions(fd);
-	ss_xrpc_session_release(&fresh);
 	stored_release(&s);
 	ss_buf_release(&path);
 	return ret;
@@ -384,6 +501,13 @@ int ss_session_open(ss_http *http, const char *who, ss_xrpc **out, ss_session_in
 		goto out;
 	if ((ret = ss_xrpc_new(&x, http, s.pds, err)) < 0)
 		goto out;
+	if (is_oauth(&s)) {
+		ss_p256_key *key;
+
+		if ((ret = load_key(&s, &key, err)) < 0)
+			goto out;
+		ss_xrpc_set_dpop(x, key);
+	}
 	ss_xrpc_set_token(x, s.access);
 	h = ss_xcalloc(1, sizeof(*h));
 	h->did = ss_xstrdup(s.did);
@@ -406,7 +530,7 @@ int ss_session_login(ss_http *http, const char *who, const char *password, ss_se
 	ss_xrpc_session sess = {0};
 	ss_xrpc *x = NULL;
 	stored s = {0};
-	int fd = -1, ret;
+	int ret;
 
 	if ((ret = ss_identity_resolve(http, who, &id, err)) < 0)
 		goto out;
@@ -429,15 +553,57 @@ int ss_session_login(ss_http *http, const char *who, const char *password, ss_se
 	s.access = sess.access_jwt;
 	s.refresh = sess.refresh_jwt;
 	sess.access_jwt = sess.refresh_jwt = NULL;
-	if ((ret = lock_sessions(&fd, err)) < 0 || (ret = save(&s, err)) < 0)
-		goto out;
-	info_from(&s, out);
+	ret = keep(&s, out, err);
 out:
-	unlock_sessions(fd);
 	stored_release(&s);
 	ss_xrpc_session_release(&sess);
 	ss_xrpc_free(x);
 	ss_identity_release(&id);
+	return ret;
+}
+
+/* Revokes the session's refresh token (which ends its access tokens too), best effort. */
+static void oauth_revoke(ss_http *http, const stored *s)
+{
+	ss_oauth_client c = {.client_id = s->client};
+	ss_p256_key *key = NULL;
+	ss_error ignored;
+
+	if (!s->revoke_ep || load_key(s, &key, &ignored) < 0)
+		return;
+	c.key = key;
+	ss_oauth_revoke(http, &c, s->revoke_ep, s->refresh, &ignored);
+	ss_p256_key_free(key);
+}
+
+int ss_session_save_oauth(const ss_session_oauth *o, ss_session_info *out, ss_error *err)
+{
+	uint8_t d[32];
+	ss_buf key = SS_BUF_INIT;
+	stored s = {0};
+	int ret;
+
+	ss_buf_secret(&key);
+	if ((ret = ss_p256_key_private(o->key, d, err)) < 0)
+		goto out;
+	ss_base64_encode(&key, d, sizeof(d), SS_BASE64_URL, false);
+	ss_secret_wipe(d, sizeof(d));
+	s.did = ss_xstrdup(o->did);
+	s.handle = o->handle ? ss_xstrdup(o->handle) : NULL;
+	s.pds = ss_xstrdup(o->pds);
+	s.kind = ss_xstrdup("oauth");
+	s.issuer = ss_xstrdup(o->issuer);
+	s.client = ss_xstrdup(o->client_id);
+	s.token_ep = ss_xstrdup(o->token_ep);
+	s.revoke_ep = o->revoke_ep ? ss_xstrdup(o->revoke_ep) : NULL;
+	s.scope = ss_xstrdup(o->scope);
+	s.access = ss_xstrdup(o->access);
+	s.refresh = ss_xstrdup(o->refresh);
+	s.dpop = ss_buf_detach(&key, NULL);
+	ret = keep(&s, out, err);
+out:
+	stored_release(&s);
+	ss_buf_release(&key);
 	return ret;
 }
 
@@ -452,7 +618,9 @@ int ss_session_logout(ss_http *http, const char *who, ss_session_info *out, ss_e
 	if ((ret = lock_sessions(&fd, err)) < 0 || (ret = find(who, &s, &path, err)) < 0)
 		goto out;
 	/* Best effort: the local session goes whatever the server says. */
-	if (ss_xrpc_new(&x, http, s.pds, &ignored) == 0)
+	if (is_oauth(&s))
+		oauth_revoke(http, &s);
+	else if (ss_xrpc_new(&x, http, s.pds, &ignored) == 0)
 		ss_xrpc_delete_session(x, s.refresh, &ignored);
 	if (unlink(path.ptr) < 0 && errno != ENOENT) {
 		ret = ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path.ptr,

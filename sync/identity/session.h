@@ -14,8 +14,10 @@
 #ifndef SS_SESSION_H
 #define SS_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "core/atproto/p256.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 #include "sync/net/http.h"
@@ -26,6 +28,8 @@ typedef struct ss_session_info {
 	char *did;
 	char *handle;
 	char *pds;
+	bool oauth;  /* an OAuth session (else one made with a password) */
+	char *scope; /* what an OAuth session was granted, or NULL */
 } ss_session_info;
 
 void ss_session_info_release(ss_session_info *info);
@@ -42,8 +46,20 @@ int ss_session_config_dir(ss_buf *out, ss_error *err);
 int ss_session_login(ss_http *http, const char *who, const char *password, ss_session_info *out,
                      ss_error *err);
 
+/* An OAuth session to keep (sync/identity/signin.h makes one): all borrowed. */
+typedef struct ss_session_oauth {
+	const char *did, *handle, *pds;
+	const char *issuer, *client_id, *token_ep, *revoke_ep; /* revoke_ep may be NULL */
+	const char *scope, *access, *refresh;
+	const ss_p256_key *key; /* the DPoP key the tokens are bound to */
+} ss_session_oauth;
+
+/* Stores o as the session of o->did (replacing any); out (may be NULL) says who. */
+int ss_session_save_oauth(const ss_session_oauth *o, ss_session_info *out, ss_error *err);
+
 /*
- * Signs out: deleteSession on the server (best effort: a server that cannot be reached or
+ * Signs out: deleteSession on the server, or for an OAuth session the revocation of its
+ * refresh token at the authorization server (best effort: a server that cannot be reached or
  * refuses does not keep the local session), then removes the stored session. out (may be
  * NULL) says who was signed out. SS_EAUTH when no session matches who.
  */

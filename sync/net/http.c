@@ -108,6 +108,7 @@ void ss_http_response_init(ss_http_response *resp)
 	ss_buf_init(&resp->body);
 	resp->content_type = NULL;
 	resp->cut = false;
+	resp->dpop_nonce[0] = '\0';
 }
 
 void ss_http_response_release(ss_http_response *resp)
@@ -270,6 +271,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *user)
 	keep_header(data, size * n, "retry-after", x->retry_after, sizeof(x->retry_after));
 	keep_header(data, size * n, "ratelimit-reset", x->ratelimit_reset,
 	            sizeof(x->ratelimit_reset));
+	keep_header(data, size * n, "dpop-nonce", x->resp->dpop_nonce, sizeof(x->resp->dpop_nonce));
 	return size * n;
 }
 

@@ -79,6 +79,9 @@ typedef struct ss_http_response {
 	 * short): the server may have acted on it. */
 	bool cut;
 	uint64_t file_len; /* the bytes written to the request's body_fd */
+	/* The DPoP-Nonce header's value (RFC 9449: the nonce the next DPoP proof must carry), or
+	 * "" when the server sent none. */
+	char dpop_nonce[256];
 } ss_http_response;
 
 /* opts may be NULL for every default. */

@@ -3,9 +3,12 @@
 #include "sync/net/url.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/util/mem.h"
 #include "sync/net/curl_priv.h"
 
 bool ss_url_host_is_loopback(const char *host)
@@ -83,4 +86,67 @@ out:
 	ss_curl_fns()->free(host);
 	ss_curl_fns()->url_cleanup(u);
 	return ret;
+}
+
+void ss_url_encode(ss_buf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+			ss_buf_putc(out, (char)*p);
+		} else {
+			ss_buf_putc(out, '%');
+			ss_buf_putc(out, hex[*p >> 4]);
+			ss_buf_putc(out, hex[*p & 15]);
+		}
+	}
+}
+
+/* Decodes the n bytes at p into out; false for a bad escape or a NUL. */
+static bool decode(const char *p, size_t n, ss_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (c == '+') {
+			c = ' ';
+		} else if (c == '%') {
+			char hex[3] = {0};
+
+			if (i + 2 >= n || !isxdigit((unsigned char)p[i + 1]) ||
+			    !isxdigit((unsigned char)p[i + 2]))
+				return false;
+			memcpy(hex, p + i + 1, 2);
+			if (!(c = (char)strtol(hex, NULL, 16)))
+				return false;
+			i += 2;
+		}
+		ss_buf_putc(out, c);
+	}
+	return true;
+}
+
+void ss_url_query_param(const char *url, const char *name, char **out)
+{
+	const char *p = strchr(url, '?');
+	size_t nlen = strlen(name), end = strcspn(url, "#");
+
+	*out = NULL;
+	if (!p || (size_t)(p - url) > end)
+		return;
+	for (p++; p < url + end;) {
+		size_t len = strcspn(p, "&#");
+		ss_buf v = SS_BUF_INIT;
+
+		if (len > nlen && !strncmp(p, name, nlen) && p[nlen] == '=') {
+			ss_buf_secret(&v);
+			if (decode(p + nlen + 1, len - nlen - 1, &v))
+				*out = ss_buf_detach(&v, NULL);
+			ss_buf_release(&v);
+			return;
+		}
+		p += len + (p[len] == '&');
+	}
 }

@@ -8,6 +8,7 @@
 #include "core/util/mem.h"
 #include "core/util/secret.h"
 #include "core/util/utf8.h"
+#include "sync/net/dpop.h"
 #include "sync/net/url.h"
 #include "sync/net/xrpc_priv.h"
 
@@ -23,6 +24,8 @@ struct ss_xrpc {
 	ss_xrpc_refresh_fn refresh;
 	void *refresh_payload;
 	void (*free_payload)(void *);
+	ss_p256_key *dpop;
+	char dpop_nonce[256]; /* the service's last DPoP nonce */
 };
 
 int ss_xrpc_new(ss_xrpc **out, ss_http *http, const char *service, ss_error *err)
@@ -49,6 +52,7 @@ void ss_xrpc_free(ss_xrpc *x)
 	if (x->free_payload)
 		x->free_payload(x->refresh_payload);
 	ss_secret_free(x->token);
+	ss_p256_key_free(x->dpop);
 	free(x->service);
 	free(x);
 }
@@ -74,6 +78,12 @@ const char *ss_xrpc_token(const ss_xrpc *x)
 	return x->token;
 }
 
+void ss_xrpc_set_dpop(ss_xrpc *x, ss_p256_key *key)
+{
+	ss_p256_key_free(x->dpop);
+	x->dpop = key;
+}
+
 void ss_xrpc_set_refresh(ss_xrpc *x, ss_xrpc_refresh_fn fn, void *payload,
                          void (*free_payload)(void *))
 {
@@ -82,22 +92,6 @@ void ss_xrpc_set_refresh(ss_xrpc *x, ss_xrpc_refresh_fn fn, void *payload,
 	x->refresh = fn;
 	x->refresh_payload = payload;
 	x->free_payload = free_payload;
-}
-
-static void put_escaped(ss_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_' || *p == '~') {
-			ss_buf_putc(b, (char)*p);
-		} else {
-			ss_buf_putc(b, '%');
-			ss_buf_putc(b, hex[*p >> 4]);
-			ss_buf_putc(b, hex[*p & 15]);
-		}
-	}
 }
 
 void ss_xrpc_call_url(ss_buf *url, const char *service, const char *nsid, const char *const *params)
@@ -109,9 +103,9 @@ void ss_xrpc_call_url(ss_buf *url, const char *service, const char *nsid, const 
 		if (!params[i + 1])
 			continue;
 		ss_buf_putc(url, sep);
-		put_escaped(url, params[i]);
+		ss_url_encode(url, params[i]);
 		ss_buf_putc(url, '=');
-		put_escaped(url, params[i + 1]);
+		ss_url_encode(url, params[i + 1]);
 		sep = '&';
 	}
 }
@@ -223,10 +217,49 @@ static bool token_refused(const ss_buf *body)
 {
 	json_t *v = json_loadb(body->ptr, body->len, 0, NULL);
 	const char *e = json_string_value(json_object_get(v, "error"));
-	bool refused = e && (!strcmp(e, "ExpiredToken") || !strcmp(e, "InvalidToken"));
+	bool refused = e && (!strcmp(e, "ExpiredToken") || !strcmp(e, "InvalidToken") ||
+	                     !strcmp(e, "invalid_token"));
 
 	json_decref(v);
 	return refused;
+}
+
+/* A call's header lines (the call's own, then, with dpop, the DPoP authorization and its
+ * proof): lines is a NULL-terminated array in the call's memory, its DPoP lines in own. */
+typedef struct call_lines {
+	const char *lines[16];
+	ss_buf auth, proof;
+} call_lines;
+
+static void call_lines_release(call_lines *l)
+{
+	ss_buf_release(&l->auth);
+	ss_buf_release(&l->proof);
+}
+
+/* Fills l for a request of call to url; bearer is what the plain request would send. */
+static int call_lines_make(ss_xrpc *x, const ss_xrpc_call *call, const char *method,
+                           const char *url, bool dpop, call_lines *l, ss_error *err)
+{
+	char *proof = NULL;
+	size_t n = 0;
+
+	ss_buf_clear(&l->auth);
+	ss_buf_clear(&l->proof);
+	for (size_t i = 0; call->headers && call->headers[i] && n < 13; i++)
+		l->lines[n++] = call->headers[i];
+	if (dpop) {
+		if (ss_dpop_proof(&proof, x->dpop, method, url, x->dpop_nonce, x->token, err) < 0)
+			return -1;
+		ss_buf_secret(&l->auth);
+		ss_buf_printf(&l->auth, "Authorization: DPoP %s", x->token);
+		ss_buf_printf(&l->proof, "DPoP: %s", proof);
+		free(proof);
+		l->lines[n++] = l->auth.ptr;
+		l->lines[n++] = l->proof.ptr;
+	}
+	l->lines[n] = NULL;
+	return 0;
 }
 
 int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_error *err)
@@ -234,6 +267,10 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 	ss_http_response resp;
 	ss_buf url = SS_BUF_INIT;
 	bool hook = call->auth && !call->bearer && x->refresh;
+	bool dpop = call->auth && !call->bearer && x->dpop && x->token;
+	bool nonce_retried = false;
+	const char *method = call->post ? "POST" : "GET";
+	call_lines lines = {.auth = SS_BUF_INIT, .proof = SS_BUF_INIT};
 	int ret;
 
 	ss_http_response_init(&resp);
@@ -244,14 +281,16 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 	    (ret = x->refresh(x, x->refresh_payload, err)) < 0)
 		goto out;
 	for (int attempt = 0;; attempt++) {
+		if ((ret = call_lines_make(x, call, method, url.ptr, dpop, &lines, err)) < 0)
+			goto out;
 		ss_http_request req = {
-		    .method = call->post ? "POST" : "GET",
+		    .method = method,
 		    .url = url.ptr,
-		    .bearer = call->bearer ? call->bearer
-		              : call->auth ? x->token
-		                           : NULL,
+		    .bearer = call->bearer          ? call->bearer
+		              : call->auth && !dpop ? x->token
+		                                    : NULL,
 		    .content_type = call->body ? "application/json" : NULL,
-		    .headers = call->headers,
+		    .headers = lines.lines,
 		    .body = call->body,
 		    .body_len = call->body_len,
 		    .once = call->once,
@@ -259,8 +298,15 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 
 		if ((ret = ss_http_perform(x->http, &req, &resp, err)) < 0)
 			goto out;
+		if (dpop && resp.dpop_nonce[0])
+			memcpy(x->dpop_nonce, resp.dpop_nonce, sizeof(x->dpop_nonce));
 		if (resp.status >= 200 && resp.status < 300)
 			break;
+		if (dpop && !nonce_retried && ss_dpop_wants_nonce(&resp)) {
+			nonce_retried = true;
+			attempt--;
+			continue;
+		}
 		if (hook && attempt == 0 && x->token && token_refused(&resp.body)) {
 			if ((ret = x->refresh(x, x->refresh_payload, err)) < 0)
 				goto out;
@@ -273,6 +319,7 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 	if (out)
 		ret = ss_xrpc_call_parse(call->nsid, &resp.body, out, err);
 out:
+	call_lines_release(&lines);
 	ss_http_response_release(&resp);
 	ss_buf_release(&url);
 	return ret;

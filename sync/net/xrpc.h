@@ -27,6 +27,7 @@
 
 #include "core/util/buf.h"
 #include "core/util/error.h"
+#include "core/atproto/p256.h"
 #include "sync/net/http.h"
 
 typedef struct ss_xrpc ss_xrpc;
@@ -39,6 +40,13 @@ ss_http *ss_xrpc_http(const ss_xrpc *x);
 /* Sets (copies) or clears (NULL) the access token sent as a bearer token. */
 void ss_xrpc_set_token(ss_xrpc *x, const char *access_jwt);
 const char *ss_xrpc_token(const ss_xrpc *x);
+
+/*
+ * Makes the client's token DPoP-bound (an OAuth session): each request carries
+ * "Authorization: DPoP <token>" and a proof signed with key (sync/net/dpop.h), and a request
+ * refused for want of a DPoP nonce is sent once more with the server's. x takes key.
+ */
+void ss_xrpc_set_dpop(ss_xrpc *x, ss_p256_key *key);
 
 /*
  * The refresh hook: gets a fresh access token and calls ss_xrpc_set_token(); 0 or a negative

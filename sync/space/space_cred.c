@@ -144,10 +144,11 @@ static int mint(ss_space_cred *c, ss_error *err)
 
 	drop(c);
 	if (!c->mine)
-		return ss_error_set(err, SS_EAUTH,
-		                    "reading a permissioned space needs a signed-in member: run "
-		                    "'skillsync login <handle>' with your account password, then "
-		                    "clone again with '--as <handle>'");
+		return ss_error_set(
+		    err, SS_EAUTH,
+		    "reading a permissioned space needs a signed-in member: run "
+		    "'skillsync login --oauth <handle>' (or sign in with your account "
+		    "password), then clone again with '--as <handle>'");
 	if ((ret = ss_space_cred_host(c, &host, err)) < 0)
 		return ret;
 	if (!c->key && ((ret = ss_p256_key_new(&c->key, err)) < 0 ||

@@ -155,14 +155,22 @@ int ss_space_proto_delegation(ss_xrpc *mine, const char *space, char **token, ss
 	int ret = ss_xrpc_call_send(mine, &call, &v, err);
 
 	if (ret < 0) {
+		/* an OAuth session whose scope does not cover the space: 403 ScopeMissingError */
+		if (strstr(err->message, "ScopeMissingError"))
+			return ss_error_set(
+			    err, SS_EAUTH,
+			    "your PDS refused a delegation token for this session (%s): "
+			    "its OAuth scope does not cover this space: run 'skillsync "
+			    "login --oauth <handle>' again",
+			    SS_SPACE_NSID_DELEGATION);
 		/* the PDS's access check refuses an app password with 400 InvalidToken */
 		if (err->code == SS_EAUTH && strstr(err->message, "InvalidToken"))
 			ret = ss_error_set(
 			    err, SS_EAUTH,
 			    "your PDS refused a delegation token for this session (%s): reading a "
-			    "permissioned space needs a sign-in with your account password, not an "
-			    "app password: run 'skillsync login <handle>' with the account "
-			    "password",
+			    "permissioned space needs a sign-in with OAuth or your account "
+			    "password, "
+			    "not an app password: run 'skillsync login --oauth <handle>'",
 			    SS_SPACE_NSID_DELEGATION);
 		return ret;
 	}

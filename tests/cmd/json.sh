@@ -40,7 +40,7 @@ ss_run 0 "$SKILLSYNC" status --json
 [ "$(cat "$work/stdout")" = '{"branch":"main","interrupted":false,"blocked":null,"pullPaths":[],"merging":false,"changes":[],"unmerged":[],"toPush":[],"unpushedCommits":[],"behind":0,"waiting":0,"pinned":[],"notices":[],"invalid":[],"refused":[]}' ] ||
 	fail "status --json: $(cat "$work/stdout")"
 ss_run 0 "$SKILLSYNC" whoami --json
-check whoami array did handle pds
+check whoami array did handle pds session scope
 ss_run 0 "$SKILLSYNC" ls --json
 check ls array name winner shadows
 ss_run 0 "$SKILLSYNC" show pdf-forms --json

@@ -35,9 +35,9 @@ grep -qx "signed in as $handle ($did) on $pds" "$tmp/stdout" || fail "login said
 [ "$(stat -c %a "$sessions/$did.session")" = 600 ] || fail "session file is not 0600"
 
 run 0 "$SKILLSYNC" whoami
-[ "$(cat "$tmp/stdout")" = "$handle $did $pds" ] || fail "whoami said: $(cat "$tmp/stdout")"
+[ "$(cat "$tmp/stdout")" = "$handle $did $pds password" ] || fail "whoami said: $(cat "$tmp/stdout")"
 run 0 "$SKILLSYNC" whoami --json
-[ "$(cat "$tmp/stdout")" = "[{\"did\":\"$did\",\"handle\":\"$handle\",\"pds\":\"$pds\"}]" ] ||
+[ "$(cat "$tmp/stdout")" = "[{\"did\":\"$did\",\"handle\":\"$handle\",\"pds\":\"$pds\",\"session\":\"password\",\"scope\":null}]" ] ||
 	fail "whoami --json said: $(cat "$tmp/stdout")"
 
 # Signing out forgets the session.
@@ -53,7 +53,7 @@ printf '%s\n' "$pw" >"$tmp/pw"
 run 0 "$SKILLSYNC" login --password-stdin "$did" <"$tmp/pw"
 rm "$tmp/pw"
 run 0 "$SKILLSYNC" whoami
-[ "$(cat "$tmp/stdout")" = "$handle $did $pds" ] || fail "whoami after stdin login: $(cat "$tmp/stdout")"
+[ "$(cat "$tmp/stdout")" = "$handle $did $pds password" ] || fail "whoami after stdin login: $(cat "$tmp/stdout")"
 
 # A wrong password: exit 5 and one line; the kept session stays.
 SKILLSYNC_PASSWORD=wrong-password run 5 "$SKILLSYNC" login "$handle"

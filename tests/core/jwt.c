@@ -135,6 +135,61 @@ static void test_jwt__sign_es256_round_trip(void **state)
 	ss_p256_key_free(key);
 }
 
+/* The base64url field of a JWK, decoded: n bytes into out. */
+static void jwk_coord(const json_t *jwk, const char *name, uint8_t *out, size_t n)
+{
+	const char *v = json_string_value(json_object_get(jwk, name));
+	ss_buf b = SS_BUF_INIT;
+	ss_error err;
+
+	assert_non_null(v);
+	assert_int_equal(ss_base64_decode(&b, v, strlen(v), SS_BASE64_URL, &err), 0);
+	assert_int_equal(b.len, n);
+	memcpy(out, b.ptr, n);
+	ss_buf_release(&b);
+}
+
+/* A DPoP-style token names its key as a JWK whose x and y are the key's point: it verifies
+ * with that point; the key kept as its private scalar is the same key again. */
+static void test_jwt__sign_es256_jwk_names_the_key(void **state)
+{
+	ss_p256_key *key = NULL, *again = NULL;
+	ss_pubkey *pk = NULL;
+	json_t *claims = json_pack("{s:s}", "htm", "POST"), *jwk;
+	char *did = NULL, *did_again = NULL, *token = NULL;
+	uint8_t point[SS_POINT_LEN], y[32], d[32];
+	ss_jwt j;
+	ss_error err;
+
+	assert_int_equal(ss_p256_key_new(&key, &err), 0);
+	assert_int_equal(ss_jwt_sign_es256_jwk(&token, key, "dpop+jwt", claims, &err), 0);
+	assert_int_equal(ss_jwt_parse(&j, token, &err), 0);
+	assert_string_equal(j.typ, "dpop+jwt");
+	assert_null(j.kid);
+	jwk = json_object_get(j.header, "jwk");
+	assert_string_equal(json_string_value(json_object_get(jwk, "kty")), "EC");
+	assert_string_equal(json_string_value(json_object_get(jwk, "crv")), "P-256");
+	assert_null(json_object_get(jwk, "d"));
+	jwk_coord(jwk, "x", point + 1, 32);
+	jwk_coord(jwk, "y", y, 32);
+	point[0] = (uint8_t)(2 + (y[31] & 1));
+	assert_int_equal(ss_pubkey_from_point(&pk, SS_CURVE_P256, point, sizeof(point), &err), 0);
+	assert_int_equal(ss_jwt_verify(&j, pk, &err), 0);
+	assert_int_equal(ss_p256_key_private(key, d, &err), 0);
+	assert_int_equal(ss_p256_key_from_private(&again, d, &err), 0);
+	assert_int_equal(ss_p256_did_key(key, &did, &err), 0);
+	assert_int_equal(ss_p256_did_key(again, &did_again, &err), 0);
+	assert_string_equal(did, did_again);
+	ss_jwt_release(&j);
+	free(token);
+	free(did);
+	free(did_again);
+	json_decref(claims);
+	ss_pubkey_free(pk);
+	ss_p256_key_free(key);
+	ss_p256_key_free(again);
+}
+
 static void test_jwt__malformed_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -178,6 +233,7 @@ int test_jwt_run(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_jwt__reference_tokens_verify),
 	    cmocka_unit_test(test_jwt__sign_es256_round_trip),
+	    cmocka_unit_test(test_jwt__sign_es256_jwk_names_the_key),
 	    cmocka_unit_test(test_jwt__malformed_refused),
 	    cmocka_unit_test(test_jwt__alg_must_match_key),
 	};

@@ -70,6 +70,17 @@ Faults (K):
   shape-types   the PDS's answer (status 200) with every top-level value of another JSON type
   shape-array   the PDS's answer replaced by "[]" (status 200, application/json)
   shape-html    the PDS's answer replaced by an HTML page (status 200, text/html)
+OAuth (tamper kinds; D is the DID that oauth-sub names), the proxy standing in for the
+PDS's authorization server, which it reaches as the issuer the PDS's metadata names (the
+proxy's origin, after the rewrite above):
+  oauth-resource  the PDS's protected-resource metadata names another resource
+  oauth-issuer  the authorization server's metadata names another issuer
+  oauth-nonce   every POST to /oauth/... is refused with use_dpop_nonce and a new DPoP-Nonce
+  oauth-sub     a stand-in authorization server: PAR answers a request_uri (keeping the
+                request's state and redirect_uri), /oauth/authorize redirects to the client
+                with a code, that state and the proxy as iss, and /oauth/token gives tokens
+                whose sub is D
+  oauth-iss     the same, but the redirect's iss names another issuer
 Python 3 standard library only, no network beyond loopback.
 """
 import hashlib
@@ -127,6 +138,11 @@ LOW_REV = "2222222222222"
 # A space writer's listRepoOps answers with an op that is not one (see tamper_ops).
 OP_TAMPER_KINDS = {"op-no-rev", "op-bad-rev", "op-bad-cid"}
 TAMPER_KINDS |= OP_TAMPER_KINDS
+OAUTH_KINDS = {"oauth-resource", "oauth-issuer", "oauth-nonce", "oauth-sub", "oauth-iss"}
+# which metadata document each metadata kind changes, and the field it changes
+OAUTH_META = {"oauth-resource": ("/.well-known/oauth-protected-resource", "resource"),
+              "oauth-issuer": ("/.well-known/oauth-authorization-server", "issuer")}
+TAMPER_KINDS |= OAUTH_KINDS
 
 
 def varint(b, i):
@@ -427,6 +443,42 @@ class Handler(http.server.BaseHTTPRequestHandler):
         sep = b", " if page else b""
         return head + sep + b'"records": [' + b", ".join(parts) + b"]}"
 
+    def oauth(self, url, body, tamper):
+        """Answers an OAuth request as the tamper kind says; False to forward it."""
+        kind, path = tamper["kind"], url.path
+        if kind in OAUTH_META and path == OAUTH_META[kind][0]:
+            status, rh, data = self.forward(body)
+            meta = json.loads(data.replace(self.pds_origin, self.self_origin))
+            meta[OAUTH_META[kind][1]] = "http://127.0.0.1:1"
+            self.reply(status, json.dumps(meta).encode())
+            return True
+        if kind == "oauth-nonce" and self.command == "POST" and path.startswith("/oauth/"):
+            self.reply(400, b'{"error":"use_dpop_nonce","error_description":"new nonce"}',
+                       extra={"DPoP-Nonce": secrets.token_urlsafe(16)})
+            return True
+        if kind not in ("oauth-sub", "oauth-iss"):
+            return False
+        if path == "/oauth/par":
+            form = dict(urllib.parse.parse_qsl((body or b"").decode()))
+            tamper["state"], tamper["redirect"] = form.get("state"), form.get("redirect_uri")
+            self.reply(201, b'{"request_uri":"urn:ietf:params:oauth:request_uri:stand-in",'
+                            b'"expires_in":60}')
+            return True
+        if path == "/oauth/authorize":
+            iss = self.self_origin.decode() if kind == "oauth-sub" else "http://127.0.0.1:1"
+            query = urllib.parse.urlencode({"state": tamper.get("state"), "iss": iss,
+                                            "code": "stand-in-code"})
+            self.reply(302, b"", "text/plain",
+                       extra={"Location": f"{tamper.get('redirect')}?{query}"})
+            return True
+        if path == "/oauth/token":
+            tokens = {"access_token": "stand-in-access", "token_type": "DPoP",
+                      "refresh_token": "stand-in-refresh", "scope": "atproto",
+                      "sub": tamper["did"], "expires_in": 60}
+            self.reply(200, json.dumps(tokens).encode())
+            return True
+        return False
+
     def handle_one(self):
         url = urllib.parse.urlsplit(self.path)
         if url.path.startswith("/_fault/"):
@@ -446,6 +498,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(429, msg, extra={"Retry-After": "1"})
         with STATE.lock:
             tamper = STATE.tamper
+        if tamper and tamper["kind"] in OAUTH_KINDS and self.oauth(url, body, tamper):
+            return None
         q = dict(urllib.parse.parse_qsl(url.query))
         about = tamper and tamper["kind"] and (q.get("did") or q.get("repo")) == tamper["did"]
         since = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" in q
