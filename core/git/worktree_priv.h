@@ -118,6 +118,95 @@ ss_worktree__dircache_loading *ss_worktree__dircache_load_async(const char *path
 ss_worktree__dircache *ss_worktree__dircache_join(ss_worktree__dircache_loading *l);
 
 /*
+ * The walk of the working directory against the index (worktree_walk.c), shared with the scan
+ * that runs it (worktree_scan.c): the top level by the calling thread, its directories then
+ * taken in turn by the walkers, each walker keeping what it finds apart until they are joined.
+ */
+/* An index entry whose file was hashed and found unchanged: its new stat data. */
+typedef struct ss_worktree__refreshed {
+	size_t pos;
+	struct stat st;
+} ss_worktree__refreshed;
+
+/* A name in a directory: of the working directory (d_type) or of the index (its entries). */
+typedef struct ss_worktree__dname {
+	const char *s;
+	size_t len;
+	unsigned char type; /* DT_* for the working directory */
+	bool dir;           /* the index: entries below name/ */
+	size_t lo, hi;      /* the index: its entries */
+} ss_worktree__dname;
+
+/* A top-level directory of the index, for a walker: with its stat data (have_st false: the
+ * walker reads it, the directory cache said the top holds it), and the tree id its index
+ * entries make once walked (for HEAD against the index). */
+typedef struct ss_worktree__job {
+	ss_worktree__dname d;
+	struct stat st;
+	bool have_st;
+	bool have_tree;
+	git_oid tree;
+} ss_worktree__job;
+
+/* One thread's walk: what it found, kept apart until the threads are joined. */
+typedef struct ss_worktree__walker {
+	const git_index_entry *e; /* the index's entries, by position */
+	size_t ne;
+	int top;               /* the working directory */
+	struct timespec stamp; /* the index file's modification time (racily clean entries) */
+	ss_worktree__dircache *cache;
+	struct timespec began; /* when the walk began (a directory changed just before is not
+	                          recorded: keep()) */
+	ss_buf keep; /* the directories read for the next cache (ss_worktree__dircache_add) */
+	size_t dirs_read, files_hashed;
+	size_t racy_clean; /* entries hashed only for being racy, and clean */
+	ss_worktree__items found;
+	/* paths of untracked files and directories ("dir/"), the ignore rules not read yet */
+	char **untracked;
+	size_t nuntracked, auntracked;
+	ss_worktree__refreshed *ref;
+	size_t nref, aref;
+	int errnum; /* the first failure, with its path */
+	char *errpath;
+	bool need_trees; /* the top-level directories' tree ids are wanted (staged_names) */
+	bool deferring;  /* at the top: its directories go to defer, for the walkers */
+	ss_worktree__job *defer;
+	size_t ndefer, adefer;
+	bool top_known; /* the cache said what the top holds (its record: top_slot) */
+	size_t top_slot;
+	bool top_missed; /* a walker found one of the top's directories not there as one */
+} ss_worktree__walker;
+
+/* The top-level directories the walkers share: next is taken atomically; w is the thread's. */
+typedef struct ss_worktree__jobs {
+	ss_worktree__job *dirs;
+	size_t count;
+	size_t next;
+	ss_worktree__walker *w;
+} ss_worktree__jobs;
+
+/* Orders names by their bytes, as git sorts a directory's (a prefix first). */
+int ss_worktree__name_cmp(const void *a, const void *b);
+/* A file's type as readdir gives it: DT_DIR, DT_REG, DT_LNK, or DT_UNKNOWN for any other. */
+unsigned char ss_worktree__dtype(const struct stat *st);
+/* The names of directory dfd (".", ".." and ".git" left out), into *names (their strings in
+ * pool), sorted. -errno on failure. */
+int ss_worktree__read_names(int dfd, ss_worktree__dname **names, size_t *count, ss_buf *pool);
+/* The index's names directly below the prefix of length plen that entries [lo, hi) share. */
+ss_worktree__dname *ss_worktree__index_names(const ss_worktree__walker *w, size_t lo, size_t hi,
+                                             size_t plen, size_t *count);
+/* The directory at prefix ("" or "dir/"), of stat data st, against the index's entries
+ * [lo, hi) below it: read, unless the cache says it holds exactly the index's names. */
+void ss_worktree__walk_dir(ss_worktree__walker *w, ss_buf *prefix, size_t lo, size_t hi,
+                           const struct stat *st);
+/* Walks the top-level directories of j until none is left, one at a time. */
+void ss_worktree__run_jobs(ss_worktree__jobs *j, ss_worktree__walker *w);
+/* ss_worktree__run_jobs on a thread of its own (arg: the ss_worktree__jobs). */
+void *ss_worktree__worker_main(void *arg);
+/* The tree id that index entries [lo, hi), below the prefix of length plen, make. */
+int ss_worktree__tree_id(const git_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out);
+
+/*
  * The changed paths of the working directory (index, HEAD) into out, unsorted, each path once
  * (its flags or'ed), ignored files left out: what libgit2's status lists, walked by skillsync
  * itself (each directory read once, each file's stat data read relative to its directory on
