@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/card.h"
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 #include "core/git/tree.h"
 #include "core/skill/report.h"
 #include "core/skill/skillmd.h"

@@ -40,30 +40,6 @@ int ss_git__error(ss_error *err, int gitcode, const char *fmt, ...)
 	return code;
 }
 
-/* What ss_git__oid_order's comparison reads: qsort passes it no context (qsort_r's differs
- * between systems), and each thread sorts its own. */
-static _Thread_local const unsigned char *order_base;
-static _Thread_local size_t order_stride;
-
-static int by_oid(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = memcmp(order_base + (size_t)x * order_stride, order_base + (size_t)y * order_stride,
-	               GIT_OID_RAWSZ);
-
-	return c ? c : (x > y) - (x < y);
-}
-
-void ss_git__oid_order(uint32_t *order, size_t n, const void *base, size_t stride)
-{
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	order_base = base;
-	order_stride = stride;
-	qsort(order, n, sizeof(*order), by_oid);
-	order_base = NULL;
-}
-
 int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err)
 {
 	git_oid id;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "core/git/repo.h"
+#include "core/gitfmt/index_file.h"
 #include "core/util/error.h"
 #include "core/util/platform.h"
 
@@ -25,10 +26,8 @@ git_repository *ss_repo__git(ss_repo *repo);
  * has (repo.c): every path counts, only .git is left out. */
 int ss_repo__ignore_rules(git_repository *git, ss_error *err);
 
-/* The repository's read of its index file (index_file.c: ss_index_file_get). */
-typedef struct ss_index_kept ss_index_kept;
+/* The repository's read of its index file (core/gitfmt/index_file.h: ss_index_file_get). */
 ss_index_kept **ss_repo__index_slot(ss_repo *repo);
-void ss_index_kept_free(ss_index_kept *k);
 
 typedef struct ss_repo_batch ss_repo_batch;
 ss_repo_batch **ss_repo_batch__slot(ss_repo *repo);
@@ -36,43 +35,6 @@ ss_repo_batch **ss_repo_batch__slot(ss_repo *repo);
 /* Writes a pack when the open batch holds enough (a no-op without a batch): called by the
  * tree writers after a whole subtree, so that a skill's objects share a pack. */
 int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err);
-
-/*
- * One object for ss_pack_write, by its id, either as an entry of another pack, copied as it
- * is (raw, raw_len: its type and size header and its deflated bytes, not a delta; borrowed
- * until the next object; raw_crc: the CRC-32 that pack's index gives it, checked), or else as
- * its type and bytes (data, memory of the backend owner's, as a backend's read allocates it;
- * the writer frees it with git_odb_backend_data_free), hashed against id when check is set.
- */
-typedef struct ss_repo_pack_obj {
-	git_oid id;
-	const unsigned char *raw;
-	size_t raw_len;
-	uint32_t raw_crc;
-	git_odb_backend *owner;
-	void *data;
-	size_t len;
-	git_object_t type;
-	bool check;
-} ss_repo_pack_obj;
-
-/*
- * Writes count objects, none a delta, into one new pack of dir (a repository's
- * objects/pack) and its index (core/git/pack_write.c), both synced when this returns 0 (name: the
- * pack's name, pack-<name>.pack). read fills *obj (zeroed) with the i-th object, i from 0 to
- * count - 1 in that order. The same object twice fails.
- */
-typedef int (*ss_repo_pack_read)(void *payload, size_t i, ss_repo_pack_obj *obj);
-int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,
-                  char name[GIT_OID_HEXSZ + 1], ss_error *err);
-
-/*
- * order[0..n) (n at most UINT32_MAX) gets 0..n-1 sorted by the git_oid each element of base
- * (n elements of stride bytes) starts with, equal ids by their place: a sort of n 4-byte
- * numbers rather than of the elements, whose copy (qsort's, as large as the array) was the
- * largest allocation of a pack merge's end.
- */
-void ss_git__oid_order(uint32_t *order, size_t n, const void *base, size_t stride);
 
 /*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted

@@ -39,6 +39,7 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/gitfmt/pack_write.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
@@ -275,13 +276,15 @@ static void be_reset(batch_backend *b)
 
 /* The i-th object of the job's in-memory store, by its id (libgit2 hashed it when the object
  * was written). */
-static int read_job_object(void *payload, size_t i, ss_repo_pack_obj *o)
+static int read_job_object(void *payload, size_t i, ss_pack_write_obj *o, ss_error *err)
 {
 	const pack_job *job = payload;
+	int rc;
 
 	o->id = job->oids[i];
 	o->owner = job->mem;
-	return job->mem->read(&o->data, &o->len, &o->type, job->mem, &job->oids[i]);
+	rc = job->mem->read(&o->data, &o->len, &o->type, job->mem, &job->oids[i]);
+	return rc < 0 ? ss_git__error(err, rc, "cannot read an object to pack") : 0;
 }
 
 /* Writes the job's objects into one pack, durable when this returns (job->rc, job->err;

@@ -28,7 +28,8 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/pack_read.h"
+#include "core/gitfmt/pack_write.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
 #include "core/util/lock.h"
@@ -251,7 +252,7 @@ out:
 }
 
 /* Each object once (its first listing), in the order of listing: the entries in the order of
- * their ids (ss_git__oid_order: equal ids by their place) name the later listings, which are
+ * their ids (ss_oid_order: equal ids by their place) name the later listings, which are
  * dropped. At most UINT32_MAX entries (a pack's count). */
 static void dedup(repack *r)
 {
@@ -261,7 +262,7 @@ static void dedup(repack *r)
 	if (r->n < 2)
 		return;
 	order = ss_xcalloc(r->n, sizeof(*order));
-	ss_git__oid_order(order, r->n, r->e, sizeof(*r->e));
+	ss_oid_order(order, r->n, r->e, sizeof(*r->e));
 	for (size_t i = 1; i < r->n; i++)
 		if (git_oid_equal(&r->e[order[i - 1]].id, &r->e[order[i]].id))
 			r->e[order[i]].src = DROPPED;
@@ -327,12 +328,13 @@ static const unsigned char *pack_bytes(reader *rd, size_t k, uint64_t off, size_
 /* The i-th object: its pack entry as it is when it is a whole object (type 1 to 4: commit,
  * tree, blob, tag; its CRC-32 checked by the writer), else read whole through libgit2 (and
  * hashed by the writer). */
-static int read_entry(void *payload, size_t i, ss_repo_pack_obj *obj)
+static int read_entry(void *payload, size_t i, ss_pack_write_obj *obj, ss_error *err)
 {
 	reader *rd = payload;
 	const entry *e = &rd->r->e[i];
 	git_odb_backend *b = rd->r->src[e->src].b;
 	const unsigned char *raw = e->len ? pack_bytes(rd, e->src, e->off, e->len) : NULL;
+	int rc;
 
 	obj->id = e->id;
 	if (raw && ((raw[0] >> 4) & 7) >= 1 && ((raw[0] >> 4) & 7) <= 4) {
@@ -343,7 +345,8 @@ static int read_entry(void *payload, size_t i, ss_repo_pack_obj *obj)
 	}
 	obj->owner = b;
 	obj->check = true;
-	return b->read(&obj->data, &obj->len, &obj->type, b, &e->id);
+	rc = b->read(&obj->data, &obj->len, &obj->type, b, &e->id);
+	return rc < 0 ? ss_git__error(err, rc, "cannot read an object to pack") : 0;
 }
 
 /* Removes pack base (its index first: a pack without its index is not looked at). */

@@ -15,14 +15,15 @@
 #include "core/util/mem.h"
 
 /* The index for a diff of paths against it: one holding only their entries, read by
- * skillsync (ss_index_file_subset); NULL, the repository's, when the file is left to libgit2. */
+ * skillsync (ss_worktree__index_subset); NULL, the repository's, when the file is left to libgit2.
+ */
 static int paths_index(ss_repo *repo, const char *const *paths, size_t npaths, bool literal,
                        git_index **out, ss_error *err)
 {
-	const ss_index_file *ix = ss_index_file_get(repo);
+	const ss_index_file *ix = ss_worktree__index(repo);
 
 	*out = NULL;
-	return ix ? ss_index_file_subset(ix, paths, npaths, literal, out, err) : 0;
+	return ix ? ss_worktree__index_subset(ix, paths, npaths, literal, out, err) : 0;
 }
 
 /*
@@ -213,7 +214,8 @@ static int rooted_diff(ss_repo *repo, const ss_index_file *ix, const char *name,
 		ss_git__error(err, rc, "cannot open '%s'", dir.ptr);
 		goto out;
 	}
-	if (ss_repo__ignore_rules(git, err) < 0 || ss_index_file_below(ix, name, &index, err) < 0)
+	if (ss_repo__ignore_rules(git, err) < 0 ||
+	    ss_worktree__index_below(ix, name, &index, err) < 0)
 		goto out;
 	/* the index is this repository's while the diff is read (attribute lookups) */
 	if ((rc = git_repository_set_index(git, index)) < 0 ||
@@ -248,7 +250,7 @@ int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tr
 	git_index *used = NULL;
 	int ret = 0;
 
-	if (kind == (SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL) && (ix = ss_index_file_get(repo)) &&
+	if (kind == (SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL) && (ix = ss_worktree__index(repo)) &&
 	    all_directories(repo, ix, paths, npaths)) {
 		const char **names = ss_xcalloc(npaths, sizeof(*names));
 		memcpy(names, paths, npaths * sizeof(*names));

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "core/git/repo.h"
+#include "core/gitfmt/index_file.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 
@@ -31,45 +32,20 @@ typedef struct ss_worktree__items {
  * ss_worktree__scan, whatever the index holds (for the test that both list the same). */
 #define SS_STATUS__LIBGIT2 0x100u
 
-/*
- * git's index file as skillsync reads it (index_file.c), for the status walk and the diffs of
- * the working directory: libgit2's read of it builds a map of every path and costs ~1 us an
- * entry (15 ms at 15,000 files, 130 ms at 150,000), several times this one pass. Only what the
- * walk knows: versions 2 to 4, every entry at stage 0, each path once and in order, no split or
- * sparse index; anything else reads as "ask libgit2".
- */
-typedef struct ss_index_file {
-	git_index_entry *entries; /* by path, as git sorts them; paths in map, or in paths */
-	size_t count;
-	void *map; /* the file, mapped */
-	size_t maplen;
-	ss_buf paths;                          /* version 4's paths, made whole */
-	unsigned char checksum[GIT_OID_RAWSZ]; /* the file's (git_index_checksum's) */
-	struct stat st; /* the file's, when read (its mtime: racily clean entries) */
-} ss_index_file;
-
-/* The repository's index file as ss_index_file_read reads it, kept for the next call while the
- * file's stat data stays the same (valid until then); NULL when the file is left to libgit2. */
-const ss_index_file *ss_index_file_get(ss_repo *repo);
-/* Reads the index file at path into out: 0 (a missing file is an empty index), 1 when the
- * file holds what this reader does not know or cannot be read (out empty: libgit2 decides
- * what it holds or says what is wrong with it). */
-int ss_index_file_read(const char *path, ss_index_file *out);
-/* Whether ix holds path itself. */
-bool ss_index_file_has(const ss_index_file *ix, const char *path);
-/* The entries below the directory name/: [*lo, *hi). */
-void ss_index_file_dir(const ss_index_file *ix, const char *name, size_t *lo, size_t *hi);
+/* The repository's index file as ss_index_file_get reads it (core/gitfmt/index_file.h), kept
+ * for the next call while the file stays the same; NULL when the file is left to libgit2. */
+const ss_index_file *ss_worktree__index(ss_repo *repo);
 /*
  * A libgit2 index in memory holding only ix's entries at or below names (top-level names taken
  * literally, or pathspecs), for a diff of those names: their stat data zeroed, so that a diff
  * against the working directory reads each of their files (an index that never was a file has
  * no time to tell racily clean entries by). 0, or < 0 with err set.
  */
-int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size_t n, bool literal,
-                         git_index **out, ss_error *err);
+int ss_worktree__index_subset(const ss_index_file *ix, const char *const *names, size_t n,
+                              bool literal, git_index **out, ss_error *err);
 /* The same for the entries below the top-level directory name, their paths relative to it. */
-int ss_index_file_below(const ss_index_file *ix, const char *name, git_index **out, ss_error *err);
-void ss_index_file_release(ss_index_file *ix);
+int ss_worktree__index_below(const ss_index_file *ix, const char *name, git_index **out,
+                             ss_error *err);
 
 /* Adds a copy of path with flags. */
 void ss_worktree__items_add(ss_worktree__items *items, const char *path, unsigned flags);

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 #include "core/util/buf.h"
 #include "core/util/mem.h"
 
@@ -142,7 +142,7 @@ static int scan_staged(git_repository *git, const ss_index_file *ix, git_tree *h
 
 	if (!n)
 		return 0;
-	if (ss_index_file_subset(ix, names, n, true, &index, err) < 0)
+	if (ss_worktree__index_subset(ix, names, n, true, &index, err) < 0)
 		return -1;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH | GIT_DIFF_INCLUDE_TYPECHANGE;

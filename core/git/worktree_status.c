@@ -200,7 +200,7 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 		loading = ss_worktree__dircache_load_async(cache.ptr);
 	ret = ss_git__head_tree(&head, repo, err);
 	if (ret == 0 && walk)
-		ix = ss_index_file_get(repo);
+		ix = ss_worktree__index(repo);
 	dircache = walk ? ss_worktree__dircache_join(loading) : NULL;
 	if (ret < 0) {
 		ss_worktree__dircache_free(dircache);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 #include "core/util/buf.h"
 #include "core/util/mem.h"
 #include "core/util/platform.h"

@@ -13,7 +13,8 @@
 #include <libdeflate.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/pack_read.h"
+#include "core/gitfmt/pack_write.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
 #include "core/git/worktree.h"
@@ -377,11 +378,12 @@ typedef struct swapped {
 	size_t len;
 } swapped;
 
-static int read_swapped(void *payload, size_t i, ss_repo_pack_obj *obj)
+static int read_swapped(void *payload, size_t i, ss_pack_write_obj *obj, ss_error *err)
 {
 	const swapped *sw = payload;
 
 	(void)i;
+	(void)err;
 	obj->id = sw->id;
 	obj->raw = sw->raw;
 	obj->raw_len = sw->len;

@@ -1,5 +1,5 @@
 /*
- * pack_write.c: one new pack and its index, written here (see git_priv.h, ss_pack_write).
+ * pack_write.c: one new pack and its index, written here (see core/gitfmt/pack_write.h).
  *
  * How: each object goes into a temporary pack file as an entry of its own (its type and size,
  * then its bytes deflated whole by libdeflate at its fastest level, or another pack's entry
@@ -16,6 +16,8 @@
  * an object read through a backend instead (a delta resolved, a loose file) is hashed here
  * when its reader asks (check), as git's repack checks what it does not copy as it is.
  */
+#include "core/gitfmt/pack_write.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -29,7 +31,7 @@
 
 #include <git2/sys/odb_backend.h>
 
-#include "core/git/git_priv.h"
+#include "core/gitfmt/oid.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
@@ -185,7 +187,7 @@ static size_t entry_head(unsigned char head[16], git_object_t type, size_t size)
 }
 
 /* One object: its entry, and what the index needs of it. */
-static int put_object(pack_out *po, const ss_repo_pack_obj *o)
+static int put_object(pack_out *po, const ss_pack_write_obj *o)
 {
 	pack_entry *e = &po->e[po->n];
 	unsigned char head[16];
@@ -235,7 +237,7 @@ static int write_index(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ])
 	size_t k = 0;
 	int ret = -1;
 
-	ss_git__oid_order(order, po->n, po->e, sizeof(*po->e));
+	ss_oid_order(order, po->n, po->e, sizeof(*po->e));
 	for (size_t i = 1; i < po->n; i++)
 		if (git_oid_equal(&po->e[order[i - 1]].id, &po->e[order[i]].id)) {
 			ret = ss_error_set(po->err, SS_ERROR, "object %s is twice in a new pack",
@@ -285,7 +287,7 @@ out:
 	return ret;
 }
 
-int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,
+int ss_pack_write(const char *dir, size_t count, ss_pack_write_next read, void *payload,
                   char name[GIT_OID_HEXSZ + 1], ss_error *err)
 {
 	unsigned char head[12] = {'P', 'A', 'C', 'K', 0, 0, 0, 2}, sum[GIT_OID_RAWSZ];
@@ -309,14 +311,12 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 	if (out_open(&po, "tmp_pack_") < 0 || out_put(&po, head, sizeof(head)) < 0)
 		goto out;
 	for (size_t i = 0; i < count; i++) {
-		ss_repo_pack_obj o;
+		ss_pack_write_obj o;
 		int rc;
 
 		memset(&o, 0, sizeof(o));
-		if ((rc = read(payload, i, &o)) < 0) {
-			ss_git__error(err, rc, "cannot read an object to pack");
+		if (read(payload, i, &o, err) < 0)
 			goto out;
-		}
 		rc = put_object(&po, &o);
 		if (o.data)
 			git_odb_backend_data_free(o.owner, o.data);

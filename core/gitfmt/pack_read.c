@@ -21,7 +21,7 @@
 
 #include <libdeflate.h>
 
-#include "core/git/pack_read.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/util/buf.h"
 #include "core/util/mem.h"
 #include "core/util/platform.h"

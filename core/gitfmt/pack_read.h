@@ -1,5 +1,5 @@
 /*
- * pack_read.h: whole objects read straight from a repository's packs (core/git/pack_read.c), and
+ * pack_read.h: whole objects read straight from a repository's packs (core/gitfmt/pack_read.c), and
  * the one parser of a pack's index (version 2), which the pack merge (core/git/repo_pack.c) uses
  * too.
  *
@@ -19,11 +19,12 @@
 #ifndef SS_PACK_READ_H
 #define SS_PACK_READ_H
 
+#include <git2.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/git/git_priv.h"
+#include "core/util/error.h"
 
 /* A version 2 pack index, as mapped: borrowed pointers into its bytes. */
 typedef struct ss_pack_index {
