@@ -1,4 +1,5 @@
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err
 	if (!oid || ss_oid_is_zero(oid))
 		return 0;
 	ss_git__oid_in(&id, oid);
-	rc = git_tree_lookup(out, ss_repo__git(repo), &id);
+	rc = git_tree_lookup(out, repo->git, &id);
 	if (rc < 0) {
 		ss_oid_fmt(hex, oid);
 		return ss_git__error(err, rc, "cannot read tree '%s'", hex);
@@ -65,12 +66,12 @@ int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err)
 	int rc;
 
 	*out = NULL;
-	rc = git_repository_head(&head, ss_repo__git(repo));
+	rc = git_repository_head(&head, repo->git);
 	if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return ss_git__error(err, rc, "cannot read HEAD");
-	rc = git_commit_lookup(&commit, ss_repo__git(repo), git_reference_target(head));
+	rc = git_commit_lookup(&commit, repo->git, git_reference_target(head));
 	if (rc == 0)
 		rc = git_commit_tree(out, commit);
 	git_commit_free(commit);

@@ -1,6 +1,8 @@
 /*
- * git_priv.h: private glue between libgit2 and the git modules (repo, tree, commit, worktree,
- * merge). Only those modules include it, so git2.h stays behind them.
+ * git_priv.h: what the libgit2 glue of core/git/ shares (repo, tree, commit, worktree, merge):
+ * libgit2's errors turned into ss_error, ids between ss_oid and git_oid, an index entry's stat
+ * data, the trees of an id and of HEAD, a diff's changes. Only core/git/ includes it, so git2.h
+ * stays behind it; the repository's own fields are in repo_priv.h.
  *
  * Rules: every libgit2 failure becomes an ss_error through ss_git__error(), which copes with
  * git_error_last() being NULL (libgit2 1.5 does not always set one).
@@ -15,26 +17,8 @@
 #include <sys/stat.h>
 
 #include "core/git/repo.h"
-#include "core/gitfmt/index_file.h"
 #include "core/util/error.h"
 #include "core/util/platform.h"
-
-git_repository *ss_repo__git(ss_repo *repo);
-
-/* The repository's open object batch (core/git/repo_batch.c), NULL when none. */
-/* Adds to git (a repository of the clone's) the ignore rules every repository skillsync opens
- * has (repo.c): every path counts, only .git is left out. */
-int ss_repo__ignore_rules(git_repository *git, ss_error *err);
-
-/* The repository's read of its index file (core/gitfmt/index_file.h: ss_index_file_get). */
-ss_index_kept **ss_repo__index_slot(ss_repo *repo);
-
-typedef struct ss_repo_batch ss_repo_batch;
-ss_repo_batch **ss_repo_batch__slot(ss_repo *repo);
-
-/* Writes a pack when the open batch holds enough (a no-op without a batch): called by the
- * tree writers after a whole subtree, so that a skill's objects share a pack. */
-int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err);
 
 /*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted

@@ -39,6 +39,7 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/gitfmt/pack_write.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
@@ -365,7 +366,7 @@ static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 	job->count = b->count;
 	for (size_t i = 0; b->have_packs && i < job->count; i++)
 		filter_add(&b->packed, &job->oids[i]);
-	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
+	ss_buf_printf(&dir, "%s/objects/pack", repo->gitdir);
 	job->dir = ss_buf_detach(&dir, NULL);
 	b->mem = fresh;
 	b->oids = NULL;
@@ -459,7 +460,7 @@ static void batch_free(ss_repo_batch *batch)
 
 int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 {
-	ss_repo_batch **slot = ss_repo_batch__slot(repo);
+	ss_repo_batch **slot = &repo->batch;
 	ss_repo_batch *batch = NULL;
 	batch_backend *b = NULL;
 	int rc, ret = -1;
@@ -469,9 +470,9 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	batch = ss_xcalloc(1, sizeof(*batch));
 	batch->flush_bytes = flush_bytes ? flush_bytes : SS_REPO_BATCH_FLUSH;
 	b = ss_xcalloc(1, sizeof(*b));
-	rc = git_repository_odb(&batch->orig, ss_repo__git(repo));
+	rc = git_repository_odb(&batch->orig, repo->git);
 	if (rc == 0)
-		rc = git_repository_odb(&b->orig, ss_repo__git(repo));
+		rc = git_repository_odb(&b->orig, repo->git);
 	if (rc == 0)
 		rc = git_odb_new(&batch->odb);
 	if (rc == 0)
@@ -479,7 +480,7 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	if (rc == 0)
 		rc = git_mempack_new(&b->mem);
 	if (rc == 0)
-		rc = have_odb(b, ss_repo_gitdir(repo));
+		rc = have_odb(b, repo->gitdir);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
@@ -497,7 +498,7 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	}
 	batch->backend = b;
 	b = NULL; /* the batch's database owns it now */
-	rc = git_repository_set_odb(ss_repo__git(repo), batch->odb);
+	rc = git_repository_set_odb(repo->git, batch->odb);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
@@ -514,7 +515,7 @@ out:
 
 int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err)
 {
-	ss_repo_batch *batch = *ss_repo_batch__slot(repo);
+	ss_repo_batch *batch = repo->batch;
 
 	if (!batch || batch->backend->bytes < batch->flush_bytes)
 		return 0;
@@ -524,16 +525,16 @@ int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err)
 /* Puts the repository's own database back and frees the batch. */
 static void batch_close(ss_repo *repo)
 {
-	ss_repo_batch **slot = ss_repo_batch__slot(repo);
+	ss_repo_batch **slot = &repo->batch;
 
-	git_repository_set_odb(ss_repo__git(repo), (*slot)->orig);
+	git_repository_set_odb(repo->git, (*slot)->orig);
 	batch_free(*slot);
 	*slot = NULL;
 }
 
 int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 {
-	ss_repo_batch *batch = *ss_repo_batch__slot(repo);
+	ss_repo_batch *batch = repo->batch;
 	int ret;
 
 	if (!batch)
@@ -552,6 +553,6 @@ int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 
 void ss_repo_batch_abort(ss_repo *repo)
 {
-	if (*ss_repo_batch__slot(repo))
+	if (repo->batch)
 		batch_close(repo);
 }

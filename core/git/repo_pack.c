@@ -28,6 +28,7 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/gitfmt/pack_write.h"
 #include "core/gitfmt/pack_read.h"
 #include "core/util/buf.h"
@@ -124,7 +125,7 @@ static void gc_config(ss_repo *repo, int32_t *gc_auto, int32_t *pack_limit)
 
 	*gc_auto = GC_AUTO;
 	*pack_limit = GC_AUTO_PACK_LIMIT;
-	if (git_repository_config_snapshot(&cfg, ss_repo__git(repo)) < 0)
+	if (git_repository_config_snapshot(&cfg, repo->git) < 0)
 		return;
 	if (git_config_get_int32(&v, cfg, "gc.auto") == 0)
 		*gc_auto = v;
@@ -451,9 +452,9 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
-	if (*ss_repo_batch__slot(repo))
+	if (repo->batch)
 		return ss_error_set(err, SS_EINVALID, "an object batch is open");
-	ss_buf_printf(&path, "%s/pack.lock", ss_repo_statedir(repo));
+	ss_buf_printf(&path, "%s/pack.lock", repo->statedir);
 	if (ss_lock_acquire(&lock, path.ptr, 0, &busy) < 0) {
 		ss_buf_release(&path);
 		if (busy.code == SS_ELOCKED) /* another run is merging them */
@@ -461,7 +462,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 		*err = busy;
 		return -1;
 	}
-	ss_buf_printf(&objects, "%s/objects", ss_repo_gitdir(repo));
+	ss_buf_printf(&objects, "%s/objects", repo->gitdir);
 	ss_buf_printf(&packdir, "%s/pack", objects.ptr);
 	choose(repo, auto_rule, objects.ptr, &names, &n, &all);
 	if (!n && !all) {
@@ -515,7 +516,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	remove_loose(&r, objects.ptr);
 	/* the repository's database forgets the packs it may hold open */
 	if ((rc = git_odb_open(&fresh, objects.ptr)) < 0 ||
-	    (rc = git_repository_set_odb(ss_repo__git(repo), fresh)) < 0) {
+	    (rc = git_repository_set_odb(repo->git, fresh)) < 0) {
 		ret = ss_git__error(err, rc, "cannot open the object database again");
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/worktree_priv.h"
 #include "core/util/mem.h"
 
@@ -36,7 +37,7 @@ static int make_diff(git_diff **out, git_index **used, ss_repo *repo, ss_diff_ki
                      const ss_oid *old_tree, const ss_oid *new_tree, const char *const *paths,
                      size_t npaths, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_diff_options opts;
 	git_tree *a = NULL, *b = NULL;
 	git_index *index = NULL;
@@ -100,7 +101,7 @@ static void done_diff(ss_repo *repo, git_diff *diff, git_index *used)
 {
 	git_diff_free(diff);
 	if (used) {
-		git_repository_set_index(ss_repo__git(repo), NULL);
+		git_repository_set_index(repo->git, NULL);
 		git_index_free(used);
 	}
 }
@@ -159,7 +160,7 @@ static bool all_directories(ss_repo *repo, const ss_index_file *ix, const char *
 
 	for (size_t i = 0; ok && i < n; i++) {
 		ss_buf_clear(&path);
-		ss_buf_printf(&path, "%s/%s", ss_repo_workdir(repo), names[i]);
+		ss_buf_printf(&path, "%s/%s", repo->workdir, names[i]);
 		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode) &&
 		     !ss_index_file_has(ix, names[i]);
 		ss_buf_puts(&path, "/.git");
@@ -198,7 +199,7 @@ static int rooted_diff(ss_repo *repo, const ss_index_file *ix, const char *name,
 	ss_changes some = {0};
 	int rc, ret = -1;
 
-	ss_buf_printf(&dir, "%s/%s", ss_repo_workdir(repo), name);
+	ss_buf_printf(&dir, "%s/%s", repo->workdir, name);
 	ss_buf_printf(&a, "a/%s/", name);
 	ss_buf_printf(&b, "b/%s/", name);
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
@@ -206,8 +207,7 @@ static int rooted_diff(ss_repo *repo, const ss_index_file *ix, const char *name,
 	             GIT_DIFF_SHOW_UNTRACKED_CONTENT;
 	opts.old_prefix = a.ptr;
 	opts.new_prefix = b.ptr;
-	rc = git_repository_open_ext(&git, ss_repo_gitdir(repo), GIT_REPOSITORY_OPEN_NO_SEARCH,
-	                             NULL);
+	rc = git_repository_open_ext(&git, repo->gitdir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (rc == 0)
 		rc = git_repository_set_workdir(git, dir.ptr, 0);
 	if (rc < 0) {

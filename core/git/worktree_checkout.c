@@ -55,6 +55,7 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/gitfmt/index_file.h"
 #include "core/gitfmt/pack_read.h"
 #include "core/util/fs.h"
@@ -656,11 +657,11 @@ static int write_index(checkout *co, git_repository *git, ss_error *err)
  */
 static int release_unused(ss_repo *repo, const char *objects, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_odb *none = NULL, *fresh = NULL;
 	int rc = 0;
 
-	if (!*ss_repo_batch__slot(repo)) {
+	if (!repo->batch) {
 		rc = git_odb_new(&none);
 		if (rc == 0)
 			rc = git_repository_set_odb(git, none);
@@ -683,7 +684,7 @@ int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
 int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
                                   ss_worktree_progress progress, void *payload, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	const char *workdir = git_repository_workdir(git);
 	checkout co;
 	ss_buf prefix = SS_BUF_INIT;

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/util/mem.h"
 
 const ss_index_file *ss_worktree__index(ss_repo *repo)
 {
-	return ss_index_file_get(ss_repo__index_slot(repo), ss_repo_gitdir(repo));
+	return ss_index_file_get(&repo->index, repo->gitdir);
 }
 
 /* Marks in pick the entries at or below each of the names, taken literally. */

@@ -13,6 +13,7 @@
 #include <libdeflate.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/gitfmt/pack_write.h"
 #include "core/gitfmt/pack_read.h"
 #include "core/git/repo.h"
@@ -120,7 +121,7 @@ static void test_pack_read__reads_what_libgit2_reads(void **state)
 	c = packed_repo(&repo, &dir, 60);
 	pack_objects(dir, &list);
 	open_packs(dir, &packs, &cur);
-	assert_int_equal(git_repository_odb(&odb, ss_repo__git(repo)), 0);
+	assert_int_equal(git_repository_odb(&odb, repo->git), 0);
 	for (char *line = list.ptr; *line; line = strchr(line, '\n') + 1) {
 		git_odb_object *o = NULL;
 		git_oid id;
