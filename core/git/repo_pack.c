@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,76 +146,31 @@ static int add_entry(const git_oid *id, void *payload)
 	return 0;
 }
 
-/* An object of a pack index: its offset, and its number in the index. */
-typedef struct idx_off {
-	uint64_t off;
-	uint32_t i;
-} idx_off;
-
-static int by_off(const void *a, const void *b)
+/* One entry of a source's pack (ss_pack_read_list). */
+static int add_pack_entry(void *payload, const unsigned char *id, uint64_t off, uint32_t len,
+                          uint32_t crc)
 {
-	const idx_off *x = a, *y = b;
+	repack *r = payload;
 
-	return (x->off > y->off) - (x->off < y->off);
+	ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
+	memcpy(r->e[r->n].id.id, id, GIT_OID_RAWSZ);
+	r->e[r->n].src = (uint32_t)(r->nsrc - 1);
+	r->e[r->n].off = off;
+	r->e[r->n].len = len;
+	r->e[r->n].crc = crc;
+	r->n++;
+	return 0;
 }
 
-/*
- * Lists the objects of the pack whose index is at path (version 2, git's since 2007, read by
- * ss_pack_read_index) in the order of the pack, each with its entry's offset and length. 1: not
- * an index this reads (the caller lists the objects through libgit2 instead), -1: a system
- * error.
- */
+/* Lists the objects of the pack whose index is at path in the order of the pack (see
+ * ss_pack_read_list: 1, the caller lists them through libgit2 instead). */
 static int list_index(repack *r, const char *path, const char *pack)
 {
-	unsigned char *p = MAP_FAILED;
-	ss_pack_index idx;
-	idx_off *o = NULL;
-	struct stat st, pst;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 1;
+	int ret = ss_pack_read_list(path, pack, add_pack_entry, r);
 
-	if (fd < 0 || fstat(fd, &st) < 0 || stat(pack, &pst) < 0 || pst.st_size < 32) {
-		ret = -1;
-		goto out;
-	}
-	if ((size_t)st.st_size < 8 + 1024 + 40)
-		goto out;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		ret = -1;
-		goto out;
-	}
-	if (!ss_pack_read_index(&idx, p, (size_t)st.st_size, (uint64_t)pst.st_size))
-		goto out;
-	o = ss_xcalloc(idx.n ? idx.n : 1, sizeof(*o));
-	for (uint32_t i = 0; i < idx.n; i++) {
-		if (!ss_pack_read_offset(&idx, i, &o[i].off))
-			goto out;
-		o[i].i = i;
-	}
-	qsort(o, idx.n, sizeof(*o), by_off);
-	for (uint32_t k = 0; k < idx.n; k++) {
-		uint64_t end = k + 1 < idx.n ? o[k + 1].off : (uint64_t)pst.st_size - 20;
-
-		if (end - o[k].off > UINT32_MAX)
-			goto out;
-		ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
-		memcpy(r->e[r->n].id.id, idx.ids + 20 * (size_t)o[k].i, GIT_OID_RAWSZ);
-		r->e[r->n].src = (uint32_t)(r->nsrc - 1);
-		r->e[r->n].off = o[k].off;
-		r->e[r->n].len = (uint32_t)(end - o[k].off);
-		r->e[r->n].crc = ss_pack_read_crc(&idx, o[k].i);
-		r->n++;
-	}
-	ret = 0;
-out:
 	if (ret == 1) /* back to what it had before */
 		while (r->n && r->e[r->n - 1].src == r->nsrc - 1)
 			r->n--;
-	free(o);
-	if (p != MAP_FAILED)
-		munmap(p, (size_t)st.st_size);
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }
 

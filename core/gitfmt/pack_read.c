@@ -88,6 +88,79 @@ uint32_t ss_pack_read_crc(const ss_pack_index *idx, uint32_t i)
 	return be32(idx->crcs + 4 * (size_t)i);
 }
 
+/* An object of a pack index: its offset, and its number in the index. */
+typedef struct idx_off {
+	uint64_t off;
+	uint32_t i;
+} idx_off;
+
+static int by_off(const void *a, const void *b)
+{
+	const idx_off *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Calls each for the entries of idx, in the order of its pack of pack_len bytes; 1 when an
+ * offset or a length cannot be an entry's. */
+static int list_entries(const ss_pack_index *idx, uint64_t pack_len, ss_pack_read_each each,
+                        void *payload)
+{
+	idx_off *o = ss_xcalloc(idx->n ? idx->n : 1, sizeof(*o));
+	int ret = 1;
+
+	for (uint32_t i = 0; i < idx->n; i++) {
+		if (!ss_pack_read_offset(idx, i, &o[i].off))
+			goto out;
+		o[i].i = i;
+	}
+	qsort(o, idx->n, sizeof(*o), by_off);
+	for (uint32_t k = 0; k < idx->n; k++) {
+		uint64_t end = k + 1 < idx->n ? o[k + 1].off : pack_len - 20;
+
+		if (end - o[k].off > UINT32_MAX)
+			goto out;
+		if (each(payload, idx->ids + 20 * (size_t)o[k].i, o[k].off,
+		         (uint32_t)(end - o[k].off), ss_pack_read_crc(idx, o[k].i)) < 0) {
+			ret = -1;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(o);
+	return ret;
+}
+
+int ss_pack_read_list(const char *idx_path, const char *pack_path, ss_pack_read_each each,
+                      void *payload)
+{
+	unsigned char *p = MAP_FAILED;
+	ss_pack_index idx;
+	struct stat st, pst;
+	int fd = open(idx_path, O_RDONLY | O_CLOEXEC), ret = 1;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || stat(pack_path, &pst) < 0 || pst.st_size < 32) {
+		ret = -1;
+		goto out;
+	}
+	if ((size_t)st.st_size < 8 + 1024 + 40)
+		goto out;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		ret = -1;
+		goto out;
+	}
+	if (ss_pack_read_index(&idx, p, (size_t)st.st_size, (uint64_t)pst.st_size))
+		ret = list_entries(&idx, (uint64_t)pst.st_size, each, payload);
+out:
+	if (p != MAP_FAILED)
+		munmap(p, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* Entry i of idx whose id is id; false when none. */
 static bool index_find(const ss_pack_index *idx, const git_oid *id, uint32_t *i)
 {

@@ -1,7 +1,7 @@
 /*
- * pack_read.h: whole objects read straight from a repository's packs (core/gitfmt/pack_read.c), and
- * the one parser of a pack's index (version 2), which the pack merge (core/git/repo_pack.c) uses
- * too.
+ * pack_read.h: whole objects read straight from a repository's packs (core/gitfmt/pack_read.c),
+ * and the one parser of a pack's index (version 2), which also lists a pack's entries in pack
+ * order for the pack merge (core/git/repo_pack.c).
  *
  * Why: the packs of a fetch are all ss_pack_write's (a version 2 index, every object whole and
  * deflated), and reading them back through libgit2 (zlib's inflate, its lock around
@@ -49,6 +49,18 @@ bool ss_pack_read_offset(const ss_pack_index *idx, uint32_t i, uint64_t *off);
 
 /* The CRC-32 the index gives entry i (< idx->n). */
 uint32_t ss_pack_read_crc(const ss_pack_index *idx, uint32_t i);
+
+/*
+ * Calls each with every object of the pack at pack_path whose index is at idx_path, in the
+ * order of the pack: its id (20 bytes), its entry's offset and length (up to the next entry, or
+ * the pack's checksum) and the CRC-32 the index gives it. 0; 1 when the index is not one this
+ * reads or an entry cannot be one (the caller lists the objects otherwise; each may have been
+ * called for some); -1 when a file cannot be read or each failed (< 0, which stops the list).
+ */
+typedef int (*ss_pack_read_each)(void *payload, const unsigned char *id, uint64_t off, uint32_t len,
+                                 uint32_t crc);
+int ss_pack_read_list(const char *idx_path, const char *pack_path, ss_pack_read_each each,
+                      void *payload);
 
 /* The packs of a repository, mapped; one cursor per thread reads them. */
 typedef struct ss_packs ss_packs;
