@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2/sys/odb_backend.h>
+
 #include "core/git/tree.h"
+#include "core/gitfmt/pack_write.h"
 #include "core/util/mem.h"
 
 int ss_git__error(ss_error *err, int gitcode, const char *fmt, ...)
@@ -149,4 +152,16 @@ int ss_git__diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
 out:
 	ss_tree_changes_release(&changes);
 	return ret;
+}
+
+static void backend_data_free(void *owner, void *data)
+{
+	git_odb_backend_data_free(owner, data);
+}
+
+void ss_git__backend_data(struct ss_pack_write_obj *obj, git_odb_backend *owner, git_object_t type)
+{
+	obj->type = type;
+	obj->owner = owner;
+	obj->free = backend_data_free;
 }

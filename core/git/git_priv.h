@@ -64,6 +64,11 @@ int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err
 /* Looks up the tree of HEAD's commit; *out = NULL when HEAD has no commit yet. */
 int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err);
 
+/* Gives obj (for ss_pack_write, core/gitfmt/pack_write.h) the type of the bytes a read of
+ * backend owner put in its data, and the backend to free them. */
+struct ss_pack_write_obj;
+void ss_git__backend_data(struct ss_pack_write_obj *obj, git_odb_backend *owner, git_object_t type);
+
 /* Frees an array of count heap strings. */
 void ss_git__strings_free(char **items, size_t count);
 

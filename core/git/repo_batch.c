@@ -280,12 +280,15 @@ static void be_reset(batch_backend *b)
 static int read_job_object(void *payload, size_t i, ss_pack_write_obj *o, ss_error *err)
 {
 	const pack_job *job = payload;
+	git_object_t type;
 	int rc;
 
-	o->id = job->oids[i];
-	o->owner = job->mem;
-	rc = job->mem->read(&o->data, &o->len, &o->type, job->mem, &job->oids[i]);
-	return rc < 0 ? ss_git__error(err, rc, "cannot read an object to pack") : 0;
+	ss_git__oid_out(&o->id, &job->oids[i]);
+	rc = job->mem->read(&o->data, &o->len, &type, job->mem, &job->oids[i]);
+	if (rc < 0)
+		return ss_git__error(err, rc, "cannot read an object to pack");
+	ss_git__backend_data(o, job->mem, type);
+	return 0;
 }
 
 /* Writes the job's objects into one pack, durable when this returns (job->rc, job->err;

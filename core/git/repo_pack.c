@@ -289,19 +289,27 @@ static int read_entry(void *payload, size_t i, ss_pack_write_obj *obj, ss_error 
 	const entry *e = &rd->r->e[i];
 	git_odb_backend *b = rd->r->src[e->src].b;
 	const unsigned char *raw = e->len ? pack_bytes(rd, e->src, e->off, e->len) : NULL;
+	git_object_t type;
+	git_oid id;
 	int rc;
 
-	obj->id = e->id;
+	ss_git__oid_out(&obj->id, &e->id);
 	if (raw && ((raw[0] >> 4) & 7) >= 1 && ((raw[0] >> 4) & 7) <= 4) {
 		obj->raw = raw;
 		obj->raw_len = e->len;
 		obj->raw_crc = e->crc;
 		return 0;
 	}
-	obj->owner = b;
-	obj->check = true;
-	rc = b->read(&obj->data, &obj->len, &obj->type, b, &e->id);
-	return rc < 0 ? ss_git__error(err, rc, "cannot read an object to pack") : 0;
+	rc = b->read(&obj->data, &obj->len, &type, b, &e->id);
+	if (rc < 0)
+		return ss_git__error(err, rc, "cannot read an object to pack");
+	ss_git__backend_data(obj, b, type);
+	/* read whole through libgit2, not copied: hashed, as git's repack checks what it does not
+	 * copy as it is */
+	if (git_odb_hash(&id, obj->data, obj->len, type) < 0 || !git_oid_equal(&id, &e->id))
+		return ss_error_set(err, SS_ERROR, "object %s does not match its id",
+		                    git_oid_tostr_s(&e->id));
+	return 0;
 }
 
 /* Removes pack base (its index first: a pack without its index is not looked at). */

@@ -176,7 +176,7 @@ static int read_raw(tree_reader *r, const git_oid *id, raw_tree *out, const char
 
 	memset(out, 0, sizeof(*out));
 	out->type = GIT_OBJECT_INVALID;
-	if (ss_pack_read_object(r->cur, id, &out->own, &found, err) < 0) {
+	if (ss_pack_read_object(r->cur, id->id, &out->own, &found, err) < 0) {
 		raw_tree_release(out);
 		return path ? ss_error_prefix(err, "cannot read the tree of '%s'", path)
 		            : ss_error_prefix(err, "cannot read the commit to check out");
@@ -450,7 +450,7 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 	bool found = false;
 	int fd = -1, rc, ret = -1;
 
-	if (ss_pack_read_object(t->cur, &f->id, &t->obj, &found, err) < 0) {
+	if (ss_pack_read_object(t->cur, f->id.id, &t->obj, &found, err) < 0) {
 		ret = ss_error_prefix(err, "cannot read the content of '%s'", path);
 		goto out;
 	}

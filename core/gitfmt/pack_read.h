@@ -19,7 +19,6 @@
 #ifndef SS_PACK_READ_H
 #define SS_PACK_READ_H
 
-#include <git2.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,12 +65,24 @@ int ss_pack_read_list(const char *idx_path, const char *pack_path, ss_pack_read_
 typedef struct ss_packs ss_packs;
 typedef struct ss_pack_cursor ss_pack_cursor;
 
-/* An object read: its type and len bytes at data (malloc'd, grown as needed and reused by the
- * next read into the same struct; free() it). Starts zeroed. */
+/* git's object types as a pack's entries give them (libgit2's GIT_OBJECT_* have the same values).
+ */
+enum {
+	SS_PACK_COMMIT = 1,
+	SS_PACK_TREE = 2,
+	SS_PACK_BLOB = 3,
+	SS_PACK_TAG = 4,
+	SS_PACK_OFS_DELTA = 6,
+	SS_PACK_REF_DELTA = 7
+};
+
+/* An object read: its type (SS_PACK_COMMIT to SS_PACK_TAG) and len bytes at data (malloc'd,
+ * grown as needed and reused by the next read into the same struct; free() it). Starts
+ * zeroed. */
 typedef struct ss_pack_object {
 	unsigned char *data;
 	size_t len, alloc;
-	git_object_t type;
+	int type;
 } ss_pack_object;
 
 /* Maps the packs of objects (a repository's objects directory); a pack this does not read, or
@@ -84,11 +95,11 @@ int ss_pack_read_cursor_new(ss_pack_cursor **out, const ss_packs *packs, ss_erro
 void ss_pack_read_cursor_free(ss_pack_cursor *c);
 
 /*
- * Reads object id whole into obj: 0 with *found true; 0 with *found false when it is not found
- * here (obj untouched); -1 with err set (SS_ERROR, "object <id> is damaged in its pack (...)")
- * when its entry cannot be read.
+ * Reads object id (its 20 bytes) whole into obj: 0 with *found true; 0 with *found false when it is
+ * not found here (obj untouched); -1 with err set (SS_ERROR, "object <id> is damaged in its pack
+ * (...)") when its entry cannot be read.
  */
-int ss_pack_read_object(ss_pack_cursor *c, const git_oid *id, ss_pack_object *obj, bool *found,
-                        ss_error *err);
+int ss_pack_read_object(ss_pack_cursor *c, const unsigned char *id, ss_pack_object *obj,
+                        bool *found, ss_error *err);
 
 #endif

@@ -14,30 +14,31 @@
 #ifndef SS_PACK_WRITE_H
 #define SS_PACK_WRITE_H
 
-#include <git2.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/gitfmt/oid.h"
 #include "core/util/error.h"
 
 /*
  * One object for ss_pack_write, by its id, either as an entry of another pack, copied as it
  * is (raw, raw_len: its type and size header and its deflated bytes, not a delta; borrowed
  * until the next object; raw_crc: the CRC-32 that pack's index gives it, checked), or else as
- * its type and bytes (data, memory of the backend owner's, as a backend's read allocates it;
- * the writer frees it with git_odb_backend_data_free), hashed against id when check is set.
+ * its type (SS_PACK_COMMIT to SS_PACK_TAG, pack_read.h) and len bytes at data, which the writer
+ * hands to free(owner, data) once written when free is set. The reader checks that data hashes
+ * to id when it does not know it does (read through a backend).
  */
 typedef struct ss_pack_write_obj {
-	git_oid id;
+	ss_oid id;
 	const unsigned char *raw;
 	size_t raw_len;
 	uint32_t raw_crc;
-	git_odb_backend *owner;
 	void *data;
 	size_t len;
-	git_object_t type;
-	bool check;
+	int type;
+	void (*free)(void *owner, void *data);
+	void *owner;
 } ss_pack_write_obj;
 
 /*
@@ -48,6 +49,6 @@ typedef struct ss_pack_write_obj {
  */
 typedef int (*ss_pack_write_next)(void *payload, size_t i, ss_pack_write_obj *obj, ss_error *err);
 int ss_pack_write(const char *dir, size_t count, ss_pack_write_next read, void *payload,
-                  char name[GIT_OID_HEXSZ + 1], ss_error *err);
+                  char name[SS_OID_HEXSZ + 1], ss_error *err);
 
 #endif

@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memset(&id, 0, sizeof(id));
 		memcpy(id.id, idx.ids + (size_t)i * GIT_OID_RAWSZ, GIT_OID_RAWSZ);
-		if (ss_pack_read_object(cur, &id, &obj, &found, &err) == 0 && found)
+		if (ss_pack_read_object(cur, id.id, &obj, &found, &err) == 0 && found)
 			fuzz_check(obj.type >= GIT_OBJECT_COMMIT && obj.type <= GIT_OBJECT_TAG &&
 			               obj.len <= obj.alloc,
 			           "an object of no type git knows");
