@@ -45,11 +45,13 @@ static int picked_index(const ss_index_file *ix, const unsigned char *pick, size
 	for (size_t i = 0; i < ix->count; i++) {
 		if (!pick[i])
 			continue;
-		git_index_entry e = ix->entries[i];
-		e.path += strip;
-		memset(&e.ctime, 0, sizeof(e.ctime));
-		memset(&e.mtime, 0, sizeof(e.mtime));
-		e.dev = e.ino = e.uid = e.gid = e.file_size = 0;
+		const ss_index_entry *s = &ix->entries[i];
+		git_index_entry e = {0};
+		e.mode = s->mode;
+		ss_git__oid_in(&e.id, &s->id);
+		e.flags = s->flags;
+		e.flags_extended = s->flags_extended;
+		e.path = s->path + strip;
 		if ((rc = git_index_add(*out, &e)) < 0) {
 			git_index_free(*out);
 			*out = NULL;
@@ -94,4 +96,22 @@ int ss_worktree__index_below(const ss_index_file *ix, const char *name, git_inde
 	ret = picked_index(ix, pick, strlen(name) + 1, out, err);
 	free(pick);
 	return ret;
+}
+
+void ss_worktree__index_entry(ss_index_entry *out, const git_index_entry *e)
+{
+	out->ctime.seconds = e->ctime.seconds;
+	out->ctime.nanoseconds = e->ctime.nanoseconds;
+	out->mtime.seconds = e->mtime.seconds;
+	out->mtime.nanoseconds = e->mtime.nanoseconds;
+	out->dev = e->dev;
+	out->ino = e->ino;
+	out->mode = e->mode;
+	out->uid = e->uid;
+	out->gid = e->gid;
+	out->file_size = e->file_size;
+	ss_git__oid_out(&out->id, &e->id);
+	out->flags = e->flags;
+	out->flags_extended = e->flags_extended;
+	out->path = e->path;
 }

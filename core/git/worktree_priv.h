@@ -46,6 +46,8 @@ int ss_worktree__index_subset(const ss_index_file *ix, const char *const *names,
 /* The same for the entries below the top-level directory name, their paths relative to it. */
 int ss_worktree__index_below(const ss_index_file *ix, const char *name, git_index **out,
                              ss_error *err);
+/* Entry e of a libgit2 index as the index file's reader gives its entries. */
+void ss_worktree__index_entry(ss_index_entry *out, const git_index_entry *e);
 
 /* Adds a copy of path with flags. */
 void ss_worktree__items_add(ss_worktree__items *items, const char *path, unsigned flags);
@@ -126,7 +128,7 @@ typedef struct ss_worktree__job {
 
 /* One thread's walk: what it found, kept apart until the threads are joined. */
 typedef struct ss_worktree__walker {
-	const git_index_entry *e; /* the index's entries, by position */
+	const ss_index_entry *e; /* the index's entries, by position */
 	size_t ne;
 	int top;               /* the working directory */
 	struct timespec stamp; /* the index file's modification time (racily clean entries) */
@@ -180,7 +182,7 @@ void ss_worktree__run_jobs(ss_worktree__jobs *j, ss_worktree__walker *w);
 /* ss_worktree__run_jobs on a thread of its own (arg: the ss_worktree__jobs). */
 void *ss_worktree__worker_main(void *arg);
 /* The tree id that index entries [lo, hi), below the prefix of length plen, make. */
-int ss_worktree__tree_id(const git_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out);
+int ss_worktree__tree_id(const ss_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out);
 
 /*
  * The changed paths of the working directory (index, HEAD) into out, unsorted, each path once

@@ -68,7 +68,7 @@ static bool walkable(git_repository *git, const ss_index_file *ix, bool *cache)
 		ok = false;
 	git_config_free(cfg);
 	for (size_t i = 0; ok && i < ix->count; i++) {
-		const git_index_entry *e = &ix->entries[i];
+		const ss_index_entry *e = &ix->entries[i];
 		ok = !(e->flags_extended &
 		       (GIT_INDEX_ENTRY_INTENT_TO_ADD | GIT_INDEX_ENTRY_SKIP_WORKTREE)) &&
 		     (e->mode == GIT_FILEMODE_BLOB || e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ||
@@ -93,7 +93,7 @@ static int staged_names(const ss_worktree__walker *w, const ss_worktree__dname *
 	int ret = 0;
 
 	for (size_t i = 0; i < nix && ret == 0; i++) {
-		const git_index_entry *first = &w->e[ix[i].lo];
+		const ss_index_entry *first = &w->e[ix[i].lo];
 		const ss_worktree__job *walked;
 		const git_tree_entry *te;
 		bool differs = true;
@@ -105,7 +105,7 @@ static int staged_names(const ss_worktree__walker *w, const ss_worktree__dname *
 		if (!te || (git_tree_entry_type(te) == GIT_OBJECT_TREE) != ix[i].dir)
 			differs = true;
 		else if (!ix[i].dir)
-			differs = !git_oid_equal(&first->id, git_tree_entry_id(te)) ||
+			differs = memcmp(first->id.id, git_tree_entry_id(te)->id, SS_OID_RAWSZ) ||
 			          first->mode != (uint32_t)git_tree_entry_filemode(te);
 		else if ((walked = bsearch(&ix[i], w->defer, w->ndefer, sizeof(*w->defer),
 		                           ss_worktree__name_cmp)) &&
@@ -316,7 +316,7 @@ int ss_worktree__scan(git_repository *git, const ss_index_file *index, git_tree 
 {
 	ss_worktree__walker ws[WORKERS];
 	const char *workdir = git_repository_workdir(git);
-	const git_index_entry *e = index->entries;
+	const ss_index_entry *e = index->entries;
 	size_t ne = index->count, nix = 0;
 	ss_worktree__items found = {0};
 	const char *const *staged = NULL;

@@ -226,7 +226,7 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 		for (size_t i = 0; i < git_index_entrycount(index); i++) {
 			const git_index_entry *ie = git_index_get_byindex(index, i);
 			if (git_index_entry_stage(ie) == 0)
-				view.entries[view.count++] = *ie;
+				ss_worktree__index_entry(&view.entries[view.count++], ie);
 		}
 		ix = &view;
 	}

@@ -55,13 +55,13 @@ static void untracked(ss_worktree__walker *w, const char *path)
 	w->untracked[w->nuntracked++] = ss_xstrdup(path);
 }
 
-static bool time_eq(const git_index_time *t, struct timespec ts)
+static bool time_eq(const ss_index_time *t, struct timespec ts)
 {
 	return t->seconds == (int32_t)ts.tv_sec && t->nanoseconds == (uint32_t)ts.tv_nsec;
 }
 
 /* Whether the entry was written in the index's own time or later (git's racy-git rule). */
-static bool racy(const ss_worktree__walker *w, const git_index_entry *e)
+static bool racy(const ss_worktree__walker *w, const ss_index_entry *e)
 {
 	return e->mtime.seconds > (int32_t)w->stamp.tv_sec ||
 	       (e->mtime.seconds == (int32_t)w->stamp.tv_sec &&
@@ -70,7 +70,7 @@ static bool racy(const ss_worktree__walker *w, const git_index_entry *e)
 
 /* The blob id of name in dfd (a file's content or a link's target), as git add would make it:
  * -EAGAIN when it changed while read (or is no longer what st says), -errno on failure. */
-static int hash_file(int dfd, const char *name, const struct stat *st, git_oid *out)
+static int hash_file(int dfd, const char *name, const struct stat *st, ss_oid *out)
 {
 	ss_oid id;
 	int fd, rc;
@@ -93,7 +93,7 @@ static int hash_file(int dfd, const char *name, const struct stat *st, git_oid *
 	if (rc == -ENOENT || rc == -ELOOP || rc == -EISDIR || rc == -ENOTDIR || rc == -EINVAL)
 		rc = -EAGAIN; /* gone, or no longer a file, since its stat data was read */
 	if (rc == 0)
-		ss_git__oid_in(out, &id);
+		*out = id;
 	return rc;
 }
 
@@ -102,11 +102,11 @@ static int hash_file(int dfd, const char *name, const struct stat *st, git_oid *
 static void check_stat(ss_worktree__walker *w, int dfd, const char *name, const char *path,
                        size_t pos, const struct stat *stp)
 {
-	const git_index_entry *e = &w->e[pos];
+	const ss_index_entry *e = &w->e[pos];
 	const struct stat st = *stp;
 	struct timespec mtime, ctime;
 	uint32_t mode;
-	git_oid id;
+	ss_oid id;
 	int rc;
 
 	if (S_ISDIR(st.st_mode)) { /* the file became a directory */
@@ -153,7 +153,7 @@ static void check_stat(ss_worktree__walker *w, int dfd, const char *name, const 
 		fail(w, -rc, path);
 		return;
 	}
-	if (!git_oid_equal(&id, &e->id)) {
+	if (!ss_oid_equal(&id, &e->id)) {
 		ss_worktree__items_add(&w->found, path, GIT_STATUS_WT_MODIFIED);
 		return;
 	}
@@ -522,7 +522,7 @@ void *ss_worktree__worker_main(void *arg)
 }
 
 /* The tree id that entries [lo, hi), below the prefix of length plen, make. */
-int ss_worktree__tree_id(const git_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out)
+int ss_worktree__tree_id(const ss_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out)
 {
 	ss_buf t = SS_BUF_INIT;
 	ss_oid id;

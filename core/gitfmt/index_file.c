@@ -33,6 +33,9 @@
 #define HEADER  12
 #define TRAILER 20
 #define FIXED   62 /* an entry's bytes before its path, without the extended flags */
+/* an entry's flags: its stage, and whether 16 more bits of flags follow */
+#define STAGEMASK 0x3000
+#define EXTENDED  0x4000
 
 static uint32_t get32(const unsigned char *p)
 {
@@ -132,7 +135,7 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 		offs = ss_xmalloc((count ? count : 1) * sizeof(*offs));
 	p = base + HEADER;
 	for (uint32_t i = 0; i < count; i++) {
-		git_index_entry *e = &ix->entries[i];
+		ss_index_entry *e = &ix->entries[i];
 		size_t fixed = FIXED, plen;
 		const unsigned char *name, *nul;
 
@@ -148,12 +151,12 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 		e->uid = get32(p + 28);
 		e->gid = get32(p + 32);
 		e->file_size = get32(p + 36);
-		memcpy(e->id.id, p + 40, GIT_OID_RAWSZ);
+		memcpy(e->id.id, p + 40, SS_OID_RAWSZ);
 		e->flags = get16(p + 60);
-		if (e->flags & GIT_INDEX_ENTRY_STAGEMASK)
+		if (e->flags & STAGEMASK)
 			goto bad; /* a conflict */
 		e->flags_extended = 0;
-		if (e->flags & GIT_INDEX_ENTRY_EXTENDED) {
+		if (e->flags & EXTENDED) {
 			if (version < 3 || (size_t)(end - p) < FIXED + 2)
 				goto bad;
 			e->flags_extended = get16(p + 62);

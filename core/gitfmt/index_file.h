@@ -16,23 +16,39 @@
 #ifndef SS_INDEX_FILE_H
 #define SS_INDEX_FILE_H
 
-#include <git2.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "core/gitfmt/oid.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 
-/* An index file as read: its entries in libgit2's type, so that the glue hands them on. */
+/* An entry's time as the index stores it. */
+typedef struct ss_index_time {
+	int32_t seconds;
+	uint32_t nanoseconds;
+} ss_index_time;
+
+/* An entry as read: the fields of libgit2's git_index_entry, under the same names (flags: the
+ * stage and the path's length; flags_extended: intent-to-add, skip-worktree). */
+typedef struct ss_index_entry {
+	ss_index_time ctime, mtime;
+	uint32_t dev, ino, mode, uid, gid, file_size;
+	ss_oid id;
+	uint16_t flags, flags_extended;
+	const char *path;
+} ss_index_entry;
+
+/* An index file as read. */
 typedef struct ss_index_file {
-	git_index_entry *entries; /* by path, as git sorts them; paths in map, or in paths */
+	ss_index_entry *entries; /* by path, as git sorts them; paths in map, or in paths */
 	size_t count;
 	void *map; /* the file, mapped */
 	size_t maplen;
-	ss_buf paths;                          /* version 4's paths, made whole */
-	unsigned char checksum[GIT_OID_RAWSZ]; /* the file's (git_index_checksum's) */
+	ss_buf paths;                         /* version 4's paths, made whole */
+	unsigned char checksum[SS_OID_RAWSZ]; /* the file's (git_index_checksum's) */
 	struct stat st; /* the file's, when read (its mtime: racily clean entries) */
 } ss_index_file;
 

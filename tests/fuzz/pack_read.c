@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <git2.h>
+
 #include "core/gitfmt/pack_read.h"
 
 static char objects[64];
