@@ -6,7 +6,7 @@
  * is ours: an in-memory store (libgit2's mempack) that remembers which objects it took, over
  * the repository's own database for the objects already stored. A flush hands the objects in
  * memory to a worker thread, which writes them, each whole and deflated, as a pack and its
- * index into objects/pack (ss_pack_write, core/git/pack_write.c), both synced, and is done;
+ * index into objects/pack (ss_pack_write, core/gitfmt/pack_write.c), both synced, and is done;
  * meanwhile the fetch goes on filling a new in-memory store, and the objects on their way to
  * the pack stay readable. At most two packs are on their way (PACK_JOBS): the next flush
  * waits for the older, the end and an abort for both. No delta search: that is what git's
