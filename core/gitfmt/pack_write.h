@@ -8,8 +8,9 @@
  * user CPU to 0.96 s at 3x3000, docs/BENCHMARKS.md). Every index is held by the tests to the one
  * `git index-pack` writes for the same pack, byte for byte.
  *
- * Rules: the pack and its index are synced, read-only and renamed into place (the pack first)
- * when ss_pack_write returns 0; a failure leaves no file behind but temporary ones it removes.
+ * Rules: each file is written under a temporary name, synced, made read-only and renamed into
+ * place, the pack before its index (no one looks into a pack without its index); the file being
+ * written when a failure comes is removed.
  */
 #ifndef SS_PACK_WRITE_H
 #define SS_PACK_WRITE_H
