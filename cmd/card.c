@@ -9,7 +9,7 @@
 
 #include "cmd/card.h"
 #include "cmd/json_out.h"
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 #include "core/git/tree.h"
 #include "core/skill/report.h"
 #include "core/skill/skillmd.h"

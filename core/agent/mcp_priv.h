@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "core/agent/mcp.h"
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 
 #define SS_MCP__SCHEME "skill://"
 /* "sha256:" and 64 hex digits */

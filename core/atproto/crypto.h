@@ -1,7 +1,7 @@
 /*
  * crypto.h: the hashes and MACs of ATProto and the random bytes skillsync uses, over OpenSSL's
- * libcrypto (with core/atproto/p256.c, core/atproto/pubkey.c and core/git/pack_write.c's
- * SHA-1, the only code that includes OpenSSL).
+ * libcrypto (with core/atproto/p256.c, core/atproto/pubkey.c and the SHA-1 of git's formats in
+ * core/gitfmt/, the only code that includes OpenSSL).
  *
  * - SHA-256, HMAC-SHA256 and HKDF-Expand (RFC 5869, Expand only: the PRK is given);
  * - a comparison of MACs in constant time, and the system's random bytes.

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/util/mem.h"
 
 /* A signature from opts, else git config's user.name / user.email, else skillsync's. */
@@ -18,7 +19,7 @@ static int make_signature(git_signature **out, ss_repo *repo, const ss_commit_op
 	int64_t when = opts ? opts->time : 0;
 	int rc;
 
-	if ((!n || !e) && git_repository_config_snapshot(&cfg, ss_repo__git(repo)) == 0) {
+	if ((!n || !e) && git_repository_config_snapshot(&cfg, repo->git) == 0) {
 		if (!n && git_config_get_string_buf(&name, cfg, "user.name") == 0 && name.size)
 			n = name.ptr;
 		if (!e && git_config_get_string_buf(&email, cfg, "user.email") == 0 && email.size)
@@ -43,7 +44,7 @@ static int make_signature(git_signature **out, ss_repo *repo, const ss_commit_op
 int ss_commit_read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *err)
 {
 	git_oid id;
-	int rc = git_reference_name_to_id(&id, ss_repo__git(repo), name);
+	int rc = git_reference_name_to_id(&id, repo->git, name);
 
 	if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH)
 		return ss_error_set(err, SS_ENOTFOUND, "'%s' has no commit yet", name);
@@ -56,7 +57,7 @@ int ss_commit_read_ref(ss_repo *repo, const char *name, ss_oid *out, ss_error *e
 int ss_commit_update_ref(ss_repo *repo, const char *name, const ss_oid *id,
                          const ss_oid *expected_old, const char *msg, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_reference *sym = NULL, *ref = NULL;
 	char *target = NULL;
 	git_oid new_id, old_id;
@@ -97,7 +98,7 @@ int ss_commit_create(ss_repo *repo, const ss_commit_opts *opts, const ss_oid *tr
                      const ss_oid *parents, size_t nparents, const char *message, ss_oid *out,
                      ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_signature *sig = NULL;
 	git_tree *t = NULL;
 	git_commit **pc = ss_xcalloc(nparents ? nparents : 1, sizeof(*pc));
@@ -157,7 +158,7 @@ int ss_commit_tree(ss_repo *repo, const ss_oid *commit, ss_oid *tree, ss_error *
 	int rc;
 
 	ss_git__oid_in(&id, commit);
-	rc = git_commit_lookup(&c, ss_repo__git(repo), &id);
+	rc = git_commit_lookup(&c, repo->git, &id);
 	if (rc < 0) {
 		ss_oid_fmt(hex, commit);
 		return ss_git__error(err, rc, "cannot read commit '%s'", hex);

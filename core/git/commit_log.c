@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/util/mem.h"
 
 void ss_commit_list_release(ss_commit_list *list)
@@ -164,7 +165,7 @@ static void fill_info(ss_commit_info *info, git_commit *c)
 static int log_walk(ss_repo *repo, const ss_oid *from, const ss_oid *to, const char *const *paths,
                     size_t npaths, size_t max, ss_commit_list *out, bool **touched, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_revwalk *walk = NULL;
 	ss_commit_list list = {NULL, 0};
 	bool *rows = NULL;

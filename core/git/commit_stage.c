@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/worktree.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
@@ -107,7 +108,7 @@ static int stage_one(git_index *index, const char *workdir, const char *path, bo
 /* The repository's index, read from disk (when it changed there). */
 static int open_index(git_index **out, ss_repo *repo, ss_error *err)
 {
-	int rc = git_repository_index(out, ss_repo__git(repo));
+	int rc = git_repository_index(out, repo->git);
 
 	if (rc == 0)
 		rc = git_index_read(*out, 0);
@@ -128,8 +129,7 @@ static int stage_into(git_index *index, ss_repo *repo, const char *const *paths,
 	int ret = 0;
 
 	for (size_t i = 0; i < npaths && ret == 0; i++)
-		ret =
-		    stage_one(index, ss_repo_workdir(repo), paths[i], plain_ok, &full, &data, err);
+		ret = stage_one(index, repo->workdir, paths[i], plain_ok, &full, &data, err);
 	ss_buf_release(&full);
 	ss_buf_release(&data);
 	return ret;
@@ -257,7 +257,7 @@ static int write_tree(git_index *index, ss_oid *tree, ss_error *err)
 static int commit_tree(ss_repo *repo, git_index *index, const ss_oid *tree, const char *message,
                        ss_oid *out, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_oid merge_head;
 	ss_oid parents[2], head_tree, id, zero;
 	size_t nparents = 0;
@@ -368,7 +368,7 @@ static int build_tree(git_repository *git, git_index *index, size_t lo, size_t h
 static int write_tree_of(ss_repo *repo, git_index *index, const char *const *paths, size_t npaths,
                          ss_oid *out, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_treebuilder *top = NULL;
 	git_tree *head = NULL;
 	ss_buf name = SS_BUF_INIT, last = SS_BUF_INIT;

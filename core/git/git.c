@@ -1,11 +1,15 @@
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2/sys/odb_backend.h>
+
 #include "core/git/tree.h"
+#include "core/gitfmt/pack_write.h"
 #include "core/util/mem.h"
 
 int ss_git__error(ss_error *err, int gitcode, const char *fmt, ...)
@@ -40,30 +44,6 @@ int ss_git__error(ss_error *err, int gitcode, const char *fmt, ...)
 	return code;
 }
 
-/* What ss_git__oid_order's comparison reads: qsort passes it no context (qsort_r's differs
- * between systems), and each thread sorts its own. */
-static _Thread_local const unsigned char *order_base;
-static _Thread_local size_t order_stride;
-
-static int by_oid(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = memcmp(order_base + (size_t)x * order_stride, order_base + (size_t)y * order_stride,
-	               GIT_OID_RAWSZ);
-
-	return c ? c : (x > y) - (x < y);
-}
-
-void ss_git__oid_order(uint32_t *order, size_t n, const void *base, size_t stride)
-{
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	order_base = base;
-	order_stride = stride;
-	qsort(order, n, sizeof(*order), by_oid);
-	order_base = NULL;
-}
-
 int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err)
 {
 	git_oid id;
@@ -74,7 +54,7 @@ int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err
 	if (!oid || ss_oid_is_zero(oid))
 		return 0;
 	ss_git__oid_in(&id, oid);
-	rc = git_tree_lookup(out, ss_repo__git(repo), &id);
+	rc = git_tree_lookup(out, repo->git, &id);
 	if (rc < 0) {
 		ss_oid_fmt(hex, oid);
 		return ss_git__error(err, rc, "cannot read tree '%s'", hex);
@@ -89,12 +69,12 @@ int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err)
 	int rc;
 
 	*out = NULL;
-	rc = git_repository_head(&head, ss_repo__git(repo));
+	rc = git_repository_head(&head, repo->git);
 	if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return ss_git__error(err, rc, "cannot read HEAD");
-	rc = git_commit_lookup(&commit, ss_repo__git(repo), git_reference_target(head));
+	rc = git_commit_lookup(&commit, repo->git, git_reference_target(head));
 	if (rc == 0)
 		rc = git_commit_tree(out, commit);
 	git_commit_free(commit);
@@ -197,4 +177,16 @@ int ss_git__diff_changes(git_diff *diff, ss_changes *out, ss_error *err)
 out:
 	ss_tree_changes_release(&changes);
 	return ret;
+}
+
+static void backend_data_free(void *owner, void *data)
+{
+	git_odb_backend_data_free(owner, data);
+}
+
+void ss_git__backend_data(struct ss_pack_write_obj *obj, git_odb_backend *owner, git_object_t type)
+{
+	obj->type = type;
+	obj->owner = owner;
+	obj->free = backend_data_free;
 }

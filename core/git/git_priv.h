@@ -1,6 +1,8 @@
 /*
- * git_priv.h: private glue between libgit2 and the git modules (repo, tree, commit, worktree,
- * merge). Only those modules include it, so git2.h stays behind them.
+ * git_priv.h: what the libgit2 glue of core/git/ shares (repo, tree, commit, worktree, merge):
+ * libgit2's errors turned into ss_error, ids between ss_oid and git_oid, an index entry's stat
+ * data, the trees of an id and of HEAD, a diff's changes. Only core/git/ includes it, so git2.h
+ * stays behind it; the repository's own fields are in repo_priv.h.
  *
  * Rules: every libgit2 failure becomes an ss_error through ss_git__error(), which copes with
  * git_error_last() being NULL (libgit2 1.5 does not always set one).
@@ -17,62 +19,6 @@
 #include "core/git/repo.h"
 #include "core/util/error.h"
 #include "core/util/platform.h"
-
-git_repository *ss_repo__git(ss_repo *repo);
-
-/* The repository's open object batch (core/git/repo_batch.c), NULL when none. */
-/* Adds to git (a repository of the clone's) the ignore rules every repository skillsync opens
- * has (repo.c): every path counts, only .git is left out. */
-int ss_repo__ignore_rules(git_repository *git, ss_error *err);
-
-/* The repository's read of its index file (index_file.c: ss_index_file_get). */
-typedef struct ss_index_kept ss_index_kept;
-ss_index_kept **ss_repo__index_slot(ss_repo *repo);
-void ss_index_kept_free(ss_index_kept *k);
-
-typedef struct ss_repo_batch ss_repo_batch;
-ss_repo_batch **ss_repo_batch__slot(ss_repo *repo);
-
-/* Writes a pack when the open batch holds enough (a no-op without a batch): called by the
- * tree writers after a whole subtree, so that a skill's objects share a pack. */
-int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err);
-
-/*
- * One object for ss_pack_write, by its id, either as an entry of another pack, copied as it
- * is (raw, raw_len: its type and size header and its deflated bytes, not a delta; borrowed
- * until the next object; raw_crc: the CRC-32 that pack's index gives it, checked), or else as
- * its type and bytes (data, memory of the backend owner's, as a backend's read allocates it;
- * the writer frees it with git_odb_backend_data_free), hashed against id when check is set.
- */
-typedef struct ss_repo_pack_obj {
-	git_oid id;
-	const unsigned char *raw;
-	size_t raw_len;
-	uint32_t raw_crc;
-	git_odb_backend *owner;
-	void *data;
-	size_t len;
-	git_object_t type;
-	bool check;
-} ss_repo_pack_obj;
-
-/*
- * Writes count objects, none a delta, into one new pack of dir (a repository's
- * objects/pack) and its index (core/git/pack_write.c), both synced when this returns 0 (name: the
- * pack's name, pack-<name>.pack). read fills *obj (zeroed) with the i-th object, i from 0 to
- * count - 1 in that order. The same object twice fails.
- */
-typedef int (*ss_repo_pack_read)(void *payload, size_t i, ss_repo_pack_obj *obj);
-int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,
-                  char name[GIT_OID_HEXSZ + 1], ss_error *err);
-
-/*
- * order[0..n) (n at most UINT32_MAX) gets 0..n-1 sorted by the git_oid each element of base
- * (n elements of stride bytes) starts with, equal ids by their place: a sort of n 4-byte
- * numbers rather than of the elements, whose copy (qsort's, as large as the array) was the
- * largest allocation of a pack merge's end.
- */
-void ss_git__oid_order(uint32_t *order, size_t n, const void *base, size_t stride);
 
 /*
  * Sets err from the libgit2 return code gitcode and its last error, after a prefix formatted
@@ -117,6 +63,11 @@ int ss_git__tree(git_tree **out, ss_repo *repo, const ss_oid *oid, ss_error *err
 
 /* Looks up the tree of HEAD's commit; *out = NULL when HEAD has no commit yet. */
 int ss_git__head_tree(git_tree **out, ss_repo *repo, ss_error *err);
+
+/* Gives obj (for ss_pack_write, core/gitfmt/pack_write.h) the type of the bytes a read of
+ * backend owner put in its data, and the backend to free them. */
+struct ss_pack_write_obj;
+void ss_git__backend_data(struct ss_pack_write_obj *obj, git_odb_backend *owner, git_object_t type);
 
 /* Frees an array of count heap strings. */
 void ss_git__strings_free(char **items, size_t count);

@@ -32,6 +32,7 @@
 
 #include "core/git/commit.h"
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/merge_priv.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
@@ -49,7 +50,7 @@ void ss_merge_result_release(ss_merge_result *result)
 
 bool ss_merge_in_progress(ss_repo *repo)
 {
-	return git_repository_state(ss_repo__git(repo)) == GIT_REPOSITORY_STATE_MERGE;
+	return git_repository_state(repo->git) == GIT_REPOSITORY_STATE_MERGE;
 }
 
 int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err)
@@ -59,7 +60,7 @@ int ss_merge_message(ss_repo *repo, ss_buf *out, ss_error *err)
 
 	if (!ss_merge_in_progress(repo))
 		return ss_error_set(err, SS_ENOTFOUND, "no merge in progress");
-	ss_fs_join(&path, ss_repo_gitdir(repo), "MERGE_MSG");
+	ss_fs_join(&path, repo->gitdir, "MERGE_MSG");
 	ret = ss_fs_read_file(out, path.ptr, 1 << 20, err);
 	ss_buf_release(&path);
 	return ret;
@@ -172,8 +173,8 @@ static int verify(ss_repo *repo, const ss_merge_move *m, git_object *target, git
 	              GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DRY_RUN |
 	                  (index ? GIT_CHECKOUT_ALLOW_CONFLICTS : 0),
 	              m, &r);
-	rc = index ? git_checkout_index(ss_repo__git(repo), index, &opts)
-	           : git_checkout_tree(ss_repo__git(repo), target, &opts);
+	rc = index ? git_checkout_index(repo->git, index, &opts)
+	           : git_checkout_tree(repo->git, target, &opts);
 	if (rc < 0)
 		return result->npaths ? refuse(result, err)
 		                      : ss_git__error(err, rc, "cannot update the working tree");
@@ -252,7 +253,7 @@ static int list_conflicts(ss_repo *repo, ss_merge_result *result, ss_error *err)
 	size_t alloc = 0;
 	int rc;
 
-	rc = git_repository_index(&index, ss_repo__git(repo));
+	rc = git_repository_index(&index, repo->git);
 	if (rc == 0)
 		rc = git_index_read(index, 1);
 	if (rc == 0)
@@ -279,7 +280,7 @@ static int write_merge_msg(ss_repo *repo, const char *message, const ss_merge_re
 	ss_buf_puts(&text, "\nConflicts:\n");
 	for (size_t i = 0; i < r->npaths; i++)
 		ss_buf_printf(&text, "\t%s\n", r->paths[i]);
-	ss_fs_join(&path, ss_repo_gitdir(repo), "MERGE_MSG");
+	ss_fs_join(&path, repo->gitdir, "MERGE_MSG");
 	ret = ss_fs_write_atomic(path.ptr, text.ptr, text.len, 0644, err);
 	ss_buf_release(&path);
 	ss_buf_release(&text);
@@ -289,7 +290,7 @@ static int write_merge_msg(ss_repo *repo, const char *message, const ss_merge_re
 static int merge_conflicting(ss_repo *repo, const ss_oid *old, const ss_oid *theirs,
                              const char *message, ss_merge_result *result, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_annotated_commit *ann = NULL;
 	const git_annotated_commit *heads[1];
 	git_merge_options mopts;
@@ -350,7 +351,7 @@ out:
 static int merge_in_memory(ss_repo *repo, const ss_oid *ours, const ss_oid *theirs,
                            const char *message, ss_oid *out, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_index *index = NULL;
 	git_oid tree_id;
 	ss_oid tree, parents[2];
@@ -386,7 +387,7 @@ int ss_merge_base(ss_repo *repo, const ss_oid *a, const ss_oid *b, ss_oid *out, 
 
 	ss_git__oid_in(&x, a);
 	ss_git__oid_in(&y, b);
-	rc = git_merge_base(&base, ss_repo__git(repo), &x, &y);
+	rc = git_merge_base(&base, repo->git, &x, &y);
 	if (rc == GIT_ENOTFOUND)
 		return ss_error_set(err, SS_ENOTFOUND, "the two commits have no common ancestor");
 	if (rc < 0)
@@ -406,7 +407,7 @@ int ss_merge_commit_progress(ss_repo *repo, const ss_oid *theirs, const char *me
                              ss_error *err)
 {
 	progress_to p = {progress, payload};
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_oid h, t;
 	ss_oid head, merged;
 	int ret;

@@ -10,6 +10,7 @@
 
 #include "core/git/commit.h"
 #include "core/git/merge_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/tree.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
@@ -19,7 +20,7 @@
 
 void ss_merge__journal_path(ss_buf *out, ss_repo *repo)
 {
-	ss_fs_join(out, ss_repo_statedir(repo), "merge");
+	ss_fs_join(out, repo->statedir, "merge");
 }
 
 /* What one side of a move has at a path. */
@@ -67,7 +68,7 @@ static int hash_file(ss_repo *repo, const char *path, const struct stat *st, git
                      uint32_t *mode)
 {
 	*mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-	return git_repository_hashfile(id, ss_repo__git(repo), path, GIT_OBJECT_BLOB, NULL);
+	return git_repository_hashfile(id, repo->git, path, GIT_OBJECT_BLOB, NULL);
 }
 
 /* The file with conflict markers a conflicting merge writes at path (res to free). */
@@ -80,7 +81,7 @@ static int conflict_file(ss_repo *repo, const git_index_entry *a, const git_inde
 	opts.our_label = SS_MERGE_OUR_LABEL;
 	opts.their_label = SS_MERGE_THEIR_LABEL;
 	memset(res, 0, sizeof(*res));
-	return git_merge_file_from_index(res, ss_repo__git(repo), a, o, t, &opts);
+	return git_merge_file_from_index(res, repo->git, a, o, t, &opts);
 }
 
 /* Whether the file (id, mode) at path is what a conflicting merge writes there: either
@@ -116,7 +117,7 @@ static bool begins_blob(ss_repo *repo, const ss_buf *have, const git_oid *id)
 	git_blob *blob = NULL;
 	bool yes = false;
 
-	if (git_blob_lookup(&blob, ss_repo__git(repo), id) == 0)
+	if (git_blob_lookup(&blob, repo->git, id) == 0)
 		yes = begins(have, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 	git_blob_free(blob);
 	return yes;
@@ -250,7 +251,7 @@ static int check_parents(const ss_merge_move *m, const char *workdir, const char
 int ss_merge_move__check_path(ss_repo *repo, const ss_merge_move *m, const char *path,
                               ss_error *err)
 {
-	const char *workdir = ss_repo_workdir(repo);
+	const char *workdir = repo->workdir;
 	ss_buf full = SS_BUF_INIT;
 	git_oid old_id, new_id, id;
 	uint32_t old_mode = 0, new_mode = 0, mode;
@@ -343,7 +344,7 @@ static int entry_tree(git_tree **out, git_repository *git, const git_tree_entry 
 static int top_paths(ss_repo *repo, git_tree *old, git_tree *target, git_strarray *out,
                      ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	ss_changes top = {NULL, 0};
 	size_t alloc = 0;
 	ss_oid a, b;
@@ -416,7 +417,7 @@ static int empty_tree(git_tree **out, git_repository *git)
 
 int ss_merge__index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss_oid *theirs)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_commit *a = NULL, *b = NULL;
 	git_oid id;
 	int rc;
@@ -436,7 +437,7 @@ int ss_merge__index(git_index **out, ss_repo *repo, const ss_oid *ours, const ss
 int ss_merge_move__init(ss_merge_move *m, ss_repo *repo, const ss_oid *old, const ss_oid *target,
                         bool conflicting, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_diff *diff = NULL;
 	int rc;
 
@@ -584,7 +585,7 @@ static int make_parents(const char *workdir, const char *path, ss_error *err)
 static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, const git_oid *id,
                       uint32_t mode, ss_error *err)
 {
-	const char *workdir = ss_repo_workdir(repo);
+	const char *workdir = repo->workdir;
 	ss_buf full = SS_BUF_INIT, tmp = SS_BUF_INIT, link = SS_BUF_INIT;
 	git_blob *blob = NULL;
 	const char *data;
@@ -602,7 +603,7 @@ static int write_blob(ss_repo *repo, const ss_merge_move *m, const char *path, c
 			ret = 0;
 		goto out;
 	}
-	if ((rc = git_blob_lookup(&blob, ss_repo__git(repo), id)) < 0) {
+	if ((rc = git_blob_lookup(&blob, repo->git, id)) < 0) {
 		ret = ss_git__error(err, rc, "cannot read '%s'", path);
 		goto out;
 	}
@@ -686,7 +687,7 @@ static int index_put(git_index *index, const char *workdir, const char *path, co
 int ss_merge_move__write(ss_repo *repo, const ss_merge_move *m, bool to_target, ss_error *err)
 {
 	git_tree *to = to_target ? m->target : m->old;
-	const char *workdir = ss_repo_workdir(repo);
+	const char *workdir = repo->workdir;
 	git_index *index = NULL;
 	ss_buf full = SS_BUF_INIT;
 	struct stat st;
@@ -698,7 +699,7 @@ int ss_merge_move__write(ss_repo *repo, const ss_merge_move *m, bool to_target, 
 	if (!to)
 		return ss_error_set(err, SS_EINVALID,
 		                    "a conflicting merge is written by git_merge");
-	if ((rc = git_repository_index(&index, ss_repo__git(repo))) < 0 ||
+	if ((rc = git_repository_index(&index, repo->git)) < 0 ||
 	    (rc = git_index_read(index, 1)) < 0) {
 		ret = ss_git__error(err, rc, "cannot read the index");
 		goto out;
@@ -759,7 +760,7 @@ out:
 
 void ss_merge_move__clean(ss_repo *repo, const ss_merge_move *m)
 {
-	const char *workdir = ss_repo_workdir(repo);
+	const char *workdir = repo->workdir;
 	ss_buf tmp = SS_BUF_INIT;
 	struct stat st;
 

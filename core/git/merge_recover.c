@@ -8,6 +8,7 @@
 
 #include "core/git/commit.h"
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/merge_priv.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
@@ -46,7 +47,7 @@ static bool index_has_conflicts(ss_repo *repo)
 	git_index *index = NULL;
 	bool yes = false;
 
-	if (git_repository_index(&index, ss_repo__git(repo)) == 0 && git_index_read(index, 1) == 0)
+	if (git_repository_index(&index, repo->git) == 0 && git_index_read(index, 1) == 0)
 		yes = git_index_has_conflicts(index);
 	git_index_free(index);
 	return yes;
@@ -112,7 +113,7 @@ static int redo(ss_repo *repo, const char *journal, const ss_oid *old, const ss_
 	} else if (conflicting || ss_merge_move__write(repo, &m, true, &why) < 0) {
 		ret = ss_merge_move__write(repo, &m, false, err);
 		if (ret == 0 && conflicting)
-			git_repository_state_cleanup(ss_repo__git(repo));
+			git_repository_state_cleanup(repo->git);
 	} else {
 		ret = ss_commit_update_ref(repo, "HEAD", target, old,
 		                           "merge: finish an interrupted pull", err);
@@ -209,7 +210,7 @@ static void own_paths(ss_repo *repo, const ss_merge_move *m, char **list, size_t
 			list[(*n)++] = ss_xstrdup(path);
 		ss_merge_move__temp_name(&tmp, m, path);
 		ss_buf_clear(&full);
-		ss_fs_join(&full, ss_repo_workdir(repo), tmp.ptr);
+		ss_fs_join(&full, repo->workdir, tmp.ptr);
 		if (lstat(full.ptr, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			list[(*n)++] = ss_xstrdup(tmp.ptr);
 	}
@@ -280,7 +281,7 @@ int ss_merge_recover(ss_repo *repo, bool *recovered, ss_error *err)
 		 * clone's lock, so that lock file is the killed run's) */
 		ss_buf lock = SS_BUF_INIT;
 
-		ss_fs_join(&lock, ss_repo_gitdir(repo), "index.lock");
+		ss_fs_join(&lock, repo->gitdir, "index.lock");
 		unlink(lock.ptr);
 		ss_buf_release(&lock);
 		ret = redo(repo, path.ptr, &old, &target, true, err);

@@ -7,17 +7,9 @@
 #include <sys/stat.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
-
-struct ss_repo {
-	git_repository *git;
-	char *workdir;
-	char *gitdir;
-	char *statedir;
-	ss_repo_batch *batch; /* open object batch (repo_batch.c), or NULL */
-	ss_index_kept *index; /* the index file as last read (index_file.c), or NULL */
-};
 
 /* A copy of path without trailing slashes (but "/" stays "/"). */
 static char *strip_slash(const char *path)
@@ -234,19 +226,4 @@ const char *ss_repo_gitdir(const ss_repo *repo)
 const char *ss_repo_statedir(const ss_repo *repo)
 {
 	return repo->statedir;
-}
-
-git_repository *ss_repo__git(ss_repo *repo)
-{
-	return repo->git;
-}
-
-ss_repo_batch **ss_repo_batch__slot(ss_repo *repo)
-{
-	return &repo->batch;
-}
-
-ss_index_kept **ss_repo__index_slot(ss_repo *repo)
-{
-	return &repo->index;
 }

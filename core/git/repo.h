@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 

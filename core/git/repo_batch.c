@@ -6,7 +6,7 @@
  * is ours: an in-memory store (libgit2's mempack) that remembers which objects it took, over
  * the repository's own database for the objects already stored. A flush hands the objects in
  * memory to a worker thread, which writes them, each whole and deflated, as a pack and its
- * index into objects/pack (ss_pack_write, core/git/pack_write.c), both synced, and is done;
+ * index into objects/pack (ss_pack_write, core/gitfmt/pack_write.c), both synced, and is done;
  * meanwhile the fetch goes on filling a new in-memory store, and the objects on their way to
  * the pack stay readable. At most two packs are on their way (PACK_JOBS): the next flush
  * waits for the older, the end and an abort for both. No delta search: that is what git's
@@ -39,6 +39,8 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
+#include "core/gitfmt/pack_write.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
@@ -275,13 +277,18 @@ static void be_reset(batch_backend *b)
 
 /* The i-th object of the job's in-memory store, by its id (libgit2 hashed it when the object
  * was written). */
-static int read_job_object(void *payload, size_t i, ss_repo_pack_obj *o)
+static int read_job_object(void *payload, size_t i, ss_pack_write_obj *o, ss_error *err)
 {
 	const pack_job *job = payload;
+	git_object_t type;
+	int rc;
 
-	o->id = job->oids[i];
-	o->owner = job->mem;
-	return job->mem->read(&o->data, &o->len, &o->type, job->mem, &job->oids[i]);
+	ss_git__oid_out(&o->id, &job->oids[i]);
+	rc = job->mem->read(&o->data, &o->len, &type, job->mem, &job->oids[i]);
+	if (rc < 0)
+		return ss_git__error(err, rc, "cannot read an object to pack");
+	ss_git__backend_data(o, job->mem, type);
+	return 0;
 }
 
 /* Writes the job's objects into one pack, durable when this returns (job->rc, job->err;
@@ -362,7 +369,7 @@ static int flush(ss_repo *repo, ss_repo_batch *batch, ss_error *err)
 	job->count = b->count;
 	for (size_t i = 0; b->have_packs && i < job->count; i++)
 		filter_add(&b->packed, &job->oids[i]);
-	ss_buf_printf(&dir, "%s/objects/pack", ss_repo_gitdir(repo));
+	ss_buf_printf(&dir, "%s/objects/pack", repo->gitdir);
 	job->dir = ss_buf_detach(&dir, NULL);
 	b->mem = fresh;
 	b->oids = NULL;
@@ -456,7 +463,7 @@ static void batch_free(ss_repo_batch *batch)
 
 int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 {
-	ss_repo_batch **slot = ss_repo_batch__slot(repo);
+	ss_repo_batch **slot = &repo->batch;
 	ss_repo_batch *batch = NULL;
 	batch_backend *b = NULL;
 	int rc, ret = -1;
@@ -466,9 +473,9 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	batch = ss_xcalloc(1, sizeof(*batch));
 	batch->flush_bytes = flush_bytes ? flush_bytes : SS_REPO_BATCH_FLUSH;
 	b = ss_xcalloc(1, sizeof(*b));
-	rc = git_repository_odb(&batch->orig, ss_repo__git(repo));
+	rc = git_repository_odb(&batch->orig, repo->git);
 	if (rc == 0)
-		rc = git_repository_odb(&b->orig, ss_repo__git(repo));
+		rc = git_repository_odb(&b->orig, repo->git);
 	if (rc == 0)
 		rc = git_odb_new(&batch->odb);
 	if (rc == 0)
@@ -476,7 +483,7 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	if (rc == 0)
 		rc = git_mempack_new(&b->mem);
 	if (rc == 0)
-		rc = have_odb(b, ss_repo_gitdir(repo));
+		rc = have_odb(b, repo->gitdir);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
@@ -494,7 +501,7 @@ int ss_repo_batch_begin(ss_repo *repo, size_t flush_bytes, ss_error *err)
 	}
 	batch->backend = b;
 	b = NULL; /* the batch's database owns it now */
-	rc = git_repository_set_odb(ss_repo__git(repo), batch->odb);
+	rc = git_repository_set_odb(repo->git, batch->odb);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot start an object batch");
 		goto out;
@@ -511,7 +518,7 @@ out:
 
 int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err)
 {
-	ss_repo_batch *batch = *ss_repo_batch__slot(repo);
+	ss_repo_batch *batch = repo->batch;
 
 	if (!batch || batch->backend->bytes < batch->flush_bytes)
 		return 0;
@@ -521,16 +528,16 @@ int ss_repo_batch__maybe_flush(ss_repo *repo, ss_error *err)
 /* Puts the repository's own database back and frees the batch. */
 static void batch_close(ss_repo *repo)
 {
-	ss_repo_batch **slot = ss_repo_batch__slot(repo);
+	ss_repo_batch **slot = &repo->batch;
 
-	git_repository_set_odb(ss_repo__git(repo), (*slot)->orig);
+	git_repository_set_odb(repo->git, (*slot)->orig);
 	batch_free(*slot);
 	*slot = NULL;
 }
 
 int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 {
-	ss_repo_batch *batch = *ss_repo_batch__slot(repo);
+	ss_repo_batch *batch = repo->batch;
 	int ret;
 
 	if (!batch)
@@ -549,6 +556,6 @@ int ss_repo_batch_end(ss_repo *repo, ss_error *err)
 
 void ss_repo_batch_abort(ss_repo *repo)
 {
-	if (*ss_repo_batch__slot(repo))
+	if (repo->batch)
 		batch_close(repo);
 }

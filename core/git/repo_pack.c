@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +27,9 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/pack_read.h"
+#include "core/git/repo_priv.h"
+#include "core/gitfmt/pack_write.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/util/buf.h"
 #include "core/util/crash.h"
 #include "core/util/lock.h"
@@ -123,7 +124,7 @@ static void gc_config(ss_repo *repo, int32_t *gc_auto, int32_t *pack_limit)
 
 	*gc_auto = GC_AUTO;
 	*pack_limit = GC_AUTO_PACK_LIMIT;
-	if (git_repository_config_snapshot(&cfg, ss_repo__git(repo)) < 0)
+	if (git_repository_config_snapshot(&cfg, repo->git) < 0)
 		return;
 	if (git_config_get_int32(&v, cfg, "gc.auto") == 0)
 		*gc_auto = v;
@@ -145,76 +146,31 @@ static int add_entry(const git_oid *id, void *payload)
 	return 0;
 }
 
-/* An object of a pack index: its offset, and its number in the index. */
-typedef struct idx_off {
-	uint64_t off;
-	uint32_t i;
-} idx_off;
-
-static int by_off(const void *a, const void *b)
+/* One entry of a source's pack (ss_pack_read_list). */
+static int add_pack_entry(void *payload, const unsigned char *id, uint64_t off, uint32_t len,
+                          uint32_t crc)
 {
-	const idx_off *x = a, *y = b;
+	repack *r = payload;
 
-	return (x->off > y->off) - (x->off < y->off);
+	ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
+	memcpy(r->e[r->n].id.id, id, GIT_OID_RAWSZ);
+	r->e[r->n].src = (uint32_t)(r->nsrc - 1);
+	r->e[r->n].off = off;
+	r->e[r->n].len = len;
+	r->e[r->n].crc = crc;
+	r->n++;
+	return 0;
 }
 
-/*
- * Lists the objects of the pack whose index is at path (version 2, git's since 2007, read by
- * ss_pack_read_index) in the order of the pack, each with its entry's offset and length. 1: not
- * an index this reads (the caller lists the objects through libgit2 instead), -1: a system
- * error.
- */
+/* Lists the objects of the pack whose index is at path in the order of the pack (see
+ * ss_pack_read_list: 1, the caller lists them through libgit2 instead). */
 static int list_index(repack *r, const char *path, const char *pack)
 {
-	unsigned char *p = MAP_FAILED;
-	ss_pack_index idx;
-	idx_off *o = NULL;
-	struct stat st, pst;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 1;
+	int ret = ss_pack_read_list(path, pack, add_pack_entry, r);
 
-	if (fd < 0 || fstat(fd, &st) < 0 || stat(pack, &pst) < 0 || pst.st_size < 32) {
-		ret = -1;
-		goto out;
-	}
-	if ((size_t)st.st_size < 8 + 1024 + 40)
-		goto out;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		ret = -1;
-		goto out;
-	}
-	if (!ss_pack_read_index(&idx, p, (size_t)st.st_size, (uint64_t)pst.st_size))
-		goto out;
-	o = ss_xcalloc(idx.n ? idx.n : 1, sizeof(*o));
-	for (uint32_t i = 0; i < idx.n; i++) {
-		if (!ss_pack_read_offset(&idx, i, &o[i].off))
-			goto out;
-		o[i].i = i;
-	}
-	qsort(o, idx.n, sizeof(*o), by_off);
-	for (uint32_t k = 0; k < idx.n; k++) {
-		uint64_t end = k + 1 < idx.n ? o[k + 1].off : (uint64_t)pst.st_size - 20;
-
-		if (end - o[k].off > UINT32_MAX)
-			goto out;
-		ss_xgrow((void **)&r->e, sizeof(*r->e), r->n + 1, &r->alloc);
-		memcpy(r->e[r->n].id.id, idx.ids + 20 * (size_t)o[k].i, GIT_OID_RAWSZ);
-		r->e[r->n].src = (uint32_t)(r->nsrc - 1);
-		r->e[r->n].off = o[k].off;
-		r->e[r->n].len = (uint32_t)(end - o[k].off);
-		r->e[r->n].crc = ss_pack_read_crc(&idx, o[k].i);
-		r->n++;
-	}
-	ret = 0;
-out:
 	if (ret == 1) /* back to what it had before */
 		while (r->n && r->e[r->n - 1].src == r->nsrc - 1)
 			r->n--;
-	free(o);
-	if (p != MAP_FAILED)
-		munmap(p, (size_t)st.st_size);
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }
 
@@ -251,7 +207,7 @@ out:
 }
 
 /* Each object once (its first listing), in the order of listing: the entries in the order of
- * their ids (ss_git__oid_order: equal ids by their place) name the later listings, which are
+ * their ids (ss_oid_order: equal ids by their place) name the later listings, which are
  * dropped. At most UINT32_MAX entries (a pack's count). */
 static void dedup(repack *r)
 {
@@ -261,7 +217,7 @@ static void dedup(repack *r)
 	if (r->n < 2)
 		return;
 	order = ss_xcalloc(r->n, sizeof(*order));
-	ss_git__oid_order(order, r->n, r->e, sizeof(*r->e));
+	ss_oid_order(order, r->n, r->e, sizeof(*r->e));
 	for (size_t i = 1; i < r->n; i++)
 		if (git_oid_equal(&r->e[order[i - 1]].id, &r->e[order[i]].id))
 			r->e[order[i]].src = DROPPED;
@@ -327,23 +283,33 @@ static const unsigned char *pack_bytes(reader *rd, size_t k, uint64_t off, size_
 /* The i-th object: its pack entry as it is when it is a whole object (type 1 to 4: commit,
  * tree, blob, tag; its CRC-32 checked by the writer), else read whole through libgit2 (and
  * hashed by the writer). */
-static int read_entry(void *payload, size_t i, ss_repo_pack_obj *obj)
+static int read_entry(void *payload, size_t i, ss_pack_write_obj *obj, ss_error *err)
 {
 	reader *rd = payload;
 	const entry *e = &rd->r->e[i];
 	git_odb_backend *b = rd->r->src[e->src].b;
 	const unsigned char *raw = e->len ? pack_bytes(rd, e->src, e->off, e->len) : NULL;
+	git_object_t type;
+	git_oid id;
+	int rc;
 
-	obj->id = e->id;
+	ss_git__oid_out(&obj->id, &e->id);
 	if (raw && ((raw[0] >> 4) & 7) >= 1 && ((raw[0] >> 4) & 7) <= 4) {
 		obj->raw = raw;
 		obj->raw_len = e->len;
 		obj->raw_crc = e->crc;
 		return 0;
 	}
-	obj->owner = b;
-	obj->check = true;
-	return b->read(&obj->data, &obj->len, &obj->type, b, &e->id);
+	rc = b->read(&obj->data, &obj->len, &type, b, &e->id);
+	if (rc < 0)
+		return ss_git__error(err, rc, "cannot read an object to pack");
+	ss_git__backend_data(obj, b, type);
+	/* read whole through libgit2, not copied: hashed, as git's repack checks what it does not
+	 * copy as it is */
+	if (git_odb_hash(&id, obj->data, obj->len, type) < 0 || !git_oid_equal(&id, &e->id))
+		return ss_error_set(err, SS_ERROR, "object %s does not match its id",
+		                    git_oid_tostr_s(&e->id));
+	return 0;
 }
 
 /* Removes pack base (its index first: a pack without its index is not looked at). */
@@ -448,9 +414,9 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
-	if (*ss_repo_batch__slot(repo))
+	if (repo->batch)
 		return ss_error_set(err, SS_EINVALID, "an object batch is open");
-	ss_buf_printf(&path, "%s/pack.lock", ss_repo_statedir(repo));
+	ss_buf_printf(&path, "%s/pack.lock", repo->statedir);
 	if (ss_lock_acquire(&lock, path.ptr, 0, &busy) < 0) {
 		ss_buf_release(&path);
 		if (busy.code == SS_ELOCKED) /* another run is merging them */
@@ -458,7 +424,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 		*err = busy;
 		return -1;
 	}
-	ss_buf_printf(&objects, "%s/objects", ss_repo_gitdir(repo));
+	ss_buf_printf(&objects, "%s/objects", repo->gitdir);
 	ss_buf_printf(&packdir, "%s/pack", objects.ptr);
 	choose(repo, auto_rule, objects.ptr, &names, &n, &all);
 	if (!n && !all) {
@@ -512,7 +478,7 @@ static int pack(ss_repo *repo, bool auto_rule, ss_repo_packed *out, ss_error *er
 	remove_loose(&r, objects.ptr);
 	/* the repository's database forgets the packs it may hold open */
 	if ((rc = git_odb_open(&fresh, objects.ptr)) < 0 ||
-	    (rc = git_repository_set_odb(ss_repo__git(repo), fresh)) < 0) {
+	    (rc = git_repository_set_odb(repo->git, fresh)) < 0) {
 		ret = ss_git__error(err, rc, "cannot open the object database again");
 		goto out;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/skill/validate.h"
 #include "core/util/mem.h"
 
@@ -31,7 +32,7 @@ bool ss_tree_exists(ss_repo *repo, const ss_oid *tree)
 	bool yes;
 
 	ss_git__oid_in(&id, tree);
-	yes = git_repository_odb(&odb, ss_repo__git(repo)) == 0 &&
+	yes = git_repository_odb(&odb, repo->git) == 0 &&
 	      git_odb_read_header(&len, &type, odb, &id) == 0 && type == GIT_OBJECT_TREE;
 	git_odb_free(odb);
 	return yes;
@@ -40,7 +41,7 @@ bool ss_tree_exists(ss_repo *repo, const ss_oid *tree)
 int ss_tree_blob_write(ss_repo *repo, const void *data, size_t len, ss_oid *out, ss_error *err)
 {
 	git_oid id;
-	int rc = git_blob_create_from_buffer(&id, ss_repo__git(repo), data, len);
+	int rc = git_blob_create_from_buffer(&id, repo->git, data, len);
 
 	if (rc < 0)
 		return ss_git__error(err, rc, "cannot write a blob");
@@ -141,7 +142,7 @@ static int build(ss_tree_builder *b, size_t lo, size_t hi, size_t off, git_oid *
 	int rc, ret = -1;
 	size_t i = lo;
 
-	rc = git_treebuilder_new(&tb, ss_repo__git(b->repo), NULL);
+	rc = git_treebuilder_new(&tb, b->repo->git, NULL);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot build a tree");
 		goto out;
@@ -238,7 +239,7 @@ int ss_tree_top_new(ss_tree_top **out, ss_repo *repo, const ss_oid *base, bool k
 	if (ret < 0)
 		goto out;
 	ret = -1;
-	rc = git_treebuilder_new(&t->tb, ss_repo__git(repo), tree);
+	rc = git_treebuilder_new(&t->tb, repo->git, tree);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot build a tree");
 		goto out;

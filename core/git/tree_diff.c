@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/util/buf.h"
 #include "core/util/mem.h"
 
@@ -34,7 +35,7 @@ static int walk(ss_repo *repo, git_tree *tree, ss_buf *dir, ss_tree_file_cb cb, 
 			ret = cb(&file, payload);
 			continue;
 		}
-		rc = git_tree_entry_to_object(&obj, ss_repo__git(repo), e);
+		rc = git_tree_entry_to_object(&obj, repo->git, e);
 		if (rc < 0) {
 			ret = ss_git__error(err, rc, "cannot read '%s'", dir->ptr);
 			break;
@@ -116,7 +117,7 @@ int ss_tree_read_file(ss_repo *repo, const ss_oid *tree, const char *path, ss_bu
 	if (mode != SS_MODE_FILE && mode != SS_MODE_EXEC)
 		return ss_error_set(err, SS_EINVALID, "'%s' is not a regular file", path);
 	ss_git__oid_in(&id, &oid);
-	rc = git_blob_lookup(&blob, ss_repo__git(repo), &id);
+	rc = git_blob_lookup(&blob, repo->git, &id);
 	if (rc < 0)
 		return ss_git__error(err, rc, "cannot read '%s'", path);
 	ret = ss_buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
@@ -256,7 +257,7 @@ int ss_tree_diff_files(ss_repo *repo, const ss_oid *old_tree, const ss_oid *new_
 		ret = ss_git__tree(&b, repo, new_tree, err);
 	if (ret < 0)
 		goto out;
-	rc = git_diff_tree_to_tree(&diff, ss_repo__git(repo), a, b, &opts);
+	rc = git_diff_tree_to_tree(&diff, repo->git, a, b, &opts);
 	if (rc < 0) {
 		ret = ss_git__error(err, rc, "cannot compare trees");
 		goto out;

@@ -11,18 +11,20 @@
 #include <git2/sys/repository.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/worktree_priv.h"
 #include "core/util/mem.h"
 
 /* The index for a diff of paths against it: one holding only their entries, read by
- * skillsync (ss_index_file_subset); NULL, the repository's, when the file is left to libgit2. */
+ * skillsync (ss_worktree__index_subset); NULL, the repository's, when the file is left to libgit2.
+ */
 static int paths_index(ss_repo *repo, const char *const *paths, size_t npaths, bool literal,
                        git_index **out, ss_error *err)
 {
-	const ss_index_file *ix = ss_index_file_get(repo);
+	const ss_index_file *ix = ss_worktree__index(repo);
 
 	*out = NULL;
-	return ix ? ss_index_file_subset(ix, paths, npaths, literal, out, err) : 0;
+	return ix ? ss_worktree__index_subset(ix, paths, npaths, literal, out, err) : 0;
 }
 
 /* One diff of kind over opts's paths. */
@@ -92,7 +94,7 @@ static int make_diff(git_diff **out, git_index **used, ss_repo *repo, ss_diff_ki
                      const ss_oid *old_tree, const ss_oid *new_tree, const char *const *paths,
                      size_t npaths, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_diff_options opts;
 	git_tree *a = NULL, *b = NULL;
 	git_index *index = NULL;
@@ -139,7 +141,7 @@ static void done_diff(ss_repo *repo, git_diff *diff, git_index *used)
 {
 	git_diff_free(diff);
 	if (used) {
-		git_repository_set_index(ss_repo__git(repo), NULL);
+		git_repository_set_index(repo->git, NULL);
 		git_index_free(used);
 	}
 }
@@ -198,7 +200,7 @@ static bool all_directories(ss_repo *repo, const ss_index_file *ix, const char *
 
 	for (size_t i = 0; ok && i < n; i++) {
 		ss_buf_clear(&path);
-		ss_buf_printf(&path, "%s/%s", ss_repo_workdir(repo), names[i]);
+		ss_buf_printf(&path, "%s/%s", repo->workdir, names[i]);
 		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode) &&
 		     !ss_index_file_has(ix, names[i]);
 		ss_buf_puts(&path, "/.git");
@@ -237,7 +239,7 @@ static int rooted_diff(ss_repo *repo, const ss_index_file *ix, const char *name,
 	ss_changes some = {0};
 	int rc, ret = -1;
 
-	ss_buf_printf(&dir, "%s/%s", ss_repo_workdir(repo), name);
+	ss_buf_printf(&dir, "%s/%s", repo->workdir, name);
 	ss_buf_printf(&a, "a/%s/", name);
 	ss_buf_printf(&b, "b/%s/", name);
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
@@ -245,15 +247,15 @@ static int rooted_diff(ss_repo *repo, const ss_index_file *ix, const char *name,
 	             GIT_DIFF_SHOW_UNTRACKED_CONTENT;
 	opts.old_prefix = a.ptr;
 	opts.new_prefix = b.ptr;
-	rc = git_repository_open_ext(&git, ss_repo_gitdir(repo), GIT_REPOSITORY_OPEN_NO_SEARCH,
-	                             NULL);
+	rc = git_repository_open_ext(&git, repo->gitdir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (rc == 0)
 		rc = git_repository_set_workdir(git, dir.ptr, 0);
 	if (rc < 0) {
 		ss_git__error(err, rc, "cannot open '%s'", dir.ptr);
 		goto out;
 	}
-	if (ss_repo__ignore_rules(git, err) < 0 || ss_index_file_below(ix, name, &index, err) < 0)
+	if (ss_repo__ignore_rules(git, err) < 0 ||
+	    ss_worktree__index_below(ix, name, &index, err) < 0)
 		goto out;
 	/* the index is this repository's while the diff is read (attribute lookups) */
 	if ((rc = git_repository_set_index(git, index)) < 0 ||
@@ -288,7 +290,7 @@ int ss_worktree_diff_stat(ss_repo *repo, ss_diff_kind kind, const ss_oid *old_tr
 	git_index *used = NULL;
 	int ret = 0;
 
-	if (kind == (SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL) && (ix = ss_index_file_get(repo)) &&
+	if (kind == (SS_DIFF_INDEX_WORKDIR | SS_DIFF_LITERAL) && (ix = ss_worktree__index(repo)) &&
 	    all_directories(repo, ix, paths, npaths)) {
 		const char **names = ss_xcalloc(npaths, sizeof(*names));
 		memcpy(names, paths, npaths * sizeof(*names));

@@ -7,7 +7,7 @@
  *  1. the commit's tree is walked into an array of files (path, blob id, mode) and a list of
  *     directories in pre-order, which is also the index's path order; only regular files,
  *     executables and directories pass, and every path component is checked (never empty, ".",
- *     ".." or ".git" in any case). The trees are read from the packs (core/git/pack_read.h) or
+ *     ".." or ".git" in any case). The trees are read from the packs (core/gitfmt/pack_read.h) or
  *     the loose backend directly and parsed here, so that none stays in libgit2's object
  *     caches: on 150,000 files that took the checkout's peak memory from ~200 MB to ~65 MB
  *     (~370 bytes a file: the array, the paths, the index);
@@ -26,9 +26,9 @@
  *     built without threads;
  *  4. the index is written from the array, one entry per file with its stat data, in the walk's
  *     order, which is git's index order (a tree sorts a directory's name as if it ended in '/',
- *     so a pre-order walk lists full paths in byte order; the walk checks that it does): the
- *     bytes git_index_write would write for the same entries (version 2, no extension),
- *     streamed through a buffer and hashed as they go, without libgit2's in-memory index,
+ *     so a pre-order walk lists full paths in byte order; the walk checks that it does), by
+ *     core/gitfmt/index_file.h: the bytes git_index_write would write for the same entries
+ *     (version 2, no extension), streamed and hashed as they go, without libgit2's index,
  *     which held ~140 bytes more a file (an entry, its path, its place in a map) on top of the
  *     array, until the end: at 150,000 files ~21 MB of the clone's peak memory.
  * What the checkout holds until its end is ~110 bytes a file: the array (72 bytes an entry)
@@ -53,23 +53,19 @@
 
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
-#include <openssl/evp.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/pack_read.h"
+#include "core/git/repo_priv.h"
+#include "core/gitfmt/index_file.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "core/util/platform.h"
 
-/* The stat data an index entry holds, as git's index stores it (32 bits each). */
-typedef struct co_stat {
-	uint32_t ctime_s, ctime_ns, mtime_s, mtime_ns, dev, ino, uid, gid, size;
-} co_stat;
-
 /* A file to write, and what its index entry needs (st filled as it is written). */
 typedef struct co_file {
 	git_oid id;
-	co_stat st;
+	ss_index_stat st;
 	size_t path_off; /* in checkout.paths */
 	bool exec;       /* mode 100755, else 100644 */
 	bool present;    /* already there with this content: indexed, not written */
@@ -180,7 +176,7 @@ static int read_raw(tree_reader *r, const git_oid *id, raw_tree *out, const char
 
 	memset(out, 0, sizeof(*out));
 	out->type = GIT_OBJECT_INVALID;
-	if (ss_pack_read_object(r->cur, id, &out->own, &found, err) < 0) {
+	if (ss_pack_read_object(r->cur, id->id, &out->own, &found, err) < 0) {
 		raw_tree_release(out);
 		return path ? ss_error_prefix(err, "cannot read the tree of '%s'", path)
 		            : ss_error_prefix(err, "cannot read the commit to check out");
@@ -454,7 +450,7 @@ static int write_file(co_thread *t, co_file *f, ss_error *err)
 	bool found = false;
 	int fd = -1, rc, ret = -1;
 
-	if (ss_pack_read_object(t->cur, &f->id, &t->obj, &found, err) < 0) {
+	if (ss_pack_read_object(t->cur, f->id.id, &t->obj, &found, err) < 0) {
 		ret = ss_error_prefix(err, "cannot read the content of '%s'", path);
 		goto out;
 	}
@@ -623,145 +619,29 @@ static int write_all(checkout *co, ss_pack_cursor *cur, ss_worktree_progress pro
 	return ret;
 }
 
-/* Step 4: the index holds exactly the files, with their stat data, written as
- * git_index_write writes an index it was given these entries (tests/core/worktree.c holds the
- * bytes to libgit2's): "DIRC", version 2, the count, then each entry (its stat data, mode, id,
- * the length of its path in 12 bits, the path, NULs up to a multiple of 8 bytes), then the
- * SHA-1 of all that; into index.lock, renamed over index once whole. */
-#define INDEX_CHUNK (256u * 1024)
-
-typedef struct index_out {
-	int fd;
-	EVP_MD_CTX *sum;
-	ss_buf buf;
-	const char *lock; /* the file written */
-	ss_error *err;
-} index_out;
-
-static int index_fail(index_out *o, const char *what)
+/* Step 4: entry i of the index, as ss_index_file_write takes it: the files in the walk's order,
+ * which is git's index order. */
+static void index_entry(void *payload, size_t i, ss_index_file_entry *out)
 {
-	return ss_error_set(o->err, SS_ERROR, "cannot write the index: cannot %s '%s': %s", what,
-	                    o->lock, strerror(errno));
-}
+	const checkout *co = payload;
+	const co_file *f = &co->files[i];
 
-/* The bytes buffered, hashed and written. */
-static int index_flush(index_out *o)
-{
-	if (EVP_DigestUpdate(o->sum, o->buf.ptr, o->buf.len) != 1)
-		return ss_error_set(o->err, SS_ERROR, "cannot write the index: no SHA-1");
-	if (ss_fs_write_all(o->fd, o->buf.ptr, o->buf.len) < 0)
-		return index_fail(o, "write");
-	ss_buf_clear(&o->buf);
-	return 0;
-}
-
-static void put_be32(ss_buf *b, uint32_t v)
-{
-	unsigned char p[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
-	                      (unsigned char)(v >> 8), (unsigned char)v};
-
-	ss_buf_put(b, p, 4);
-}
-
-/* Entry f (its path p, plen bytes) as the index stores it, version 2. */
-static void put_entry(ss_buf *b, const co_file *f, const char *p, size_t plen)
-{
-	static const char nuls[8] = {0};
-	const co_stat *st = &f->st;
-	size_t len = 62 + plen, pad = ((len + 8) & ~(size_t)7) - len,
-	       flags = plen < 0xfff ? plen : 0xfff;
-
-	put_be32(b, st->ctime_s);
-	put_be32(b, st->ctime_ns);
-	put_be32(b, st->mtime_s);
-	put_be32(b, st->mtime_ns);
-	put_be32(b, st->dev);
-	put_be32(b, st->ino);
-	put_be32(b, f->exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB);
-	put_be32(b, st->uid);
-	put_be32(b, st->gid);
-	put_be32(b, st->size);
-	ss_buf_put(b, f->id.id, GIT_OID_RAWSZ);
-	ss_buf_putc(b, (char)(flags >> 8));
-	ss_buf_putc(b, (char)(flags & 0xff));
-	ss_buf_put(b, p, plen);
-	ss_buf_put(b, nuls, pad);
+	out->st = &f->st;
+	out->mode = f->exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	out->id = f->id.id;
+	out->path = path_at(co, f->path_off);
 }
 
 static int write_index(checkout *co, git_repository *git, ss_error *err)
 {
-	ss_buf path = SS_BUF_INIT, lock = SS_BUF_INIT;
-	index_out o;
-	unsigned char sum[EVP_MAX_MD_SIZE];
-	int ret = -1;
+	ss_buf path = SS_BUF_INIT;
+	int ret;
 
+	if (co->nfiles > UINT32_MAX)
+		return ss_error_set(err, SS_EINVALID, "cannot check out: too many files");
 	ss_buf_printf(&path, "%sindex", git_repository_path(git));
-	ss_buf_printf(&lock, "%s.lock", path.ptr);
-	o.fd = -1;
-	o.sum = NULL;
-	ss_buf_init(&o.buf);
-	o.lock = lock.ptr;
-	o.err = err;
-	if (co->nfiles > UINT32_MAX) {
-		ret = ss_error_set(err, SS_EINVALID, "cannot check out: too many files");
-		goto out;
-	}
-	/* as libgit2 locks it: whoever made index.lock is writing the index */
-	o.fd = open(lock.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (o.fd < 0) {
-		ret = errno == EEXIST
-		          ? ss_error_set(err, SS_ECONFLICT, "cannot write the index: '%s' exists",
-		                         lock.ptr)
-		          : index_fail(&o, "create");
-		goto out;
-	}
-	o.sum = EVP_MD_CTX_new();
-	if (!o.sum || EVP_DigestInit_ex(o.sum, EVP_sha1(), NULL) != 1) {
-		ret = ss_error_set(err, SS_ERROR, "cannot write the index: no SHA-1");
-		goto drop;
-	}
-	ss_buf_put(&o.buf, "DIRC", 4);
-	put_be32(&o.buf, 2);
-	put_be32(&o.buf, (uint32_t)co->nfiles);
-	for (size_t i = 0; i < co->nfiles; i++) {
-		const char *p = path_at(co, co->files[i].path_off);
-
-		put_entry(&o.buf, &co->files[i], p, strlen(p));
-		if (o.buf.len >= INDEX_CHUNK && (ret = index_flush(&o)) < 0)
-			goto drop;
-	}
-	if ((ret = index_flush(&o)) < 0)
-		goto drop;
-	if (EVP_DigestFinal_ex(o.sum, sum, NULL) != 1) {
-		ret = ss_error_set(err, SS_ERROR, "cannot write the index: no SHA-1");
-		goto drop;
-	}
-	if (ss_fs_write_all(o.fd, sum, GIT_OID_RAWSZ) < 0) {
-		ret = index_fail(&o, "write");
-		goto drop;
-	}
-	ret = close(o.fd);
-	o.fd = -1;
-	if (ret < 0) {
-		ret = index_fail(&o, "write");
-		goto drop;
-	}
-	if (rename(lock.ptr, path.ptr) < 0) {
-		ret = index_fail(&o, "rename");
-		goto drop;
-	}
-	ret = 0;
-	goto out;
-drop:
-	if (o.fd >= 0)
-		close(o.fd);
-	o.fd = -1;
-	unlink(lock.ptr);
-out:
-	EVP_MD_CTX_free(o.sum);
-	ss_buf_release(&o.buf);
+	ret = ss_index_file_write(path.ptr, co->nfiles, index_entry, co, err);
 	ss_buf_release(&path);
-	ss_buf_release(&lock);
 	return ret;
 }
 
@@ -777,11 +657,11 @@ out:
  */
 static int release_unused(ss_repo *repo, const char *objects, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	git_odb *none = NULL, *fresh = NULL;
 	int rc = 0;
 
-	if (!*ss_repo_batch__slot(repo)) {
+	if (!repo->batch) {
 		rc = git_odb_new(&none);
 		if (rc == 0)
 			rc = git_repository_set_odb(git, none);
@@ -804,7 +684,7 @@ int ss_worktree_checkout(ss_repo *repo, const ss_oid *commit, ss_error *err)
 int ss_worktree_checkout_progress(ss_repo *repo, const ss_oid *commit,
                                   ss_worktree_progress progress, void *payload, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	const char *workdir = git_repository_workdir(git);
 	checkout co;
 	ss_buf prefix = SS_BUF_INIT;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "core/git/repo.h"
+#include "core/gitfmt/index_file.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 
@@ -31,45 +32,22 @@ typedef struct ss_worktree__items {
  * ss_worktree__scan, whatever the index holds (for the test that both list the same). */
 #define SS_STATUS__LIBGIT2 0x100u
 
-/*
- * git's index file as skillsync reads it (index_file.c), for the status walk and the diffs of
- * the working directory: libgit2's read of it builds a map of every path and costs ~1 us an
- * entry (15 ms at 15,000 files, 130 ms at 150,000), several times this one pass. Only what the
- * walk knows: versions 2 to 4, every entry at stage 0, each path once and in order, no split or
- * sparse index; anything else reads as "ask libgit2".
- */
-typedef struct ss_index_file {
-	git_index_entry *entries; /* by path, as git sorts them; paths in map, or in paths */
-	size_t count;
-	void *map; /* the file, mapped */
-	size_t maplen;
-	ss_buf paths;                          /* version 4's paths, made whole */
-	unsigned char checksum[GIT_OID_RAWSZ]; /* the file's (git_index_checksum's) */
-	struct stat st; /* the file's, when read (its mtime: racily clean entries) */
-} ss_index_file;
-
-/* The repository's index file as ss_index_file_read reads it, kept for the next call while the
- * file's stat data stays the same (valid until then); NULL when the file is left to libgit2. */
-const ss_index_file *ss_index_file_get(ss_repo *repo);
-/* Reads the index file at path into out: 0 (a missing file is an empty index), 1 when the
- * file holds what this reader does not know or cannot be read (out empty: libgit2 decides
- * what it holds or says what is wrong with it). */
-int ss_index_file_read(const char *path, ss_index_file *out);
-/* Whether ix holds path itself. */
-bool ss_index_file_has(const ss_index_file *ix, const char *path);
-/* The entries below the directory name/: [*lo, *hi). */
-void ss_index_file_dir(const ss_index_file *ix, const char *name, size_t *lo, size_t *hi);
+/* The repository's index file as ss_index_file_get reads it (core/gitfmt/index_file.h), kept
+ * for the next call while the file stays the same; NULL when the file is left to libgit2. */
+const ss_index_file *ss_worktree__index(ss_repo *repo);
 /*
  * A libgit2 index in memory holding only ix's entries at or below names (top-level names taken
  * literally, or pathspecs), for a diff of those names: their stat data zeroed, so that a diff
  * against the working directory reads each of their files (an index that never was a file has
  * no time to tell racily clean entries by). 0, or < 0 with err set.
  */
-int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size_t n, bool literal,
-                         git_index **out, ss_error *err);
+int ss_worktree__index_subset(const ss_index_file *ix, const char *const *names, size_t n,
+                              bool literal, git_index **out, ss_error *err);
 /* The same for the entries below the top-level directory name, their paths relative to it. */
-int ss_index_file_below(const ss_index_file *ix, const char *name, git_index **out, ss_error *err);
-void ss_index_file_release(ss_index_file *ix);
+int ss_worktree__index_below(const ss_index_file *ix, const char *name, git_index **out,
+                             ss_error *err);
+/* Entry e of a libgit2 index as the index file's reader gives its entries. */
+void ss_worktree__index_entry(ss_index_entry *out, const git_index_entry *e);
 
 /* Adds a copy of path with flags. */
 void ss_worktree__items_add(ss_worktree__items *items, const char *path, unsigned flags);
@@ -116,6 +94,95 @@ void ss_worktree__dircache_free(ss_worktree__dircache *c);
 typedef struct ss_worktree__dircache_loading ss_worktree__dircache_loading;
 ss_worktree__dircache_loading *ss_worktree__dircache_load_async(const char *path);
 ss_worktree__dircache *ss_worktree__dircache_join(ss_worktree__dircache_loading *l);
+
+/*
+ * The walk of the working directory against the index (worktree_walk.c), shared with the scan
+ * that runs it (worktree_scan.c): the top level by the calling thread, its directories then
+ * taken in turn by the walkers, each walker keeping what it finds apart until they are joined.
+ */
+/* An index entry whose file was hashed and found unchanged: its new stat data. */
+typedef struct ss_worktree__refreshed {
+	size_t pos;
+	struct stat st;
+} ss_worktree__refreshed;
+
+/* A name in a directory: of the working directory (d_type) or of the index (its entries). */
+typedef struct ss_worktree__dname {
+	const char *s;
+	size_t len;
+	unsigned char type; /* DT_* for the working directory */
+	bool dir;           /* the index: entries below name/ */
+	size_t lo, hi;      /* the index: its entries */
+} ss_worktree__dname;
+
+/* A top-level directory of the index, for a walker: with its stat data (have_st false: the
+ * walker reads it, the directory cache said the top holds it), and the tree id its index
+ * entries make once walked (for HEAD against the index). */
+typedef struct ss_worktree__job {
+	ss_worktree__dname d;
+	struct stat st;
+	bool have_st;
+	bool have_tree;
+	git_oid tree;
+} ss_worktree__job;
+
+/* One thread's walk: what it found, kept apart until the threads are joined. */
+typedef struct ss_worktree__walker {
+	const ss_index_entry *e; /* the index's entries, by position */
+	size_t ne;
+	int top;               /* the working directory */
+	struct timespec stamp; /* the index file's modification time (racily clean entries) */
+	ss_worktree__dircache *cache;
+	struct timespec began; /* when the walk began (a directory changed just before is not
+	                          recorded: keep()) */
+	ss_buf keep; /* the directories read for the next cache (ss_worktree__dircache_add) */
+	size_t dirs_read, files_hashed;
+	size_t racy_clean; /* entries hashed only for being racy, and clean */
+	ss_worktree__items found;
+	/* paths of untracked files and directories ("dir/"), the ignore rules not read yet */
+	char **untracked;
+	size_t nuntracked, auntracked;
+	ss_worktree__refreshed *ref;
+	size_t nref, aref;
+	int errnum; /* the first failure, with its path */
+	char *errpath;
+	bool need_trees; /* the top-level directories' tree ids are wanted (staged_names) */
+	bool deferring;  /* at the top: its directories go to defer, for the walkers */
+	ss_worktree__job *defer;
+	size_t ndefer, adefer;
+	bool top_known; /* the cache said what the top holds (its record: top_slot) */
+	size_t top_slot;
+	bool top_missed; /* a walker found one of the top's directories not there as one */
+} ss_worktree__walker;
+
+/* The top-level directories the walkers share: next is taken atomically; w is the thread's. */
+typedef struct ss_worktree__jobs {
+	ss_worktree__job *dirs;
+	size_t count;
+	size_t next;
+	ss_worktree__walker *w;
+} ss_worktree__jobs;
+
+/* Orders names by their bytes, as git sorts a directory's (a prefix first). */
+int ss_worktree__name_cmp(const void *a, const void *b);
+/* A file's type as readdir gives it: DT_DIR, DT_REG, DT_LNK, or DT_UNKNOWN for any other. */
+unsigned char ss_worktree__dtype(const struct stat *st);
+/* The names of directory dfd (".", ".." and ".git" left out), into *names (their strings in
+ * pool), sorted. -errno on failure. */
+int ss_worktree__read_names(int dfd, ss_worktree__dname **names, size_t *count, ss_buf *pool);
+/* The index's names directly below the prefix of length plen that entries [lo, hi) share. */
+ss_worktree__dname *ss_worktree__index_names(const ss_worktree__walker *w, size_t lo, size_t hi,
+                                             size_t plen, size_t *count);
+/* The directory at prefix ("" or "dir/"), of stat data st, against the index's entries
+ * [lo, hi) below it: read, unless the cache says it holds exactly the index's names. */
+void ss_worktree__walk_dir(ss_worktree__walker *w, ss_buf *prefix, size_t lo, size_t hi,
+                           const struct stat *st);
+/* Walks the top-level directories of j until none is left, one at a time. */
+void ss_worktree__run_jobs(ss_worktree__jobs *j, ss_worktree__walker *w);
+/* ss_worktree__run_jobs on a thread of its own (arg: the ss_worktree__jobs). */
+void *ss_worktree__worker_main(void *arg);
+/* The tree id that index entries [lo, hi), below the prefix of length plen, make. */
+int ss_worktree__tree_id(const ss_index_entry *e, size_t lo, size_t hi, size_t plen, git_oid *out);
 
 /*
  * The changed paths of the working directory (index, HEAD) into out, unsorted, each path once

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "core/git/git_priv.h"
+#include "core/git/repo_priv.h"
 #include "core/git/worktree_priv.h"
 #include "core/skill/skilldir.h"
 #include "core/util/buf.h"
@@ -178,7 +179,7 @@ static int libgit2_items(git_repository *git, git_index *index, unsigned flags,
 int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nskip, unsigned flags,
                              ss_status *out, ss_error *err)
 {
-	git_repository *git = ss_repo__git(repo);
+	git_repository *git = repo->git;
 	const ss_index_file *ix = NULL;
 	ss_index_file view = {0}; /* libgit2's entries, when it lists the changes */
 	ss_worktree__dircache_loading *loading = NULL;
@@ -195,12 +196,12 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 	int rc, ret;
 
 	/* the directory cache read on a thread of its own while HEAD and the index are */
-	ss_fs_join(&cache, ss_repo_statedir(repo), "dircache");
+	ss_fs_join(&cache, repo->statedir, "dircache");
 	if (walk)
 		loading = ss_worktree__dircache_load_async(cache.ptr);
 	ret = ss_git__head_tree(&head, repo, err);
 	if (ret == 0 && walk)
-		ix = ss_index_file_get(repo);
+		ix = ss_worktree__index(repo);
 	dircache = walk ? ss_worktree__dircache_join(loading) : NULL;
 	if (ret < 0) {
 		ss_worktree__dircache_free(dircache);
@@ -225,7 +226,7 @@ int ss_worktree_status_flags(ss_repo *repo, const char *const *skip, size_t nski
 		for (size_t i = 0; i < git_index_entrycount(index); i++) {
 			const git_index_entry *ie = git_index_get_byindex(index, i);
 			if (git_index_entry_stage(ie) == 0)
-				view.entries[view.count++] = *ie;
+				ss_worktree__index_entry(&view.entries[view.count++], ie);
 		}
 		ix = &view;
 	}

@@ -17,6 +17,7 @@
 #include "core/util/base64.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
+#include "sync/public/verify_priv.h"
 
 #define PREFIX SS_RECORD_TYPE "/"
 /* getBlocks: CIDs per request, and rounds before a tree is called incomplete. */
@@ -24,33 +25,6 @@
 #define MAX_ROUNDS         (SS_MST_MAX_DEPTH + 2)
 /* The node cache of one member is at most this big. */
 #define MAX_CACHE_FILE (64u * 1024 * 1024)
-
-/* Every CAR a run reads blocks from, newest first; their bytes live as long as they do. */
-typedef struct sources {
-	ss_car **cars;
-	ss_buf *bytes;
-	size_t n, alloc, balloc;
-	/* with recording on, the blocks the getter served (for the node cache) */
-	bool recording;
-	ss_car_block *seen;
-	size_t nseen, aseen;
-	/* a whole repo's CAR mapped from its file (ss_verify_member_full) larger than
-	 * SS_CAR_RESIDENT_MAX, else NULL: the pages read are released every RELEASE_EVERY blocks
-	 * served (the kernel maps a read's neighbours too, so a walk would otherwise map most of
-	 * the file) */
-	const void *map;
-	size_t map_len, served;
-} sources;
-
-#define RELEASE_EVERY 256
-
-/* One more block served from the sources: now and then, the mapped pages are released (they
- * read again from the file: every pointer into them stays good). */
-static void sources_served(sources *s)
-{
-	if (s->map && ++s->served % RELEASE_EVERY == 0)
-		ss_car_release_pages(s->map, s->map_len);
-}
 
 typedef struct change {
 	ss_mst_op op;
@@ -61,7 +35,7 @@ typedef struct change {
 typedef struct run {
 	const ss_verify_member *m;
 	ss_verify_outcome *out;
-	sources src;
+	ss_verify__sources src;
 	ss_car *cache; /* the node cache among the sources, once loaded (NULL: none) */
 	bool cache_tried;
 	const ss_cid *expect; /* the commit the repo must be at (ss_verify_member_refresh) */
@@ -74,96 +48,6 @@ typedef struct run {
 	ss_cid data_root;
 	char *rev;
 } run;
-
-static void sources_release(sources *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		ss_car_free(s->cars[i]);
-		ss_buf_release(&s->bytes[i]);
-	}
-	free(s->cars);
-	free(s->bytes);
-	free(s->seen);
-	memset(s, 0, sizeof(*s));
-}
-
-/*
- * Adds a CAR (its bytes move in) to the sources; what was wrong with it otherwise. lenient: a
- * block that does not hash to its CID is left out and remembered (ss_car_open_keep_bad), as
- * the CARs that bring records are read: one bad record costs only itself, and says which it
- * was (emit); a tree's nodes come strict.
- */
-static int sources_add(sources *s, ss_buf *bytes, ss_car **car, bool lenient, ss_error *err)
-{
-	ss_car *c;
-	size_t at = s->n;
-
-	ss_xgrow((void **)&s->bytes, sizeof(*s->bytes), s->n + 1, &s->balloc);
-	ss_xgrow((void **)&s->cars, sizeof(*s->cars), s->n + 1, &s->alloc);
-	s->bytes[at] = *bytes;
-	ss_buf_init(bytes);
-	if ((lenient ? ss_car_open_keep_bad(&c, s->bytes[at].ptr, s->bytes[at].len, err)
-	             : ss_car_open(&c, s->bytes[at].ptr, s->bytes[at].len, err)) < 0) {
-		ss_buf_release(&s->bytes[at]);
-		return -1;
-	}
-	s->cars[at] = c;
-	s->n++;
-	if (car)
-		*car = c;
-	return 0;
-}
-
-/* Adds a CAR opened on bytes the caller holds (a mapped file) to the sources. */
-static void sources_put(sources *s, ss_car *car)
-{
-	ss_xgrow((void **)&s->bytes, sizeof(*s->bytes), s->n + 1, &s->balloc);
-	ss_xgrow((void **)&s->cars, sizeof(*s->cars), s->n + 1, &s->alloc);
-	ss_buf_init(&s->bytes[s->n]);
-	s->cars[s->n++] = car;
-}
-
-/* Whether a CAR of the sources held a block named cid that did not hash to it. */
-static bool sources_bad(const sources *s, const ss_cid *cid)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (ss_car_is_bad(s->cars[i], cid))
-			return true;
-	return false;
-}
-
-static const ss_car_block *sources_get(const sources *s, const ss_cid *cid)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		const ss_car_block *b = ss_car_get(s->cars[i], cid);
-
-		if (b)
-			return b;
-	}
-	return NULL;
-}
-
-static int get_block(void *ctx, const ss_cid *cid, const unsigned char **data, size_t *len,
-                     ss_error *err)
-{
-	sources *s = ctx;
-	const ss_car_block *b = sources_get(s, cid);
-
-	if (!b) {
-		char str[SS_CID_STRSZ];
-
-		ss_cid_fmt(str, cid);
-		return ss_error_set(err, SS_ENOTFOUND, "block %s is missing", str);
-	}
-	if (s->recording) {
-		ss_xgrow((void **)&s->seen, sizeof(*s->seen), s->nseen + 1, &s->aseen);
-		s->seen[s->nseen++] = *b;
-	}
-	sources_served(s);
-	*data = b->data;
-	*len = b->len;
-	return 0;
-}
 
 static void changes_clear(run *r)
 {
@@ -220,7 +104,7 @@ static int fetch_blocks(run *r, const ss_cid *cids, size_t n, bool lenient, ss_e
 		ret = ss_xrpc_get_blocks(r->m->client, r->m->did, ptrs, k, &car, err);
 		r->out->bytes += car.len;
 		if (!ret)
-			ret = sources_add(&r->src, &car, NULL, lenient, err);
+			ret = ss_verify__sources_add(&r->src, &car, NULL, lenient, err);
 		ss_buf_release(&car);
 		free(strs);
 		free(ptrs);
@@ -240,7 +124,7 @@ static int read_tree(run *r, const ss_cid *old, ss_error *err)
 		ss_mst_source src;
 		int ret;
 
-		ss_mst_source_init(&src, get_block, &r->src);
+		ss_mst_source_init(&src, ss_verify__get_block, &r->src);
 		src.collect_missing = true;
 		changes_clear(r);
 		ret = old ? ss_mst_diff(&src, old, &r->data_root, PREFIX, on_diff, r, err)
@@ -248,7 +132,7 @@ static int read_tree(run *r, const ss_cid *old, ss_error *err)
 		/* the incremental way's CAR is read leniently for its records; a tree node of it
 		 * that does not hash refuses the CAR, as a strict read would */
 		for (size_t i = 0; ret == 0 && old && i < src.nmissing; i++)
-			if (sources_bad(&r->src, &src.missing[i])) {
+			if (ss_verify__sources_bad(&r->src, &src.missing[i])) {
 				char cid[SS_CID_STRSZ];
 
 				ss_cid_fmt(cid, &src.missing[i]);
@@ -290,7 +174,7 @@ static int check_commit(run *r, const ss_cid *cid, ss_error *err)
 	int ret = -1;
 
 	r->commit_cid = *cid;
-	if (!(b = sources_get(&r->src, cid)))
+	if (!(b = ss_verify__sources_get(&r->src, cid)))
 		return ss_error_set(err, SS_EINVALID, "the PDS did not send the repo's commit");
 	r->commit_data = b->data;
 	r->commit_len = b->len;
@@ -348,7 +232,7 @@ static ss_car *load_cache(run *r)
 	if (r->m->cache_dir) {
 		ss_verify_cache_path(&path, r->m->cache_dir, r->m->did, "car");
 		if (ss_fs_read_file(&bytes, path.ptr, MAX_CACHE_FILE, &ignored) < 0 ||
-		    sources_add(&r->src, &bytes, &car, false, &ignored) < 0)
+		    ss_verify__sources_add(&r->src, &bytes, &car, false, &ignored) < 0)
 			car = NULL;
 	}
 	ss_buf_release(&path);
@@ -445,7 +329,7 @@ static void save_tree(run *r)
 	ss_verify_cache_path(&path, r->m->cache_dir, r->m->did, "car");
 	r->src.recording = true;
 	r->src.nseen = 0;
-	ss_mst_source_init(&src, get_block, &r->src);
+	ss_mst_source_init(&src, ss_verify__get_block, &r->src);
 	changes_clear(r);
 	ret = ss_mst_walk(&src, &r->data_root, PREFIX, no_leaf, NULL, &ignored);
 	ss_mst_source_release(&src);
@@ -459,7 +343,7 @@ static void save_tree(run *r)
 		for (size_t i = 0; i < r->src.nseen; i++) {
 			put_block(&car, &r->src.seen[i].cid, r->src.seen[i].data,
 			          r->src.seen[i].len);
-			sources_served(&r->src);
+			ss_verify__sources_served(&r->src);
 		}
 		if (ss_fs_mkdir_p(r->m->cache_dir, 0700, &ignored) == 0)
 			ret = ss_fs_write_atomic(path.ptr, car.ptr, car.len, 0600, &ignored);
@@ -483,7 +367,7 @@ static int fetch_records(run *r, ss_error *err)
 
 	for (size_t i = 0; i < r->nchanges; i++)
 		if (r->changes[i].op != SS_MST_DELETE &&
-		    !sources_get(&r->src, &r->changes[i].cid)) {
+		    !ss_verify__sources_get(&r->src, &r->changes[i].cid)) {
 			ss_xgrow((void **)&missing, sizeof(*missing), n + 1, &alloc);
 			missing[n++] = r->changes[i].cid;
 		}
@@ -508,12 +392,12 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 			ret = sink->deleted(sink->payload, c->rkey, err);
 			continue;
 		}
-		sources_served(&r->src);
+		ss_verify__sources_served(&r->src);
 		ss_cid_fmt(cid, &c->cid);
-		if ((b = sources_get(&r->src, &c->cid))) {
+		if ((b = ss_verify__sources_get(&r->src, &c->cid))) {
 			/* the block as it is: the record decoder reads DAG-CBOR (ss_record_value);
 			 * one the CAR had wrong and getBlocks served right is still told */
-			if (!r->out->caught && sources_bad(&r->src, &c->cid)) {
+			if (!r->out->caught && ss_verify__sources_bad(&r->src, &c->cid)) {
 				ss_buf_printf(
 				    &why,
 				    "the block com.atproto.sync.getRepo sent for the record "
@@ -527,7 +411,7 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 		/* kept by no CID: the signed version is taken whenever it comes */
 		r->out->refused++;
 		ss_buf_clear(&why);
-		if (sources_bad(&r->src, &c->cid))
+		if (ss_verify__sources_bad(&r->src, &c->cid))
 			ss_buf_printf(
 			    &why,
 			    "the block the PDS sent for it does not hash to the record's CID "
@@ -543,7 +427,7 @@ static int emit(run *r, const ss_verify_sink *sink, ss_error *err)
 
 static void run_release(run *r)
 {
-	sources_release(&r->src);
+	ss_verify__sources_release(&r->src);
 	changes_clear(r);
 	free(r->changes);
 	free(r->rev);
@@ -576,7 +460,7 @@ static int since(run *r, ss_buf *bytes, const ss_verify_sink *sink, ss_error *er
 	ss_car *car;
 	int ret;
 
-	if (sources_add(&r->src, bytes, &car, true, err) < 0)
+	if (ss_verify__sources_add(&r->src, bytes, &car, true, err) < 0)
 		return ss_error_prefix(err, "com.atproto.sync.getRepo");
 	if (ss_car_root_count(car) != 1)
 		return ss_error_set(err, SS_EINVALID, "the repo's CAR names %zu roots, not 1",
@@ -713,7 +597,7 @@ int ss_verify_member_full(const ss_verify_member *m, int fd, uint64_t len,
 		ss_error_prefix(err, "com.atproto.sync.getRepo");
 		goto out;
 	}
-	sources_put(&r.src, car);
+	ss_verify__sources_put(&r.src, car);
 	if (ss_car_root_count(car) != 1) {
 		ss_error_set(err, SS_EINVALID, "the repo's CAR names %zu roots, not 1",
 		             ss_car_root_count(car));
@@ -771,7 +655,7 @@ static int tree_step(run *r, int *phase, const ss_cid *commit, ss_verify_tree *o
 
 	*nneed = 0;
 	if (*phase == PHASE_COMMIT) {
-		if (!sources_get(&r->src, commit)) {
+		if (!ss_verify__sources_get(&r->src, commit)) {
 			*need = (ss_cid *)(void *)ss_xmemdup(commit, sizeof(*commit));
 			*nneed = 1;
 			return 0;
@@ -780,7 +664,7 @@ static int tree_step(run *r, int *phase, const ss_cid *commit, ss_verify_tree *o
 			return -1;
 		*phase = PHASE_TREE;
 	}
-	ss_mst_source_init(&src, get_block, &r->src);
+	ss_mst_source_init(&src, ss_verify__get_block, &r->src);
 	src.collect_missing = true;
 	changes_clear(r);
 	ret = ss_mst_walk(&src, &r->data_root, PREFIX, on_leaf, r, err);
@@ -881,8 +765,8 @@ int ss_verify_trees_fetch(const ss_verify_member *ms, const char *const *commits
 				*t->rc = jobs[j].rc;
 				t->phase = PHASE_DONE;
 			} else if (t->phase != PHASE_DONE &&
-			           (*t->rc = sources_add(&t->r.src, &jobs[j].car, NULL, false,
-			                                 t->err)) < 0) {
+			           (*t->rc = ss_verify__sources_add(&t->r.src, &jobs[j].car, NULL,
+			                                            false, t->err)) < 0) {
 				ss_error_prefix(t->err, "com.atproto.sync.getBlocks");
 				t->phase = PHASE_DONE;
 			}

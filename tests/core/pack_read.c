@@ -13,7 +13,9 @@
 #include <libdeflate.h>
 
 #include "core/git/git_priv.h"
-#include "core/git/pack_read.h"
+#include "core/git/repo_priv.h"
+#include "core/gitfmt/pack_write.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
 #include "core/git/worktree.h"
@@ -119,7 +121,7 @@ static void test_pack_read__reads_what_libgit2_reads(void **state)
 	c = packed_repo(&repo, &dir, 60);
 	pack_objects(dir, &list);
 	open_packs(dir, &packs, &cur);
-	assert_int_equal(git_repository_odb(&odb, ss_repo__git(repo)), 0);
+	assert_int_equal(git_repository_odb(&odb, repo->git), 0);
 	for (char *line = list.ptr; *line; line = strchr(line, '\n') + 1) {
 		git_odb_object *o = NULL;
 		git_oid id;
@@ -127,7 +129,7 @@ static void test_pack_read__reads_what_libgit2_reads(void **state)
 
 		assert_int_equal(git_oid_fromstrn(&id, line, GIT_OID_HEXSZ), 0);
 		assert_non_null(strstr(line, " whole"));
-		if (ss_pack_read_object(cur, &id, &obj, &found, &err) < 0)
+		if (ss_pack_read_object(cur, id.id, &obj, &found, &err) < 0)
 			fail_msg("%s", err.message);
 		assert_true(found);
 		assert_int_equal(git_odb_read(&o, odb, &id), 0);
@@ -188,7 +190,7 @@ static void test_pack_read__leaves_deltas_and_loose_objects_to_libgit2(void **st
 		bool delta = strstr(line, " delta") && strstr(line, " delta") < strchr(line, '\n');
 
 		assert_int_equal(git_oid_fromstrn(&id, line, GIT_OID_HEXSZ), 0);
-		if (ss_pack_read_object(cur, &id, &obj, &found, &err) < 0)
+		if (ss_pack_read_object(cur, id.id, &obj, &found, &err) < 0)
 			fail_msg("%s", err.message);
 		assert_int_equal(found, !delta);
 		deltas += delta;
@@ -197,10 +199,10 @@ static void test_pack_read__leaves_deltas_and_loose_objects_to_libgit2(void **st
 	assert_true(deltas > 10);
 	assert_true(whole > 10);
 	ss_git__oid_in(&id, &loose);
-	assert_int_equal(ss_pack_read_object(cur, &id, &obj, &found, &err), 0);
+	assert_int_equal(ss_pack_read_object(cur, id.id, &obj, &found, &err), 0);
 	assert_false(found);
 	memset(id.id, 0xab, GIT_OID_RAWSZ);
-	assert_int_equal(ss_pack_read_object(cur, &id, &obj, &found, &err), 0);
+	assert_int_equal(ss_pack_read_object(cur, id.id, &obj, &found, &err), 0);
 	assert_false(found);
 	ss_pack_read_cursor_free(cur);
 	ss_pack_read_close(packs);
@@ -274,7 +276,7 @@ static void assert_damaged(ss_pack_cursor *cur, const git_oid *id)
 	ss_error err;
 
 	ss_error_clear(&err);
-	assert_true(ss_pack_read_object(cur, id, &obj, &found, &err) < 0);
+	assert_true(ss_pack_read_object(cur, id->id, &obj, &found, &err) < 0);
 	assert_int_equal(err.code, SS_ERROR);
 	if (!strstr(err.message, git_oid_tostr_s(id)) || !strstr(err.message, "damaged"))
 		fail_msg("%s", err.message);
@@ -349,7 +351,7 @@ static void test_pack_read__truncated_pack_is_an_error(void **state)
 		ss_error err;
 
 		assert_int_equal(git_oid_fromstrn(&id, line, GIT_OID_HEXSZ), 0);
-		if (ss_pack_read_object(cur, &id, &obj, &found, &err) < 0) {
+		if (ss_pack_read_object(cur, id.id, &obj, &found, &err) < 0) {
 			if (!strstr(err.message, git_oid_tostr_s(&id)) ||
 			    !strstr(err.message, "damaged"))
 				fail_msg("%s", err.message);
@@ -377,12 +379,13 @@ typedef struct swapped {
 	size_t len;
 } swapped;
 
-static int read_swapped(void *payload, size_t i, ss_repo_pack_obj *obj)
+static int read_swapped(void *payload, size_t i, ss_pack_write_obj *obj, ss_error *err)
 {
 	const swapped *sw = payload;
 
 	(void)i;
-	obj->id = sw->id;
+	(void)err;
+	ss_git__oid_out(&obj->id, &sw->id);
 	obj->raw = sw->raw;
 	obj->raw_len = sw->len;
 	obj->raw_crc = (uint32_t)libdeflate_crc32(0, sw->raw, sw->len);
@@ -412,7 +415,7 @@ static void test_pack_read__index_of_another_version_is_left_to_libgit2(void **s
 	sw.len = 1 + libdeflate_zlib_compress(z, "mine\n", 5, sw.raw + 1, sizeof(sw.raw) - 1);
 	assert_int_equal(ss_pack_write(path.ptr, 1, read_swapped, &sw, name, &err), 0);
 	open_packs(dir, &packs, &cur);
-	assert_int_equal(ss_pack_read_object(cur, &sw.id, &obj, &found, &err), 0);
+	assert_int_equal(ss_pack_read_object(cur, sw.id.id, &obj, &found, &err), 0);
 	assert_true(found);
 	assert_int_equal(obj.len, 5);
 	assert_memory_equal(obj.data, "mine\n", 5);
@@ -423,10 +426,10 @@ static void test_pack_read__index_of_another_version_is_left_to_libgit2(void **s
 	ss_buf_printf(&path, "/pack-%s.idx", name);
 	poke(path.ptr, 7, 0x01); /* version 3 */
 	open_packs(dir, &packs, &cur);
-	assert_int_equal(ss_pack_read_object(cur, &sw.id, &obj, &found, &err), 0);
+	assert_int_equal(ss_pack_read_object(cur, sw.id.id, &obj, &found, &err), 0);
 	assert_false(found);
 	assert_int_equal(git_odb_hash(&other, "other\n", 6, GIT_OBJECT_BLOB), 0);
-	assert_int_equal(ss_pack_read_object(cur, &other, &obj, &found, &err), 0);
+	assert_int_equal(ss_pack_read_object(cur, other.id, &obj, &found, &err), 0);
 	assert_false(found);
 	ss_pack_read_cursor_free(cur);
 	ss_pack_read_close(packs);

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "core/git/commit.h"
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 #include "core/git/repo.h"
 #include "core/git/tree.h"
 #include "core/util/fs.h"

@@ -1,5 +1,5 @@
 /*
- * A pack and its version 2 index, read as a clone's checkout reads them (core/git/pack_read.h).
+ * A pack and its version 2 index, read as a clone's checkout reads them (core/gitfmt/pack_read.h).
  * An input is a 4-byte little-endian length, that many bytes of index, then the pack: the
  * index is parsed against the pack's size, every entry's offset and CRC read, then both are
  * written as the one pack of a scratch objects directory and every id the index names is read
@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/git/pack_read.h"
+#include <git2.h>
+
+#include "core/gitfmt/pack_read.h"
 
 static char objects[64];
 
@@ -95,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memset(&id, 0, sizeof(id));
 		memcpy(id.id, idx.ids + (size_t)i * GIT_OID_RAWSZ, GIT_OID_RAWSZ);
-		if (ss_pack_read_object(cur, &id, &obj, &found, &err) == 0 && found)
+		if (ss_pack_read_object(cur, id.id, &obj, &found, &err) == 0 && found)
 			fuzz_check(obj.type >= GIT_OBJECT_COMMIT && obj.type <= GIT_OBJECT_TAG &&
 			               obj.len <= obj.alloc,
 			           "an object of no type git knows");

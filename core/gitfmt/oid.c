@@ -1,8 +1,10 @@
-#include "core/git/oid.h"
+#include "core/gitfmt/oid.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -123,4 +125,28 @@ int ss_oid_hash_fd(ss_oid *out, int fd, size_t size)
 		ret = -EIO;
 	EVP_MD_CTX_free(ctx);
 	return ret;
+}
+
+/* What ss_oid_order's comparison reads: qsort passes it no context (qsort_r's differs
+ * between systems), and each thread sorts its own. */
+static _Thread_local const unsigned char *order_base;
+static _Thread_local size_t order_stride;
+
+static int by_oid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = memcmp(order_base + (size_t)x * order_stride, order_base + (size_t)y * order_stride,
+	               SS_OID_RAWSZ);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+void ss_oid_order(uint32_t *order, size_t n, const void *base, size_t stride)
+{
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	order_base = base;
+	order_stride = stride;
+	qsort(order, n, sizeof(*order), by_oid);
+	order_base = NULL;
 }

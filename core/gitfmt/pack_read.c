@@ -21,14 +21,15 @@
 
 #include <libdeflate.h>
 
-#include "core/git/pack_read.h"
+#include "core/gitfmt/pack_read.h"
+#include "core/gitfmt/oid.h"
 #include "core/util/buf.h"
 #include "core/util/mem.h"
 #include "core/util/platform.h"
 
 #define IDX_HEAD  (8 + 256 * 4) /* magic, version, fan-out */
 #define PACK_HEAD 12            /* "PACK", version, count */
-#define SUM_LEN   GIT_OID_RAWSZ /* a trailing SHA-1 */
+#define SUM_LEN   SS_OID_RAWSZ  /* a trailing SHA-1 */
 #define MAX_RATIO 1032          /* deflate's largest expansion: 258 bytes from 2 bits */
 
 static uint32_t be32(const unsigned char *p)
@@ -54,12 +55,12 @@ bool ss_pack_read_index(ss_pack_index *idx, const unsigned char *p, size_t len, 
 	}
 	memset(idx, 0, sizeof(*idx));
 	idx->n = prev;
-	need = IDX_HEAD + (uint64_t)idx->n * (GIT_OID_RAWSZ + 4 + 4) + 2 * SUM_LEN;
+	need = IDX_HEAD + (uint64_t)idx->n * (SS_OID_RAWSZ + 4 + 4) + 2 * SUM_LEN;
 	if ((uint64_t)len < need || (len - need) % 8)
 		return false;
 	idx->fanout = p + 8;
 	idx->ids = p + IDX_HEAD;
-	idx->crcs = idx->ids + (size_t)idx->n * GIT_OID_RAWSZ;
+	idx->crcs = idx->ids + (size_t)idx->n * SS_OID_RAWSZ;
 	idx->offs = idx->crcs + (size_t)idx->n * 4;
 	idx->large = idx->offs + (size_t)idx->n * 4;
 	idx->nlarge = (uint32_t)((len - need) / 8);
@@ -88,15 +89,88 @@ uint32_t ss_pack_read_crc(const ss_pack_index *idx, uint32_t i)
 	return be32(idx->crcs + 4 * (size_t)i);
 }
 
-/* Entry i of idx whose id is id; false when none. */
-static bool index_find(const ss_pack_index *idx, const git_oid *id, uint32_t *i)
+/* An object of a pack index: its offset, and its number in the index. */
+typedef struct idx_off {
+	uint64_t off;
+	uint32_t i;
+} idx_off;
+
+static int by_off(const void *a, const void *b)
 {
-	uint32_t lo = id->id[0] ? be32(idx->fanout + 4 * (id->id[0] - 1)) : 0;
-	uint32_t hi = be32(idx->fanout + 4 * id->id[0]);
+	const idx_off *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Calls each for the entries of idx, in the order of its pack of pack_len bytes; 1 when an
+ * offset or a length cannot be an entry's. */
+static int list_entries(const ss_pack_index *idx, uint64_t pack_len, ss_pack_read_each each,
+                        void *payload)
+{
+	idx_off *o = ss_xcalloc(idx->n ? idx->n : 1, sizeof(*o));
+	int ret = 1;
+
+	for (uint32_t i = 0; i < idx->n; i++) {
+		if (!ss_pack_read_offset(idx, i, &o[i].off))
+			goto out;
+		o[i].i = i;
+	}
+	qsort(o, idx->n, sizeof(*o), by_off);
+	for (uint32_t k = 0; k < idx->n; k++) {
+		uint64_t end = k + 1 < idx->n ? o[k + 1].off : pack_len - 20;
+
+		if (end - o[k].off > UINT32_MAX)
+			goto out;
+		if (each(payload, idx->ids + 20 * (size_t)o[k].i, o[k].off,
+		         (uint32_t)(end - o[k].off), ss_pack_read_crc(idx, o[k].i)) < 0) {
+			ret = -1;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(o);
+	return ret;
+}
+
+int ss_pack_read_list(const char *idx_path, const char *pack_path, ss_pack_read_each each,
+                      void *payload)
+{
+	unsigned char *p = MAP_FAILED;
+	ss_pack_index idx;
+	struct stat st, pst;
+	int fd = open(idx_path, O_RDONLY | O_CLOEXEC), ret = 1;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || stat(pack_path, &pst) < 0 || pst.st_size < 32) {
+		ret = -1;
+		goto out;
+	}
+	if ((size_t)st.st_size < 8 + 1024 + 40)
+		goto out;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		ret = -1;
+		goto out;
+	}
+	if (ss_pack_read_index(&idx, p, (size_t)st.st_size, (uint64_t)pst.st_size))
+		ret = list_entries(&idx, (uint64_t)pst.st_size, each, payload);
+out:
+	if (p != MAP_FAILED)
+		munmap(p, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* Entry i of idx whose id is id; false when none. */
+static bool index_find(const ss_pack_index *idx, const unsigned char *id, uint32_t *i)
+{
+	uint32_t lo = id[0] ? be32(idx->fanout + 4 * (id[0] - 1)) : 0;
+	uint32_t hi = be32(idx->fanout + 4 * id[0]);
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(idx->ids + (size_t)mid * GIT_OID_RAWSZ, id->id, GIT_OID_RAWSZ);
+		int c = memcmp(idx->ids + (size_t)mid * SS_OID_RAWSZ, id, SS_OID_RAWSZ);
 
 		if (!c) {
 			*i = mid;
@@ -240,10 +314,14 @@ void ss_pack_read_cursor_free(ss_pack_cursor *c)
 	free(c);
 }
 
-static int damaged(ss_error *err, const git_oid *id, const char *why)
+static int damaged(ss_error *err, const unsigned char *id, const char *why)
 {
-	return ss_error_set(err, SS_ERROR, "object %s is damaged in its pack (%s)",
-	                    git_oid_tostr_s(id), why);
+	char hex[SS_OID_HEXSZ + 1];
+	ss_oid oid;
+
+	memcpy(oid.id, id, SS_OID_RAWSZ);
+	ss_oid_fmt(hex, &oid);
+	return ss_error_set(err, SS_ERROR, "object %s is damaged in its pack (%s)", hex, why);
 }
 
 /*
@@ -263,7 +341,7 @@ static void drop_pages(const ss_packs *packs)
 }
 
 /* The entry at off of pack m, into obj: 0, *found false for a delta, -1 when damaged. */
-static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const git_oid *id,
+static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const unsigned char *id,
                       ss_pack_object *obj, bool *found, ss_error *err)
 {
 	const unsigned char *p = m->pack_map;
@@ -283,9 +361,9 @@ static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const gi
 		shift += 7;
 	}
 	off++;
-	if (type == GIT_OBJECT_OFS_DELTA || type == GIT_OBJECT_REF_DELTA)
+	if (type == SS_PACK_OFS_DELTA || type == SS_PACK_REF_DELTA)
 		return 0; /* libgit2 resolves deltas */
-	if (type < GIT_OBJECT_COMMIT || type > GIT_OBJECT_TAG)
+	if (type < SS_PACK_COMMIT || type > SS_PACK_TAG)
 		return damaged(err, id, "bad entry type");
 	/* a size the bytes left could never inflate to is damage, not an allocation to try */
 	if (off >= end || size > (end - off) * MAX_RATIO || size >= SIZE_MAX)
@@ -299,13 +377,13 @@ static int read_entry(ss_pack_cursor *c, const mapped *m, uint64_t off, const gi
 		c->drop = 0;
 	}
 	obj->len = (size_t)size;
-	obj->type = (git_object_t)type;
+	obj->type = (int)type;
 	*found = true;
 	return 0;
 }
 
-int ss_pack_read_object(ss_pack_cursor *c, const git_oid *id, ss_pack_object *obj, bool *found,
-                        ss_error *err)
+int ss_pack_read_object(ss_pack_cursor *c, const unsigned char *id, ss_pack_object *obj,
+                        bool *found, ss_error *err)
 {
 	const ss_packs *packs = c->packs;
 	uint64_t off;

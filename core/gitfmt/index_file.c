@@ -1,6 +1,7 @@
 /*
- * index_file.c: git's index file read by skillsync itself (see ss_index_file in
- * worktree_priv.h): versions 2, 3 and 4, one pass over the file, the entries in one array.
+ * index_file.c: git's index file read and written by skillsync itself (see
+ * core/gitfmt/index_file.h): read in versions 2, 3 and 4, one pass over the file, the entries in
+ * one array; written in version 2, streamed.
  *
  * The file (git's Documentation/gitformat-index.txt): "DIRC", the version and the number of
  * entries (32-bit, big-endian); the entries, sorted by path: ten 32-bit stat fields (ctime
@@ -12,7 +13,7 @@
  * then the extensions (a 4-byte signature and a 32-bit size each); then the SHA-1 of all that
  * (zeros when index.skipHash is set: such a file is left to libgit2).
  */
-#include "core/git/worktree_priv.h"
+#include "core/gitfmt/index_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/git/git_priv.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
@@ -33,6 +33,9 @@
 #define HEADER  12
 #define TRAILER 20
 #define FIXED   62 /* an entry's bytes before its path, without the extended flags */
+/* an entry's flags: its stage, and whether 16 more bits of flags follow */
+#define STAGEMASK 0x3000
+#define EXTENDED  0x4000
 
 static uint32_t get32(const unsigned char *p)
 {
@@ -132,7 +135,7 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 		offs = ss_xmalloc((count ? count : 1) * sizeof(*offs));
 	p = base + HEADER;
 	for (uint32_t i = 0; i < count; i++) {
-		git_index_entry *e = &ix->entries[i];
+		ss_index_entry *e = &ix->entries[i];
 		size_t fixed = FIXED, plen;
 		const unsigned char *name, *nul;
 
@@ -148,12 +151,12 @@ static bool parse(ss_index_file *ix, const unsigned char *base, size_t len)
 		e->uid = get32(p + 28);
 		e->gid = get32(p + 32);
 		e->file_size = get32(p + 36);
-		memcpy(e->id.id, p + 40, GIT_OID_RAWSZ);
+		memcpy(e->id.id, p + 40, SS_OID_RAWSZ);
 		e->flags = get16(p + 60);
-		if (e->flags & GIT_INDEX_ENTRY_STAGEMASK)
+		if (e->flags & STAGEMASK)
 			goto bad; /* a conflict */
 		e->flags_extended = 0;
-		if (e->flags & GIT_INDEX_ENTRY_EXTENDED) {
+		if (e->flags & EXTENDED) {
 			if (version < 3 || (size_t)(end - p) < FIXED + 2)
 				goto bad;
 			e->flags_extended = get16(p + 62);
@@ -264,8 +267,7 @@ static size_t find(const ss_index_file *ix, const char *path, size_t len)
 	return lo;
 }
 
-/* The position of path itself, ix->count when ix does not hold it. */
-static size_t position(const ss_index_file *ix, const char *path)
+size_t ss_index_file_position(const ss_index_file *ix, const char *path)
 {
 	size_t i = find(ix, path, strlen(path) + 1); /* its NUL too: path itself */
 
@@ -274,7 +276,7 @@ static size_t position(const ss_index_file *ix, const char *path)
 
 bool ss_index_file_has(const ss_index_file *ix, const char *path)
 {
-	return position(ix, path) < ix->count;
+	return ss_index_file_position(ix, path) < ix->count;
 }
 
 void ss_index_file_dir(const ss_index_file *ix, const char *name, size_t *lo, size_t *hi)
@@ -288,83 +290,6 @@ void ss_index_file_dir(const ss_index_file *ix, const char *name, size_t *lo, si
 	ss_buf_release(&dir);
 }
 
-/* Marks in pick the entries at or below each of the names, taken literally. */
-static void pick_literal(const ss_index_file *ix, const char *const *names, size_t n,
-                         unsigned char *pick)
-{
-	for (size_t k = 0; k < n; k++) {
-		size_t at = position(ix, names[k]), lo, hi;
-		if (at < ix->count)
-			pick[at] = 1;
-		ss_index_file_dir(ix, names[k], &lo, &hi);
-		memset(pick + lo, 1, hi - lo);
-	}
-}
-
-/* A libgit2 index in memory of ix's entries marked in pick, strip bytes cut from each path and
- * their stat data zeroed (ss_index_file_subset). */
-static int picked_index(const ss_index_file *ix, const unsigned char *pick, size_t strip,
-                        git_index **out, ss_error *err)
-{
-	int rc;
-
-	*out = NULL;
-	if ((rc = git_index_new(out)) < 0)
-		return ss_git__error(err, rc, "cannot read the index");
-	/* in the index's order: each added at the end of libgit2's sorted entries */
-	for (size_t i = 0; i < ix->count; i++) {
-		if (!pick[i])
-			continue;
-		git_index_entry e = ix->entries[i];
-		e.path += strip;
-		memset(&e.ctime, 0, sizeof(e.ctime));
-		memset(&e.mtime, 0, sizeof(e.mtime));
-		e.dev = e.ino = e.uid = e.gid = e.file_size = 0;
-		if ((rc = git_index_add(*out, &e)) < 0) {
-			git_index_free(*out);
-			*out = NULL;
-			return ss_git__error(err, rc, "cannot read the index");
-		}
-	}
-	return 0;
-}
-
-int ss_index_file_subset(const ss_index_file *ix, const char *const *names, size_t n, bool literal,
-                         git_index **out, ss_error *err)
-{
-	unsigned char *pick = ss_xcalloc(ix->count ? ix->count : 1, 1);
-	git_pathspec *ps = NULL;
-	git_strarray spec = {(char **)(uintptr_t)names, n};
-	int rc, ret;
-
-	*out = NULL;
-	if (literal)
-		pick_literal(ix, names, n, pick);
-	else if ((rc = git_pathspec_new(&ps, &spec)) < 0) {
-		free(pick);
-		return ss_git__error(err, rc, "cannot read the index");
-	}
-	for (size_t i = 0; ps && i < ix->count; i++)
-		pick[i] = (unsigned char)git_pathspec_matches_path(ps, 0, ix->entries[i].path);
-	ret = picked_index(ix, pick, 0, out, err);
-	git_pathspec_free(ps);
-	free(pick);
-	return ret;
-}
-
-int ss_index_file_below(const ss_index_file *ix, const char *name, git_index **out, ss_error *err)
-{
-	unsigned char *pick = ss_xcalloc(ix->count ? ix->count : 1, 1);
-	size_t lo, hi;
-	int ret;
-
-	ss_index_file_dir(ix, name, &lo, &hi);
-	memset(pick + lo, 1, hi - lo);
-	ret = picked_index(ix, pick, strlen(name) + 1, out, err);
-	free(pick);
-	return ret;
-}
-
 void ss_index_file_release(ss_index_file *ix)
 {
 	free(ix->entries);
@@ -374,7 +299,7 @@ void ss_index_file_release(ss_index_file *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* The index a repository keeps (ss_repo__index_slot). */
+/* An index file read and kept (ss_index_file_get). */
 struct ss_index_kept {
 	ss_index_file ix;
 	bool read; /* false: left to libgit2 */
@@ -397,15 +322,15 @@ static bool same_file(const ss_index_kept *k, int fd, const struct stat *st)
 	       !memcmp(sum, k->ix.checksum, TRAILER);
 }
 
-const ss_index_file *ss_index_file_get(ss_repo *repo)
+const ss_index_file *ss_index_file_get(ss_index_kept **slot, const char *gitdir)
 {
-	ss_index_kept **slot = ss_repo__index_slot(repo), *k = *slot;
+	ss_index_kept *k = *slot;
 	ss_buf path = SS_BUF_INIT;
 	struct stat st;
 	bool missing;
 	int fd;
 
-	ss_fs_join(&path, ss_repo_gitdir(repo), "index");
+	ss_fs_join(&path, gitdir, "index");
 	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) < 0) {
 		close(fd);
@@ -438,4 +363,140 @@ void ss_index_kept_free(ss_index_kept *k)
 		return;
 	ss_index_file_release(&k->ix);
 	free(k);
+}
+
+/* The writer: "DIRC", version 2, the count, then each entry (its stat data, mode, id, the
+ * length of its path in 12 bits, the path, NULs up to a multiple of 8 bytes), then the SHA-1 of
+ * all that, streamed through a buffer and hashed as it goes. */
+#define INDEX_CHUNK (256u * 1024)
+
+typedef struct index_out {
+	int fd;
+	EVP_MD_CTX *sum;
+	ss_buf buf;
+	const char *lock; /* the file written */
+	ss_error *err;
+} index_out;
+
+static int index_fail(index_out *o, const char *what)
+{
+	return ss_error_set(o->err, SS_ERROR, "cannot write the index: cannot %s '%s': %s", what,
+	                    o->lock, strerror(errno));
+}
+
+/* The bytes buffered, hashed and written. */
+static int index_flush(index_out *o)
+{
+	if (EVP_DigestUpdate(o->sum, o->buf.ptr, o->buf.len) != 1)
+		return ss_error_set(o->err, SS_ERROR, "cannot write the index: no SHA-1");
+	if (ss_fs_write_all(o->fd, o->buf.ptr, o->buf.len) < 0)
+		return index_fail(o, "write");
+	ss_buf_clear(&o->buf);
+	return 0;
+}
+
+static void put_be32(ss_buf *b, uint32_t v)
+{
+	unsigned char p[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+	                      (unsigned char)(v >> 8), (unsigned char)v};
+
+	ss_buf_put(b, p, 4);
+}
+
+/* Entry e as the index stores it, version 2. */
+static void put_entry(ss_buf *b, const ss_index_file_entry *e)
+{
+	static const char nuls[8] = {0};
+	const ss_index_stat *st = e->st;
+	size_t plen = strlen(e->path), len = 62 + plen, pad = ((len + 8) & ~(size_t)7) - len,
+	       flags = plen < 0xfff ? plen : 0xfff;
+
+	put_be32(b, st->ctime_s);
+	put_be32(b, st->ctime_ns);
+	put_be32(b, st->mtime_s);
+	put_be32(b, st->mtime_ns);
+	put_be32(b, st->dev);
+	put_be32(b, st->ino);
+	put_be32(b, e->mode);
+	put_be32(b, st->uid);
+	put_be32(b, st->gid);
+	put_be32(b, st->size);
+	ss_buf_put(b, e->id, TRAILER);
+	ss_buf_putc(b, (char)(flags >> 8));
+	ss_buf_putc(b, (char)(flags & 0xff));
+	ss_buf_put(b, e->path, plen);
+	ss_buf_put(b, nuls, pad);
+}
+
+int ss_index_file_write(const char *path, size_t count, ss_index_file_next next, void *payload,
+                        ss_error *err)
+{
+	ss_buf lock = SS_BUF_INIT;
+	index_out o;
+	unsigned char sum[EVP_MAX_MD_SIZE];
+	int ret = -1;
+
+	ss_buf_printf(&lock, "%s.lock", path);
+	o.fd = -1;
+	o.sum = NULL;
+	ss_buf_init(&o.buf);
+	o.lock = lock.ptr;
+	o.err = err;
+	/* as libgit2 locks it: whoever made index.lock is writing the index */
+	o.fd = open(lock.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o.fd < 0) {
+		ret = errno == EEXIST
+		          ? ss_error_set(err, SS_ECONFLICT, "cannot write the index: '%s' exists",
+		                         lock.ptr)
+		          : index_fail(&o, "create");
+		goto out;
+	}
+	o.sum = EVP_MD_CTX_new();
+	if (!o.sum || EVP_DigestInit_ex(o.sum, EVP_sha1(), NULL) != 1) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write the index: no SHA-1");
+		goto drop;
+	}
+	ss_buf_put(&o.buf, "DIRC", 4);
+	put_be32(&o.buf, 2);
+	put_be32(&o.buf, (uint32_t)count);
+	for (size_t i = 0; i < count; i++) {
+		ss_index_file_entry e;
+
+		next(payload, i, &e);
+		put_entry(&o.buf, &e);
+		if (o.buf.len >= INDEX_CHUNK && (ret = index_flush(&o)) < 0)
+			goto drop;
+	}
+	if ((ret = index_flush(&o)) < 0)
+		goto drop;
+	if (EVP_DigestFinal_ex(o.sum, sum, NULL) != 1) {
+		ret = ss_error_set(err, SS_ERROR, "cannot write the index: no SHA-1");
+		goto drop;
+	}
+	if (ss_fs_write_all(o.fd, sum, TRAILER) < 0) {
+		ret = index_fail(&o, "write");
+		goto drop;
+	}
+	ret = close(o.fd);
+	o.fd = -1;
+	if (ret < 0) {
+		ret = index_fail(&o, "write");
+		goto drop;
+	}
+	if (rename(lock.ptr, path) < 0) {
+		ret = index_fail(&o, "rename");
+		goto drop;
+	}
+	ret = 0;
+	goto out;
+drop:
+	if (o.fd >= 0)
+		close(o.fd);
+	o.fd = -1;
+	unlink(lock.ptr);
+out:
+	EVP_MD_CTX_free(o.sum);
+	ss_buf_release(&o.buf);
+	ss_buf_release(&lock);
+	return ret;
 }

@@ -1,5 +1,5 @@
 /*
- * pack_write.c: one new pack and its index, written here (see git_priv.h, ss_pack_write).
+ * pack_write.c: one new pack and its index, written here (see core/gitfmt/pack_write.h).
  *
  * How: each object goes into a temporary pack file as an entry of its own (its type and size,
  * then its bytes deflated whole by libdeflate at its fastest level, or another pack's entry
@@ -13,9 +13,11 @@
  * Why not libgit2's indexer, which this replaced: it inflated every object again and hashed it
  * to learn the id the writer already had, a third of the pack thread's time in a clone. The
  * ids come from the objects' own writes (libgit2 hashed them) or from another pack's index;
- * an object read through a backend instead (a delta resolved, a loose file) is hashed here
- * when its reader asks (check), as git's repack checks what it does not copy as it is.
+ * an object read through a backend instead (a delta resolved, a loose file) is hashed by its
+ * reader (core/git/repo_pack.c), as git's repack checks what it does not copy as it is.
  */
+#include "core/gitfmt/pack_write.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -27,16 +29,15 @@
 #include <libdeflate.h>
 #include <openssl/evp.h>
 
-#include <git2/sys/odb_backend.h>
-
-#include "core/git/git_priv.h"
+#include "core/gitfmt/oid.h"
+#include "core/gitfmt/pack_read.h"
 #include "core/util/buf.h"
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 
 /* What the index needs of each object. */
 typedef struct pack_entry {
-	git_oid id;
+	ss_oid id;
 	uint32_t crc;
 	uint64_t off;
 } pack_entry;
@@ -117,13 +118,13 @@ static int out_put(pack_out *po, const void *data, size_t n)
 }
 
 /* Ends the file with the SHA-1 of its bytes (sum), syncs it and makes it read-only. */
-static int out_close(pack_out *po, unsigned char sum[GIT_OID_RAWSZ])
+static int out_close(pack_out *po, unsigned char sum[SS_OID_RAWSZ])
 {
 	if (out_flush(po) < 0)
 		return -1;
 	if (EVP_DigestFinal_ex(po->sum, sum, NULL) != 1)
 		return ss_error_set(po->err, SS_ERROR, "cannot compute a SHA-1");
-	if (ss_fs_write_all(po->fd, sum, GIT_OID_RAWSZ) < 0)
+	if (ss_fs_write_all(po->fd, sum, SS_OID_RAWSZ) < 0)
 		return fail_errno(po, "write");
 	if (fsync(po->fd) < 0 || fchmod(po->fd, 0444) < 0)
 		return fail_errno(po, "sync");
@@ -133,15 +134,15 @@ static int out_close(pack_out *po, unsigned char sum[GIT_OID_RAWSZ])
 }
 
 /* Gives the closed file its name: <dir>/pack-<hex of sum><ext>. */
-static int out_rename(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ], const char *ext)
+static int out_rename(pack_out *po, const unsigned char sum[SS_OID_RAWSZ], const char *ext)
 {
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[SS_OID_HEXSZ + 1];
 	ss_buf final = SS_BUF_INIT;
-	git_oid id;
+	ss_oid id;
 	int ret = 0;
 
-	memcpy(id.id, sum, GIT_OID_RAWSZ);
-	git_oid_tostr(hex, sizeof(hex), &id);
+	memcpy(id.id, sum, SS_OID_RAWSZ);
+	ss_oid_fmt(hex, &id);
 	ss_buf_printf(&final, "%s/pack-%s%s", po->dir, hex, ext);
 	if (rename(po->tmp.ptr, final.ptr) < 0)
 		ret = ss_error_set(po->err, SS_ERROR, "cannot rename '%s' to '%s': %s", po->tmp.ptr,
@@ -172,7 +173,7 @@ static void be32_put(unsigned char *p, uint32_t v)
 }
 
 /* The entry's header: its type, and its size in 4 then 7 bits a byte. */
-static size_t entry_head(unsigned char head[16], git_object_t type, size_t size)
+static size_t entry_head(unsigned char head[16], int type, size_t size)
 {
 	size_t n = 0;
 
@@ -185,40 +186,34 @@ static size_t entry_head(unsigned char head[16], git_object_t type, size_t size)
 }
 
 /* One object: its entry, and what the index needs of it. */
-static int put_object(pack_out *po, const ss_repo_pack_obj *o)
+static int put_object(pack_out *po, const ss_pack_write_obj *o)
 {
 	pack_entry *e = &po->e[po->n];
+	char hex[SS_OID_HEXSZ + 1];
 	unsigned char head[16];
 	struct libdeflate_compressor *zc;
 	size_t h, bound, z;
 
 	e->id = o->id;
 	e->off = po->off + po->len;
+	ss_oid_fmt(hex, &o->id);
 	if (o->raw) {
 		e->crc = (uint32_t)libdeflate_crc32(0, o->raw, o->raw_len);
 		if (e->crc != o->raw_crc)
 			return ss_error_set(po->err, SS_ERROR,
 			                    "object %s is damaged in its pack (its CRC-32 differs "
 			                    "from its index's)",
-			                    git_oid_tostr_s(&o->id));
+			                    hex);
 		po->n++;
 		return out_put(po, o->raw, o->raw_len);
 	}
-	if (o->check) {
-		git_oid id;
-
-		if (git_odb_hash(&id, o->data, o->len, o->type) < 0 || !git_oid_equal(&id, &o->id))
-			return ss_error_set(po->err, SS_ERROR, "object %s does not match its id",
-			                    git_oid_tostr_s(&o->id));
-	}
 	h = entry_head(head, o->type, o->len);
-	zc = o->type == GIT_OBJECT_TREE ? po->store : po->z;
+	zc = o->type == SS_PACK_TREE ? po->store : po->z;
 	bound = libdeflate_zlib_compress_bound(zc, o->len);
 	memcpy(out_room(po, h + bound), head, h);
 	z = libdeflate_zlib_compress(zc, o->data, o->len, po->buf + po->len + h, bound);
 	if (!z)
-		return ss_error_set(po->err, SS_ERROR, "cannot compress object %s",
-		                    git_oid_tostr_s(&o->id));
+		return ss_error_set(po->err, SS_ERROR, "cannot compress object %s", hex);
 	e->crc = (uint32_t)libdeflate_crc32(0, po->buf + po->len, h + z);
 	po->len += h + z;
 	po->n++;
@@ -228,18 +223,21 @@ static int put_object(pack_out *po, const ss_repo_pack_obj *o)
 /* The index of the pack whose checksum is sum, in a new temporary file (closed, not renamed):
  * the entries in the order of their ids (through order, not by moving them: a copy of the
  * entries as large as the array was a pack merge's largest allocation). */
-static int write_index(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ])
+static int write_index(pack_out *po, const unsigned char sum[SS_OID_RAWSZ])
 {
-	unsigned char b[8], idx_sum[GIT_OID_RAWSZ];
+	unsigned char b[8], idx_sum[SS_OID_RAWSZ];
 	uint32_t large = 0, *order = ss_xcalloc(po->n ? po->n : 1, sizeof(*order));
 	size_t k = 0;
 	int ret = -1;
 
-	ss_git__oid_order(order, po->n, po->e, sizeof(*po->e));
+	ss_oid_order(order, po->n, po->e, sizeof(*po->e));
 	for (size_t i = 1; i < po->n; i++)
-		if (git_oid_equal(&po->e[order[i - 1]].id, &po->e[order[i]].id)) {
+		if (ss_oid_equal(&po->e[order[i - 1]].id, &po->e[order[i]].id)) {
+			char hex[SS_OID_HEXSZ + 1];
+
+			ss_oid_fmt(hex, &po->e[order[i]].id);
 			ret = ss_error_set(po->err, SS_ERROR, "object %s is twice in a new pack",
-			                   git_oid_tostr_s(&po->e[order[i]].id));
+			                   hex);
 			goto out;
 		}
 	if (out_open(po, "tmp_idx_") < 0 || out_put(po, "\377tOc\0\0\0\2", 8) < 0)
@@ -252,7 +250,7 @@ static int write_index(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ])
 			goto out;
 	}
 	for (size_t i = 0; i < po->n; i++)
-		if (out_put(po, po->e[order[i]].id.id, GIT_OID_RAWSZ) < 0)
+		if (out_put(po, po->e[order[i]].id.id, SS_OID_RAWSZ) < 0)
 			goto out;
 	for (size_t i = 0; i < po->n; i++) {
 		be32_put(b, po->e[order[i]].crc);
@@ -277,7 +275,7 @@ static int write_index(pack_out *po, const unsigned char sum[GIT_OID_RAWSZ])
 		if (out_put(po, b, 8) < 0)
 			goto out;
 	}
-	if (out_put(po, sum, GIT_OID_RAWSZ) < 0)
+	if (out_put(po, sum, SS_OID_RAWSZ) < 0)
 		goto out;
 	ret = out_close(po, idx_sum);
 out:
@@ -285,12 +283,12 @@ out:
 	return ret;
 }
 
-int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *payload,
-                  char name[GIT_OID_HEXSZ + 1], ss_error *err)
+int ss_pack_write(const char *dir, size_t count, ss_pack_write_next read, void *payload,
+                  char name[SS_OID_HEXSZ + 1], ss_error *err)
 {
-	unsigned char head[12] = {'P', 'A', 'C', 'K', 0, 0, 0, 2}, sum[GIT_OID_RAWSZ];
+	unsigned char head[12] = {'P', 'A', 'C', 'K', 0, 0, 0, 2}, sum[SS_OID_RAWSZ];
 	pack_out po;
-	git_oid id;
+	ss_oid id;
 	int ret = -1;
 
 	memset(&po, 0, sizeof(po));
@@ -309,17 +307,15 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 	if (out_open(&po, "tmp_pack_") < 0 || out_put(&po, head, sizeof(head)) < 0)
 		goto out;
 	for (size_t i = 0; i < count; i++) {
-		ss_repo_pack_obj o;
+		ss_pack_write_obj o;
 		int rc;
 
 		memset(&o, 0, sizeof(o));
-		if ((rc = read(payload, i, &o)) < 0) {
-			ss_git__error(err, rc, "cannot read an object to pack");
+		if (read(payload, i, &o, err) < 0)
 			goto out;
-		}
 		rc = put_object(&po, &o);
-		if (o.data)
-			git_odb_backend_data_free(o.owner, o.data);
+		if (o.data && o.free)
+			o.free(o.owner, o.data);
 		if (rc < 0)
 			goto out;
 	}
@@ -331,8 +327,8 @@ int ss_pack_write(const char *dir, size_t count, ss_repo_pack_read read, void *p
 		ss_error_set(err, SS_ERROR, "cannot sync '%s': %s", dir, strerror(errno));
 		goto out;
 	}
-	memcpy(id.id, sum, GIT_OID_RAWSZ);
-	git_oid_tostr(name, GIT_OID_HEXSZ + 1, &id);
+	memcpy(id.id, sum, SS_OID_RAWSZ);
+	ss_oid_fmt(name, &id);
 	ret = 0;
 out:
 	out_drop(&po);

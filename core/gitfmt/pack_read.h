@@ -1,7 +1,7 @@
 /*
- * pack_read.h: whole objects read straight from a repository's packs (core/git/pack_read.c), and
- * the one parser of a pack's index (version 2), which the pack merge (core/git/repo_pack.c) uses
- * too.
+ * pack_read.h: whole objects read straight from a repository's packs (core/gitfmt/pack_read.c),
+ * and the one parser of a pack's index (version 2), which also lists a pack's entries in pack
+ * order for the pack merge (core/git/repo_pack.c).
  *
  * Why: the packs of a fetch are all ss_pack_write's (a version 2 index, every object whole and
  * deflated), and reading them back through libgit2 (zlib's inflate, its lock around
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/git/git_priv.h"
+#include "core/util/error.h"
 
 /* A version 2 pack index, as mapped: borrowed pointers into its bytes. */
 typedef struct ss_pack_index {
@@ -49,16 +49,40 @@ bool ss_pack_read_offset(const ss_pack_index *idx, uint32_t i, uint64_t *off);
 /* The CRC-32 the index gives entry i (< idx->n). */
 uint32_t ss_pack_read_crc(const ss_pack_index *idx, uint32_t i);
 
+/*
+ * Calls each with every object of the pack at pack_path whose index is at idx_path, in the
+ * order of the pack: its id (20 bytes), its entry's offset and length (up to the next entry, or
+ * the pack's checksum) and the CRC-32 the index gives it. 0; 1 when the index is not one this
+ * reads or an entry cannot be one (the caller lists the objects otherwise; each may have been
+ * called for some); -1 when a file cannot be read or each failed (< 0, which stops the list).
+ */
+typedef int (*ss_pack_read_each)(void *payload, const unsigned char *id, uint64_t off, uint32_t len,
+                                 uint32_t crc);
+int ss_pack_read_list(const char *idx_path, const char *pack_path, ss_pack_read_each each,
+                      void *payload);
+
 /* The packs of a repository, mapped; one cursor per thread reads them. */
 typedef struct ss_packs ss_packs;
 typedef struct ss_pack_cursor ss_pack_cursor;
 
-/* An object read: its type and len bytes at data (malloc'd, grown as needed and reused by the
- * next read into the same struct; free() it). Starts zeroed. */
+/* git's object types as a pack's entries give them (libgit2's GIT_OBJECT_* have the same values).
+ */
+enum {
+	SS_PACK_COMMIT = 1,
+	SS_PACK_TREE = 2,
+	SS_PACK_BLOB = 3,
+	SS_PACK_TAG = 4,
+	SS_PACK_OFS_DELTA = 6,
+	SS_PACK_REF_DELTA = 7
+};
+
+/* An object read: its type (SS_PACK_COMMIT to SS_PACK_TAG) and len bytes at data (malloc'd,
+ * grown as needed and reused by the next read into the same struct; free() it). Starts
+ * zeroed. */
 typedef struct ss_pack_object {
 	unsigned char *data;
 	size_t len, alloc;
-	git_object_t type;
+	int type;
 } ss_pack_object;
 
 /* Maps the packs of objects (a repository's objects directory); a pack this does not read, or
@@ -71,11 +95,11 @@ int ss_pack_read_cursor_new(ss_pack_cursor **out, const ss_packs *packs, ss_erro
 void ss_pack_read_cursor_free(ss_pack_cursor *c);
 
 /*
- * Reads object id whole into obj: 0 with *found true; 0 with *found false when it is not found
- * here (obj untouched); -1 with err set (SS_ERROR, "object <id> is damaged in its pack (...)")
- * when its entry cannot be read.
+ * Reads object id (its 20 bytes) whole into obj: 0 with *found true; 0 with *found false when it is
+ * not found here (obj untouched); -1 with err set (SS_ERROR, "object <id> is damaged in its pack
+ * (...)") when its entry cannot be read.
  */
-int ss_pack_read_object(ss_pack_cursor *c, const git_oid *id, ss_pack_object *obj, bool *found,
-                        ss_error *err);
+int ss_pack_read_object(ss_pack_cursor *c, const unsigned char *id, ss_pack_object *obj,
+                        bool *found, ss_error *err);
 
 #endif

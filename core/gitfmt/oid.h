@@ -5,6 +5,8 @@
 #define SS_OID_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "core/util/error.h"
 
@@ -35,5 +37,13 @@ int ss_oid_hash(ss_oid *out, const char *type, const void *data, size_t len);
  * fd holds more or fewer bytes than size (the file changed meanwhile), -errno when it cannot be
  * read, -EIO when libcrypto fails. */
 int ss_oid_hash_fd(ss_oid *out, int fd, size_t size);
+
+/*
+ * order[0..n) (n at most UINT32_MAX) gets 0..n-1 sorted by the id each element of base
+ * (n elements of stride bytes) starts with, equal ids by their place: a sort of n 4-byte
+ * numbers rather than of the elements, whose copy (qsort's, as large as the array) was the
+ * largest allocation of a pack merge's end.
+ */
+void ss_oid_order(uint32_t *order, size_t n, const void *base, size_t stride);
 
 #endif
