@@ -49,6 +49,7 @@ ss_scan_kind ss_record_scan__key(const char *key, size_t len, unsigned *bit)
 	    {"updatedAt", KEY_UPDATED, SS_SCAN_STRING},
 	    {"note", KEY_NOTE, SS_SCAN_STRING},
 	    {SS_FIELD_DISABLE_MODEL_INVOCATION, KEY_DMI, SS_SCAN_BOOL},
+	    {SS_FIELD_BLOB_FILES, 0, SS_SCAN_GENERAL},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
