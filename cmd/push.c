@@ -55,6 +55,20 @@ out:
 	ss_buf_release(&b);
 }
 
+/* The files that went up as blobs; in a permissioned space, who else can read them. */
+static void print_blobs(const ss_push_result *r, const ss_space *sp)
+{
+	if (!r->blobs_uploaded)
+		return;
+	printf("sent %zu file%s as blobs (%zu bytes)\n", r->blobs_uploaded,
+	       r->blobs_uploaded == 1 ? "" : "s", r->blob_bytes);
+	if (!strcmp(ss_space_kind(sp), "space"))
+		printf("note: %zu file%s went up as blobs to your PDS, which serves them to anyone "
+		       "who knows their CID (com.atproto.sync.getBlob), without the space's "
+		       "credential (see docs/SECURITY.md)\n",
+		       r->blobs_uploaded, r->blobs_uploaded == 1 ? "" : "s");
+}
+
 static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 {
 	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
@@ -163,6 +177,8 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 		print_json(&r, rec.push, dry);
 	else
 		print_text(&r, rec.push, dry);
+	if (!json && sp)
+		print_blobs(&r, sp);
 	if (!dry && r.sent)
 		cli_card_auto(ctx);
 	ret = SS_EXIT_OK;

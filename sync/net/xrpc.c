@@ -250,11 +250,14 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 		    .bearer = call->bearer ? call->bearer
 		              : call->auth ? x->token
 		                           : NULL,
-		    .content_type = call->body ? "application/json" : NULL,
+		    .content_type = !call->body          ? NULL
+		                    : call->content_type ? call->content_type
+		                                         : "application/json",
 		    .headers = call->headers,
 		    .body = call->body,
 		    .body_len = call->body_len,
 		    .once = call->once,
+		    .max_response = call->max_response,
 		};
 
 		if ((ret = ss_http_perform(x->http, &req, &resp, err)) < 0)
@@ -270,7 +273,9 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 		goto out;
 	}
 	ret = 0;
-	if (out)
+	if (call->raw)
+		ret = ss_buf_put(call->raw, resp.body.ptr, resp.body.len);
+	else if (out)
 		ret = ss_xrpc_call_parse(call->nsid, &resp.body, out, err);
 out:
 	ss_http_response_release(&resp);

@@ -11,6 +11,7 @@
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "sync/identity/idcache.h"
+#include "sync/net/xrpc_blob.h"
 #include "sync/net/xrpc_repo.h"
 #include "sync/net/xrpc_sync.h"
 #include "sync/public/verify.h"
@@ -743,11 +744,34 @@ static void pub_free(ss_space *sp)
 	free(ps);
 }
 
+/* A member's blob from its PDS: com.atproto.sync.getBlob, no credential needed. */
+static int pub_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
+                        ss_error *err)
+{
+	pub_member *m = find_member((pub_space *)sp, did);
+
+	if (!m)
+		return ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space", did);
+	return ss_xrpc_get_blob(m->client, did, cid, max, out, err);
+}
+
+static int pub_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                           ss_error *err)
+{
+	pub_space *ps = (pub_space *)sp;
+
+	if (!ps->mine)
+		return ss_error_set(err, SS_EAUTH, "not signed in as '%s' (run 'skillsync login')",
+		                    sp->me);
+	return ss_xrpc_upload_blob(ps->mine, bytes, len, cid, mime, err);
+}
+
 static const ss_space_vtable pub_vtable = {
-    "public",   SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE,
-    pub_heads,  pub_list,
-    pub_apply,  pub_free,
-    pub_landed,
+    "public",        SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE,
+    pub_heads,       pub_list,
+    pub_apply,       pub_free,
+    pub_landed,      pub_get_blob,
+    pub_upload_blob,
 };
 
 int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,

@@ -7,6 +7,7 @@
 
 #include "core/util/mem.h"
 #include "sync/identity/identity.h"
+#include "sync/net/xrpc_blob.h"
 #include "sync/space/space_proto.h"
 
 perm_writer *ss_space_perm__writer(perm_space *ps, const char *did)
@@ -192,6 +193,36 @@ static void perm_free(ss_space *sp)
 	free(ps);
 }
 
+/* A writer's blob from its PDS: com.atproto.space.getBlob with the space's credential. */
+static int perm_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
+                         ss_error *err)
+{
+	perm_space *ps = (perm_space *)sp;
+	perm_writer *wr = ss_space_perm__writer(ps, did);
+	const char *params[] = {"space", ps->uri, "repo", did, "cid", cid, NULL};
+	int ret;
+
+	if ((ret = ss_space_perm__pds(ps, wr, err)) < 0 ||
+	    (ret = ss_space_cred_get(ps->cred, wr->pds, SS_SPACE_NSID_GET_BLOB, params, did, out,
+	                             err)) < 0)
+		return ret;
+	if (out->len > max)
+		return ss_error_set(err, SS_ETOOBIG, "%s: the blob is larger than %zu bytes",
+		                    SS_SPACE_NSID_GET_BLOB, max);
+	return 0;
+}
+
+/* Blobs go to my PDS as for a public repo: the space record names them. */
+static int perm_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                            ss_error *err)
+{
+	perm_space *ps = (perm_space *)sp;
+
+	if (!ps->mine)
+		return ss_space_read_only(err);
+	return ss_xrpc_upload_blob(ps->mine, bytes, len, cid, mime, err);
+}
+
 static const ss_space_vtable perm_vtable = {
     "space",
     SS_SPACE_CAN_LIST_SINCE,
@@ -200,6 +231,8 @@ static const ss_space_vtable perm_vtable = {
     ss_space_perm__apply,
     perm_free,
     NULL,
+    perm_get_blob,
+    perm_upload_blob,
 };
 
 int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,

@@ -111,3 +111,17 @@ void ss_space_free(ss_space *sp)
 	sp->vt->free(sp);
 	free(me);
 }
+
+int ss_space_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
+                      ss_error *err)
+{
+	return sp->vt->get_blob(sp, did, cid, max, out, err);
+}
+
+int ss_space_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                         ss_error *err)
+{
+	if (!sp->me || !sp->signed_in)
+		return ss_space_read_only(err);
+	return sp->vt->upload_blob(sp, bytes, len, cid, mime, err);
+}

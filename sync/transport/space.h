@@ -27,6 +27,7 @@
 
 #include "core/atproto/write.h"
 #include "core/state/state.h"
+#include "core/util/buf.h"
 #include "core/util/error.h"
 
 typedef struct ss_space ss_space;
@@ -170,6 +171,19 @@ int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const c
  * next listing of my repo is at worst a full one.
  */
 void ss_space_landed(ss_space *sp, const char *commit);
+
+/*
+ * Blobs: the files a record names by CID (docs/RECORD-FORMAT.md, blobFiles).
+ * get_blob: a member's blob (public: com.atproto.sync.getBlob on its PDS; space:
+ * com.atproto.space.getBlob with the space's credential) into out, at most max bytes; not checked
+ * against its CID (core/git/render.h does). SS_ENOTFOUND when the server has no such blob.
+ * upload_blob: len bytes to my repo (com.atproto.repo.uploadBlob on my PDS, for either
+ * transport); *cid and *mime (malloc'd): what the PDS stored, the mimeType a record must name.
+ */
+int ss_space_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
+                      ss_error *err);
+int ss_space_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                         ss_error *err);
 
 /*
  * Opens the space a clone follows, from its state: config "transport" picks the
