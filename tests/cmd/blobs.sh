@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# needs: pds
+# Files a record's text cannot hold travel as blobs (docs/RECORD-FORMAT.md), over public repos:
+# a skill with binaries (one executable), more than 32 files and a file over 200,000 bytes is
+# pushed by one account and cloned byte for byte, executable bits included, by another; its
+# record is valid under the lexicon, files[] keeps the 32 text files that fit. A no-change pull
+# reads no blob; a change sends and reads only the changed blob. A blob that does not hash to
+# its CID, or that the PDS no longer has, is refused with one line naming the skill and the
+# file, the last good version stays, and the next pull takes the new one. A push killed after
+# its uploads loses nothing. The limits left are refused at commit with what to do. Last, the
+# cost of a clone and a no-change pull of skills with blobs against the same skills without.
+set -euo pipefail
+: "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_TESTDATA:?}" "${SS_SOURCE_DIR:?}"
+check=$SS_SOURCE_DIR/tests/cmd/lexicon_check.py
+lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
+
+. "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
+. "$SS_SOURCE_DIR/tests/fault/lib.sh"
+
+ss_proxy_workdir
+ss_accounts . "" auth me reader
+for who in auth me reader; do
+	declare "${who}_did=$(ss_json "$who.json" did)" "${who}_handle=$(ss_json "$who.json" handle)"
+done
+as() {
+	local who=$1
+	shift
+	SKILLSYNC_CONFIG_HOME=$work/config-$who "$SKILLSYNC" "$@"
+}
+for who in me reader; do
+	SKILLSYNC_PASSWORD=$(ss_json "$who.json" password) as "$who" login "$(ss_json "$who.json" handle)" >/dev/null
+done
+
+# kit <dir> <seed>: a skill with two binaries (bin/tool executable), 40 text files and a
+# 242,000-byte XSD; <seed> changes the binaries' bytes.
+kit() {
+	python3 - "$1" "$2" <<'PY'
+import os, random, sys
+d, seed = sys.argv[1], sys.argv[2]
+rnd = random.Random(seed)
+os.makedirs(f"{d}/bin", exist_ok=True); os.makedirs(f"{d}/fonts", exist_ok=True)
+os.makedirs(f"{d}/refs", exist_ok=True)
+open(f"{d}/SKILL.md", "w").write("---\nname: %s\ndescription: A kit with binaries.\n---\n# Kit\n" % os.path.basename(d))
+open(f"{d}/fonts/a.ttf", "wb").write(b"\0\1\0\0" + bytes(rnd.randrange(256) for _ in range(30000)))
+open(f"{d}/bin/tool", "wb").write(b"\x7fELF\0" + bytes(rnd.randrange(256) for _ in range(5000)))
+os.chmod(f"{d}/bin/tool", 0o755)
+for i in range(40):
+    open(f"{d}/refs/f{i:02d}.md", "w").write(f"reference {i}\n")
+open(f"{d}/schema.xsd", "w").write("<x/>\n" * 48400)
+PY
+}
+# same <a> <b>: byte-identical trees with the same executable bits.
+same() {
+	diff -r "$1" "$2" >/dev/null || fail "$2 differs from $1: $(diff -rq "$1" "$2" | head -3)"
+	(cd "$1" && find . -type f -perm -u+x | sort) >"$work/x1"
+	(cd "$2" && find . -type f -perm -u+x | sort) >"$work/x2"
+	cmp -s "$work/x1" "$work/x2" || fail "executable bits differ: $(cat "$work/x1") / $(cat "$work/x2")"
+}
+# requests <path>: how many requests to <path> the proxy saw since the last count reset.
+requests() { curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(sum(1 for l in json.load(sys.stdin)["log"] if l.split(" ",1)[1].split("?")[0] == sys.argv[1]))' "$1"; }
+record() { curl -sf "$pds/xrpc/com.atproto.repo.getRecord?repo=$me_did&collection=garden.engram.skill&rkey=$1"; }
+
+as me clone "$auth_handle" space-me >/dev/null 2>&1 || fail "me: clone"
+cd space-me
+kit kit 1
+ss_run 0 as me commit -m "kit"
+ss_fault_clear
+ss_run 0 as me push
+[ "$(requests /xrpc/com.atproto.repo.uploadBlob)" = 11 ] || fail "uploads: $(requests /xrpc/com.atproto.repo.uploadBlob), not 11"
+
+# The record: files[] holds the 32 text files that fit, blobFiles the other 11 by CID.
+record kit >"$work/rec.json"
+python3 - "$work/rec.json" "$work/values.json" <<'PY' || fail "record: $(head -c 600 "$work/rec.json")"
+import base64, hashlib, json, sys
+v = json.load(open(sys.argv[1]))["value"]
+files = [f["path"] for f in v["files"]]
+blobs = {b["path"]: b for b in v["blobFiles"]}
+assert files == [f"refs/f{i:02d}.md" for i in range(32)], files
+assert sorted(blobs) == ["bin/tool", "fonts/a.ttf"] + [f"refs/f{i:02d}.md" for i in range(32, 40)] + ["schema.xsd"], sorted(blobs)
+assert blobs["bin/tool"].get("executable") is True and "executable" not in blobs["fonts/a.ttf"]
+data = open("kit/fonts/a.ttf", "rb").read()
+cid = "b" + base64.b32encode(bytes([1, 0x55, 0x12, 0x20]) + hashlib.sha256(data).digest()).decode().lower().rstrip("=")
+ref = blobs["fonts/a.ttf"]["blob"]
+assert ref["$type"] == "blob" and ref["ref"]["$link"] == cid and ref["size"] == len(data), ref
+json.dump([v], open(sys.argv[2], "w"))
+PY
+python3 "$check" "$lexicon" "$work/values.json" || fail "lexicon check"
+
+# Another account clones it byte for byte.
+cd "$work"
+ss_run 0 as reader clone "$auth_handle" space-reader --member "$me_handle"
+same space-me/kit space-reader/kit
+[ "$(stat -c %a space-reader/kit/bin/tool)" = 755 ] || fail "bin/tool is not executable"
+
+# A pull with no change reads no blob.
+cd space-reader
+ss_fault_clear
+ss_run 0 as reader pull
+[ "$(requests /xrpc/com.atproto.sync.getBlob)" = 0 ] || fail "a no-change pull read blobs"
+
+# One binary changed: one upload, one blob read.
+cd "$work/space-me"
+printf 'new tail' >>kit/fonts/a.ttf
+ss_run 0 as me commit -m "font"
+ss_fault_clear
+ss_run 0 as me push
+[ "$(requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "a change of one file uploaded $(requests /xrpc/com.atproto.repo.uploadBlob)"
+cd "$work/space-reader"
+ss_fault_clear
+ss_run 0 as reader pull
+[ "$(requests /xrpc/com.atproto.sync.getBlob)" = 1 ] || fail "a change of one file read $(requests /xrpc/com.atproto.sync.getBlob) blobs"
+same "$work/space-me/kit" kit
+
+# refused <what>: the pull names the skill and the file in one line, keeps the last good
+# version, and the next pull (no tampering) takes the new one.
+refused() {
+	local file=$1 want=$2 rc=0
+	cp -r kit "$work/good"
+	as reader pull >"$work/out" 2>&1 || rc=$?
+	[ "$rc" = 4 ] || fail "$want: pull exited $rc: $(cat "$work/out")"
+	grep -q "kit/$file: $want" "$work/out" || fail "$want: no line naming kit/$file: $(cat "$work/out")"
+	[ "$(grep -c "kit/$file" "$work/out")" = 1 ] || fail "$want: more than one line: $(cat "$work/out")"
+	grep -q "last good version is kept" "$work/out" || fail "$want: $(cat "$work/out")"
+	same "$work/good" kit
+	rm -rf "$work/good"
+	curl -sf "$proxy/_fault/tamper" >/dev/null
+	ss_run 0 as reader pull
+	# a changed binary in bin/ waits for review (the gate: core/diff/gate_facts.c)
+	if grep -q "waits for review" "$work/stdout"; then ss_run 0 as reader accept kit; fi
+	same "$work/space-me/kit" kit
+}
+cd "$work/space-me"
+printf 'x' >>kit/fonts/a.ttf
+ss_run 0 as me commit -m "font again"
+ss_run 0 as me push
+cd "$work/space-reader"
+curl -sf "$proxy/_fault/tamper?kind=blob&did=$me_did" >/dev/null
+refused fonts/a.ttf "its blob does not hash to the CID the record names"
+
+cd "$work/space-me"
+printf 'y' >>kit/bin/tool
+ss_run 0 as me commit -m "tool"
+ss_run 0 as me push
+cd "$work/space-reader"
+curl -sf "$proxy/_fault/tamper?kind=blob-gone&did=$me_did" >/dev/null
+refused bin/tool "its blob .* could not be read: com.atproto.sync.getBlob: BlobNotFound"
+
+# A push killed after its uploads, before its write: the next push completes it.
+cd "$work/space-me"
+printf 'z' >>kit/fonts/a.ttf
+head -c 4000 /dev/urandom >kit/fonts/b.otf
+ss_run 0 as me commit -m "fonts"
+rc=0
+SKILLSYNC_TEST_CRASH=after-blobs-1 as me push >"$work/out" 2>&1 || rc=$?
+[ "$rc" = 137 ] || fail "the push was not killed (exit $rc): $(cat "$work/out")"
+ss_run 0 as me push
+ss_run 0 as me status
+grep -q "up to date\|nothing to push" "$work/stdout" || fail "status after the rerun: $(cat "$work/stdout")"
+cd "$work/space-reader"
+ss_run 0 as reader pull
+same "$work/space-me/kit" kit
+
+# The limits left, at commit, one line each saying what to do.
+cd "$work/space-me"
+mkdir -p huge && printf -- '---\nname: huge\ndescription: Too big.\n---\nx\n' >huge/SKILL.md
+head -c 5242881 /dev/zero >huge/data.bin
+rc=0
+as me commit -m huge >"$work/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "commit of a 5 MiB + 1 file exited $rc"
+grep -q "^error: huge/data.bin: larger than 5242880 bytes (5242881), the most a PDS takes for one file: move it out of the skill" "$work/out" ||
+	fail "huge: $(cat "$work/out")"
+rm huge/data.bin && ln -s ../kit/schema.xsd huge/link.xsd
+rc=0
+as me commit -m link >"$work/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "commit of a symbolic link exited $rc"
+grep -q "huge/link.xsd: symbolic link (a skill holds only regular files: put a copy of the file it points to in its place)" "$work/out" ||
+	fail "link: $(cat "$work/out")"
+rm -rf huge
+
+# The cost: 10 skills with blobs (two binaries of 30 KB, 40 text files) against the same 10
+# without their blob files (the 32 text files that fit), cloned then pulled with no change.
+cost() {
+	local who=$1 with=$2 t0 t1 t2
+	ss_accounts "$work" "cost$with" "$who"
+	SKILLSYNC_PASSWORD=$(ss_json "$work/$who.json" password) as "$who" login "$(ss_json "$work/$who.json" handle)" >/dev/null
+	as "$who" clone "$auth_handle" "$work/cost-$who" >/dev/null 2>&1 || fail "cost: clone"
+	cd "$work/cost-$who"
+	for i in $(seq 10); do
+		kit "k$i" "$i"
+		[ "$with" = 1 ] || rm -rf "k$i/bin" "k$i/fonts" "k$i/schema.xsd" "k$i"/refs/f3[2-9].md
+	done
+	ss_run 0 as "$who" commit -m cost
+	ss_run 0 as "$who" push
+	cd "$work"
+	t0=$(date +%s%N)
+	ss_run 0 as reader clone "$auth_handle" "cost-read-$who" --member "$(ss_json "$work/$who.json" handle)"
+	t1=$(date +%s%N)
+	(cd "cost-read-$who" && ss_run 0 as reader pull)
+	t2=$(date +%s%N)
+	echo "cost: $([ "$with" = 1 ] && echo with || echo without) blobs: clone $(((t1 - t0) / 1000000)) ms, no-change pull $(((t2 - t1) / 1000000)) ms"
+}
+cost cw 1
+cost co 0
+echo "blobs: ok"
