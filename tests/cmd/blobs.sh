@@ -16,6 +16,7 @@ lexicon=$SS_TESTDATA/lexicons/garden.engram.skill.json
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 . "$SS_SOURCE_DIR/tests/fault/lib.sh"
+. "$SS_SOURCE_DIR/tests/cmd/lib/blobs.sh"
 
 ss_proxy_workdir
 ss_accounts . "" auth me reader
@@ -31,42 +32,15 @@ for who in me reader; do
 	SKILLSYNC_PASSWORD=$(ss_json "$who.json" password) as "$who" login "$(ss_json "$who.json" handle)" >/dev/null
 done
 
-# kit <dir> <seed>: a skill with two binaries (bin/tool executable), 40 text files and a
-# 242,000-byte XSD; <seed> changes the binaries' bytes.
-kit() {
-	python3 - "$1" "$2" <<'PY'
-import os, random, sys
-d, seed = sys.argv[1], sys.argv[2]
-rnd = random.Random(seed)
-os.makedirs(f"{d}/bin", exist_ok=True); os.makedirs(f"{d}/fonts", exist_ok=True)
-os.makedirs(f"{d}/refs", exist_ok=True)
-open(f"{d}/SKILL.md", "w").write("---\nname: %s\ndescription: A kit with binaries.\n---\n# Kit\n" % os.path.basename(d))
-open(f"{d}/fonts/a.ttf", "wb").write(b"\0\1\0\0" + bytes(rnd.randrange(256) for _ in range(30000)))
-open(f"{d}/bin/tool", "wb").write(b"\x7fELF\0" + bytes(rnd.randrange(256) for _ in range(5000)))
-os.chmod(f"{d}/bin/tool", 0o755)
-for i in range(40):
-    open(f"{d}/refs/f{i:02d}.md", "w").write(f"reference {i}\n")
-open(f"{d}/schema.xsd", "w").write("<x/>\n" * 48400)
-PY
-}
-# same <a> <b>: byte-identical trees with the same executable bits.
-same() {
-	diff -r "$1" "$2" >/dev/null || fail "$2 differs from $1: $(diff -rq "$1" "$2" | head -3)"
-	(cd "$1" && find . -type f -perm -u+x | sort) >"$work/x1"
-	(cd "$2" && find . -type f -perm -u+x | sort) >"$work/x2"
-	cmp -s "$work/x1" "$work/x2" || fail "executable bits differ: $(cat "$work/x1") / $(cat "$work/x2")"
-}
-# requests <path>: how many requests to <path> the proxy saw since the last count reset.
-requests() { curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(sum(1 for l in json.load(sys.stdin)["log"] if l.split(" ",1)[1].split("?")[0] == sys.argv[1]))' "$1"; }
 record() { curl -sf "$pds/xrpc/com.atproto.repo.getRecord?repo=$me_did&collection=garden.engram.skill&rkey=$1"; }
 
 as me clone "$auth_handle" space-me >/dev/null 2>&1 || fail "me: clone"
 cd space-me
-kit kit 1
+ss_kit kit 1
 ss_run 0 as me commit -m "kit"
 ss_fault_clear
 ss_run 0 as me push
-[ "$(requests /xrpc/com.atproto.repo.uploadBlob)" = 11 ] || fail "uploads: $(requests /xrpc/com.atproto.repo.uploadBlob), not 11"
+[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 11 ] || fail "uploads: $(ss_requests /xrpc/com.atproto.repo.uploadBlob), not 11"
 
 # The record: files[] holds the 32 text files that fit, blobFiles the other 11 by CID.
 record kit >"$work/rec.json"
@@ -89,14 +63,14 @@ python3 "$check" "$lexicon" "$work/values.json" || fail "lexicon check"
 # Another account clones it byte for byte.
 cd "$work"
 ss_run 0 as reader clone "$auth_handle" space-reader --member "$me_handle"
-same space-me/kit space-reader/kit
+ss_same space-me/kit space-reader/kit
 [ "$(stat -c %a space-reader/kit/bin/tool)" = 755 ] || fail "bin/tool is not executable"
 
 # A pull with no change reads no blob.
 cd space-reader
 ss_fault_clear
 ss_run 0 as reader pull
-[ "$(requests /xrpc/com.atproto.sync.getBlob)" = 0 ] || fail "a no-change pull read blobs"
+[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 0 ] || fail "a no-change pull read blobs"
 
 # One binary changed: one upload, one blob read.
 cd "$work/space-me"
@@ -104,38 +78,20 @@ printf 'new tail' >>kit/fonts/a.ttf
 ss_run 0 as me commit -m "font"
 ss_fault_clear
 ss_run 0 as me push
-[ "$(requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "a change of one file uploaded $(requests /xrpc/com.atproto.repo.uploadBlob)"
+[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "a change of one file uploaded $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
 cd "$work/space-reader"
 ss_fault_clear
 ss_run 0 as reader pull
-[ "$(requests /xrpc/com.atproto.sync.getBlob)" = 1 ] || fail "a change of one file read $(requests /xrpc/com.atproto.sync.getBlob) blobs"
-same "$work/space-me/kit" kit
+[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 1 ] || fail "a change of one file read $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs"
+ss_same "$work/space-me/kit" kit
 
-# refused <what>: the pull names the skill and the file in one line, keeps the last good
-# version, and the next pull (no tampering) takes the new one.
-refused() {
-	local file=$1 want=$2 rc=0
-	cp -r kit "$work/good"
-	as reader pull >"$work/out" 2>&1 || rc=$?
-	[ "$rc" = 4 ] || fail "$want: pull exited $rc: $(cat "$work/out")"
-	grep -q "kit/$file: $want" "$work/out" || fail "$want: no line naming kit/$file: $(cat "$work/out")"
-	[ "$(grep -c "kit/$file" "$work/out")" = 1 ] || fail "$want: more than one line: $(cat "$work/out")"
-	grep -q "last good version is kept" "$work/out" || fail "$want: $(cat "$work/out")"
-	same "$work/good" kit
-	rm -rf "$work/good"
-	curl -sf "$proxy/_fault/tamper" >/dev/null
-	ss_run 0 as reader pull
-	# a changed binary in bin/ waits for review (the gate: core/diff/gate_facts.c)
-	if grep -q "waits for review" "$work/stdout"; then ss_run 0 as reader accept kit; fi
-	same "$work/space-me/kit" kit
-}
 cd "$work/space-me"
 printf 'x' >>kit/fonts/a.ttf
 ss_run 0 as me commit -m "font again"
 ss_run 0 as me push
 cd "$work/space-reader"
 curl -sf "$proxy/_fault/tamper?kind=blob&did=$me_did" >/dev/null
-refused fonts/a.ttf "its blob does not hash to the CID the record names"
+ss_refused fonts/a.ttf "its blob does not hash to the CID the record names" "$work/space-me" as reader
 
 cd "$work/space-me"
 printf 'y' >>kit/bin/tool
@@ -143,7 +99,7 @@ ss_run 0 as me commit -m "tool"
 ss_run 0 as me push
 cd "$work/space-reader"
 curl -sf "$proxy/_fault/tamper?kind=blob-gone&did=$me_did" >/dev/null
-refused bin/tool "its blob .* could not be read: com.atproto.sync.getBlob: BlobNotFound"
+ss_refused bin/tool "its blob .* could not be read: com.atproto.sync.getBlob: BlobNotFound" "$work/space-me" as reader
 
 # A push killed after its uploads, before its write: the next push completes it.
 cd "$work/space-me"
@@ -158,7 +114,7 @@ ss_run 0 as me status
 grep -q "up to date\|nothing to push" "$work/stdout" || fail "status after the rerun: $(cat "$work/stdout")"
 cd "$work/space-reader"
 ss_run 0 as reader pull
-same "$work/space-me/kit" kit
+ss_same "$work/space-me/kit" kit
 
 # The limits left, at commit, one line each saying what to do.
 cd "$work/space-me"
@@ -186,18 +142,21 @@ cost() {
 	as "$who" clone "$auth_handle" "$work/cost-$who" >/dev/null 2>&1 || fail "cost: clone"
 	cd "$work/cost-$who"
 	for i in $(seq 10); do
-		kit "k$i" "$i"
+		ss_kit "k$i" "$i"
 		[ "$with" = 1 ] || rm -rf "k$i/bin" "k$i/fonts" "k$i/schema.xsd" "k$i"/refs/f3[2-9].md
 	done
 	ss_run 0 as "$who" commit -m cost
 	ss_run 0 as "$who" push
 	cd "$work"
+	# straight to the PDS, not through the proxy
 	t0=$(date +%s%N)
-	ss_run 0 as reader clone "$auth_handle" "cost-read-$who" --member "$(ss_json "$work/$who.json" handle)"
+	SKILLSYNC_STATS=1 SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds ss_run 0 as reader clone \
+		"$auth_handle" "cost-read-$who" --member "$(ss_json "$work/$who.json" handle)"
 	t1=$(date +%s%N)
-	(cd "cost-read-$who" && ss_run 0 as reader pull)
+	stats=$(grep "^stats:" "$work/stderr" || true)
+	(cd "cost-read-$who" && SKILLSYNC_PLC_URL=$plc SKILLSYNC_HANDLE_RESOLVER=$pds ss_run 0 as reader pull --json)
 	t2=$(date +%s%N)
-	echo "cost: $([ "$with" = 1 ] && echo with || echo without) blobs: clone $(((t1 - t0) / 1000000)) ms, no-change pull $(((t2 - t1) / 1000000)) ms"
+	echo "cost: $([ "$with" = 1 ] && echo with || echo without) blobs: clone $(((t1 - t0) / 1000000)) ms ($stats), no-change pull $(((t2 - t1) / 1000000)) ms ($(python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v["requests"], "requests,", v["bytes"], "bytes")' "$work/stdout"))"
 }
 cost cw 1
 cost co 0

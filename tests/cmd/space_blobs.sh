@@ -14,6 +14,7 @@ unset SKILLSYNC_PASSWORD XDG_CONFIG_HOME SKILLSYNC_TEST_CRASH SKILLSYNC_LOCK_WAI
 
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
 . "$SS_SOURCE_DIR/tests/fault/lib.sh"
+. "$SS_SOURCE_DIR/tests/cmd/lib/blobs.sh"
 
 ss_proxy_workdir
 tmp=$work
@@ -25,39 +26,15 @@ sp_login auth m1 m2
 uri=$(sp_space auth blobs m1 m2)
 m1_did=$(did m1)
 
-# kit <dir> <seed>: two binaries (bin/tool executable), 40 text files, a 242,000-byte XSD.
-kit() {
-	python3 - "$1" "$2" <<'PY'
-import os, random, sys
-d, seed = sys.argv[1], sys.argv[2]
-rnd = random.Random(seed)
-for sub in ("bin", "fonts", "refs"):
-    os.makedirs(f"{d}/{sub}", exist_ok=True)
-open(f"{d}/SKILL.md", "w").write("---\nname: kit\ndescription: A kit with binaries.\n---\n# Kit\n")
-open(f"{d}/fonts/a.ttf", "wb").write(b"\0\1\0\0" + bytes(rnd.randrange(256) for _ in range(30000)))
-open(f"{d}/bin/tool", "wb").write(b"\x7fELF\0" + bytes(rnd.randrange(256) for _ in range(5000)))
-os.chmod(f"{d}/bin/tool", 0o755)
-for i in range(40):
-    open(f"{d}/refs/f{i:02d}.md", "w").write(f"reference {i}\n")
-open(f"{d}/schema.xsd", "w").write("<x/>\n" * 48400)
-PY
-}
-same() {
-	diff -r "$1" "$2" >/dev/null || fail "$2 differs from $1: $(diff -rq "$1" "$2" | head -3)"
-	(cd "$1" && find . -type f -perm -u+x | sort) >"$work/x1"
-	(cd "$2" && find . -type f -perm -u+x | sort) >"$work/x2"
-	cmp -s "$work/x1" "$work/x2" || fail "executable bits differ"
-}
-requests() { curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(sum(1 for l in json.load(sys.stdin)["log"] if l.split(" ",1)[1].split("?")[0] == sys.argv[1]))' "$1"; }
 
 ss_run 0 "$SKILLSYNC" clone "$uri" c1 --as "$(handle m1)"
 ss_run 0 "$SKILLSYNC" clone "$uri" c2 --as "$(handle m2)"
 cd "$work/c1"
-kit kit 1
+ss_kit kit 1
 ss_run 0 "$SKILLSYNC" commit -m kit
 ss_fault_clear
 ss_run 0 "$SKILLSYNC" push
-[ "$(requests /xrpc/com.atproto.repo.uploadBlob)" = 11 ] || fail "uploads: $(requests /xrpc/com.atproto.repo.uploadBlob)"
+[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 11 ] || fail "uploads: $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
 # push says, for a space, that the member's PDS serves these files to anyone by their CID
 grep -q "11 files went up as blobs.*without the space's credential" "$work/stderr" "$work/stdout" ||
 	fail "push does not say the blobs are readable: $(cat "$work/stdout" "$work/stderr")"
@@ -83,56 +60,40 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$pds/xrpc/com.atproto.space.getBl
 cd "$work"
 rm -rf c2
 ss_run 0 "$SKILLSYNC" clone "$uri" c2 --as "$(handle m2)"
-same c1/kit c2/kit
+ss_same c1/kit c2/kit
 [ "$(stat -c %a c2/kit/bin/tool)" = 755 ] || fail "bin/tool is not executable"
 
 # A no-change pull reads no blob; one binary changed is one upload and one blob read.
 cd "$work/c2"
 ss_fault_clear
 ss_run 0 "$SKILLSYNC" pull
-[ "$(requests /xrpc/com.atproto.space.getBlob)" = 0 ] || fail "a no-change pull read blobs"
+[ "$(ss_requests /xrpc/com.atproto.space.getBlob)" = 0 ] || fail "a no-change pull read blobs"
 cd "$work/c1"
 printf 'tail' >>kit/fonts/a.ttf
 ss_run 0 "$SKILLSYNC" commit -m font
 ss_fault_clear
 ss_run 0 "$SKILLSYNC" push
-[ "$(requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "one change uploaded $(requests /xrpc/com.atproto.repo.uploadBlob)"
+[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "one change uploaded $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
 cd "$work/c2"
 ss_fault_clear
 ss_run 0 "$SKILLSYNC" pull
-[ "$(requests /xrpc/com.atproto.space.getBlob)" = 1 ] || fail "one change read $(requests /xrpc/com.atproto.space.getBlob) blobs"
-same "$work/c1/kit" kit
+[ "$(ss_requests /xrpc/com.atproto.space.getBlob)" = 1 ] || fail "one change read $(ss_requests /xrpc/com.atproto.space.getBlob) blobs"
+ss_same "$work/c1/kit" kit
 
-# refused <file> <line>: one line naming the skill and the file, the last good version kept;
-# without the tampering the next pull takes the new version.
-refused() {
-	local file=$1 want=$2 rc=0
-	cp -r kit "$work/good"
-	"$SKILLSYNC" pull >"$work/out" 2>&1 || rc=$?
-	[ "$rc" = 4 ] || fail "$want: pull exited $rc: $(cat "$work/out")"
-	grep -q "kit/$file: $want" "$work/out" || fail "$want: $(cat "$work/out")"
-	[ "$(grep -c "kit/$file" "$work/out")" = 1 ] || fail "$want: more than one line: $(cat "$work/out")"
-	same "$work/good" kit
-	rm -rf "$work/good"
-	curl -sf "$proxy/_fault/tamper" >/dev/null
-	ss_run 0 "$SKILLSYNC" pull
-	if grep -q "waits for review" "$work/stdout"; then ss_run 0 "$SKILLSYNC" accept kit; fi
-	same "$work/c1/kit" kit
-}
 cd "$work/c1"
 printf 'x' >>kit/fonts/a.ttf
 ss_run 0 "$SKILLSYNC" commit -m "font again"
 ss_run 0 "$SKILLSYNC" push
 cd "$work/c2"
 curl -sf "$proxy/_fault/tamper?kind=blob&did=$m1_did" >/dev/null
-refused fonts/a.ttf "its blob does not hash to the CID the record names"
+ss_refused fonts/a.ttf "its blob does not hash to the CID the record names" "$work/c1" "$SKILLSYNC"
 cd "$work/c1"
 printf 'y' >>kit/bin/tool
 ss_run 0 "$SKILLSYNC" commit -m tool
 ss_run 0 "$SKILLSYNC" push
 cd "$work/c2"
 curl -sf "$proxy/_fault/tamper?kind=blob-gone&did=$m1_did" >/dev/null
-refused bin/tool "its blob .* could not be read: com.atproto.space.getBlob: BlobNotFound"
+ss_refused bin/tool "its blob .* could not be read: com.atproto.space.getBlob: BlobNotFound" "$work/c1" "$SKILLSYNC"
 
 # A push killed after its uploads, before its write: the next push completes it.
 cd "$work/c1"
@@ -145,5 +106,5 @@ SKILLSYNC_TEST_CRASH=after-blobs-1 "$SKILLSYNC" push >"$work/out" 2>&1 || rc=$?
 ss_run 0 "$SKILLSYNC" push
 cd "$work/c2"
 ss_run 0 "$SKILLSYNC" pull
-same "$work/c1/kit" kit
+ss_same "$work/c1/kit" kit
 echo "space blobs: ok"
