@@ -8,6 +8,7 @@
 #include "core/atproto/pds.h"
 #include "core/git/commit.h"
 #include "core/git/merge.h"
+#include "core/skill/record.h"
 #include "core/skill/validate.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"
@@ -36,7 +37,15 @@ static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 
 	for (size_t i = 0; i < n; i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(o, i);
-		sizes[i] = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD;
+		ss_record_blob *b = NULL;
+		size_t nb = 0;
+
+		/* each blob ref's mimeType becomes the PDS's at upload: room for it */
+		if (it->record)
+			ss_record_blobs(it->record, it->record_len, &b, &nb);
+		ss_record_blobs_free(b, nb);
+		sizes[i] = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD +
+		           nb * SS_BLOB_MIME_RESERVE;
 	}
 	for (size_t start = 0; start < n; batch++) {
 		size_t fit = ss_pds_batch_fit(sizes + start, n - start, MAX_BODY);
