@@ -66,11 +66,11 @@ typedef struct blob_source {
 	const char *did;
 } blob_source;
 
-static int get_blob(void *payload, const char *cid, size_t max, ss_buf *out, ss_error *err)
+static void get_blobs(void *payload, ss_cid_read *reads, size_t n)
 {
 	blob_source *b = payload;
 
-	return ss_space_get_blob(b->f->sp, b->did, cid, max, out, err);
+	ss_space_get_blobs(b->f->sp, b->did, reads, n);
 }
 
 /* A record whose blob could not be had: its member is listed in full next time, so that the
@@ -92,7 +92,7 @@ static int render(ss_fetch_run_ctx *f, const ss_space_record *rec, const char *o
 	ss_record_value value = {rec->value_json, rec->value_len, rec->value_cbor,
 	                         rec->value_cbor_len};
 	blob_source b = {f, rec->did};
-	ss_render_blobs src = {NULL, get_blob, &b, 0, 0};
+	ss_render_blobs src = {NULL, get_blobs, &b, 0, 0};
 	ss_error ignored;
 	ss_oid old;
 	int rc;

@@ -2,6 +2,7 @@
 #include "core/git/render.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,30 +72,78 @@ static char *text(const char *fmt, ...)
 	return ss_buf_detach(&b, NULL);
 }
 
-/* The bytes of f (awaited from its blob) from src->old when it holds them, else src->get; NULL
- * when they verify, else why not (malloc'd). */
-static char *blob_bytes(ss_repo *repo, ss_render_blobs *src, const ss_skill_file *f, ss_buf *bytes)
+/* Whether old holds f's bytes under f's path (into bytes). */
+static bool in_old(ss_repo *repo, const ss_oid *old, const ss_skill_file *f, const ss_cid *cid,
+                   ss_buf *bytes)
 {
-	ss_error err;
-	ss_cid cid;
+	ss_error ignored;
 
-	if (ss_cid_parse(&cid, f->blob_cid, strlen(f->blob_cid), &err) < 0)
-		return ss_xstrdup(err.message);
 	ss_buf_clear(bytes);
-	if (src->old && ss_tree_read_file(repo, src->old, f->path, bytes, &err) == 0 &&
-	    bytes->len == f->len && ss_cid_matches(&cid, bytes->ptr, bytes->len)) {
-		src->reused++;
-		return NULL;
-	}
-	src->fetched++;
-	ss_buf_clear(bytes);
-	if (src->get(src->payload, f->blob_cid, f->len, bytes, &err) < 0)
-		return text("its blob %s could not be read: %s", f->blob_cid, err.message);
-	if (bytes->len != f->len || !ss_cid_matches(&cid, bytes->ptr, bytes->len))
+	return old && ss_tree_read_file(repo, old, f->path, bytes, &ignored) == 0 &&
+	       bytes->len == f->len && ss_cid_matches(cid, bytes->ptr, bytes->len);
+}
+
+/* Why read r (for f) cannot be taken, or NULL (malloc'd). */
+static char *read_problem(const ss_cid_read *r, const ss_skill_file *f, const ss_cid *cid)
+{
+	if (r->rc < 0)
+		return text("its blob %s could not be read: %s", f->blob_cid, r->err.message);
+	if (r->out->len != f->len || !ss_cid_matches(cid, r->out->ptr, r->out->len))
 		return text("its blob does not hash to the CID the record names (%s): "
 		            "what the server sent does not verify",
 		            f->blob_cid);
 	return NULL;
+}
+
+/* The reads of the awaited files old does not hold (filling those it does), then each checked
+ * and given to its file; the first problem (malloc'd, *bad its file) or NULL. */
+static char *fill_from(ss_repo *repo, ss_skill *skill, ss_render_blobs *src, size_t *bad)
+{
+	ss_cid_read *reads = ss_xcalloc(skill->nfiles + 1, sizeof(*reads));
+	ss_cid *cids = ss_xcalloc(skill->nfiles + 1, sizeof(*cids));
+	size_t *of = ss_xcalloc(skill->nfiles + 1, sizeof(*of)), n = 0;
+	ss_buf bytes = SS_BUF_INIT;
+	char *why = NULL;
+
+	for (size_t i = 0; i < skill->nfiles && !why; i++) {
+		ss_skill_file *f = &skill->files[i];
+		ss_error err;
+
+		if (f->content)
+			continue;
+		if (ss_cid_parse(&cids[i], f->blob_cid, strlen(f->blob_cid), &err) < 0) {
+			why = ss_xstrdup(err.message);
+			*bad = i;
+		} else if (in_old(repo, src->old, f, &cids[i], &bytes)) {
+			ss_skill_fill_blob(f, bytes.ptr, bytes.len);
+			src->reused++;
+		} else {
+			reads[n] = (ss_cid_read){.cid = f->blob_cid,
+			                         .max = f->len,
+			                         .out = ss_xcalloc(1, sizeof(ss_buf))};
+			ss_buf_init(reads[n].out);
+			of[n++] = i;
+		}
+	}
+	if (!why && n) {
+		src->get(src->payload, reads, n);
+		src->fetched += n;
+	}
+	for (size_t k = 0; k < n; k++) {
+		ss_skill_file *f = &skill->files[of[k]];
+
+		if (!why && !(why = read_problem(&reads[k], f, &cids[of[k]])))
+			ss_skill_fill_blob(f, reads[k].out->ptr, reads[k].out->len);
+		else if (why && *bad == SIZE_MAX)
+			*bad = of[k];
+		ss_buf_release(reads[k].out);
+		free(reads[k].out);
+	}
+	ss_buf_release(&bytes);
+	free(reads);
+	free(cids);
+	free(of);
+	return why;
 }
 
 /* Gives every awaited file of skill its bytes; false with out->reason and out->refused when one
@@ -102,30 +151,25 @@ static char *blob_bytes(ss_repo *repo, ss_render_blobs *src, const ss_skill_file
 static bool fill_blobs(ss_repo *repo, const char *rkey, ss_skill *skill, ss_render_blobs *src,
                        ss_render *out)
 {
-	ss_buf bytes = SS_BUF_INIT, label = SS_BUF_INIT;
-	char *why = NULL;
+	ss_buf label = SS_BUF_INIT;
+	size_t bad = SIZE_MAX;
+	char *why;
 
-	for (size_t i = 0; i < skill->nfiles && !why; i++) {
-		ss_skill_file *f = &skill->files[i];
-
-		if (f->content)
-			continue;
-		why = src ? blob_bytes(repo, src, f, &bytes)
-		          : ss_xstrdup("blob files cannot be read here");
-		if (!why)
-			ss_skill_fill_blob(f, bytes.ptr, bytes.len);
-	}
-	for (size_t i = 0; why && i < skill->nfiles; i++)
-		if (!skill->files[i].content) {
-			ss_skill_label(&label, rkey, skill->files[i].path);
-			out->reason = text("%s: %s", label.ptr, why);
-			out->refused = true;
-			break;
-		}
+	if (!ss_skill_awaits_blobs(skill))
+		return true;
+	why =
+	    src ? fill_from(repo, skill, src, &bad) : ss_xstrdup("blob files cannot be read here");
+	if (!why)
+		return true;
+	for (size_t i = 0; bad == SIZE_MAX && i < skill->nfiles; i++)
+		if (!skill->files[i].content)
+			bad = i;
+	ss_skill_label(&label, rkey, skill->files[bad].path);
+	out->reason = text("%s: %s", label.ptr, why);
+	out->refused = true;
 	free(why);
-	ss_buf_release(&bytes);
 	ss_buf_release(&label);
-	return !out->reason;
+	return false;
 }
 
 int ss_render_record(ss_repo *repo, const char *rkey, const ss_record_value *value, ss_render *out,

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/atproto/cid.h"
 #include "core/git/repo.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
@@ -43,14 +44,14 @@ int ss_render_record(ss_repo *repo, const char *rkey, const struct ss_record_val
 /*
  * Where the bytes of a record's blob files (core/skill/record.h: blobFiles) come from. old (may
  * be NULL): the subtree of the record's last version; a file it holds under the same path whose
- * bytes hash to the blob's CID is taken from it, not asked for. get: the blob cid (at most max
- * bytes) into out, or a negative code with err set. Every blob's bytes are checked against its
- * CID (CIDv1 raw sha2-256) and size before they are written: a blob that cannot be had or does
- * not match refuses the record (out->refused, the reason naming the file).
+ * bytes hash to the blob's CID is taken from it, not asked for. get: reads the others, all of
+ * a record's at once (core/atproto/cid.h: each read its own outcome). Every blob's bytes are
+ * checked against its CID (CIDv1 raw sha2-256) and size before they are written: a blob that
+ * cannot be had or does not match refuses the record (out->refused, the reason naming the file).
  */
 typedef struct ss_render_blobs {
 	const ss_oid *old;
-	int (*get)(void *payload, const char *cid, size_t max, ss_buf *out, ss_error *err);
+	void (*get)(void *payload, ss_cid_read *reads, size_t n);
 	void *payload;
 	size_t fetched, reused; /* blobs asked for, blobs taken from old */
 } ss_render_blobs;

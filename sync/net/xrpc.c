@@ -257,7 +257,6 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 		    .body = call->body,
 		    .body_len = call->body_len,
 		    .once = call->once,
-		    .max_response = call->max_response,
 		};
 
 		if ((ret = ss_http_perform(x->http, &req, &resp, err)) < 0)
@@ -273,9 +272,7 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 		goto out;
 	}
 	ret = 0;
-	if (call->raw)
-		ret = ss_buf_put(call->raw, resp.body.ptr, resp.body.len);
-	else if (out)
+	if (out)
 		ret = ss_xrpc_call_parse(call->nsid, &resp.body, out, err);
 out:
 	ss_http_response_release(&resp);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "core/atproto/cid.h"
 #include "sync/net/xrpc.h"
 
 /*
@@ -18,9 +19,9 @@
 int ss_xrpc_upload_blob(ss_xrpc *x, const void *bytes, size_t len, char **cid, char **mime,
                         ss_error *err);
 
-/* com.atproto.sync.getBlob?did=&cid=: the blob's bytes into out (cleared), at most max bytes
- * (SS_ETOOBIG beyond); not checked against the CID (the caller does). */
-int ss_xrpc_get_blob(ss_xrpc *x, const char *did, const char *cid, size_t max, ss_buf *out,
-                     ss_error *err);
+/* com.atproto.sync.getBlob?did=&cid= for each read, max_parallel at once (0: the batch's
+ * default) over the client's connections, no token; each read ends with its own rc and err
+ * (SS_ETOOBIG beyond its max). */
+void ss_xrpc_get_blobs(ss_xrpc *x, const char *did, ss_cid_read *reads, size_t n, int max_parallel);
 
 #endif

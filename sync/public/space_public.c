@@ -744,15 +744,16 @@ static void pub_free(ss_space *sp)
 	free(ps);
 }
 
-/* A member's blob from its PDS: com.atproto.sync.getBlob, no credential needed. */
-static int pub_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
-                        ss_error *err)
+/* A member's blobs from its PDS: com.atproto.sync.getBlob, no credential needed. */
+static void pub_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n)
 {
 	pub_member *m = find_member((pub_space *)sp, did);
 
-	if (!m)
-		return ss_error_set(err, SS_ENOTFOUND, "'%s' is not a member of this space", did);
-	return ss_xrpc_get_blob(m->client, did, cid, max, out, err);
+	for (size_t i = 0; !m && i < n; i++)
+		reads[i].rc = ss_error_set(&reads[i].err, SS_ENOTFOUND,
+		                           "'%s' is not a member of this space", did);
+	if (m)
+		ss_xrpc_get_blobs(m->client, did, reads, n, 0);
 }
 
 static int pub_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
@@ -770,7 +771,7 @@ static const ss_space_vtable pub_vtable = {
     "public",        SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE,
     pub_heads,       pub_list,
     pub_apply,       pub_free,
-    pub_landed,      pub_get_blob,
+    pub_landed,      pub_get_blobs,
     pub_upload_blob,
 };
 

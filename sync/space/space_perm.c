@@ -193,23 +193,27 @@ static void perm_free(ss_space *sp)
 	free(ps);
 }
 
-/* A writer's blob from its PDS: com.atproto.space.getBlob with the space's credential. */
-static int perm_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
-                         ss_error *err)
+/* A writer's blobs from its PDS: com.atproto.space.getBlob with the space's credential, one at
+ * a time (each request signed as the credential's renewal may need). */
+static void perm_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n)
 {
 	perm_space *ps = (perm_space *)sp;
 	perm_writer *wr = ss_space_perm__writer(ps, did);
-	const char *params[] = {"space", ps->uri, "repo", did, "cid", cid, NULL};
-	int ret;
 
-	if ((ret = ss_space_perm__pds(ps, wr, err)) < 0 ||
-	    (ret = ss_space_cred_get(ps->cred, wr->pds, SS_SPACE_NSID_GET_BLOB, params, did, out,
-	                             err)) < 0)
-		return ret;
-	if (out->len > max)
-		return ss_error_set(err, SS_ETOOBIG, "%s: the blob is larger than %zu bytes",
-		                    SS_SPACE_NSID_GET_BLOB, max);
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *params[] = {"space", ps->uri, "repo", did, "cid", reads[i].cid, NULL};
+		ss_cid_read *r = &reads[i];
+
+		ss_buf_clear(r->out);
+		if ((r->rc = ss_space_perm__pds(ps, wr, &r->err)) < 0 ||
+		    (r->rc = ss_space_cred_get(ps->cred, wr->pds, SS_SPACE_NSID_GET_BLOB, params,
+		                               did, r->out, &r->err)) < 0)
+			continue;
+		if (r->out->len > r->max)
+			r->rc = ss_error_set(&r->err, SS_ETOOBIG,
+			                     "%s: the blob is larger than %zu bytes",
+			                     SS_SPACE_NSID_GET_BLOB, r->max);
+	}
 }
 
 /* Blobs go to my PDS as for a public repo: the space record names them. */
@@ -231,7 +235,7 @@ static const ss_space_vtable perm_vtable = {
     ss_space_perm__apply,
     perm_free,
     NULL,
-    perm_get_blob,
+    perm_get_blobs,
     perm_upload_blob,
 };
 

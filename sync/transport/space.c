@@ -112,10 +112,9 @@ void ss_space_free(ss_space *sp)
 	free(me);
 }
 
-int ss_space_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
-                      ss_error *err)
+void ss_space_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n)
 {
-	return sp->vt->get_blob(sp, did, cid, max, out, err);
+	sp->vt->get_blobs(sp, did, reads, n);
 }
 
 int ss_space_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,

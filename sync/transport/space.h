@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/atproto/cid.h"
 #include "core/atproto/write.h"
 #include "core/state/state.h"
 #include "core/util/buf.h"
@@ -174,14 +175,13 @@ void ss_space_landed(ss_space *sp, const char *commit);
 
 /*
  * Blobs: the files a record names by CID (docs/RECORD-FORMAT.md, blobFiles).
- * get_blob: a member's blob (public: com.atproto.sync.getBlob on its PDS; space:
- * com.atproto.space.getBlob with the space's credential) into out, at most max bytes; not checked
- * against its CID (core/git/render.h does). SS_ENOTFOUND when the server has no such blob.
+ * get_blobs: a member's blobs (public: com.atproto.sync.getBlob on its PDS, several at once;
+ * space: com.atproto.space.getBlob with the space's credential), each read ending with its own
+ * rc and err; not checked against their CIDs (core/git/render.h does).
  * upload_blob: len bytes to my repo (com.atproto.repo.uploadBlob on my PDS, for either
  * transport); *cid and *mime (malloc'd): what the PDS stored, the mimeType a record must name.
  */
-int ss_space_get_blob(ss_space *sp, const char *did, const char *cid, size_t max, ss_buf *out,
-                      ss_error *err);
+void ss_space_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n);
 int ss_space_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
                          ss_error *err);
 
