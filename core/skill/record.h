@@ -117,7 +117,6 @@ void ss_record_blob_cid(const struct ss_skill_file *f, char out[SS_CID_STRSZ]);
 typedef struct ss_record_blob {
 	char *path;
 	char cid[SS_CID_STRSZ];
-	size_t size;
 } ss_record_blob;
 
 /* The blobs the record text names (none when it is not a record with blobFiles). */

@@ -246,7 +246,6 @@ void ss_record_blobs(const char *json, size_t len, ss_record_blob **out, size_t 
 			continue;
 		rb->path = ss_xstrdup(path);
 		snprintf(rb->cid, sizeof(rb->cid), "%s", cid);
-		rb->size = (size_t)json_integer_value(json_object_get(b, "size"));
 		(*n)++;
 	}
 	json_decref(root);
