@@ -95,37 +95,82 @@ static char *read_problem(const ss_cid_read *r, const ss_skill_file *f, const ss
 	return NULL;
 }
 
-/* The reads of the awaited files old does not hold (filling those it does), then each checked
- * and given to its file; the first problem (malloc'd, *bad its file) or NULL. */
+/* The awaited files of a skill and their CIDs, for a walk of the last version's files. */
+typedef struct awaited {
+	ss_skill *skill;
+	const ss_cid *cids;
+	size_t reused;
+} awaited;
+
+/* A file of the last version that holds the bytes of an awaited file elsewhere (a file moved
+ * or copied within the skill) gives them to it. */
+static int take_moved(const ss_tree_file *t, void *payload)
+{
+	awaited *a = payload;
+
+	for (size_t i = 0; i < a->skill->nfiles; i++) {
+		ss_skill_file *f = &a->skill->files[i];
+
+		if (!f->content && f->len == t->len &&
+		    ss_cid_matches(&a->cids[i], t->data, t->len)) {
+			ss_skill_fill_blob(f, t->data, t->len);
+			a->reused++;
+		}
+	}
+	return 0;
+}
+
+/* The awaited files' CIDs into cids, and the bytes of those old holds (under the same path,
+ * else anywhere in it); the first problem (malloc'd, *bad its file) or NULL. */
+static char *take_old(ss_repo *repo, ss_skill *skill, ss_render_blobs *src, ss_cid *cids,
+                      size_t *bad)
+{
+	ss_buf bytes = SS_BUF_INIT;
+	awaited a = {skill, cids, 0};
+	ss_error err;
+
+	for (size_t i = 0; i < skill->nfiles; i++) {
+		ss_skill_file *f = &skill->files[i];
+
+		if (f->content)
+			continue;
+		if (ss_cid_parse(&cids[i], f->blob_cid, strlen(f->blob_cid), &err) < 0) {
+			*bad = i;
+			ss_buf_release(&bytes);
+			return ss_xstrdup(err.message);
+		}
+		if (in_old(repo, src->old, f, &cids[i], &bytes)) {
+			ss_skill_fill_blob(f, bytes.ptr, bytes.len);
+			src->reused++;
+		}
+	}
+	ss_buf_release(&bytes);
+	if (src->old && ss_skill_awaits_blobs(skill) &&
+	    ss_tree_each_file(repo, src->old, take_moved, &a, &err) == 0)
+		src->reused += a.reused;
+	return NULL;
+}
+
+/* The bytes of every awaited file: from the last version when it holds them, else read (all at
+ * once) and each checked against its CID; the first problem (malloc'd, *bad its file) or
+ * NULL. */
 static char *fill_from(ss_repo *repo, ss_skill *skill, ss_render_blobs *src, size_t *bad)
 {
 	ss_cid_read *reads = ss_xcalloc(skill->nfiles + 1, sizeof(*reads));
 	ss_cid *cids = ss_xcalloc(skill->nfiles + 1, sizeof(*cids));
 	size_t *of = ss_xcalloc(skill->nfiles + 1, sizeof(*of)), n = 0;
-	ss_buf bytes = SS_BUF_INIT;
-	char *why = NULL;
+	char *why = take_old(repo, skill, src, cids, bad);
 
 	for (size_t i = 0; i < skill->nfiles && !why; i++) {
-		ss_skill_file *f = &skill->files[i];
-		ss_error err;
-
-		if (f->content)
+		if (skill->files[i].content)
 			continue;
-		if (ss_cid_parse(&cids[i], f->blob_cid, strlen(f->blob_cid), &err) < 0) {
-			why = ss_xstrdup(err.message);
-			*bad = i;
-		} else if (in_old(repo, src->old, f, &cids[i], &bytes)) {
-			ss_skill_fill_blob(f, bytes.ptr, bytes.len);
-			src->reused++;
-		} else {
-			reads[n] = (ss_cid_read){.cid = f->blob_cid,
-			                         .max = f->len,
-			                         .out = ss_xcalloc(1, sizeof(ss_buf))};
-			ss_buf_init(reads[n].out);
-			of[n++] = i;
-		}
+		reads[n] = (ss_cid_read){.cid = skill->files[i].blob_cid,
+		                         .max = skill->files[i].len,
+		                         .out = ss_xcalloc(1, sizeof(ss_buf))};
+		ss_buf_init(reads[n].out);
+		of[n++] = i;
 	}
-	if (!why && n) {
+	if (n) {
 		src->get(src->payload, reads, n);
 		src->fetched += n;
 	}
@@ -139,7 +184,6 @@ static char *fill_from(ss_repo *repo, ss_skill *skill, ss_render_blobs *src, siz
 		ss_buf_release(reads[k].out);
 		free(reads[k].out);
 	}
-	ss_buf_release(&bytes);
 	free(reads);
 	free(cids);
 	free(of);

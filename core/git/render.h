@@ -43,8 +43,9 @@ int ss_render_record(ss_repo *repo, const char *rkey, const struct ss_record_val
 
 /*
  * Where the bytes of a record's blob files (core/skill/record.h: blobFiles) come from. old (may
- * be NULL): the subtree of the record's last version; a file it holds under the same path whose
- * bytes hash to the blob's CID is taken from it, not asked for. get: reads the others, all of
+ * be NULL): the subtree of the record's last version; a file it holds (under the same path, else
+ * anywhere: a file moved) whose bytes hash to the blob's CID is taken from it, not asked for.
+ * get: reads the others, all of
  * a record's at once (core/atproto/cid.h: each read its own outcome). Every blob's bytes are
  * checked against its CID (CIDv1 raw sha2-256) and size before they are written: a blob that
  * cannot be had or does not match refuses the record (out->refused, the reason naming the file).

@@ -85,6 +85,22 @@ ss_run 0 as reader pull
 [ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 1 ] || fail "a change of one file read $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs"
 ss_same "$work/space-me/kit" kit
 
+# A binary moved within the skill: its CID is known on both sides, nothing goes up or down.
+cd "$work/space-me"
+mkdir -p kit/assets && mv kit/fonts/a.ttf kit/assets/a.ttf && rmdir kit/fonts
+ss_run 0 as me commit -m "move the font"
+ss_fault_clear
+ss_run 0 as me push
+[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 0 ] || fail "a move uploaded $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
+cd "$work/space-reader"
+ss_fault_clear
+ss_run 0 as reader pull
+[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 0 ] || fail "a move read $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs"
+ss_same "$work/space-me/kit" kit
+mkdir "$work/space-me/kit/fonts" && mv "$work/space-me/kit/assets/a.ttf" "$work/space-me/kit/fonts/a.ttf" && rmdir "$work/space-me/kit/assets"
+(cd "$work/space-me" && ss_run 0 as me commit -m "font back" && ss_run 0 as me push)
+ss_run 0 as reader pull
+
 cd "$work/space-me"
 printf 'x' >>kit/fonts/a.ttf
 ss_run 0 as me commit -m "font again"
