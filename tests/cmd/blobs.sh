@@ -4,9 +4,10 @@
 # a skill with binaries (one executable), more than 32 files and a file over 200,000 bytes is
 # pushed by one account and cloned byte for byte, executable bits included, by another; its
 # record is valid under the lexicon, files[] keeps the 32 text files that fit. A no-change pull
-# reads no blob; a change sends and reads only the changed blob. A blob that does not hash to
-# its CID, or that the PDS no longer has, is refused with one line naming the skill and the
-# file, the last good version stays, and the next pull takes the new one. A push killed after
+# reads no blob; a change sends and reads only the changed blob, a move neither. A blob that
+# does not hash to its CID, or that the PDS no longer has (said by the fault proxy, then really
+# deleted from the PDS's blob store), is refused with one line naming the skill and the file,
+# the last good version stays, and the next pull takes the new one. A push killed after
 # its uploads loses nothing. The limits left are refused at commit with what to do. Last, the
 # cost of a clone and a no-change pull of skills with blobs against the same skills without.
 set -euo pipefail
@@ -116,6 +117,31 @@ ss_run 0 as me push
 cd "$work/space-reader"
 curl -sf "$proxy/_fault/tamper?kind=blob-gone&did=$me_did" >/dev/null
 ss_refused bin/tool "its blob .* could not be read: com.atproto.sync.getBlob: BlobNotFound" "$work/space-me" as reader
+
+# A blob the PDS really lost (gone from its blob store on disk): refused the same way, the last
+# good version kept; a new version of the file heals it.
+cd "$work/space-me"
+printf 'w' >>kit/fonts/a.ttf
+ss_run 0 as me commit -m "font lost"
+ss_run 0 as me push
+cid=$(record kit | python3 -c 'import json,sys; print([b for b in json.load(sys.stdin)["value"]["blobFiles"] if b["path"] == "fonts/a.ttf"][0]["blob"]["ref"]["$link"])')
+rm "$(dirname "$SS_PDS_INFO")/data/blobs/$me_did/$cid" || fail "no blob $cid in the PDS's blob store"
+cd "$work/space-reader"
+cp -r kit "$work/good"
+rc=0
+as reader pull >"$work/out" 2>&1 || rc=$?
+[ "$rc" = 4 ] || fail "a lost blob: pull exited $rc: $(cat "$work/out")"
+grep -q "kit/fonts/a.ttf: its blob $cid could not be read: com.atproto.sync.getBlob: " "$work/out" ||
+	fail "a lost blob: $(cat "$work/out")"
+ss_same "$work/good" kit
+rm -rf "$work/good"
+cd "$work/space-me"
+printf 'v' >>kit/fonts/a.ttf
+ss_run 0 as me commit -m "font again, after the loss"
+ss_run 0 as me push
+cd "$work/space-reader"
+ss_run 0 as reader pull
+ss_same "$work/space-me/kit" kit
 
 # A push killed after its uploads, before its write: the next push completes it.
 cd "$work/space-me"
