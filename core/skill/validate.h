@@ -30,7 +30,8 @@ struct ss_skill;
 #define SS_MAX_NOTE          2000
 /* Files beyond what a record's text holds travel as blobs (docs/RECORD-FORMAT.md); these limits
  * are theirs. The largest file: the reference PDS's default blob limit (5 MiB; a PDS set with
- * PDS_BLOB_UPLOAD_LIMIT may take more or less, and says so only by refusing an upload). */
+ * PDS_BLOB_UPLOAD_LIMIT takes more or less, says so in describeServer's blobUploadLimit, and
+ * refuses a larger upload with HTTP 413, which push reports naming the file). */
 #define SS_MAX_BLOB 5242880
 /* The most files beside SKILL.md, in files[] and blobFiles together. */
 #define SS_MAX_SKILL_FILES 1000
