@@ -73,34 +73,35 @@ ss_fault_clear
 ss_run 0 as reader pull
 [ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 0 ] || fail "a no-change pull read blobs"
 
-# One binary changed: one upload, one blob read.
-cd "$work/space-me"
-printf 'new tail' >>kit/fonts/a.ttf
-ss_run 0 as me commit -m "font"
-ss_fault_clear
-ss_run 0 as me push
-[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "a change of one file uploaded $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
-cd "$work/space-reader"
-ss_fault_clear
-ss_run 0 as reader pull
-[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 1 ] || fail "a change of one file read $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs"
-ss_same "$work/space-me/kit" kit
+# travel <message> <uploads> <reads>: me commits what changed in its kit and pushes, the reader
+# pulls: that many blobs went up, and down; the reader's kit is me's, byte for byte.
+travel() {
+	cd "$work/space-me"
+	ss_run 0 as me commit -m "$1"
+	ss_fault_clear
+	ss_run 0 as me push
+	[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = "$2" ] ||
+		fail "$1: $(ss_requests /xrpc/com.atproto.repo.uploadBlob) uploads, not $2"
+	cd "$work/space-reader"
+	ss_fault_clear
+	ss_run 0 as reader pull
+	[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = "$3" ] ||
+		fail "$1: $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs read, not $3"
+	ss_same "$work/space-me/kit" kit
+}
 
+# One binary changed: one upload, one blob read.
+printf 'new tail' >>"$work/space-me/kit/fonts/a.ttf"
+travel "font" 1 1
 # A binary moved within the skill: its CID is known on both sides, nothing goes up or down.
-cd "$work/space-me"
-mkdir -p kit/assets && mv kit/fonts/a.ttf kit/assets/a.ttf && rmdir kit/fonts
-ss_run 0 as me commit -m "move the font"
-ss_fault_clear
-ss_run 0 as me push
-[ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 0 ] || fail "a move uploaded $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
-cd "$work/space-reader"
-ss_fault_clear
-ss_run 0 as reader pull
-[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = 0 ] || fail "a move read $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs"
-ss_same "$work/space-me/kit" kit
-mkdir "$work/space-me/kit/fonts" && mv "$work/space-me/kit/assets/a.ttf" "$work/space-me/kit/fonts/a.ttf" && rmdir "$work/space-me/kit/assets"
-(cd "$work/space-me" && ss_run 0 as me commit -m "font back" && ss_run 0 as me push)
-ss_run 0 as reader pull
+mkdir "$work/space-me/kit/assets"
+mv "$work/space-me/kit/fonts/a.ttf" "$work/space-me/kit/assets/a.ttf"
+rmdir "$work/space-me/kit/fonts"
+travel "move the font" 0 0
+mkdir "$work/space-me/kit/fonts"
+mv "$work/space-me/kit/assets/a.ttf" "$work/space-me/kit/fonts/a.ttf"
+rmdir "$work/space-me/kit/assets"
+travel "font back" 0 0
 
 cd "$work/space-me"
 printf 'x' >>kit/fonts/a.ttf
