@@ -87,6 +87,20 @@ static void json_writes(cli_json *w, const ss_outgoing *o)
 	cli_json_end(w);
 }
 
+/* The files that went up as blobs; in a permissioned space, who else can read them. */
+static void print_blobs(const ss_push_result *r, const ss_space *sp)
+{
+	if (!r->blobs_uploaded)
+		return;
+	printf("sent %zu file%s as blobs (%zu bytes)\n", r->blobs_uploaded,
+	       r->blobs_uploaded == 1 ? "" : "s", r->blob_bytes);
+	if (!strcmp(ss_space_kind(sp), "space"))
+		printf("note: %zu file%s went up as blobs to your PDS, which serves them to anyone "
+		       "who knows their CID (com.atproto.sync.getBlob), without the space's "
+		       "credential (see docs/SECURITY.md)\n",
+		       r->blobs_uploaded, r->blobs_uploaded == 1 ? "" : "s");
+}
+
 static void print_json(const ss_push_result *r, size_t recovered, bool dry)
 {
 	const ss_plan *plan = ss_outgoing_plan(r->outgoing);
@@ -194,6 +208,8 @@ static int cmd_push(ss_ctx *ctx, int argc, char **argv)
 			cli_refused_print(stderr, r.outgoing, "error: ");
 		goto fail;
 	}
+	if (!json && sp)
+		print_blobs(&r, sp);
 	if (!dry && r.sent)
 		cli_card_auto(ctx);
 	ret = SS_EXIT_OK;

@@ -3,6 +3,7 @@
 #include "sync/fetch.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,16 +47,64 @@ static void report(ss_fetch_run_ctx *f, const char *did, const char *rkey, const
  * (DESIGN.md section 2), with a warning; the next listing tries the new version again.
  */
 static int keep_last_good(ss_fetch_run_ctx *f, const ss_space_record *rec, const char *reason,
-                          ss_error *err)
+                          bool refused, ss_error *err)
 {
 	ss_buf why = SS_BUF_INIT;
 	int rc = ss_state_record_touch(f->st, rec->did, rec->rkey, err);
 
 	if (rc == 0) {
 		ss_buf_printf(&why, "%s (its last good version is kept)", reason);
-		report(f, rec->did, rec->rkey, why.ptr, rec->refused);
+		report(f, rec->did, rec->rkey, why.ptr, refused);
 	}
 	ss_buf_release(&why);
+	return rc;
+}
+
+/* A member's blob, for core/git/render.h. */
+typedef struct blob_source {
+	ss_fetch_run_ctx *f;
+	const char *did;
+} blob_source;
+
+static void get_blobs(void *payload, ss_cid_read *reads, size_t n)
+{
+	blob_source *b = payload;
+
+	ss_space_get_blobs(b->f->sp, b->did, reads, n);
+}
+
+/* A record whose blob could not be had: its member is listed in full next time, so that the
+ * record is tried again (DESIGN.md section 2: a server's failure never becomes a verdict). */
+static void retry_member(ss_fetch_run_ctx *f, const char *did)
+{
+	for (size_t i = 0; i < f->nretry; i++)
+		if (!strcmp(f->retry[i], did))
+			return;
+	f->retry = ss_xrealloc(f->retry, (f->nretry + 1) * sizeof(*f->retry));
+	f->retry[f->nretry++] = ss_xstrdup(did);
+}
+
+/* Renders rec, its blobs taken from the last version's subtree (old_tree, "" for none) when it
+ * holds them. */
+static int render(ss_fetch_run_ctx *f, const ss_space_record *rec, const char *old_tree,
+                  ss_render *r, ss_error *err)
+{
+	ss_record_value value = {rec->value_json, rec->value_len, rec->value_cbor,
+	                         rec->value_cbor_len};
+	blob_source b = {f, rec->did};
+	ss_render_blobs src = {NULL, get_blobs, &b, 0, 0};
+	ss_error ignored;
+	ss_oid old;
+	int rc;
+
+	if (*old_tree && ss_oid_parse(&old, old_tree, &ignored) == 0 &&
+	    ss_tree_exists(f->repo, &old))
+		src.old = &old;
+	rc = ss_render_record_blobs(f->repo, rec->rkey, &value, &src, r, err);
+	f->res->blobs_fetched += src.fetched;
+	f->res->blobs_reused += src.reused;
+	if (rc == 0 && r->refused)
+		retry_member(f, rec->did);
 	return rc;
 }
 
@@ -64,9 +113,7 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 	ss_fetch_run_ctx *f = payload;
 	ss_state_record old, sr;
 	ss_render r;
-	ss_record_value value = {rec->value_json, rec->value_len, rec->value_cbor,
-	                         rec->value_cbor_len};
-	char hex[SS_OID_HEXSZ + 1];
+	char hex[SS_OID_HEXSZ + 1], old_tree[SS_OID_HEXSZ + 1] = "";
 	bool had_good;
 	int rc;
 
@@ -85,17 +132,23 @@ static int on_record(void *payload, const ss_space_record *rec, ss_error *err)
 		goto progress;
 	}
 	had_good = rc == 0 && old.valid && tree_usable(f, &old);
+	if (had_good)
+		snprintf(old_tree, sizeof(old_tree), "%s", old.tree);
 	ss_state_record_release(&old);
 	if (rc < 0 && err->code != SS_ENOTFOUND)
 		return rc;
 	if (rec->problem) {
 		r.reason = ss_xstrdup(rec->problem);
-	} else if (ss_render_record(f->repo, rec->rkey, &value, &r, err) < 0) {
+	} else if (render(f, rec, old_tree, &r, err) < 0) {
 		return ss_error_prefix(err, "cannot store '%s' of '%s'", rec->rkey,
 		                       ss_fetch__who(f, rec->did));
 	}
 	if (!r.valid && had_good) {
-		rc = keep_last_good(f, rec, r.reason, err);
+		rc = keep_last_good(f, rec, r.reason, rec->refused || r.refused, err);
+		goto out;
+	}
+	if (r.refused) { /* nothing good to keep: said, not kept, tried again next time */
+		report(f, rec->did, rec->rkey, r.reason, true);
 		goto out;
 	}
 	if (r.valid)
@@ -227,6 +280,10 @@ static int on_done(void *payload, const char *did, const ss_space_read *how, ss_
 		note_caught(f, did, how->caught);
 	if (h && ss_state_member_set_head(f->st, did, h->commit, h->rev, err) < 0)
 		return -1;
+	for (size_t i = 0; i < f->nretry; i++)
+		if (!strcmp(f->retry[i], did) &&
+		    ss_state_member_set_head(f->st, did, NULL, NULL, err) < 0)
+			return -1;
 	f->members_done++;
 	if (f->opts && f->opts->progress)
 		f->opts->progress(f->opts->payload, f->res->records, f->members_done, f->to_list);
@@ -431,6 +488,9 @@ out:
 	for (size_t i = 0; f.since && i < nwants; i++)
 		free(f.since[i]);
 	free(f.since);
+	for (size_t i = 0; i < f.nretry; i++)
+		free(f.retry[i]);
+	free(f.retry);
 	free(wants);
 	return ret;
 }

@@ -80,6 +80,8 @@ typedef struct ss_fetch_result {
 	 * an incremental listing was asked (the server refused `since`, or the tree could not be
 	 * completed) */
 	size_t full_listings, incremental_listings, fallbacks;
+	/* blobs read from the members' PDSes, and taken from the last version's files instead */
+	size_t blobs_fetched, blobs_reused;
 	/* every member read this run, in the order its read ended (also one refused: verified
 	 * false); release with ss_fetch_result_release */
 	ss_fetch_read *reads;

@@ -24,6 +24,8 @@ typedef struct ss_fetch_run_ctx {
 	const ss_space_want *wants; /* the members listed, since_rev set when incremental */
 	size_t nwants;
 	char **since; /* the wants' since_rev (owned) */
+	char **retry; /* members with a blob that could not be had: listed in full next run */
+	size_t nretry;
 } ss_fetch_run_ctx;
 
 /* The member's handle, or NULL when unknown. */

@@ -8,6 +8,7 @@
 #include "core/atproto/pds.h"
 #include "core/git/commit.h"
 #include "core/git/merge.h"
+#include "core/skill/record.h"
 #include "core/skill/validate.h"
 #include "core/util/crash.h"
 #include "core/util/mem.h"
@@ -36,7 +37,15 @@ static size_t assign_batches(const ss_outgoing *o, ss_journal_write *jw)
 
 	for (size_t i = 0; i < n; i++) {
 		const ss_outgoing_item *it = ss_outgoing_get(o, i);
-		sizes[i] = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD;
+		ss_record_blob *b = NULL;
+		size_t nb = 0;
+
+		/* each blob ref's mimeType becomes the PDS's at upload: room for it */
+		if (it->record)
+			ss_record_blobs(it->record, it->record_len, &b, &nb);
+		ss_record_blobs_free(b, nb);
+		sizes[i] = it->record_len + strlen(it->write->name) + WRITE_OVERHEAD +
+		           nb * SS_BLOB_MIME_RESERVE;
 	}
 	for (size_t start = 0; start < n; batch++) {
 		size_t fit = ss_pds_batch_fit(sizes + start, n - start, MAX_BODY);
@@ -56,7 +65,8 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 	void (*progress)(void *, size_t, size_t) = opts ? opts->progress : NULL;
 	char *commit = j->base_commit ? ss_xstrdup(j->base_commit) : NULL, *rev = NULL;
 	ss_space_write *sw = ss_xcalloc(j->nwrites + 1, sizeof(*sw));
-	char point[64];
+	char **values = ss_xcalloc(j->nwrites + 1, sizeof(*values)), point[64];
+	ss_push_blobs pb = {repo, st, sp, me, o};
 	size_t first = 0;
 	int rc, ret = -1;
 
@@ -67,19 +77,24 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 		size_t n = 0;
 
 		memset(&applied, 0, sizeof(applied));
-		while (first + n < j->nwrites && j->writes[first + n].batch == b) {
-			const ss_outgoing_item *it = ss_outgoing_get(o, first + n);
-			sw[n].op = it->write->op;
-			sw[n].rkey = it->write->name;
-			sw[n].value_json = it->record;
-			sw[n].swap_cid = it->write->swap_cid;
+		while (first + n < j->nwrites && j->writes[first + n].batch == b)
 			n++;
-		}
 		snprintf(point, sizeof(point), "before-batch-%zu", b + 1);
 		ss_crash_point(point);
 		if (ss_state_journal_sending(st, b, err) < 0)
 			goto out;
-		rc = ss_space_apply(sp, sw, n, commit, &applied, err);
+		rc = ss_push__upload_blobs(&pb, first, n, values, out, err);
+		snprintf(point, sizeof(point), "after-blobs-%zu", b + 1);
+		ss_crash_point(point);
+		for (size_t i = 0; i < n; i++) {
+			const ss_outgoing_item *it = ss_outgoing_get(o, first + i);
+			sw[i].op = it->write->op;
+			sw[i].rkey = it->write->name;
+			sw[i].value_json = values[first + i] ? values[first + i] : it->record;
+			sw[i].swap_cid = it->write->swap_cid;
+		}
+		if (rc == 0)
+			rc = ss_space_apply(sp, sw, n, commit, &applied, err);
 		out->requests += applied.nrequests;
 		if (rc < 0) {
 			/* the journal goes only when the server refused and nothing landed; else
@@ -135,6 +150,9 @@ static int send_batches(ss_repo *repo, ss_state *st, ss_space *sp, const char *m
 	}
 	ret = 0;
 out:
+	for (size_t i = 0; i < j->nwrites; i++)
+		free(values[i]);
+	free(values);
 	free(commit);
 	free(rev);
 	free(sw);

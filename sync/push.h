@@ -53,6 +53,8 @@ typedef struct ss_push_result {
 	size_t requests;       /* write requests sent */
 	bool changed;          /* a new tracking commit was written */
 	ss_oid tracking;       /* the tracking commit after the run */
+	size_t blobs_uploaded; /* files sent as blobs (docs/RECORD-FORMAT.md), and their bytes */
+	size_t blob_bytes;
 } ss_push_result;
 
 void ss_push_result_release(ss_push_result *r);

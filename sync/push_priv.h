@@ -75,4 +75,22 @@ bool ss_push__moved(const char *base_commit, const ss_space_head *mine);
  * is someone else's write, or an earlier push's: w did not land. */
 bool ss_push__landed(const ss_journal_write *w, const char *push_time, const ss_push_held *held);
 
+/* What the blob upload of a push needs (sync/push_blobs.c). */
+typedef struct ss_push_blobs {
+	ss_repo *repo;
+	ss_state *st;
+	ss_space *sp;
+	const char *me;
+	const ss_outgoing *o;
+} ss_push_blobs;
+
+/*
+ * Before the writes first .. first + n - 1 are sent: every blob their records name that my
+ * repo's version of the skill (the state's) does not name goes up (ss_space_upload_blob), and
+ * values[i] (NULL: the item's record) becomes the record naming the mimeType the PDS stored.
+ * A failure is the batch's: nothing of it was written.
+ */
+int ss_push__upload_blobs(const ss_push_blobs *pb, size_t first, size_t n, char **values,
+                          ss_push_result *out, ss_error *err);
+
 #endif

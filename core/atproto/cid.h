@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/util/buf.h"
 #include "core/util/error.h"
 
 #define SS_CID_DAG_CBOR 0x71
@@ -45,5 +46,16 @@ void ss_cid_compute(ss_cid *out, uint8_t codec, const void *data, size_t len);
 /* Whether data hashes to cid (its codec is not looked at: the bytes decide). */
 bool ss_cid_matches(const ss_cid *cid, const void *data, size_t len);
 bool ss_cid_equal(const ss_cid *a, const ss_cid *b);
+
+/* A blob to read by its CID (the transports, sync/transport/space.h; the renderer,
+ * core/git/render.h): at most max bytes into *out (cleared first); rc (0 or a negative code)
+ * and err are its outcome. The bytes are not checked against the CID by whoever reads them. */
+typedef struct ss_cid_read {
+	const char *cid;
+	size_t max;
+	ss_buf *out;
+	int rc;
+	ss_error err;
+} ss_cid_read;
 
 #endif

@@ -271,8 +271,8 @@ static void summarize_changed(ss_buf *out, const ss_note_file *f)
 		ss_buf_puts(out, f->new_exec ? (d.nhunks ? ", made executable" : " made executable")
 		                             : (d.nhunks ? ", no longer executable"
 		                                         : " no longer executable"));
-	else if (!d.nhunks)
-		ss_buf_puts(out, " unchanged");
+	else if (!d.nhunks) /* a binary file comes without its texts: it changed */
+		ss_buf_puts(out, f->old_text || f->new_text ? " unchanged" : " changed (binary)");
 	ss_linediff_release(&d);
 }
 

@@ -16,15 +16,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/atproto/cid.h"
 #include "core/git/repo.h"
+#include "core/util/buf.h"
 #include "core/util/error.h"
 
 struct ss_record_value;
 
 typedef struct ss_render {
 	bool valid;
-	char *reason;                         /* why it is refused; NULL when valid */
-	ss_oid tree;                          /* the skill's subtree (valid only) */
+	bool refused; /* invalid because a blob could not be had or did not hash to its CID */
+	char *reason; /* why it is refused; NULL when valid */
+	ss_oid tree;  /* the skill's subtree (valid only) */
 	char *created_at, *updated_at, *note; /* from the record; NULL when absent or refused */
 	int64_t updated_us;                   /* updatedAt as an instant (valid only) */
 } ss_render;
@@ -37,5 +40,25 @@ void ss_render_release(ss_render *r);
  */
 int ss_render_record(ss_repo *repo, const char *rkey, const struct ss_record_value *value,
                      ss_render *out, ss_error *err);
+
+/*
+ * Where the bytes of a record's blob files (core/skill/record.h: blobFiles) come from. old (may
+ * be NULL): the subtree of the record's last version; a file it holds (under the same path, else
+ * anywhere: a file moved) whose bytes hash to the blob's CID is taken from it, not asked for.
+ * get: reads the others, all of
+ * a record's at once (core/atproto/cid.h: each read its own outcome). Every blob's bytes are
+ * checked against its CID (CIDv1 raw sha2-256) and size before they are written: a blob that
+ * cannot be had or does not match refuses the record (out->refused, the reason naming the file).
+ */
+typedef struct ss_render_blobs {
+	const ss_oid *old;
+	void (*get)(void *payload, ss_cid_read *reads, size_t n);
+	void *payload;
+	size_t fetched, reused; /* blobs asked for, blobs taken from old */
+} ss_render_blobs;
+
+/* ss_render_record for a record that may name blobs (src NULL: such a record is refused). */
+int ss_render_record_blobs(ss_repo *repo, const char *rkey, const struct ss_record_value *value,
+                           ss_render_blobs *src, ss_render *out, ss_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* record.c: encoding a skill as a garden.engram.skill record (decoding: record_decode.c). */
 #include "core/skill/record.h"
+#include "core/skill/record_priv.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "core/skill/skill.h"
 #include "core/skill/validate.h"
+#include "core/util/mem.h"
 #include "core/util/utf8.h"
 
 void ss_record_meta_init(ss_record_meta *m)
@@ -73,13 +75,17 @@ fail:
 	return NULL;
 }
 
-static json_t *files_to_json(const ss_skill *skill)
+static json_t *files_to_json(const ss_skill *skill, const bool *blob)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < skill->nfiles; i++) {
 		const ss_skill_file *f = &skill->files[i];
-		json_t *o = json_object();
+		json_t *o;
+
+		if (blob[i])
+			continue;
+		o = json_object();
 
 		json_array_append_new(arr, o);
 		if (set_string(o, "path", f->path, strlen(f->path)) < 0 ||
@@ -102,10 +108,45 @@ static int put_frontmatter_text(json_t *root, const ss_skill *skill)
 	                  skill->frontmatter_text_len);
 }
 
+/* The files of skill, split (ss_record_split) into files[] and blobFiles. */
+static int set_files(json_t *root, const ss_skill *skill, const bool *blob, const char *mime)
+{
+	size_t nblobs = 0;
+	json_t *files;
+
+	for (size_t i = 0; i < skill->nfiles; i++)
+		nblobs += blob[i];
+	if (skill->nfiles > nblobs) {
+		if (!(files = files_to_json(skill, blob)))
+			return -1;
+		json_object_set_new(root, "files", files);
+	}
+	if (nblobs) {
+		if (!(files = ss_record__blob_files(skill, blob, mime)))
+			return -1;
+		json_object_set_new(root, SS_FIELD_BLOB_FILES, files);
+	}
+	return 0;
+}
+
 int ss_record_encode(const ss_skill *skill, const char *created_at, const char *updated_at,
                      const char *note, ss_buf *out, ss_error *err)
 {
-	json_t *root = json_object(), *files = NULL, *fm = NULL;
+	bool *blob = ss_xcalloc(skill->nfiles + 1, sizeof(*blob));
+	int ret;
+
+	ss_record_split(skill, blob);
+	ret = ss_record__encode_split(skill, blob, SS_BLOB_MIME, created_at, updated_at, note, out,
+	                              err);
+	free(blob);
+	return ret;
+}
+
+int ss_record__encode_split(const ss_skill *skill, const bool *blob, const char *mime,
+                            const char *created_at, const char *updated_at, const char *note,
+                            ss_buf *out, ss_error *err)
+{
+	json_t *root = json_object(), *fm = NULL;
 	char *text = NULL;
 	int ret = SS_EINVALID;
 
@@ -118,11 +159,8 @@ int ss_record_encode(const ss_skill *skill, const char *created_at, const char *
 		                    json_boolean(skill->disable_model_invocation == SS_DMI_TRUE));
 	if (set_string(root, "instructions", skill->instructions, skill->instructions_len) < 0)
 		goto fail;
-	if (skill->nfiles) {
-		if (!(files = files_to_json(skill)))
-			goto fail;
-		json_object_set_new(root, "files", files);
-	}
+	if (set_files(root, skill, blob, mime) < 0)
+		goto fail;
 	if (ss_value_count(skill->frontmatter)) {
 		if (!(fm = ss_record_value_json(skill->frontmatter)))
 			goto fail;

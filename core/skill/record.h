@@ -16,11 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/atproto/cid.h"
 #include "core/skill/report.h"
 #include "core/util/buf.h"
 #include "core/util/error.h"
 
 struct ss_skill;
+struct ss_skill_file;
 
 #define SS_RECORD_TYPE "garden.engram.skill"
 /* The largest record text decode looks at (twice what the PDS accepts). */
@@ -93,5 +95,45 @@ bool ss_record_same(const char *a, size_t alen, const char *b, size_t blen);
  * data model (a float, a malformed $link, $bytes or blob).
  */
 int ss_record_cid_from_json(const char *json, size_t len, char **cid, ss_error *err);
+
+/* ---- Files carried as blobs (core/skill/record_blobs.c; docs/RECORD-FORMAT.md) ---- */
+
+/* The record's field naming the files carried as blobs. */
+#define SS_FIELD_BLOB_FILES "blobFiles"
+/* The mimeType a blob ref names until the PDS says its own (the upload's answer). */
+#define SS_BLOB_MIME "application/octet-stream"
+
+/*
+ * Which files of s travel as blobs (blob[i] for s->files[i]) rather than in files[]: the one
+ * rule, pure. In path order, a file goes into files[] when it is text (UTF-8, no NUL byte), at
+ * most SS_MAX_CONTENT bytes and files[] holds fewer than SS_MAX_FILES; every other file is a
+ * blob. Then, while the record (each blob ref counted with SS_BLOB_MIME_RESERVE bytes for its
+ * mimeType) is over SS_MAX_RECORD, the largest file left in files[] (the last path among
+ * equals) becomes a blob too. A file awaiting its bytes (decoded from blobFiles) is a blob.
+ */
+void ss_record_split(const struct ss_skill *s, bool *blob);
+
+/* Whether f can be a files[] entry by itself: text, at most SS_MAX_CONTENT bytes. */
+bool ss_record_text_file(const struct ss_skill_file *f);
+
+/* The CID of f's bytes as a blob (CIDv1, raw, sha2-256), or the one it awaits. */
+void ss_record_blob_cid(const struct ss_skill_file *f, char out[SS_CID_STRSZ]);
+
+/* A blob a record names (ss_record_blobs). */
+typedef struct ss_record_blob {
+	char *path;
+	char cid[SS_CID_STRSZ];
+} ss_record_blob;
+
+/* The blobs the record text names (none when it is not a record with blobFiles). */
+void ss_record_blobs(const char *json, size_t len, ss_record_blob **out, size_t *n);
+void ss_record_blobs_free(ss_record_blob *b, size_t n);
+
+/*
+ * The record text with the blob ref of cid naming mime (the PDS keeps the mimeType it found at
+ * upload, and refuses a record naming another); a text without it is copied as it is.
+ */
+void ss_record_blob_set_mime(const char *json, size_t len, const char *cid, const char *mime,
+                             ss_buf *out);
 
 #endif

@@ -277,6 +277,7 @@ static int finish(ss_skill *s, ss_record_meta *m, const char *qrkey, int flags, 
                   ss_skill **skill, ss_record_meta *meta, ss_report *report)
 {
 	ss_validate_skill(s, qrkey, 0, flags, report);
+	ss_record__check_files(s, qrkey, report);
 	if (ss_report_errors(report) != errors) {
 		ss_skill_free(s);
 		ss_record_meta_release(m);
@@ -340,6 +341,9 @@ int ss_record_decode__path(const char *json, size_t len, const char *rkey, ss_sk
 	if (json_object_get(root, "frontmatter"))
 		take_frontmatter(&c, json_object_get(root, "frontmatter"), s);
 	take_frontmatter_text(&c, root, s);
+	if (json_object_get(root, SS_FIELD_BLOB_FILES))
+		ss_record__take_blob_files(json_object_get(root, SS_FIELD_BLOB_FILES), s, report,
+		                           c.rkey, c.md.ptr);
 	take_meta(&c, root, &m);
 validate:
 	if (len + ENCODE_GROWTH <= SS_MAX_RECORD)

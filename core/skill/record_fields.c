@@ -51,6 +51,7 @@ ss_scan_kind ss_record_scan__key(const char *key, size_t len, unsigned *bit)
 	    {"note", KEY_NOTE, SS_SCAN_STRING},
 	    {SS_FIELD_DISABLE_MODEL_INVOCATION, KEY_DMI, SS_SCAN_BOOL},
 	    {SS_FIELD_FRONTMATTER_TEXT, KEY_FRONTMATTER_TEXT, SS_SCAN_STRING},
+	    {SS_FIELD_BLOB_FILES, 0, SS_SCAN_GENERAL},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

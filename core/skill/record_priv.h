@@ -49,7 +49,8 @@ typedef enum ss_scan_kind {
 	SS_SCAN_STRING,
 	SS_SCAN_BOOL, /* disable-model-invocation */
 	SS_SCAN_FILES,
-	SS_SCAN_FRONTMATTER
+	SS_SCAN_FRONTMATTER,
+	SS_SCAN_GENERAL /* a key only the general path reads (blobFiles): the scanners decline */
 } ss_scan_kind;
 
 /* The top-level key (len bytes, no NUL): its kind, and its bit in a seen set (0: other). */
@@ -76,5 +77,29 @@ int ss_record_decode__path(const char *json, size_t len, const char *rkey, struc
 int ss_record_decode__block_path(const unsigned char *block, size_t len, const char *rkey,
                                  struct ss_skill **skill, ss_record_meta *meta, ss_report *report,
                                  ss_record_path path);
+
+/* ---- blobFiles (core/skill/record_blobs.c) ---- */
+
+struct json_t;
+
+/* The record of skill with its files split as blob says (ss_record_split), each blob ref
+ * naming mime; otherwise as ss_record_encode. */
+int ss_record__encode_split(const struct ss_skill *skill, const bool *blob, const char *mime,
+                            const char *created_at, const char *updated_at, const char *note,
+                            ss_buf *out, ss_error *err);
+
+/* One blobFiles entry for f (its CID computed from its bytes, or the one it awaits). */
+struct json_t *ss_record__blob_entry(const struct ss_skill_file *f, const char *mime);
+/* The blobFiles array: the files blob marks, in path order. */
+struct json_t *ss_record__blob_files(const struct ss_skill *s, const bool *blob, const char *mime);
+
+/* The lexicon's limit on files[]: a file the record holds as text (not awaited from a blob)
+ * is at most SS_MAX_CONTENT bytes; each one over it is an error of report (rkey quoted). */
+void ss_record__check_files(const struct ss_skill *s, const char *rkey, ss_report *report);
+
+/* A record's blobFiles into s (files awaiting their bytes); problems into report (md: the
+ * "<rkey>/SKILL.md" label, rkey quoted). */
+void ss_record__take_blob_files(struct json_t *arr, struct ss_skill *s, ss_report *report,
+                                const char *rkey, const char *md);
 
 #endif

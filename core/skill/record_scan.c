@@ -405,6 +405,8 @@ static bool scan_field(scan *sc, const char *key, size_t klen, const char *rkey,
 			return false;
 		*seen |= bit;
 		return scan_frontmatter(sc, s);
+	case SS_SCAN_GENERAL:
+		return false;
 	case SS_SCAN_OTHER:
 		break;
 	}

@@ -217,6 +217,8 @@ static bool scan_field(cscan *c, const ss_buf *key, const char *rkey, ss_skill *
 		ss_skill_set_frontmatter(s, v);
 		break;
 	}
+	case SS_SCAN_GENERAL:
+		return false;
 	case SS_SCAN_OTHER:
 		/* Read by nobody, but the text scanner checks its value as it checks any. */
 		if (++*other > SS_SCAN_MAX_KEYS || !scan_value(c, 0, &v))

@@ -24,6 +24,7 @@ void ss_skill_free(ss_skill *s)
 	for (size_t i = 0; i < s->nfiles; i++) {
 		free(s->files[i].path);
 		free(s->files[i].content);
+		free(s->files[i].blob_cid);
 	}
 	free(s->files);
 	free(s->name);
@@ -77,6 +78,36 @@ void ss_skill_add_file(ss_skill *s, const char *path, const void *bytes, size_t 
 	f->content = ss_xmemdup(bytes, len);
 	f->len = len;
 	f->executable = executable;
+	f->blob_cid = NULL;
+}
+
+void ss_skill_add_blob_file(ss_skill *s, const char *path, const char *cid, size_t size,
+                            bool executable)
+{
+	ss_skill_file *f;
+
+	ss_xgrow((void **)&s->files, sizeof(*s->files), s->nfiles + 1, &s->files_alloc);
+	f = &s->files[s->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->path = ss_xstrdup(path);
+	f->len = size;
+	f->executable = executable;
+	f->blob_cid = ss_xstrdup(cid);
+}
+
+bool ss_skill_awaits_blobs(const ss_skill *s)
+{
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (!s->files[i].content)
+			return true;
+	return false;
+}
+
+void ss_skill_fill_blob(ss_skill_file *f, const void *bytes, size_t len)
+{
+	free(f->content);
+	f->content = ss_xmemdup(bytes, len);
+	f->len = len;
 }
 
 static int cmp_file(const void *a, const void *b)
@@ -118,7 +149,10 @@ bool ss_skill_equal(const ss_skill *a, const ss_skill *b)
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const ss_skill_file *x = &a->files[i], *y = &b->files[i];
 		if (strcmp(x->path, y->path) || x->len != y->len ||
-		    x->executable != y->executable || memcmp(x->content, y->content, x->len))
+		    x->executable != y->executable || !x->content != !y->content)
+			return false;
+		if (x->content ? memcmp(x->content, y->content, x->len)
+		               : strcmp(x->blob_cid, y->blob_cid))
 			return false;
 	}
 	return true;
@@ -133,8 +167,9 @@ int ss_skill_to_files(const ss_skill *s, ss_skill_file_cb cb, void *ud)
 	ret = cb(SS_SKILL_MD, md.ptr, md.len, false, ud);
 	ss_buf_release(&md);
 	for (size_t i = 0; ret == 0 && i < s->nfiles; i++)
-		ret = cb(s->files[i].path, s->files[i].content, s->files[i].len,
-		         s->files[i].executable, ud);
+		ret = s->files[i].content ? cb(s->files[i].path, s->files[i].content,
+		                               s->files[i].len, s->files[i].executable, ud)
+		                          : SS_EINVALID;
 	return ret;
 }
 

@@ -44,9 +44,13 @@ typedef enum ss_dmi {
 
 typedef struct ss_skill_file {
 	char *path;    /* relative, forward slashes */
-	char *content; /* len bytes, NUL-terminated after them */
+	char *content; /* len bytes, NUL-terminated after them; NULL while awaited (below) */
 	size_t len;
 	bool executable;
+	/* a file a record carries as a blob (its blobFiles, core/skill/record.h): the blob's CID;
+	 * NULL for a file read from a directory, a tree or the record's files[]. Until
+	 * ss_skill_fill_blob gives its bytes, content is NULL and len the size the record says. */
+	char *blob_cid;
 } ss_skill_file;
 
 typedef struct ss_skill {
@@ -78,6 +82,13 @@ void ss_skill_set_frontmatter_text(ss_skill *s, const char *text, size_t len);
 void ss_skill_add_file(ss_skill *s, const char *path, const void *bytes, size_t len,
                        bool executable);
 void ss_skill_sort_files(ss_skill *s);
+/* Adds a file whose bytes are awaited from the blob cid (size bytes, as the record says). */
+void ss_skill_add_blob_file(ss_skill *s, const char *path, const char *cid, size_t size,
+                            bool executable);
+/* Whether a file of s still awaits its bytes (none: the skill can be written). */
+bool ss_skill_awaits_blobs(const ss_skill *s);
+/* Gives an awaited file its bytes (copied; the caller checked them against its CID). */
+void ss_skill_fill_blob(ss_skill_file *f, const void *bytes, size_t len);
 /* The file at path, or NULL. */
 const ss_skill_file *ss_skill_file_get(const ss_skill *s, const char *path);
 
@@ -95,7 +106,8 @@ bool ss_skill_equal(const ss_skill *a, const ss_skill *b);
 
 /*
  * Calls cb for SKILL.md, then for each file in path order. A non-zero return from cb stops the
- * walk and is returned.
+ * walk and is returned. Every file must have its bytes (ss_skill_awaits_blobs false): a file
+ * still awaited stops the walk with SS_EINVALID.
  */
 typedef int (*ss_skill_file_cb)(const char *path, const char *bytes, size_t len, bool executable,
                                 void *ud);

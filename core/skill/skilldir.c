@@ -57,12 +57,15 @@ static char **list_dir(const char *dir, size_t *n, ss_error *err)
 
 static void take_file(walk *w, const char *full, const char *rel, const struct stat *st)
 {
-	size_t cap = strcmp(rel, SS_SKILL_MD) ? SS_MAX_CONTENT : SS_MAX_SKILLMD;
+	bool md = !strcmp(rel, SS_SKILL_MD);
+	size_t cap = md ? SS_MAX_SKILLMD : SS_MAX_BLOB;
 	ss_buf data = SS_BUF_INIT;
 	ss_error err;
 
 	ss_skill_label(&w->label, w->name, rel);
-	if ((size_t)st->st_size > cap) {
+	if (!md && ss_validate_file_size(w->report, w->label.ptr, (size_t)st->st_size)) {
+		ss_skill_reader_skip(w->reader, rel);
+	} else if ((size_t)st->st_size > cap) {
 		ss_report_error(w->report, w->label.ptr, NULL, "larger than %zu bytes (%lld)", cap,
 		                (long long)st->st_size);
 		ss_skill_reader_skip(w->reader, rel);
@@ -102,8 +105,10 @@ static int walk_dir(walk *w, const char *dir, const char *rel, int depth, ss_err
 			ss_report_error(w->report, w->label.ptr, NULL, "cannot read: %s",
 			                strerror(errno));
 		} else if (S_ISLNK(st.st_mode)) {
-			ss_report_error(w->report, w->label.ptr, NULL,
-			                "symbolic link (a skill holds only regular files)");
+			ss_report_error(
+			    w->report, w->label.ptr, NULL,
+			    "symbolic link (a skill holds only regular files: put a copy of "
+			    "the file it points to in its place)");
 			ss_skill_reader_skip(w->reader, sub.ptr);
 		} else if (S_ISDIR(st.st_mode) && depth + 1 < SS_MAX_DEPTH) {
 			/* its files have depth + 2 components: at most SS_MAX_DEPTH */

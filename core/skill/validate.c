@@ -407,14 +407,40 @@ static void check_file(const ss_skill *s, size_t i, const char *dirname, ss_repo
 			ss_buf_release(&other);
 			break;
 		}
-	if (f->len > SS_MAX_CONTENT)
-		ss_report_error(r, file.ptr, NULL, "larger than %d bytes (%zu)", SS_MAX_CONTENT,
-		                f->len);
-	else
-		check_text(f->content, f->len, file.ptr, NULL, r);
+	ss_validate_file_size(r, file.ptr, f->len);
 out:
 	ss_buf_release(&file);
 	ss_buf_release(&q);
+}
+
+bool ss_validate_file_size(ss_report *report, const char *label, size_t len)
+{
+	if (len <= SS_MAX_BLOB)
+		return false;
+	ss_report_error(report, label, NULL,
+	                "larger than %d bytes (%zu), the most a PDS takes for one file: move it "
+	                "out of the skill (host it elsewhere and link to it from SKILL.md)",
+	                SS_MAX_BLOB, len);
+	return true;
+}
+
+/* The skill in all (body and files) must be at most SS_MAX_SKILL_BYTES; the message names the
+ * largest file, the one to move out first. */
+static void check_skill_bytes(const ss_skill *s, const char *dirname, ss_report *r)
+{
+	size_t total = s->instructions_len, largest = 0;
+
+	for (size_t i = 0; i < s->nfiles; i++) {
+		total += s->files[i].len;
+		if (s->files[i].len > s->files[largest].len)
+			largest = i;
+	}
+	if (total <= SS_MAX_SKILL_BYTES || !s->nfiles)
+		return;
+	ss_report_error(r, dirname, NULL,
+	                "%zu bytes in all, more than the %d a skill can hold: move files out of "
+	                "the skill, the largest first ('%s', %zu bytes)",
+	                total, SS_MAX_SKILL_BYTES, s->files[largest].path, s->files[largest].len);
 }
 
 /* SKILL.md as written for s must fit what the local reader takes (SS_MAX_SKILLMD). */
@@ -459,13 +485,17 @@ void ss_validate_skill(const ss_skill *s, const char *dirname, size_t extra, int
 		if (s->instructions_len <= SS_MAX_INSTRUCTIONS)
 			check_text(s->instructions, s->instructions_len, file.ptr, "body", report);
 	}
-	if (s->nfiles + extra > SS_MAX_FILES)
-		ss_report_error(report, dirname, NULL,
-		                "%zu files, more than the %d a skill can hold", s->nfiles + extra,
-		                SS_MAX_FILES);
+	if (s->nfiles + extra > SS_MAX_SKILL_FILES)
+		ss_report_error(
+		    report, dirname, NULL,
+		    "%zu files, more than the %d a skill can hold: move some out of the "
+		    "skill",
+		    s->nfiles + extra, SS_MAX_SKILL_FILES);
 	else
 		for (size_t i = 0; i < s->nfiles; i++)
 			check_file(s, i, dirname, report);
+	if (ss_report_errors(report) == errors)
+		check_skill_bytes(s, dirname, report);
 	if (ss_report_errors(report) == errors && !(flags & SS_VALIDATE_SKIP_FIELDS))
 		check_skillmd_size(s, dirname, report);
 	if (ss_report_errors(report) == errors && !(flags & SS_VALIDATE_SKIP_RECORD_SIZE))

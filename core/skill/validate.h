@@ -12,6 +12,7 @@
 #ifndef SS_VALIDATE_H
 #define SS_VALIDATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/atproto/pds.h" /* SS_PDS_MAX_REQUEST */
@@ -30,6 +31,17 @@ struct ss_skill;
 #define SS_MAX_DEPTH         32  /* components in one path ("a/b/c" has 3) */
 #define SS_MAX_CONTENT       200000
 #define SS_MAX_NOTE          2000
+/* Files beyond what a record's text holds travel as blobs (docs/RECORD-FORMAT.md); these limits
+ * are theirs. The largest file: the reference PDS's default blob limit (5 MiB; a PDS set with
+ * PDS_BLOB_UPLOAD_LIMIT takes more or less, says so in describeServer's blobUploadLimit, and
+ * refuses a larger upload with HTTP 413, which push reports naming the file). */
+#define SS_MAX_BLOB 5242880
+/* The most files beside SKILL.md, in files[] and blobFiles together. */
+#define SS_MAX_SKILL_FILES 1000
+/* The most bytes a skill holds in all: its SKILL.md body and every file. */
+#define SS_MAX_SKILL_BYTES 52428800
+/* Room a blob ref keeps in the record for the mimeType the PDS names (ss_record_split). */
+#define SS_BLOB_MIME_RESERVE 128
 /* The largest SKILL.md: the body's limit plus room for the frontmatter. The local reader reads
  * no more, and a skill whose SKILL.md (as ss_skill_md writes it) is larger is refused, so a
  * record that validates always gives a SKILL.md that reads back. */
@@ -52,6 +64,10 @@ enum {
  */
 void ss_validate_skill(const struct ss_skill *s, const char *dirname, size_t extra, int flags,
                        ss_report *report);
+
+/* Reports a file (label "<dir>/<path>") of len bytes when it is over SS_MAX_BLOB, saying what
+ * to do; returns whether it did. */
+bool ss_validate_file_size(ss_report *report, const char *label, size_t len);
 
 /* NULL when name is a valid skill name, else what is wrong with it (a static string). */
 const char *ss_validate_name(const char *name);

@@ -289,7 +289,9 @@ int ss_xrpc_call_send(ss_xrpc *x, const ss_xrpc_call *call, json_t **out, ss_err
 		    .bearer = call->bearer          ? call->bearer
 		              : call->auth && !dpop ? x->token
 		                                    : NULL,
-		    .content_type = call->body ? "application/json" : NULL,
+		    .content_type = !call->body          ? NULL
+		                    : call->content_type ? call->content_type
+		                                         : "application/json",
 		    .headers = lines.lines,
 		    .body = call->body,
 		    .body_len = call->body_len,

@@ -24,7 +24,10 @@ typedef struct ss_xrpc_call {
 	const char *bearer;
 	bool secret; /* the answer holds tokens: its bytes are wiped (core/util/secret.h) */
 	const char *const *headers; /* more header lines (sync/net/http.h), or NULL */
-	bool once; /* never sent twice, not even by libcurl (ss_http_request.once) */
+	bool once;                /* never sent twice, not even by libcurl (ss_http_request.once) */
+	const char *content_type; /* the body's type; NULL: application/json */
+	ss_buf *raw;         /* when set, a 2xx answer's bytes go here as they are, not parsed */
+	size_t max_response; /* the answer's cap (0: the client's, sync/net/http.h) */
 } ss_xrpc_call;
 
 /* Performs call; on success *out (may be NULL) is the parsed answer object (json_decref it). */

@@ -11,6 +11,7 @@
 #include "core/util/fs.h"
 #include "core/util/mem.h"
 #include "sync/identity/idcache.h"
+#include "sync/net/xrpc_blob.h"
 #include "sync/net/xrpc_repo.h"
 #include "sync/net/xrpc_sync.h"
 #include "sync/public/verify.h"
@@ -744,11 +745,35 @@ static void pub_free(ss_space *sp)
 	free(ps);
 }
 
+/* A member's blobs from its PDS: com.atproto.sync.getBlob, no credential needed. */
+static void pub_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n)
+{
+	pub_member *m = find_member((pub_space *)sp, did);
+
+	for (size_t i = 0; !m && i < n; i++)
+		reads[i].rc = ss_error_set(&reads[i].err, SS_ENOTFOUND,
+		                           "'%s' is not a member of this space", did);
+	if (m)
+		ss_xrpc_get_blobs(m->client, did, reads, n, 0);
+}
+
+static int pub_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                           ss_error *err)
+{
+	pub_space *ps = (pub_space *)sp;
+
+	if (!ps->mine)
+		return ss_error_set(err, SS_EAUTH, "not signed in as '%s' (run 'skillsync login')",
+		                    sp->me);
+	return ss_xrpc_upload_blob(ps->mine, bytes, len, cid, mime, err);
+}
+
 static const ss_space_vtable pub_vtable = {
-    "public",   SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE,
-    pub_heads,  pub_list,
-    pub_apply,  pub_free,
-    pub_landed,
+    "public",        SS_SPACE_CAN_GUARD | SS_SPACE_CAN_LIST_SINCE,
+    pub_heads,       pub_list,
+    pub_apply,       pub_free,
+    pub_landed,      pub_get_blobs,
+    pub_upload_blob,
 };
 
 int ss_space_public_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,

@@ -7,6 +7,7 @@
 
 #include "core/util/mem.h"
 #include "sync/identity/identity.h"
+#include "sync/net/xrpc_blob.h"
 #include "sync/space/space_proto.h"
 
 perm_writer *ss_space_perm__writer(perm_space *ps, const char *did)
@@ -192,6 +193,40 @@ static void perm_free(ss_space *sp)
 	free(ps);
 }
 
+/* A writer's blobs from its PDS: com.atproto.space.getBlob with the space's credential, one at
+ * a time (each request signed as the credential's renewal may need). */
+static void perm_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n)
+{
+	perm_space *ps = (perm_space *)sp;
+	perm_writer *wr = ss_space_perm__writer(ps, did);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *params[] = {"space", ps->uri, "repo", did, "cid", reads[i].cid, NULL};
+		ss_cid_read *r = &reads[i];
+
+		ss_buf_clear(r->out);
+		if ((r->rc = ss_space_perm__pds(ps, wr, &r->err)) < 0 ||
+		    (r->rc = ss_space_cred_get(ps->cred, wr->pds, SS_SPACE_NSID_GET_BLOB, params,
+		                               did, r->out, &r->err)) < 0)
+			continue;
+		if (r->out->len > r->max)
+			r->rc = ss_error_set(&r->err, SS_ETOOBIG,
+			                     "%s: the blob is larger than %zu bytes",
+			                     SS_SPACE_NSID_GET_BLOB, r->max);
+	}
+}
+
+/* Blobs go to my PDS as for a public repo: the space record names them. */
+static int perm_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                            ss_error *err)
+{
+	perm_space *ps = (perm_space *)sp;
+
+	if (!ps->mine)
+		return ss_space_read_only(err);
+	return ss_xrpc_upload_blob(ps->mine, bytes, len, cid, mime, err);
+}
+
 static const ss_space_vtable perm_vtable = {
     "space",
     SS_SPACE_CAN_LIST_SINCE,
@@ -200,6 +235,8 @@ static const ss_space_vtable perm_vtable = {
     ss_space_perm__apply,
     perm_free,
     NULL,
+    perm_get_blobs,
+    perm_upload_blob,
 };
 
 int ss_space_perm_new(ss_space **out, ss_http *http, ss_xrpc *mine, const char *me_did,

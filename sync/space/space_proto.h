@@ -36,6 +36,7 @@
 #define SS_SPACE_NSID_LATEST     "com.atproto.space.getLatestCommit"
 #define SS_SPACE_NSID_APPLY      "com.atproto.space.applyWrites"
 #define SS_SPACE_NSID_GET_REPO   "com.atproto.space.getRepo"
+#define SS_SPACE_NSID_GET_BLOB   "com.atproto.space.getBlob"
 
 /* The credential is renewed when it expires within this many seconds. */
 #define SS_SPACE_RENEW_MARGIN_S 90

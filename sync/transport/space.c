@@ -111,3 +111,16 @@ void ss_space_free(ss_space *sp)
 	sp->vt->free(sp);
 	free(me);
 }
+
+void ss_space_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n)
+{
+	sp->vt->get_blobs(sp, did, reads, n);
+}
+
+int ss_space_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                         ss_error *err)
+{
+	if (!sp->me || !sp->signed_in)
+		return ss_space_read_only(err);
+	return sp->vt->upload_blob(sp, bytes, len, cid, mime, err);
+}

@@ -25,8 +25,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/atproto/cid.h"
 #include "core/atproto/write.h"
 #include "core/state/state.h"
+#include "core/util/buf.h"
 #include "core/util/error.h"
 
 typedef struct ss_space ss_space;
@@ -174,6 +176,18 @@ int ss_space_apply(ss_space *sp, const ss_space_write *writes, size_t n, const c
  * next listing of my repo is at worst a full one.
  */
 void ss_space_landed(ss_space *sp, const char *commit);
+
+/*
+ * Blobs: the files a record names by CID (docs/RECORD-FORMAT.md, blobFiles).
+ * get_blobs: a member's blobs (public: com.atproto.sync.getBlob on its PDS, several at once;
+ * space: com.atproto.space.getBlob with the space's credential), each read ending with its own
+ * rc and err; not checked against their CIDs (core/git/render.h does).
+ * upload_blob: len bytes to my repo (com.atproto.repo.uploadBlob on my PDS, for either
+ * transport); *cid and *mime (malloc'd): what the PDS stored, the mimeType a record must name.
+ */
+void ss_space_get_blobs(ss_space *sp, const char *did, ss_cid_read *reads, size_t n);
+int ss_space_upload_blob(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+                         ss_error *err);
 
 /*
  * Opens the space a clone follows, from its state: config "transport" picks the

@@ -22,6 +22,10 @@ typedef struct ss_space_vtable {
 	void (*free)(ss_space *sp);
 	/* may be NULL: my repo is at commit after my writes (ss_space_landed) */
 	void (*landed)(ss_space *sp, const char *commit);
+	/* a member's blobs (ss_space_get_blobs); my blob up (ss_space_upload_blob) */
+	void (*get_blobs)(ss_space *sp, const char *did, ss_cid_read *reads, size_t n);
+	int (*upload_blob)(ss_space *sp, const void *bytes, size_t len, char **cid, char **mime,
+	                   ss_error *err);
 } ss_space_vtable;
 
 struct ss_space {

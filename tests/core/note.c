@@ -111,6 +111,11 @@ static void test_note__plain_file_and_mode(void **state)
 	ss_note_summary(&b, f, 2);
 	assert_string_equal(b.ptr,
 	                    "scripts/run.sh changed (+1 line); scripts/x.sh made executable");
+	/* a binary file comes without its texts */
+	ss_buf_clear(&b);
+	f[0] = added("fonts/a.ttf", SS_NOTE_FILE_CHANGED);
+	ss_note_summary(&b, f, 1);
+	assert_string_equal(b.ptr, "fonts/a.ttf changed (binary)");
 	ss_buf_release(&b);
 }
 

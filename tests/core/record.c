@@ -264,27 +264,156 @@ static void sized_record(ss_buf *out, size_t text)
 	assert_int_equal(out->len, text);
 }
 
-/* The encoded size limit holds for records whose text is under it but whose encoding is not
- * (the decoder skips the encoding only when the text is well under the limit). */
+/* A record whose text is under the limit but whose encoding would not be (the decoder skips
+ * the encoding only when the text is well under it) is valid: encoded again, its largest file
+ * moves to blobFiles (ss_record_split) and the record fits. */
 static void test_record__encoded_size_limit(void **state)
+{
+	ss_error ignored;
+	ss_buf json = SS_BUF_INIT, again = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	ss_skill *s = NULL;
+	bool blob[5];
+
+	sized_record(&json, SS_MAX_RECORD - 20);
+	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), 0);
+	ss_record_split(s, blob);
+	assert_false(blob[0] || blob[1] || blob[2] || blob[3]);
+	assert_true(blob[4]); /* the largest, f4 */
+	assert_int_equal(ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", NULL,
+	                                  &again, &ignored),
+	                 0);
+	assert_true(again.len <= SS_MAX_RECORD);
+	assert_non_null(strstr(again.ptr, "\"blobFiles\":[{\"path\":\"f4\",\"blob\":{"));
+	ss_skill_free(s);
+	ss_buf_release(&json);
+	ss_buf_release(&again);
+	ss_report_free(r);
+}
+
+static int count_file(const char *path, const char *bytes, size_t len, bool executable, void *ud)
+{
+	(void)path, (void)bytes, (void)len, (void)executable;
+	++*(size_t *)ud;
+	return 0;
+}
+
+/* The split rule: binary files, files over 200,000 bytes and text files past the 32nd in path
+ * order are blobs; files[] keeps the rest. The record names each blob by the CID of its bytes,
+ * decodes back to files awaiting them, and the lexicon's files[] keeps at most 32. */
+static void test_record__blob_split_rule(void **state)
+{
+	ss_error ignored;
+	ss_skill *s = ss_skill_new(), *back = NULL;
+	ss_buf json = SS_BUF_INIT, path = SS_BUF_INIT;
+	ss_report *r = ss_report_new();
+	char *big = malloc(SS_MAX_CONTENT + 1), cid[SS_CID_STRSZ];
+	size_t nwritten = 0;
+	bool blob[40];
+
+	ss_skill_set_name(s, "pdf");
+	ss_skill_set_description(s, "d");
+	for (int i = 0; i < 36; i++) {
+		ss_buf_clear(&path);
+		ss_buf_printf(&path, "ref/f%02d.md", i);
+		ss_skill_add_file(s, path.ptr, "text\n", 5, false);
+	}
+	memset(big, 'x', SS_MAX_CONTENT + 1);
+	ss_skill_add_file(s, "a-big.xsd", big, SS_MAX_CONTENT + 1, false);
+	ss_skill_add_file(s, "font.ttf", "\0\1\2", 3, true);
+	ss_skill_add_file(s, "latin1.txt", "caf\xe9", 4, false);
+	ss_skill_sort_files(s);
+	ss_record_split(s, blob);
+	/* a-big.xsd, font.ttf, latin1.txt sort before ref/: blobs by themselves */
+	assert_true(blob[0] && blob[1] && blob[2]);
+	for (int i = 3; i < 35; i++)
+		assert_false(blob[i]);
+	for (int i = 35; i < 39; i++) /* ref/f32.md and on: past the 32nd */
+		assert_true(blob[i]);
+	assert_int_equal(ss_record_encode(s, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", NULL,
+	                                  &json, &ignored),
+	                 0);
+	ss_record_blob_cid(&s->files[1], cid);
+	assert_string_equal(
+	    cid,
+	    "bafkreifojmzibzlof6xyh5auu3r5vpu5l67brf3fitaf73isdlglqw2t7q"); /* python: sha256 */
+	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &back, NULL, r), 0);
+	assert_int_equal(back->nfiles, 39);
+	assert_null(back->files[1].content);
+	assert_string_equal(back->files[1].blob_cid, cid);
+	assert_true(back->files[1].executable);
+	assert_int_equal(back->files[1].len, 3);
+	assert_true(ss_skill_awaits_blobs(back));
+	/* a skill whose bytes are awaited cannot be written */
+	assert_int_equal(ss_skill_to_files(back, count_file, &nwritten), SS_EINVALID);
+	assert_int_equal(nwritten, 1); /* SKILL.md */
+	assert_non_null(strstr(json.ptr, "{\"path\":\"font.ttf\",\"blob\":{\"$type\":\"blob\","
+	                                 "\"ref\":{\"$link\":\"bafkrei"));
+	ss_skill_free(back);
+	ss_skill_free(s);
+	ss_report_free(r);
+	ss_buf_release(&json);
+	ss_buf_release(&path);
+	free(big);
+}
+
+/* A file the record holds as text keeps the lexicon's limit (a larger one must be a blob). */
+static void test_record__text_file_over_the_limit(void **state)
 {
 	ss_buf json = SS_BUF_INIT, line = SS_BUF_INIT;
 	ss_report *r = ss_report_new();
 	ss_skill *s = NULL;
 
-	sized_record(&json, SS_MAX_RECORD - 20);
-	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), SS_EINVALID);
-	ss_report_format(ss_report_at(r, 0), &line);
-	if (!strstr(line.ptr, "the record would be 983634 bytes, more than 983616"))
-		fail_msg("%s", line.ptr);
-	sized_record(&json, SS_MAX_RECORD - 38);
-	ss_report_free(r);
-	r = ss_report_new();
-	assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r), 0);
-	ss_skill_free(s);
+	ss_buf_puts(&json, "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+	                   "\"files\":[{\"path\":\"big.txt\",\"content\":\"");
+	for (size_t i = 0; i <= SS_MAX_CONTENT; i++)
+		ss_buf_putc(&json, 'b');
+	ss_buf_puts(&json, "\"}]," TIMES "}");
+	for (int path = SS_RECORD_PATH_AUTO; path <= SS_RECORD_PATH_GENERAL; path++) {
+		ss_report_free(r);
+		r = ss_report_new();
+		assert_int_equal(ss_record_decode__path(json.ptr, json.len, "pdf", &s, NULL, r,
+		                                        (ss_record_path)path),
+		                 SS_EINVALID);
+		ss_buf_clear(&line);
+		ss_report_format(ss_report_at(r, 0), &line);
+		assert_string_equal(line.ptr, "pdf/big.txt: larger than 200000 bytes (200001)");
+	}
 	ss_buf_release(&json);
 	ss_buf_release(&line);
 	ss_report_free(r);
+}
+
+/* A blobFiles entry that is not one is refused, naming it. */
+static void test_record__bad_blob_files_are_reported(void **state)
+{
+	static const char *const bad[] = {
+	    "[{\"path\":\"a\",\"blob\":{\"$type\":\"blob\",\"ref\":{\"$link\":\"bafyreib\"},"
+	    "\"mimeType\":\"x\",\"size\":1}}]",
+	    "[{\"path\":\"a\",\"blob\":{\"ref\":{\"$link\":\"x\"},\"size\":1}}]",
+	    "[{\"path\":\"../a\",\"blob\":{\"$type\":\"blob\",\"ref\":{\"$link\":"
+	    "\"bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku\"},\"mimeType\":\"x\","
+	    "\"size\":3}}]",
+	    "[{\"path\":\"a\",\"blob\":{\"$type\":\"blob\",\"ref\":{\"$link\":"
+	    "\"bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku\"},\"mimeType\":\"x\","
+	    "\"size\":99999999}}]",
+	    "{}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ss_buf json = SS_BUF_INIT;
+		ss_report *r = ss_report_new();
+		ss_skill *s = NULL;
+
+		ss_buf_printf(&json,
+		              "{\"name\":\"pdf\",\"description\":\"d\",\"instructions\":\"b\","
+		              "\"blobFiles\":%s," TIMES "}",
+		              bad[i]);
+		assert_int_equal(ss_record_decode(json.ptr, json.len, "pdf", &s, NULL, r),
+		                 SS_EINVALID);
+		assert_null(s);
+		ss_report_free(r);
+		ss_buf_release(&json);
+	}
 }
 
 static void test_record__decoded_meta(void **state)
@@ -781,6 +910,9 @@ int test_record_run(void)
 	    cmocka_unit_test(test_record__hostile_records_are_reported),
 	    cmocka_unit_test(test_record__limits_and_oversize),
 	    cmocka_unit_test(test_record__encoded_size_limit),
+	    cmocka_unit_test(test_record__blob_split_rule),
+	    cmocka_unit_test(test_record__bad_blob_files_are_reported),
+	    cmocka_unit_test(test_record__text_file_over_the_limit),
 	    cmocka_unit_test(test_record__decoded_meta),
 	    cmocka_unit_test(test_record__datetimes_compare_as_instants),
 	    cmocka_unit_test(test_record__scanner_gives_the_general_result),

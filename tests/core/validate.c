@@ -142,8 +142,8 @@ static void test_validate__byte_limits(void **state)
 	memcpy(s->files[0].content, text.ptr, text.len + 1);
 	s->files[0].len = text.len;
 	lines_for(s, "pdf", &got);
-	assert_string_equal(got.ptr, "pdf/SKILL.md: body: longer than 200000 bytes (200001)\n"
-	                             "pdf/big.txt: larger than 200000 bytes (200001)");
+	/* a file over 200,000 bytes travels as a blob: only the body is refused */
+	assert_string_equal(got.ptr, "pdf/SKILL.md: body: longer than 200000 bytes (200001)");
 	ss_skill_free(s);
 	ss_buf_release(&text);
 	ss_buf_release(&got);
@@ -165,9 +165,19 @@ static void test_validate__file_count_and_compatibility(void **state)
 	                    ss_value_new_string(compat.ptr, compat.len));
 	lines_for(s, "pdf", &got);
 	assert_string_equal(got.ptr, "");
-	ss_skill_add_file(s, "f32", "x", 1, false);
+	/* the 33rd file travels as a blob; the limit is SS_MAX_SKILL_FILES */
+	for (int i = 32; i < SS_MAX_SKILL_FILES; i++) {
+		ss_buf_clear(&path);
+		ss_buf_printf(&path, "f%04d", i);
+		ss_skill_add_file(s, path.ptr, "x", 1, false);
+	}
+	ss_skill_sort_files(s);
 	lines_for(s, "pdf", &got);
-	assert_string_equal(got.ptr, "pdf: 33 files, more than the 32 a skill can hold");
+	assert_string_equal(got.ptr, "");
+	ss_skill_add_file(s, "g", "x", 1, false);
+	lines_for(s, "pdf", &got);
+	assert_string_equal(got.ptr, "pdf: 1001 files, more than the 1000 a skill can hold: move "
+	                             "some out of the skill");
 	ss_skill_free(s);
 	ss_buf_release(&got);
 	ss_buf_release(&path);
@@ -180,11 +190,16 @@ static void test_validate__record_must_fit_the_pds_limit(void **state)
 	ss_buf got = SS_BUF_INIT;
 	char *ctl = ss_xmalloc(170000);
 
-	/* valid text, but every byte takes six in JSON (\u0001) */
+	/* valid text, but every byte takes six in JSON (\u0001): as a file it becomes a blob,
+	 * as the body it cannot */
 	memset(ctl, 1, 170000);
 	ss_skill_add_file(s, "ctl.txt", ctl, 170000, false);
 	lines_for(s, "pdf", &got);
-	if (!strstr(got.ptr, "pdf: the record would be 1020200 bytes, more than 983616"))
+	assert_string_equal(got.ptr, "");
+	ss_skill_set_instructions(s, ctl, 170000);
+	lines_for(s, "pdf", &got);
+	if (!strstr(got.ptr, "pdf: the record would be 102") ||
+	    !strstr(got.ptr, "bytes, more than 983616"))
 		fail_msg("%s", got.ptr);
 	free(ctl);
 	ss_skill_free(s);
@@ -213,7 +228,7 @@ static void test_validate__directories_hold_only_regular_files(void **state)
 	ss_error ignored;
 	char *tmp = ss_test_tmpdir();
 	ss_buf dir = SS_BUF_INIT, p = SS_BUF_INIT, got = SS_BUF_INIT;
-	char big[SS_MAX_CONTENT + 1];
+	char big[SS_MAX_CONTENT + 1], *huge;
 
 	ss_fs_join(&dir, tmp, "pdf");
 	ss_test_write(dir.ptr, "SKILL.md", "---\nname: pdf\ndescription: d\n---\n");
@@ -227,11 +242,20 @@ static void test_validate__directories_hold_only_regular_files(void **state)
 	ss_buf_clear(&p);
 	ss_fs_join(&p, dir.ptr, "big.txt");
 	assert_int_equal(ss_fs_write_atomic(p.ptr, big, sizeof(big), 0644, &ignored), 0);
+	huge = ss_xcalloc(1, SS_MAX_BLOB + 1);
+	ss_buf_clear(&p);
+	ss_fs_join(&p, dir.ptr, "huge.bin");
+	assert_int_equal(ss_fs_write_atomic(p.ptr, huge, SS_MAX_BLOB + 1, 0644, &ignored), 0);
+	free(huge);
 	read_dir_lines(dir.ptr, &got);
-	assert_string_equal(got.ptr, "pdf/big.txt: larger than 200000 bytes (200001)\n"
-	                             "pdf/link: symbolic link (a skill holds only regular files)\n"
-	                             "pdf/pipe: not a regular file\n"
-	                             "pdf/.GIT/config: path has a '.git' component\n");
+	assert_string_equal(got.ptr,
+	                    "pdf/huge.bin: larger than 5242880 bytes (5242881), the most a "
+	                    "PDS takes for one file: move it out of the skill (host it "
+	                    "elsewhere and link to it from SKILL.md)\n"
+	                    "pdf/link: symbolic link (a skill holds only regular files: "
+	                    "put a copy of the file it points to in its place)\n"
+	                    "pdf/pipe: not a regular file\n"
+	                    "pdf/.GIT/config: path has a '.git' component\n");
 	ss_buf_release(&dir);
 	ss_buf_release(&p);
 	ss_buf_release(&got);

@@ -52,6 +52,9 @@ Tampering (T), on the way from the PDS:
                 its "rev"
   op-bad-rev    the same, the first op's "rev" not a TID
   op-bad-cid    the same, the first op's "cid" not a CID
+  blob          com.atproto.sync.getBlob and com.atproto.space.getBlob of repo D: the bytes'
+                first byte changed (they no longer hash to the CID asked for)
+  blob-gone     the same: 400 BlobNotFound, as from a PDS that no longer has the blob
 Faults (K):
   drop-before   the connection is closed without an answer; the PDS never sees the request
   drop-after    the request reaches the PDS (which acts on it), then the connection is closed
@@ -143,6 +146,8 @@ OAUTH_KINDS = {"oauth-resource", "oauth-issuer", "oauth-nonce", "oauth-sub", "oa
 OAUTH_META = {"oauth-resource": ("/.well-known/oauth-protected-resource", "resource"),
               "oauth-issuer": ("/.well-known/oauth-authorization-server", "issuer")}
 TAMPER_KINDS |= OAUTH_KINDS
+BLOB_PATHS = ("/xrpc/com.atproto.sync.getBlob", "/xrpc/com.atproto.space.getBlob")
+TAMPER_KINDS |= {"blob", "blob-gone"}
 
 
 def varint(b, i):
@@ -503,6 +508,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         q = dict(urllib.parse.parse_qsl(url.query))
         about = tamper and tamper["kind"] and (q.get("did") or q.get("repo")) == tamper["did"]
         since = about and url.path == "/xrpc/com.atproto.sync.getRepo" and "since" in q
+        blob = about and url.path in BLOB_PATHS
+        if blob and tamper["kind"] == "blob-gone":
+            return self.reply(400, b'{"error":"BlobNotFound","message":"Blob not found"}')
         if since and tamper["kind"] == "refuse-since":
             return self.reply(400, b'{"error":"InvalidRequest","message":"since refused"}')
         if since and tamper["kind"] == "replay":
@@ -535,7 +543,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if kind == "stall-after":
             return self.stall()
         car = url.path in ("/xrpc/com.atproto.sync.getRepo", "/xrpc/com.atproto.sync.getBlocks")
-        if not car:  # a CAR is binary: left as it is
+        if not car and url.path not in BLOB_PATHS:  # a CAR or a blob is binary: left as it is
             data = data.replace(self.pds_origin, self.self_origin)
         if status == 200 and since and tamper["kind"] == "sig":
             data = resign(data)
@@ -554,6 +562,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = tamper_block(data, tamper["rkey"])
         if status == 200 and since and tamper["kind"] == "block-since":
             data = tamper_block(data, tamper["rkey"])
+        if status == 200 and blob and tamper["kind"] == "blob" and data:
+            data = bytes([data[0] ^ 1]) + data[1:]
         if status == 200 and whole and tamper["kind"] == "whole-sig":
             data = resign(data)
         if (status == 200 and about and tamper["kind"] in ("value", "cid") and

@@ -320,10 +320,31 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       w.bytes = cbor.encode(prep.record)
       w.cid = prep.cid.toString()
       w.validationStatus = prep.validationStatus
+      w.blobs = prep.blobs
     } catch (err) {
       throw P.bad('InvalidRequest', err && err.message ? err.message : 'Invalid record')
     }
     return w
+  }
+  // The blobs prepared writes name, kept by the writer's PDS as its own writes' are: each
+  // must have been uploaded (com.atproto.repo.uploadBlob: the PDS's own, per account) and
+  // becomes permanent in the account's blob store, tied to the space record's URI. As in the
+  // reference PDS, a blob store is the account's, not the space's: see getBlob below.
+  async function keepBlobs(r, writes) {
+    for (const w of writes) {
+      if (!w.blobs || !w.blobs.length) continue
+      const uri = P.recordUri(r.space, r.did, w.collection, w.rkey)
+      try {
+        await ctx.actorStore.transact(r.did, async (store) => {
+          for (const b of w.blobs) {
+            await store.repo.blob.associateBlob(b, uri)
+            await store.repo.blob.verifyBlobAndMakePermanent(b)
+          }
+        })
+      } catch (err) {
+        throw P.bad(err.customErrorName || 'InvalidRequest', err.message || 'invalid blob')
+      }
+    }
   }
   // The rawWrite knob: no checks but that the value is DAG-CBOR data.
   async function finishWrite(w) {
@@ -694,6 +715,27 @@ async function createSpaceHost({ pds, load, adminPassword }) {
     return { car: kit.car([commit.cid, indexBlock.cid], blocks) }
   })
 
+  // A blob a record of the repo in this space names, with the space's credential (or the
+  // owner's session); BlobNotFound for any other CID. The bytes come from the account's blob
+  // store, the same one com.atproto.sync.getBlob serves without any credential.
+  def(S('getBlob'), 'GET', async ({ req, res, params }) => {
+    const r = await readableRepo(req, res, params)
+    const cid = String(params.cid || '')
+    const named = [...r.records.values()].some((rec) =>
+      JSON.stringify(recordJson(rec.value)).includes(`{"$link":"${cid}"}`),
+    )
+    if (!named) throw P.bad('BlobNotFound', 'Blob not found')
+    let found
+    try {
+      found = await ctx.actorStore.read(r.did, (store) => store.repo.blob.getBlob(parseCid(cid)))
+    } catch (err) {
+      throw P.bad('BlobNotFound', 'Blob not found')
+    }
+    const chunks = []
+    for await (const c of found.stream) chunks.push(c)
+    return { blob: Buffer.concat(chunks) }
+  })
+
   // ---- writes (the writer's own PDS, session auth) ----------------------------------------
   def(S('createRecord'), 'POST', async ({ req, res, body }) => {
     const r = await writeTarget(req, res, body)
@@ -701,6 +743,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       { action: 'create', collection: body.collection, rkey: body.rkey, value: body.record },
       { validate: body.validate, did: r.did },
     )
+    await keepBlobs(r, [w])
     const [result] = await commitWrites(r, [w])
     return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
   })
@@ -712,6 +755,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       { action: 'put', collection: body.collection, rkey: body.rkey, value: body.record },
       { validate: body.validate, did: r.did },
     )
+    await keepBlobs(r, [w])
     const [result] = await commitWrites(r, [w])
     return { uri: result.uri, cid: result.cid, validationStatus: result.validationStatus }
   })
@@ -752,6 +796,7 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       )
     }
     if (prepared.length === 0) return { results: [] }
+    await keepBlobs(r, prepared)
     return { results: await commitWrites(r, prepared) }
   })
 
@@ -1081,6 +1126,8 @@ async function createSpaceHost({ pds, load, adminPassword }) {
       }
       if (out && out.car) {
         res.status(200).type('application/vnd.ipld.car').send(out.car)
+      } else if (out && out.blob) {
+        res.status(200).type('application/octet-stream').send(out.blob)
       } else {
         sendJson(res, out)
       }
