@@ -267,7 +267,8 @@ static void test_outgoing__check_lists_every_refused_skill(void **state)
 	commit_top(repo, top, NULL, "fetch", &tracking);
 	put_plain(repo, top, "good", "Good", "g\n");
 	put_plain(repo, top, "bad-one", "\"\"", "b\n");          /* description empty */
-	put_plain(repo, top, "bad-two", "[a, b]", "\x01\xff\n"); /* a list, not UTF-8 */
+	/* a list, and a compatibility that is one (a file that is not UTF-8 is a blob now) */
+	put_plain(repo, top, "bad-two", "[a, b]\ncompatibility: [x]", "\x01\xff\n");
 	commit_top(repo, top, &tracking, "Add three", &head);
 
 	for (size_t m = 0; m < 2; m++) {
@@ -284,7 +285,7 @@ static void test_outgoing__check_lists_every_refused_skill(void **state)
 		refusal_lines(ss_outgoing_refused(o, 1), &lines);
 		assert_string_equal(lines.ptr,
 		                    "bad-two/SKILL.md: description: must be a string, not list\n"
-		                    "bad-two/notes.md: not valid UTF-8 text\n");
+		                    "bad-two/SKILL.md: compatibility: must be a string, not list\n");
 		assert_non_null(item(o, "good"));
 		assert_null(ss_outgoing_refused(o, 2));
 		ss_outgoing_free(o);

@@ -52,6 +52,9 @@ ss_refused() {
 	curl -sf "$proxy/_fault/tamper" >/dev/null
 	ss_run 0 "$@" pull
 	# a changed binary in bin/ waits for review (the gate: core/diff/gate_facts.c)
-	if grep -q "waits for review" "$work/stdout"; then ss_run 0 "$@" accept kit; fi
+	if grep -q "waits for review" "$work/stdout"; then
+		ss_run 0 "$@" review kit
+		ss_run 0 "$@" accept kit
+	fi
 	ss_same "$src/kit" kit
 }

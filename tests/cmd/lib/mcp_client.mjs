@@ -162,7 +162,9 @@ const scenarios = {
     await bad({ name, files: [{ path: 'SKILL.md', content: 'no frontmatter\n' }], note: 'x' }, 'a bad SKILL.md');
     await bad({ name, files: [], note: '  ' }, 'no note');
     await bad({ name, files: [], remove: ['SKILL.md'], note: 'x' }, 'removing SKILL.md');
-    await bad({ name, files: [{ path: 'big.md', content: 'x'.repeat(300000) }], note: 'x' }, 'over a limit');
+    await bad({ name, files: [{ path: 'SKILL.md',
+      content: `---\nname: ${name}\ndescription: ${'d'.repeat(1100)}\n---\nBody.\n` }], note: 'x' },
+      'over a limit');
 
     const old = mainFile(name, 'SKILL.md').toString();
     const content = old + '\nStep 4: check the totals before sending.\n';
