@@ -14,7 +14,7 @@
 
 /* Bump when ss_gate_facts computes a field another way: the facts kept before are then not
  * used. */
-#define FACTS_VERSION "1"
+#define FACTS_VERSION "2"
 
 /* The facts the verdict depends on (ss_gate_decide): a new bool of ss_gate_change that the
  * rules read is one more line here. */

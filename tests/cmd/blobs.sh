@@ -84,15 +84,17 @@ travel() {
 		fail "$1: $(ss_requests /xrpc/com.atproto.repo.uploadBlob) uploads, not $2"
 	cd "$work/space-reader"
 	ss_fault_clear
-	ss_run 0 as reader pull
+	ss_pull_accept as reader
 	[ "$(ss_requests /xrpc/com.atproto.sync.getBlob)" = "$3" ] ||
 		fail "$1: $(ss_requests /xrpc/com.atproto.sync.getBlob) blobs read, not $3"
 	ss_same "$work/space-me/kit" kit
 }
 
+
 # One binary changed: one upload, one blob read.
 printf 'new tail' >>"$work/space-me/kit/fonts/a.ttf"
 travel "font" 1 1
+[ "$held" = 1 ] || fail "another member's changed font was not held for review"
 # A binary moved within the skill: its CID is known on both sides, nothing goes up or down.
 mkdir "$work/space-me/kit/assets"
 mv "$work/space-me/kit/fonts/a.ttf" "$work/space-me/kit/assets/a.ttf"
@@ -141,7 +143,7 @@ printf 'v' >>kit/fonts/a.ttf
 ss_run 0 as me commit -m "font again, after the loss"
 ss_run 0 as me push
 cd "$work/space-reader"
-ss_run 0 as reader pull
+ss_pull_accept as reader
 ss_same "$work/space-me/kit" kit
 
 # A push killed after its uploads, before its write: the next push completes it.
@@ -156,7 +158,7 @@ ss_run 0 as me push
 ss_run 0 as me status
 grep -q "up to date\|nothing to push" "$work/stdout" || fail "status after the rerun: $(cat "$work/stdout")"
 cd "$work/space-reader"
-ss_run 0 as reader pull
+ss_pull_accept as reader
 ss_same "$work/space-me/kit" kit
 
 # The limits left, at commit, one line each saying what to do.

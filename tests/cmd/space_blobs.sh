@@ -76,7 +76,8 @@ ss_run 0 "$SKILLSYNC" push
 [ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 1 ] || fail "one change uploaded $(ss_requests /xrpc/com.atproto.repo.uploadBlob)"
 cd "$work/c2"
 ss_fault_clear
-ss_run 0 "$SKILLSYNC" pull
+ss_pull_accept "$SKILLSYNC"
+[ "$held" = 1 ] || fail "another member's changed font was not held for review"
 [ "$(ss_requests /xrpc/com.atproto.space.getBlob)" = 1 ] || fail "one change read $(ss_requests /xrpc/com.atproto.space.getBlob) blobs"
 ss_same "$work/c1/kit" kit
 
@@ -105,6 +106,6 @@ SKILLSYNC_TEST_CRASH=after-blobs-1 "$SKILLSYNC" push >"$work/out" 2>&1 || rc=$?
 [ "$rc" = 137 ] || fail "the push was not killed (exit $rc): $(cat "$work/out")"
 ss_run 0 "$SKILLSYNC" push
 cd "$work/c2"
-ss_run 0 "$SKILLSYNC" pull
+ss_pull_accept "$SKILLSYNC"
 ss_same "$work/c1/kit" kit
 echo "space blobs: ok"

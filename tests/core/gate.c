@@ -325,6 +325,7 @@ static void test_gate__facts_programs_by_the_audits_classification(void **state)
 	    {"bin/helper", "echo hi\n"},        /* bin/ */
 	    {"references/x.PY", "print(1)\n"},  /* a script's suffix in another case */
 	    {"notes*", "plain text\n"},         /* the executable bit */
+	    {"assets/logo.png", "\x89PNG\r\n\x1a\n\xff\xfe"}, /* a binary file */
 	};
 	const char *const kept[] = {"SKILL.md", MD("", "Fill forms.\n"), NULL};
 	facts_case fc;

@@ -29,6 +29,20 @@ ss_same() {
 	cmp -s "$work/x1" "$work/x2" || fail "executable bits differ: $(cat "$work/x1") / $(cat "$work/x2")"
 }
 
+# ss_pull_accept <command>...: a pull (<command> pull); a change of kit the review gate holds
+# (a changed binary is code until proven otherwise: docs/SECURITY.md) is reviewed and accepted,
+# and $held says whether one was.
+ss_pull_accept() {
+	held=0
+	ss_run 0 "$@" pull
+	if grep -q "waits for review" "$work/stdout"; then
+		held=1
+		grep -q "kit (.*changes scripts)" "$work/stdout" || fail "held why: $(cat "$work/stdout")"
+		ss_run 0 "$@" review kit
+		ss_run 0 "$@" accept kit
+	fi
+}
+
 # ss_requests <path>: how many requests to <path> the proxy saw since its count was reset.
 ss_requests() {
 	curl -sf "$proxy/_fault/count" | python3 -c 'import json,sys; print(sum(1 for l in json.load(sys.stdin)["log"] if l.split(" ",1)[1].split("?")[0] == sys.argv[1]))' "$1"
@@ -50,11 +64,6 @@ ss_refused() {
 	ss_same "$work/good" kit
 	rm -rf "$work/good"
 	curl -sf "$proxy/_fault/tamper" >/dev/null
-	ss_run 0 "$@" pull
-	# a changed binary in bin/ waits for review (the gate: core/diff/gate_facts.c)
-	if grep -q "waits for review" "$work/stdout"; then
-		ss_run 0 "$@" review kit
-		ss_run 0 "$@" accept kit
-	fi
+	ss_pull_accept "$@"
 	ss_same "$src/kit" kit
 }
