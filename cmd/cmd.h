@@ -99,9 +99,6 @@ int cli_exit_code(int code);
  * Printing text that came from elsewhere (handles, notes, reasons, record keys, servers' words,
  * commit messages): always through these, which follow core/util/utf8.h's escape rule.
  */
-/* s as a quoted JSON string on stdout, null when s is NULL: json_out.h's string, for the few
- * commands that still place their JSON punctuation by hand. */
-void cli_print_json_string(const char *s);
 /* s with its unsafe characters as \xNN, in tmp (cleared first; "" for NULL): for printf. */
 const char *cli_safe(ss_buf *tmp, const char *s);
 /* The same, printed on out. */

@@ -151,14 +151,6 @@ int cli_usage_error(const ss_ctx *ctx, const char *fmt, ...)
 	return SS_EXIT_USAGE;
 }
 
-void cli_print_json_string(const char *s)
-{
-	cli_json w;
-
-	cli_json_init(&w, stdout);
-	cli_json_str(&w, NULL, s);
-}
-
 const char *cli_safe(ss_buf *tmp, const char *s)
 {
 	ss_buf_clear(tmp);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/json_out.h"
 #include "sync/identity/session.h"
 
 static int cmd_whoami(ss_ctx *ctx, int argc, char **argv);
@@ -36,20 +37,20 @@ static int cmd_whoami(ss_ctx *ctx, int argc, char **argv)
 	if (ss_session_list(&list, &n, &ctx->err) < 0)
 		return cli_fail(&ctx->err);
 	if (json) {
-		printf("[");
+		cli_json w;
+
+		cli_json_init(&w, stdout);
+		cli_json_array(&w, NULL);
 		for (size_t i = 0; i < n; i++) {
-			printf("%s{\"did\":", i ? "," : "");
-			cli_print_json_string(list[i].did);
-			printf(",\"handle\":");
-			cli_print_json_string(list[i].handle);
-			printf(",\"pds\":");
-			cli_print_json_string(list[i].pds);
-			printf(",\"session\":\"%s\",\"scope\":",
-			       list[i].oauth ? "oauth" : "password");
-			cli_print_json_string(list[i].scope);
-			printf("}");
+			cli_json_object(&w, NULL);
+			cli_json_str(&w, "did", list[i].did);
+			cli_json_str(&w, "handle", list[i].handle);
+			cli_json_str(&w, "pds", list[i].pds);
+			cli_json_str(&w, "session", list[i].oauth ? "oauth" : "password");
+			cli_json_str(&w, "scope", list[i].scope);
+			cli_json_end(&w);
 		}
-		printf("]\n");
+		cli_json_finish(&w);
 	} else if (!n) {
 		ss_session_list_free(list, n);
 		ss_error_set(&ctx->err, SS_EAUTH, "not signed in (run 'skillsync login <handle>')");
