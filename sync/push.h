@@ -1,5 +1,5 @@
 /*
- * push.h: send my committed skill changes to my repo in the space (DESIGN.md section 4).
+ * push.h: send my committed skill changes to my repo in the space (docs/PUSH.md).
  *
  * One run (what a killed run left was finished by ss_recover_clone, sync/recover.h, when the
  * caller took the lock): compute what HEAD changes against the tracking commit

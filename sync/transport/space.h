@@ -1,5 +1,5 @@
 /*
- * space.h: the transport interface: how skillsync reaches a memory space (DESIGN.md section 6).
+ * space.h: the transport interface: how skillsync reaches a memory space (docs/concepts/transports.md).
  *
  * Three questions, whatever the transport:
  *   heads:  who writes in the space, and at which revision is each member's repo now;
@@ -17,7 +17,7 @@
  * transport read one (core/skill/record.h decodes either: ss_record_value); a transport never
  * writes anywhere but my repo; callbacks get borrowed strings valid for the call only; a member
  * that cannot be read this time is named, and the others go on (fetch keeps its last known
- * versions: DESIGN.md section 2).
+ * versions: docs/concepts/precedence.md).
  */
 #ifndef SS_SPACE_H
 #define SS_SPACE_H
