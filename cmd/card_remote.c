@@ -1,5 +1,5 @@
-/* card_remote.c: my card published under a guard, and anyone's card read (cmd/card.h). */
-#include "cmd/card.h"
+/* card_remote.c: my card published under a guard, and anyone's card read (cmd/card_remote.h). */
+#include "cmd/card_remote.h"
 
 #include <stdio.h>
 #include <stdlib.h>

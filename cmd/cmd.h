@@ -11,7 +11,8 @@
  * clone or not), then calls cli_open_clone. So the dispatcher never opens the clone itself
  * (git's RUN_SETUP opens it before parsing); the command table has no "needs" field.
  *
- * Names: `cmd_<name>` is a command and nothing else; what the commands share is `cli_*`.
+ * Names: `cmd_<name>` is a command and nothing else, in cmd/cmd_<name>.c; what the commands
+ * share is `cli_*`, in files named by what they do.
  */
 #ifndef SS_CMD_H
 #define SS_CMD_H
@@ -109,7 +110,7 @@ void cli_print_skip(const char *did, const char *handle, const char *rkey, const
 void cli_print_note(FILE *out, const char *note, size_t max);
 /* One audit finding (core/skill/audit.h) as `skillsync audit` prints it: a line
  * `<skill>/<path>:<line>: <level> <rule>: <message>: <excerpt>` on stdout, or its JSON object in w
- * (cmd/audit.c; `review` shows a held change's findings the same way). */
+ * (cmd/cmd_audit.c; `review` shows a held change's findings the same way). */
 struct ss_audit_finding;
 void cli_audit_print_finding(const struct ss_audit_finding *f);
 void cli_audit_json_finding(cli_json *w, const struct ss_audit_finding *f);
@@ -149,7 +150,7 @@ int cli_each_name_locked(ss_ctx *ctx, int argc, char **argv, const char *verb, c
 /* The length of path without its trailing slashes ("pdf/" -> 3; "/" keeps its one). */
 size_t cli_path_len(const char *path);
 
-/* The members of the clone with their roles (cmd/provenance.c), for printing handles. */
+/* The members of the clone with their roles (cmd/provenance_print.c), for printing handles. */
 typedef struct cli_member_list {
 	ss_state_member *list;
 	size_t n;
@@ -160,7 +161,7 @@ void cli_members_release(cli_member_list *m);
 void cli_print_member_kept(FILE *out, const char *who, ss_state_role role);
 /* The member's handle when known, else did (borrowed). */
 const char *cli_who(const cli_member_list *m, const char *did);
-/* The review gate's marks for ls and show (cmd/provenance.c): the names with a hold and the
+/* The review gate's marks for ls and show (cmd/provenance_print.c): the names with a hold and the
  * pinned names, read once. */
 typedef struct cli_gate_marks {
 	char **held, **pinned;
@@ -201,13 +202,13 @@ typedef struct cli_commit_msg_opts {
 /* Fills out with the cleaned message; returns 0, or -1 with ctx->err set (none, or empty). */
 int cli_commit_message(ss_ctx *ctx, const cli_commit_msg_opts *o, ss_buf *out);
 
-/* The help texts rendered for the install (cmd/help.c): a command's man(7) page, the
+/* The help texts rendered for the install (cmd/man.c): a command's man(7) page, the
  * skillsync(1) page listing the commands, the command's options one a line. */
 void cli_help_man(FILE *out, const ss_command *c);
 void cli_help_man_main(FILE *out, const ss_command *const *commands, size_t n);
 void cli_help_options(FILE *out, const ss_command *c);
 
-/* Agent folders (cmd/link.c, docs/AGENTS.md). cli_link_status prints, for `status`, the
+/* Agent folders (cmd/cmd_link.c, docs/AGENTS.md). cli_link_status prints, for `status`, the
  * links `link` made that are missing or point elsewhere (nothing when all are in place).
  * cli_link_pull, under the clone's lock after a pull merged: removes the links of skills that
  * left the view, refreshes copies (when the pull changed something), links new skills when
@@ -250,7 +251,7 @@ const char *cli_color(const ss_ctx *ctx, const char *code);
  * line through the escape rule (only the newlines are kept: docs/SECURITY.md). */
 void cli_print_patch(const ss_ctx *ctx, const char *patch, size_t len);
 
-/* The commands (cmd/<name>.c each). */
+/* The commands (cmd/cmd_<name>.c each). */
 extern const ss_command cmd_validate_def;
 extern const ss_command cmd_audit_def;
 extern const ss_command cmd_review_def;

@@ -1,8 +1,8 @@
-/* pull_print.c: what `fetch` and `pull` print, as text or JSON (cmd/pull.h). */
+/* pull_print.c: what `fetch` and `pull` print, as text or JSON (cmd/pull_run.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/pull.h"
+#include "cmd/pull_run.h"
 
 /* At most this many bytes of a note's first line in text output (the JSON has all of it). */
 #define NOTE_MAX 100

@@ -1,13 +1,13 @@
 /*
  * status_print.c: `status` as text (git's layout: the branch against the space, then the
- * changes staged, unmerged and not staged) or as one JSON object (see cmd/status.h).
+ * changes staged, unmerged and not staged) or as one JSON object (see cmd/status_print.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/json_out.h"
-#include "cmd/status.h"
+#include "cmd/status_print.h"
 
 static const char *kind_name(ss_status_kind k)
 {

@@ -6,7 +6,7 @@
                                               (ctest `command_table`)
 
 The commands are those of cmd/main.c's table, in its order (each `<x>_def = {"<name>", ...`
-of cmd/*.c). A script tests/cmd/<s>.sh runs a command when one of its lines has
+of cmd/cmd_*.c). A script tests/cmd/<s>.sh runs a command when one of its lines has
 - `$SKILLSYNC <command>` (quoted or not, options such as --color before it allowed);
 - `<f> ... <command>` where <f> is a function of the script that calls `$SKILLSYNC "$@"`
   (directly or through another such function) and <command> is among the next three words;
