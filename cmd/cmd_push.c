@@ -58,6 +58,8 @@ static void print_text(const ss_push_result *r, size_t recovered, bool dry)
 			printf(" (renamed from %s)", it->write->renamed_from);
 		else if (it->write->based_on)
 			printf(" (your own version of %s's)", cli_safe(&b, it->write->based_on));
+		if (it->blobs)
+			printf(" (%zu file%s as blobs)", it->blobs, it->blobs == 1 ? "" : "s");
 		putchar('\n');
 	}
 	if (!dry)
@@ -82,6 +84,8 @@ static void json_writes(cli_json *w, const ss_outgoing *o)
 			cli_json_str(w, "basedOn", it->write->based_on);
 		if (it->note)
 			cli_json_str(w, "note", it->note);
+		if (it->blobs)
+			cli_json_int(w, "blobs", (intmax_t)it->blobs);
 		cli_json_end(w);
 	}
 	cli_json_end(w);

@@ -139,11 +139,13 @@ static void json_outgoing(cli_json *w, const cli_status_run *r)
 
 	cli_json_array(w, "toPush");
 	for (size_t i = 0; r->out && i < ss_outgoing_count(r->out); i++) {
-		const ss_plan_write *pw = ss_outgoing_get(r->out, i)->write;
+		const ss_outgoing_item *it = ss_outgoing_get(r->out, i);
 
 		cli_json_object(w, NULL);
-		cli_json_str(w, "op", ss_plan_op_name(pw->op));
-		cli_json_str(w, "name", pw->name);
+		cli_json_str(w, "op", ss_plan_op_name(it->write->op));
+		cli_json_str(w, "name", it->write->name);
+		if (it->blobs)
+			cli_json_int(w, "blobs", (intmax_t)it->blobs);
 		cli_json_end(w);
 	}
 	cli_json_end(w);
@@ -209,8 +211,13 @@ static void print_branch(const cli_status_run *r)
 		printf("Your branch has %zu commit%s not yet pushed; push would send:", nahead,
 		       nahead == 1 ? "" : "s");
 		for (size_t i = 0; i < npush; i++) {
-			const ss_plan_write *w = ss_outgoing_get(r->out, i)->write;
-			printf("%s %s %s", i ? "," : "", ss_plan_op_name(w->op), w->name);
+			const ss_outgoing_item *it = ss_outgoing_get(r->out, i);
+
+			printf("%s %s %s", i ? "," : "", ss_plan_op_name(it->write->op),
+			       it->write->name);
+			if (it->blobs)
+				printf(" (%zu file%s as blobs)", it->blobs,
+				       it->blobs == 1 ? "" : "s");
 		}
 		printf("\n");
 		for (size_t i = 0; i < r->ahead.count; i++) {

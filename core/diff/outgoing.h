@@ -47,6 +47,7 @@ typedef struct ss_outgoing_item {
 	char *note;                 /* with SS_OUTGOING_NOTES; NULL for deletes */
 	char *record;               /* with SS_OUTGOING_RECORDS; NULL for deletes */
 	size_t record_len;
+	size_t blobs; /* with SS_OUTGOING_CHECK: its files that travel as blobs (blobFiles) */
 } ss_outgoing_item;
 
 typedef struct ss_outgoing ss_outgoing;

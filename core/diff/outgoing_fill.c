@@ -375,6 +375,19 @@ static void refuse(ss_outgoing *o, const ss_plan_write *w, ss_report *report)
  * SS_OUTGOING_RECORDS, encodes its record. A skill that breaks a rule is refused (refuse),
  * not an error; -1 only when the tree cannot be read.
  */
+/* How many files of skill travel as blobs (ss_record_split). */
+static size_t blob_count(const ss_skill *skill)
+{
+	bool *blob = ss_xcalloc(skill->nfiles + 1, sizeof(*blob));
+	size_t n = 0;
+
+	ss_record_split(skill, blob);
+	for (size_t i = 0; i < skill->nfiles; i++)
+		n += blob[i];
+	free(blob);
+	return n;
+}
+
 static int check_record(ss_outgoing *o, ss_outgoing_item *it, unsigned flags, ss_error *err)
 {
 	const ss_plan_write *w = it->write;
@@ -389,8 +402,10 @@ static int check_record(ss_outgoing *o, ss_outgoing_item *it, unsigned flags, ss
 		goto out;
 	}
 	ret = 0;
-	if (ss_skill_reader_finish(fd.reader, &skill) < 0 || ss_report_errors(report) ||
-	    !(flags & SS_OUTGOING_RECORDS))
+	if (ss_skill_reader_finish(fd.reader, &skill) < 0 || ss_report_errors(report))
+		goto out;
+	it->blobs = blob_count(skill);
+	if (!(flags & SS_OUTGOING_RECORDS))
 		goto out;
 	if ((ret = ss_record_encode(skill, w->created_at, w->updated_at, it->note, &rec, err)) < 0)
 		goto out;

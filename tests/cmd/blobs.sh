@@ -39,6 +39,13 @@ as me clone "$auth_handle" space-me >/dev/null 2>&1 || fail "me: clone"
 cd space-me
 ss_kit kit 1
 ss_run 0 as me commit -m "kit"
+ss_run 0 as me push --dry-run
+grep -qx "would create kit (11 files as blobs)" "$work/stdout" || fail "push --dry-run: $(cat "$work/stdout")"
+ss_run 0 as me status
+grep -q "push would send: create kit (11 files as blobs)$" "$work/stdout" || fail "status: $(cat "$work/stdout")"
+ss_run 0 as me status --json
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["toPush"]; assert t == [{"op": "create", "name": "kit", "blobs": 11}], t' "$work/stdout" ||
+	fail "status --json: $(cat "$work/stdout")"
 ss_fault_clear
 ss_run 0 as me push
 [ "$(ss_requests /xrpc/com.atproto.repo.uploadBlob)" = 11 ] || fail "uploads: $(ss_requests /xrpc/com.atproto.repo.uploadBlob), not 11"
