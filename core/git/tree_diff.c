@@ -108,7 +108,7 @@ int ss_tree_read_file(ss_repo *repo, const ss_oid *tree, const char *path, ss_bu
 	git_blob *blob = NULL;
 	ss_oid oid;
 	git_oid id;
-	unsigned mode;
+	unsigned mode = 0;
 	int rc, ret;
 
 	ret = ss_tree_lookup(repo, tree, path, &oid, &mode, err);
