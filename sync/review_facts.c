@@ -11,6 +11,7 @@
 #include "core/skill/audit.h"
 #include "core/state/state_hold.h"
 #include "core/util/buf.h"
+#include "core/util/hex.h"
 
 /* Bump when ss_gate_facts computes a field another way: the facts kept before are then not
  * used. */
@@ -41,15 +42,15 @@ static bool field_value(const ss_gate_change *c, size_t i)
 /* "<FACTS_VERSION>:<sha-256 of the rules document, hex>" */
 static void rules_key(ss_buf *out)
 {
-	static const char digits[] = "0123456789abcdef";
 	uint8_t md[SS_SHA256_LEN];
+	char hex[2 * SS_SHA256_LEN + 1];
 	size_t len = 0;
 	const char *doc = ss_audit_rules_document(&len);
 
 	ss_crypto_sha256(doc, len, md);
+	ss_hex_encode(hex, md, sizeof(md));
 	ss_buf_puts(out, FACTS_VERSION ":");
-	for (size_t i = 0; i < sizeof(md); i++)
-		ss_buf_printf(out, "%c%c", digits[md[i] >> 4], digits[md[i] & 15]);
+	ss_buf_puts(out, hex);
 }
 
 static void encode(const ss_gate_change *c, ss_buf *out)

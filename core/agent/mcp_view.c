@@ -15,6 +15,7 @@
 #include "core/skill/skill.h"
 #include "core/skill/skillmd.h"
 #include "core/skill/validate.h"
+#include "core/util/hex.h"
 #include "core/util/mem.h"
 #include "core/util/utf8.h"
 
@@ -64,16 +65,11 @@ typedef struct load_run {
 
 static void digest(char out[SS_MCP__DIGEST_LEN + 1], const void *data, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t sum[SS_SHA256_LEN];
 
 	ss_crypto_sha256(data, len, sum);
 	memcpy(out, "sha256:", 7);
-	for (size_t i = 0; i < SS_SHA256_LEN; i++) {
-		out[7 + 2 * i] = hex[sum[i] >> 4];
-		out[8 + 2 * i] = hex[sum[i] & 15];
-	}
-	out[SS_MCP__DIGEST_LEN] = '\0';
+	ss_hex_encode(out + 7, sum, SS_SHA256_LEN);
 }
 
 static int take_file(const ss_tree_file *f, void *payload)
@@ -263,17 +259,6 @@ const ss_mcp__file *ss_mcp__skill_file(const ss_mcp__skill *s, const char *path)
 
 /* ---- URIs ---- */
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* s percent-decoded once (a new string), or NULL for a bad escape or a NUL byte. */
 static char *percent_decode(const char *s)
 {
@@ -287,8 +272,8 @@ static char *percent_decode(const char *s)
 			out[o++] = s[i];
 			continue;
 		}
-		if (i + 2 >= n || (hi = hex_value(s[i + 1])) < 0 ||
-		    (lo = hex_value(s[i + 2])) < 0 || (hi == 0 && lo == 0)) {
+		if (i + 2 >= n || (hi = ss_hex_digit(s[i + 1])) < 0 ||
+		    (lo = ss_hex_digit(s[i + 2])) < 0 || (hi == 0 && lo == 0)) {
 			free(out);
 			return NULL;
 		}

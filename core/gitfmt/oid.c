@@ -8,26 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char hexdigits[] = "0123456789abcdef";
+#include "core/util/hex.h"
 
 void ss_oid_fmt(char out[SS_OID_HEXSZ + 1], const ss_oid *oid)
 {
-	for (size_t i = 0; i < SS_OID_RAWSZ; i++) {
-		out[2 * i] = hexdigits[oid->id[i] >> 4];
-		out[2 * i + 1] = hexdigits[oid->id[i] & 0xf];
-	}
-	out[SS_OID_HEXSZ] = '\0';
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	ss_hex_encode(out, oid->id, SS_OID_RAWSZ);
 }
 
 int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err)
@@ -37,7 +22,7 @@ int ss_oid_parse(ss_oid *out, const char *hex, ss_error *err)
 	if (!hex || strlen(hex) != SS_OID_HEXSZ)
 		return ss_error_set(err, SS_EINVALID, "invalid object id '%s'", hex ? hex : "");
 	for (size_t i = 0; i < SS_OID_RAWSZ; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		int hi = ss_hex_digit(hex[2 * i]), lo = ss_hex_digit(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return ss_error_set(err, SS_EINVALID, "invalid object id '%s'", hex);
 		oid.id[i] = (unsigned char)(hi << 4 | lo);
