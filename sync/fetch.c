@@ -74,7 +74,8 @@ static void get_blobs(void *payload, ss_cid_read *reads, size_t n)
 }
 
 /* A record whose blob could not be had: its member is listed in full next time, so that the
- * record is tried again (docs/concepts/precedence.md: a server's failure never becomes a verdict). */
+ * record is tried again (docs/concepts/precedence.md: a server's failure never becomes a verdict).
+ */
 static void retry_member(ss_fetch_run_ctx *f, const char *did)
 {
 	for (size_t i = 0; i < f->nretry; i++)
@@ -299,7 +300,8 @@ static int on_incomplete(void *payload, const char *did, ss_error *err)
 	return ss_state_member_set_head(f->st, did, NULL, NULL, err);
 }
 
-/* A member that could not be read this time: its last known versions stay (docs/concepts/precedence.md). */
+/* A member that could not be read this time: its last known versions stay
+ * (docs/concepts/precedence.md). */
 static int on_failed(void *payload, const char *did, const ss_space_read *how, const ss_error *why,
                      ss_error *err)
 {

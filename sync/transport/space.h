@@ -1,5 +1,6 @@
 /*
- * space.h: the transport interface: how skillsync reaches a memory space (docs/concepts/transports.md).
+ * space.h: the transport interface: how skillsync reaches a memory space
+ * (docs/concepts/transports.md).
  *
  * Three questions, whatever the transport:
  *   heads:  who writes in the space, and at which revision is each member's repo now;

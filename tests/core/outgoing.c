@@ -266,7 +266,7 @@ static void test_outgoing__check_lists_every_refused_skill(void **state)
 	put_skill(repo, top, "kept", "# Kept\n", NULL);
 	commit_top(repo, top, NULL, "fetch", &tracking);
 	put_plain(repo, top, "good", "Good", "g\n");
-	put_plain(repo, top, "bad-one", "\"\"", "b\n");          /* description empty */
+	put_plain(repo, top, "bad-one", "\"\"", "b\n"); /* description empty */
 	/* a list, and a compatibility that is one (a file that is not UTF-8 is a blob now) */
 	put_plain(repo, top, "bad-two", "[a, b]\ncompatibility: [x]", "\x01\xff\n");
 	commit_top(repo, top, &tracking, "Add three", &head);
@@ -283,9 +283,9 @@ static void test_outgoing__check_lists_every_refused_skill(void **state)
 		                    "bad-one/SKILL.md: description: must not be empty\n");
 		assert_string_equal(ss_outgoing_refused(o, 1)->name, "bad-two");
 		refusal_lines(ss_outgoing_refused(o, 1), &lines);
-		assert_string_equal(lines.ptr,
-		                    "bad-two/SKILL.md: description: must be a string, not list\n"
-		                    "bad-two/SKILL.md: compatibility: must be a string, not list\n");
+		assert_string_equal(
+		    lines.ptr, "bad-two/SKILL.md: description: must be a string, not list\n"
+		               "bad-two/SKILL.md: compatibility: must be a string, not list\n");
 		assert_non_null(item(o, "good"));
 		assert_null(ss_outgoing_refused(o, 2));
 		ss_outgoing_free(o);
