@@ -52,10 +52,15 @@ ss_run 0 "$SKILLSYNC" clone "$auth_handle" space --quiet
 cd "$work/space"
 export CLONE=$work/space
 
-# Serving: main's skills only, never the uncommitted edit.
+# Serving: main's skills only, never the uncommitted edit, never a skill that holds a symbolic
+# link (committed with plain git: skillsync's commit refuses it), whose files are refused too.
+ss_skill linked "links out"
+ln -s /etc/passwd linked/out
+git add linked && git commit -q -m "a skill with a link, by plain git"
 echo "SECRET-EDIT" >>plain/SKILL.md
 SKILLS=plain,tool PROMPTS=manual SECRET=SECRET-EDIT client serve || fail "serve"
 git checkout -q -- plain/SKILL.md
+git reset -q --hard HEAD~1
 
 # A pull in another process: plain's edit comes in, tool's new script waits for review.
 put plain "second"

@@ -112,7 +112,8 @@ const scenarios = {
     for (const uri of ['skill://tool/../plain/SKILL.md', 'skill://tool/%2e%2e/plain/SKILL.md',
       'skill://tool/scripts/%2E%2E/SKILL.md', 'skill://..%2f..%2fetc/passwd', 'skill://tool/.git/config',
       'skill://tool/link', 'skill://tool//SKILL.md', 'skill://tool/SKILL.md%00', 'file:///etc/passwd',
-      'skill://tool/scripts', 'skill://tool/SKILL.md?x=1']) {
+      'skill://tool/scripts', 'skill://tool/SKILL.md?x=1', 'skill://linked/out',
+      'skill://linked/SKILL.md']) {
       await refused(client.readResource({ uri }), -32602, uri);
     }
     await client.close();
