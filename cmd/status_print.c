@@ -25,6 +25,7 @@ static const char *kind_name(ss_status_kind k)
 
 static void print_side(const ss_ctx *ctx, const ss_status *s, bool staged)
 {
+	ss_buf text = SS_BUF_INIT;
 	bool header = false;
 
 	for (size_t i = 0; i < s->count; i++) {
@@ -40,17 +41,20 @@ static void print_side(const ss_ctx *ctx, const ss_status *s, bool staged)
 		}
 		/* git's colours: staged green, not staged red */
 		printf("  %s%-9s %s%s%s%s%s\n", cli_color(ctx, staged ? CLI_GREEN : CLI_RED),
-		       kind_name(k), e->name, e->file ? "" : "/", cli_color(ctx, CLI_RESET),
+		       kind_name(k), cli_safe(&text, e->name), e->file ? "" : "/",
+		       cli_color(ctx, CLI_RESET),
 		       e->outside ? "  (outside skills: never pushed)" : "",
 		       e->conflicted ? "  (conflict)" : "");
 	}
 	if (header)
 		putchar('\n');
+	ss_buf_release(&text);
 }
 
 /* git's "Unmerged paths", by skill: each conflicted file and what each side did to it. */
 static void print_unmerged(const ss_ctx *ctx, const ss_status *s)
 {
+	ss_buf text = SS_BUF_INIT;
 	bool any = false;
 
 	for (size_t i = 0; i < s->count; i++)
@@ -65,15 +69,16 @@ static void print_unmerged(const ss_ctx *ctx, const ss_status *s)
 
 		if (!e->nconflicts)
 			continue;
-		printf("  %s%s%s%s  (%zu conflicted file%s)\n", cli_color(ctx, CLI_RED), e->name,
-		       e->file ? "" : "/", cli_color(ctx, CLI_RESET), e->nconflicts,
-		       e->nconflicts == 1 ? "" : "s");
+		printf("  %s%s%s%s  (%zu conflicted file%s)\n", cli_color(ctx, CLI_RED),
+		       cli_safe(&text, e->name), e->file ? "" : "/", cli_color(ctx, CLI_RESET),
+		       e->nconflicts, e->nconflicts == 1 ? "" : "s");
 		for (size_t j = 0; j < e->nconflicts; j++)
 			printf("    %-15s %s\n",
 			       ss_worktree_conflict_kind_name(e->conflicts[j].kind),
-			       e->conflicts[j].path);
+			       cli_safe(&text, e->conflicts[j].path));
 	}
 	putchar('\n');
+	ss_buf_release(&text);
 }
 
 static size_t count_ahead(const cli_status_run *r)

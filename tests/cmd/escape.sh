@@ -234,4 +234,20 @@ SKILLSYNC_PASSWORD=hunter2-never-shared EDITOR="$work/editor.sh" EDITOR_DUMP="$w
 ! grep -q "hunter2-never-shared\|SKILLSYNC_PASSWORD" "$work/env.txt" ||
 	fail "the editor got SKILLSYNC_PASSWORD"
 git log -1 --format=%s | grep -qx "edited by the editor" || fail "commit message: $(git log -1 --format=%s)"
+# A conflict in the file whose name reverses: status lists it escaped, colour or not.
+"$SKILLSYNC" config review.policy off || fail "config review.policy off"
+git checkout -q -- trap
+echo "mine" >>"trap/notes-${rlo}dm.sh"
+"$SKILLSYNC" commit -m "notes: mine" trap >out 2>&1 || fail "commit trap: $(cat -v out)"
+echo "theirs" >>"$work/trap/trap/notes-${rlo}dm.sh"
+SS_FILL_TOKEN=$(ss_json "$work/m1.json" accessJwt) "$(dirname "$SKILLSYNC")/ss-fill" --pds "$pds" \
+	--did "$m1_did" --put "$work/trap/trap" >/dev/null || fail "ss-fill trap again"
+rc=0
+"$SKILLSYNC" pull >out 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "the pull did not stop on the conflict (exit $rc): $(cat -v out)"
+for color in always never; do
+	"$SKILLSYNC" status --color=$color >out || fail "status --color=$color"
+	grep -q "^Unmerged paths:" out || fail "status shows no conflict: $(cat -v out)"
+	no_raw out "status --color=$color" 'notes-\xe2\x80\xaedm.sh'
+done
 echo "escape: all checks passed"
