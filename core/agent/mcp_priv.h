@@ -21,7 +21,7 @@ typedef struct ss_mcp__file {
 	char *path; /* relative to the skill, "SKILL.md" first */
 	ss_oid blob;
 	bool executable;
-	bool text; /* UTF-8 without a NUL byte: served as text, else as base64 */
+	bool text; /* ss_utf8_text: served as text, else as base64 */
 	char digest[SS_MCP__DIGEST_LEN + 1];
 } ss_mcp__file;
 
@@ -75,8 +75,6 @@ char *ss_mcp__uri(const char *name, const char *path);
 
 /* The skill's entry of skills/list and skills/get: {uri, frontmatter, resources}. */
 json_t *ss_mcp__skill_entry(const ss_mcp__skill *s);
-/* Whether bytes are served as text: UTF-8 without a NUL byte. */
-bool ss_mcp__is_text(const char *bytes, size_t len);
 /* The MIME type served for a file: by its suffix, else text/plain or octet-stream. */
 const char *ss_mcp__mime(const char *path, bool text);
 

@@ -89,7 +89,7 @@ static int take_file(const ss_tree_file *f, void *payload)
 	out->path = ss_xstrdup(f->path);
 	out->blob = f->oid;
 	out->executable = f->executable;
-	out->text = ss_mcp__is_text(f->data, f->len);
+	out->text = ss_utf8_text(f->data, f->len);
 	digest(out->digest, f->data, f->len);
 	return 0;
 }
@@ -340,11 +340,6 @@ json_t *ss_mcp__skill_entry(const ss_mcp__skill *s)
 }
 
 /* ---- text and MIME types ---- */
-
-bool ss_mcp__is_text(const char *bytes, size_t len)
-{
-	return !memchr(bytes, '\0', len) && ss_utf8_valid(bytes, len);
-}
 
 const char *ss_mcp__mime(const char *path, bool text)
 {

@@ -33,12 +33,6 @@ static const char *bytes_of(const side *s)
 	return s->present ? (s->bytes.ptr ? s->bytes.ptr : "") : NULL;
 }
 
-/* Whether s holds text: UTF-8 without a NUL byte. */
-static bool is_text(const side *s)
-{
-	return !memchr(bytes_of(s), '\0', s->bytes.len) && ss_utf8_valid(bytes_of(s), s->bytes.len);
-}
-
 /* The facts one added or changed file gives, both versions audited (kept: the old one's). A
  * binary file is code until proven otherwise: nobody reads what it does in a review. */
 static void judge(const char *skill, const ss_change *c, const side *was, const side *is,
@@ -47,7 +41,8 @@ static void judge(const char *skill, const ss_change *c, const side *was, const 
 	bool was_exec = c->old_mode == SS_MODE_EXEC, is_exec = c->new_mode == SS_MODE_EXEC;
 
 	ss_audit_file(now, skill, c->path, bytes_of(is), is->bytes.len, is_exec);
-	if (ss_program_is(c->path, bytes_of(is), is->bytes.len, is_exec) || !is_text(is))
+	if (ss_program_is(c->path, bytes_of(is), is->bytes.len, is_exec) ||
+	    !ss_utf8_text(bytes_of(is), is->bytes.len))
 		out->scripts = true;
 	if (was->present) {
 		ss_audit_file(kept, skill, c->path, bytes_of(was), was->bytes.len, was_exec);

@@ -19,8 +19,7 @@
 
 bool ss_record_text_file(const ss_skill_file *f)
 {
-	return f->content && f->len <= SS_MAX_CONTENT && !memchr(f->content, '\0', f->len) &&
-	       ss_utf8_valid(f->content, f->len);
+	return f->content && f->len <= SS_MAX_CONTENT && ss_utf8_text(f->content, f->len);
 }
 
 void ss_record_blob_cid(const ss_skill_file *f, char out[SS_CID_STRSZ])

@@ -107,7 +107,7 @@ static int take_fields(ss_skill_reader *r, ss_value *fm, const char *file)
  * NUL, within its limit); else the skill is written back in the canonical form. */
 static void keep_text(ss_skill *s, const char *text, size_t len)
 {
-	if (len <= SS_MAX_FRONTMATTER_TEXT && ss_utf8_valid(text, len) && !memchr(text, 0, len))
+	if (len <= SS_MAX_FRONTMATTER_TEXT && ss_utf8_text(text, len))
 		ss_skill_set_frontmatter_text(s, text, len);
 }
 

@@ -37,6 +37,11 @@ size_t ss_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+bool ss_utf8_text(const char *s, size_t len)
+{
+	return !memchr(s, '\0', len) && ss_utf8_valid(s, len);
+}
+
 bool ss_utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -14,6 +14,9 @@
 /* Decodes the sequence at s (n > 0 bytes left) into *cp; returns its length, 0 if invalid. */
 size_t ss_utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
 bool ss_utf8_valid(const char *s, size_t len);
+/* Whether s is text: valid UTF-8 without a NUL byte (else a binary file, carried as a blob, held
+ * by the review gate, served as base64). */
+bool ss_utf8_text(const char *s, size_t len);
 /* The number of code points in valid UTF-8 s. */
 size_t ss_utf8_count(const char *s, size_t len);
 /* The longest prefix of s of at most max bytes that ends on a character boundary. */
