@@ -97,6 +97,24 @@ static int read_needs(json_t *jn, ss_audit__rule *out)
 	return 0;
 }
 
+/* The rule's "weakLevel" and its pattern's group "weak": both or neither. 0, or -1 with why. */
+static int read_weak(json_t *jr, ss_audit__rule *out, ss_buf *why)
+{
+	json_t *jl = json_object_get(jr, "weakLevel");
+	int group = pcre2_substring_number_from_name(out->code, (PCRE2_SPTR) "weak");
+
+	out->weak_group = group > 0 ? group : 0;
+	out->weak_level = out->info.level;
+	if (!jl && !out->weak_group)
+		return 0;
+	if (!out->weak_group || level_of(json_string_value(jl), &out->weak_level) < 0) {
+		ss_buf_printf(why, "rule '%s': weakLevel and a group named weak go together",
+		              out->info.id);
+		return -1;
+	}
+	return 0;
+}
+
 /* Compiles one rule from its JSON object: 0, or -1 with why in *why. */
 static int compile_rule(json_t *jr, ss_audit__rule *out, ss_buf *why)
 {
@@ -143,7 +161,7 @@ static int compile_rule(json_t *jr, ss_audit__rule *out, ss_buf *why)
 		return -1;
 	}
 	pcre2_jit_compile(out->code, PCRE2_JIT_COMPLETE); /* no JIT: the interpreter runs it */
-	return 0;
+	return read_weak(jr, out, why);
 }
 
 static void compile_all(void)
@@ -320,18 +338,37 @@ static bool reported(const ss_audit_report *r, size_t *k, size_t end, size_t lin
 	return *k < end && r->findings[*k].line == line;
 }
 
+/* A weak match (ss_audit__rule.weak_group) waiting for the end of its line: a stronger match of
+ * the rule later on the same line is reported in its place. */
+typedef struct weak_match {
+	bool set;
+	ss_audit_level level;
+	size_t at, line;
+} weak_match;
+
+static void add_weak(ss_audit_report *r, const ss_audit__rule *rule, const ss_audit__file *f,
+                     weak_match *w)
+{
+	if (w->set)
+		ss_audit__add_at(r, rule, w->level, f, w->at, w->line);
+	w->set = false;
+}
+
 void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const ss_audit__file *f,
                      const ss_audit__pass *p)
 {
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(rule->code, NULL);
 	pcre2_match_context *mc = limits_for(p->end - p->start, p->max_steps);
 	size_t off = p->start, counted = 0, line = 1, k = p->skip_start;
+	weak_match weak = {false, SS_AUDIT_INFO, 0, 0};
 
 	while (off < p->end) {
 		int rc = md && mc
 		             ? pcre2_match(rule->code, (PCRE2_SPTR)p->text, p->end, off, 0, md, mc)
 		             : PCRE2_ERROR_NOMEMORY;
 		PCRE2_SIZE *ov = md ? pcre2_get_ovector_pointer(md) : NULL;
+		ss_audit_level level = p->level;
+		bool is_weak;
 		size_t pos;
 
 		if (rc ==
@@ -342,22 +379,36 @@ void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const ss_au
 			break;
 		pos = rc < 0 ? off : ov[0];
 		for (int g = 1; g < rc; g++)
-			if (ov[2 * g] != PCRE2_UNSET) {
+			if (g != rule->weak_group && ov[2 * g] != PCRE2_UNSET) {
 				pos = ov[2 * g];
 				break;
 			}
+		is_weak = rule->weak_group && rule->weak_group < rc &&
+		          ov[2 * rule->weak_group] != PCRE2_UNSET;
 		for (size_t at = p->map ? p->map[pos] : pos; counted < at; counted++)
 			line += f->bytes[counted] == '\n';
+		if (weak.set && (weak.line != line || rc < 0))
+			add_weak(r, rule, f, &weak);
 		if (rc < 0) {
 			add_limit(r, rule, f, counted, line, rc);
 			break;
 		}
+		if (is_weak && rule->weak_level < level)
+			level = rule->weak_level;
+		if (is_weak) { /* look on along the line for a stronger match */
+			if (!weak.set && !reported(r, &k, p->skip_end, line))
+				weak = (weak_match){true, level, counted, line};
+			off = ov[1] > off ? ov[1] : off + 1;
+			continue;
+		}
+		weak.set = false; /* a stronger match on its line takes its place */
 		if (!reported(r, &k, p->skip_end, line))
-			ss_audit__add_at(r, rule, p->level, f, counted, line);
+			ss_audit__add_at(r, rule, level, f, counted, line);
 		off = next_line(p->text, pos, p->end);
 		if (ov[1] > off)
 			off = next_line(p->text, ov[1] - 1, p->end);
 	}
+	add_weak(r, rule, f, &weak);
 	pcre2_match_context_free(mc);
 	pcre2_match_data_free(md);
 }
