@@ -6,8 +6,9 @@
 # a prose-only edit of a skill that already has a high finding (an installer's `curl ... | sh`
 # in a code block) merges, while an edit that adds a second, new high finding is held; an edit
 # that widens allowed-tools (`Read Grep` to `Read Grep Bash`, `Bash(git status:*)` to
-# `Bash(git:*)`) is held ("widens allowed-tools"), one that only reorders it merges. ls and
-# review say why.
+# `Bash(git:*)`) is held ("widens allowed-tools"), one that only reorders it merges; an edit
+# that says to choose something without asking merges (run-without-asking's weak form, medium),
+# one that says to push without asking is held. ls and review say why.
 set -euo pipefail
 : "${SS_PDS_INFO:?}" "${SKILLSYNC:?}" "${SS_SOURCE_DIR:?}"
 . "$SS_SOURCE_DIR/tests/cmd/lib/common.sh"
@@ -64,6 +65,10 @@ md order "Read Grep" "Read the forms."
 put order
 md narrow "Read Bash(git status:*)" "Read the forms."
 put narrow
+for name in choose act; do
+	md $name "" "Make a branch."
+	put $name
+done
 
 SKILLSYNC_PASSWORD=$(ss_json "$work/me.json" password) "$SKILLSYNC" login "$me_handle" >/dev/null
 ss_run 0 "$SKILLSYNC" clone "$auth_handle" space --quiet
@@ -99,11 +104,15 @@ md order "Grep, Read" "Read the forms, then fill them."
 put order
 md narrow "Read Bash(git:*)" "Read the forms."
 put narrow
+md choose "" "Make a branch. Choose its base without prompting."
+put choose
+md act "" "Make a branch. Push it without asking."
+put act
 
 ss_run 0 "$SKILLSYNC" pull --quiet
 out=$(grep "wait for review: " "$work/stdout") || fail "pull --quiet said: $(cat "$work/stdout")"
-[[ $out == "6 changes wait for review: "* ]] || fail "pull --quiet said: $out"
-for held in "narrow ($auth_handle, widens allowed-tools)" "second ($auth_handle, a high audit finding)" \
+[[ $out == "7 changes wait for review: "* ]] || fail "pull --quiet said: $out"
+for held in "act ($auth_handle, a high audit finding)" "narrow ($auth_handle, widens allowed-tools)" "second ($auth_handle, a high audit finding)" \
 	"shebang ($auth_handle, changes scripts)" "tools ($auth_handle, changes scripts)" \
 	"upper ($auth_handle, changes scripts)"; do
 	[[ $out == *"$held"* ]] || fail "pull --quiet did not hold $held: $out"
@@ -120,6 +129,9 @@ grep -q "^allowed-tools: Read Bash(git status:\*)$" narrow/SKILL.md || fail "the
 grep -q "^Fill PDF forms, all of them, with care.$" quiet/SKILL.md ||
 	fail "the prose edit beside an old finding was held: $(cat quiet/SKILL.md)"
 grep -q "^allowed-tools: Grep, Read$" order/SKILL.md || fail "the reordered grant was held: $(cat order/SKILL.md)"
+grep -q "^Make a branch. Choose its base without prompting.$" choose/SKILL.md ||
+	fail "the choice made without asking was held: $(cat choose/SKILL.md)"
+! grep -q "without asking" act/SKILL.md || fail "the push without asking reached the working tree"
 
 # ls and review say why; review still shows the finding the change did not introduce.
 ss_run 0 "$SKILLSYNC" ls
@@ -132,7 +144,7 @@ ss_run 0 "$SKILLSYNC" review --json
 python3 - "$work/stdout" <<'PY' || fail "review --json: $(cat "$work/stdout")"
 import json, sys
 d = {x["name"]: x for x in json.load(open(sys.argv[1]))}
-assert sorted(d) == ["grant", "narrow", "second", "shebang", "tools", "upper"], d
+assert sorted(d) == ["act", "grant", "narrow", "second", "shebang", "tools", "upper"], d
 assert d["narrow"]["reason"] == "widens allowed-tools", d["narrow"]
 ex = sorted(f["excerpt"] for f in d["second"]["findings"] if f["rule"] == "download-exec")
 assert any("other.test" in e for e in ex) and any("example.test" in e for e in ex), ex
