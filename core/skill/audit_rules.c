@@ -393,9 +393,9 @@ void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const ss_au
 			add_limit(r, rule, f, counted, line, rc);
 			break;
 		}
-		if (is_weak && rule->weak_level < level)
-			level = rule->weak_level;
 		if (is_weak) { /* look on along the line for a stronger match */
+			if (rule->weak_level < level)
+				level = rule->weak_level;
 			if (!weak.set && !reported(r, &k, p->skip_end, line))
 				weak = (weak_match){true, level, counted, line};
 			off = ov[1] > off ? ov[1] : off + 1;
