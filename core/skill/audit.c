@@ -257,7 +257,7 @@ void ss_audit_file_rule(ss_audit_report *r, const char *skill, const char *path,
 {
 	static const ss_audit__rule broken_rule = {
 	    .info = {"audit-broken", SS_AUDIT_HIGH,
-	             "the audit's rules cannot be used: nothing was checked"}};
+	             "the audit's rules cannot be used: nothing was checked", SS_AUDIT_HIGH}};
 	const char *broken;
 	size_t n, first;
 	const ss_audit__rule *rules = ss_audit__rules(&n, &broken);

@@ -74,6 +74,8 @@ typedef struct ss_audit_rule_info {
 	const char *id;
 	ss_audit_level level;
 	const char *message; /* the message of its findings */
+	/* the level of its weaker form (docs/AUDIT.md, "weakLevel"); level when it has none */
+	ss_audit_level weak_level;
 } ss_audit_rule_info;
 
 /*

@@ -47,10 +47,9 @@ typedef struct ss_audit__rule {
 	 * (ss_audit__unconfuse) */
 	bool fold_confusables;
 	/* "weakLevel": a match in which the pattern's group named "weak" took part (a weaker form
-	 * of what the rule looks for) is at this level, if lower; weak_group is that group's
+	 * of what the rule looks for) is at info.weak_level, if lower; weak_group is that group's
 	 * number, 0 when the rule has none. The group does not place the finding. */
 	int weak_group;
-	ss_audit_level weak_level;
 } ss_audit__rule;
 
 /* The copy of a file the needles are looked for in: ASCII letters lowercased, and the two

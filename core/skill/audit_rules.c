@@ -104,10 +104,10 @@ static int read_weak(json_t *jr, ss_audit__rule *out, ss_buf *why)
 	int group = pcre2_substring_number_from_name(out->code, (PCRE2_SPTR) "weak");
 
 	out->weak_group = group > 0 ? group : 0;
-	out->weak_level = out->info.level;
+	out->info.weak_level = out->info.level;
 	if (!jl && !out->weak_group)
 		return 0;
-	if (!out->weak_group || level_of(json_string_value(jl), &out->weak_level) < 0) {
+	if (!out->weak_group || level_of(json_string_value(jl), &out->info.weak_level) < 0) {
 		ss_buf_printf(why, "rule '%s': weakLevel and a group named weak go together",
 		              out->info.id);
 		return -1;
@@ -315,7 +315,8 @@ static void add_limit(ss_audit_report *r, const ss_audit__rule *rule, const ss_a
                       size_t pos, size_t line, int rc)
 {
 	static const ss_audit__rule limit_rule = {
-	    .info = {"audit-limit", SS_AUDIT_HIGH, "a rule reached the regex engine's limit"}};
+	    .info = {"audit-limit", SS_AUDIT_HIGH, "a rule reached the regex engine's limit",
+	             SS_AUDIT_HIGH}};
 	PCRE2_UCHAR why[128];
 	ss_buf msg = SS_BUF_INIT;
 	ss_audit_finding *added;
@@ -394,8 +395,8 @@ void ss_audit__match(ss_audit_report *r, const ss_audit__rule *rule, const ss_au
 			break;
 		}
 		if (is_weak) { /* look on along the line for a stronger match */
-			if (rule->weak_level < level)
-				level = rule->weak_level;
+			if (rule->info.weak_level < level)
+				level = rule->info.weak_level;
 			if (!weak.set && !reported(r, &k, p->skip_end, line))
 				weak = (weak_match){true, level, counted, line};
 			off = ov[1] > off ? ov[1] : off + 1;

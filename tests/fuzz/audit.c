@@ -1,7 +1,8 @@
 /* The audit (core/skill/audit.h): any file, as SKILL.md, as Markdown beside it and as a program,
  * is audited without a crash or a sanitizer report; every finding's line is one of the file's
  * (0 for the file as a whole), its excerpt holds no raw control character, and a rule's
- * finding has the rule's level or, for a command rule in Markdown prose, info. */
+ * finding has the rule's level, its weaker form's or, for a command rule in Markdown prose,
+ * info. */
 #include "tests/fuzz/fuzz.h"
 
 #include "core/skill/audit.h"
@@ -31,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t k = 0; k < ss_audit_rule_count(); k++)
 				if (!strcmp(ss_audit_rule_at(k)->id, f->rule))
 					rule = ss_audit_rule_at(k);
-			fuzz_check(!rule || f->level == rule->level || f->level == SS_AUDIT_INFO,
+			fuzz_check(!rule || f->level == rule->level ||
+			               f->level == rule->weak_level || f->level == SS_AUDIT_INFO,
 			           "a finding at a level its rule does not give");
 		}
 		ss_audit_report_release(&r);
