@@ -370,11 +370,6 @@ static void refuse(ss_outgoing *o, const ss_plan_write *w, ss_report *report)
 	o->refused[o->nrefused++].report = report;
 }
 
-/*
- * Reads the item's skill from HEAD through the rules of `validate` and, with
- * SS_OUTGOING_RECORDS, encodes its record. A skill that breaks a rule is refused (refuse),
- * not an error; -1 only when the tree cannot be read.
- */
 /* How many files of skill travel as blobs (ss_record_split). */
 static size_t blob_count(const ss_skill *skill)
 {
@@ -388,6 +383,11 @@ static size_t blob_count(const ss_skill *skill)
 	return n;
 }
 
+/*
+ * Reads the item's skill from HEAD through the rules of `validate` and, with
+ * SS_OUTGOING_RECORDS, encodes its record. A skill that breaks a rule is refused (refuse),
+ * not an error; -1 only when the tree cannot be read.
+ */
 static int check_record(ss_outgoing *o, ss_outgoing_item *it, unsigned flags, ss_error *err)
 {
 	const ss_plan_write *w = it->write;
