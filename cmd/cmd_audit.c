@@ -53,7 +53,7 @@ static bool is_skill(const char *root, const char *name)
 	bool yes;
 
 	ss_fs_join(&p, root, name);
-	yes = lstat(p.ptr, &st) == 0 && S_ISDIR(st.st_mode);
+	yes = ss_fs_is_dir(p.ptr);
 	ss_buf_puts(&p, "/" SS_SKILL_MD);
 	yes = yes && lstat(p.ptr, &st) == 0;
 	ss_buf_release(&p);

@@ -42,11 +42,10 @@ static bool wanted(const commit_args *a, const char *name)
 static bool is_dir(const char *workdir, const char *name)
 {
 	ss_buf path = SS_BUF_INIT;
-	struct stat sb;
 	bool dir;
 
 	ss_fs_join(&path, workdir, name);
-	dir = lstat(path.ptr, &sb) == 0 && S_ISDIR(sb.st_mode);
+	dir = ss_fs_is_dir(path.ptr);
 	ss_buf_release(&path);
 	return dir;
 }

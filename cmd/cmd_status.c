@@ -49,14 +49,13 @@ static void check_invalid(cli_status_run *r)
 		const ss_status_entry *e = &r->s.entries[i];
 		ss_report *rep;
 		ss_skill *skill = NULL;
-		struct stat sb;
 		ss_error err;
 
 		if (e->outside || pull_writes(r, e->name))
 			continue;
 		ss_buf_clear(&path);
 		ss_fs_join(&path, workdir, e->name);
-		if (lstat(path.ptr, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		if (!ss_fs_is_dir(path.ptr))
 			continue;
 		rep = ss_report_new();
 		if (ss_skilldir_read(path.ptr, &skill, rep, &err) < 0 && !ss_report_errors(rep))

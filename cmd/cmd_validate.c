@@ -181,12 +181,11 @@ static void check_skills_dir(vstate *st, const char *dir)
 		return;
 	}
 	while ((de = readdir(d))) {
-		struct stat sb;
 		if (de->d_name[0] == '.')
 			continue;
 		ss_buf_clear(&path);
 		ss_fs_join(&path, dir, de->d_name);
-		if (lstat(path.ptr, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		if (!ss_fs_is_dir(path.ptr))
 			continue;
 		ss_xgrow((void **)&subs, sizeof(*subs), n + 1, &alloc);
 		subs[n++] = ss_xstrdup(path.ptr);

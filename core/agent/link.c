@@ -450,7 +450,7 @@ int ss_link_skills(const char *workdir, char ***names, size_t *n, ss_error *err)
 			continue;
 		ss_buf_clear(&p);
 		ss_fs_join(&p, workdir, e->d_name);
-		if (lstat(p.ptr, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		if (!ss_fs_is_dir(p.ptr))
 			continue;
 		ss_buf_puts(&p, "/SKILL.md");
 		if (lstat(p.ptr, &sb) < 0 || !S_ISREG(sb.st_mode))

@@ -13,6 +13,7 @@
 #include "core/git/git_priv.h"
 #include "core/git/repo_priv.h"
 #include "core/git/worktree_priv.h"
+#include "core/util/fs.h"
 #include "core/util/mem.h"
 
 /* The index for a diff of paths against it: one holding only their entries, read by
@@ -201,8 +202,7 @@ static bool all_directories(ss_repo *repo, const ss_index_file *ix, const char *
 	for (size_t i = 0; ok && i < n; i++) {
 		ss_buf_clear(&path);
 		ss_buf_printf(&path, "%s/%s", repo->workdir, names[i]);
-		ok = lstat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode) &&
-		     !ss_index_file_has(ix, names[i]);
+		ok = ss_fs_is_dir(path.ptr) && !ss_index_file_has(ix, names[i]);
 		ss_buf_puts(&path, "/.git");
 		ok = ok && lstat(path.ptr, &st) < 0 && errno == ENOENT;
 	}

@@ -158,12 +158,9 @@ int ss_fs_mkdir_p(const char *path, mode_t mode, ss_error *err)
 		if (saved == '\0')
 			break;
 	}
-	if (ret == 0) {
-		struct stat st;
-		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-			ret = ss_error_set(err, SS_ERROR, "cannot create directory '%s': %s", path,
-			                   "not a directory");
-	}
+	if (ret == 0 && !ss_fs_is_dir(path))
+		ret = ss_error_set(err, SS_ERROR, "cannot create directory '%s': not a directory",
+		                   path);
 	free(copy);
 	return ret;
 }
@@ -231,6 +228,13 @@ int ss_fs_remove_tree(const char *path, ss_error *err)
 	if (rmdir(path) < 0)
 		return ss_error_set(err, SS_ERROR, "cannot remove '%s': %s", path, strerror(errno));
 	return 0;
+}
+
+bool ss_fs_is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int ss_fs_join(ss_buf *out, const char *dir, const char *name)

@@ -7,6 +7,7 @@
 #ifndef SS_FS_H
 #define SS_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,6 +31,9 @@ int ss_fs_mkdir_p(const char *path, mode_t mode, ss_error *err);
 
 /* Removes path and everything below it, never following symlinks; a missing path is fine. */
 int ss_fs_remove_tree(const char *path, ss_error *err);
+
+/* Whether path is a directory, not a link to one (lstat). */
+bool ss_fs_is_dir(const char *path);
 
 /* Appends dir "/" name to out, with no doubled slash. */
 int ss_fs_join(ss_buf *out, const char *dir, const char *name);
