@@ -62,7 +62,8 @@ grep -q "^pdf-forms " "$work/out" && grep -q "^mine-pushed  *mine" "$work/out" |
 	"$(ss_json "$work/auth.json" did),$(ss_json "$work/me.json" did)" ] ||
 	fail "review.trust after the open: $(ss_sql "$db" "SELECT value FROM config WHERE key = 'setting.review.trust'")"
 [ "$(ss_sql "$db" "SELECT count(*) FROM gate_facts")" = 0 ] || fail "gate_facts after the open"
-ss_sql "$db" "SELECT name FROM pragma_table_info('holds')" | grep -qx seen || fail "holds has no seen column"
+[ "$(ss_sql "$db" "SELECT count(*) FROM pragma_table_info('holds') WHERE name = 'seen'")" = 1 ] ||
+	fail "holds has no seen column"
 [ "$(ss_sql "$db" "SELECT count(*) FROM holds")" = 0 ] || fail "holds after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM pins")" = 0 ] || fail "pins after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM floors")" = 0 ] || fail "floors after the open"
@@ -71,7 +72,7 @@ ss_sql "$db" "SELECT name FROM pragma_table_info('holds')" | grep -qx seen || fa
 [ "$(ss_sql "$db" "SELECT count(*) FROM push_notes")" = 0 ] || fail "push_notes after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM space_writers")" = 0 ] || fail "space_writers after the open"
 [ "$(ss_sql "$db" "SELECT count(*) FROM identities")" = 0 ] || fail "identities after the open"
-ss_sql "$db" "SELECT name FROM pragma_table_info('space_writers')" | grep -qx key &&
+[ "$(ss_sql "$db" "SELECT count(*) FROM pragma_table_info('space_writers') WHERE name = 'key'")" = 0 ] ||
 	fail "space_writers kept its key column"
 "$SKILLSYNC" status >"$work/st" 2>&1 || fail "status: $(cat "$work/st")"
 grep -q "Your branch has 1 commit not yet pushed; push would send: create local-draft" "$work/st" ||
